@@ -1,0 +1,25 @@
+#include "backend/registry.h"
+
+#ifdef EMBED_HAVE_CUDA
+#include "device_info.h"
+#endif
+
+namespace embed {
+
+bool cuda_built() {
+#ifdef EMBED_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string backend_summary() {
+#ifdef EMBED_HAVE_CUDA
+  return "CPU; CUDA backend built, " + cuda::describe_devices();
+#else
+  return "CPU only (built without CUDA)";
+#endif
+}
+
+}  // namespace embed

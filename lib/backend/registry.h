@@ -1,0 +1,16 @@
+// What compute backends this build has. The only file in lib/ that knows whether
+// CUDA was built (EMBED_HAVE_CUDA); everything else asks here.
+#pragma once
+
+#include <string>
+
+namespace embed {
+
+// True when this build includes the CUDA backend (nvcc was found at configure time).
+bool cuda_built();
+
+// One line for --version: "CPU; CUDA backend built, 1 device: NVIDIA H100 80GB HBM3 (79.1 GiB)",
+// "CPU; CUDA backend built, no usable device (...)" or "CPU only (built without CUDA)".
+std::string backend_summary();
+
+}  // namespace embed

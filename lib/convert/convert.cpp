@@ -1,0 +1,111 @@
+#include "convert/convert.h"
+
+#include <unistd.h>
+
+#include <chrono>
+
+#include <spdlog/spdlog.h>
+
+#include "convert/load.h"
+#include "core/atomic_output.h"
+#include "core/error.h"
+#include "core/progress.h"
+#include "format/emb_writer.h"
+#include "text/text_writer.h"
+#include "text/word2vec_binary.h"
+
+namespace embed {
+
+void convert(const ConvertOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  VectorFormat to = VectorFormat::emb;
+  if (options.to) {
+    to = *options.to;
+  } else if (auto by_extension = format_from_extension(options.output)) {
+    to = *by_extension;
+  } else if (options.output.size() > 3 && options.output.ends_with(".gz")) {
+    fail("{}: gzip output is not supported; write to - and pipe through gzip", options.output);
+  }
+  if (options.dtype && to != VectorFormat::emb) {
+    fail("--dtype applies to .emb output; {} output is always written from f32 values", format_name(to));
+  }
+  const bool binary = to == VectorFormat::emb || to == VectorFormat::w2v_bin;
+  if (options.output == "-" && binary && ::isatty(STDOUT_FILENO)) {
+    fail("refusing to write binary {} data to a terminal; redirect standard output", format_name(to));
+  }
+  // Open the output first: an unwritable destination fails before the work starts.
+  AtomicOutput out(options.output);
+
+  WordSet keep;
+  LoadOptions load;
+  load.format = options.from;
+  load.limit = options.limit;
+  load.threads = options.threads;
+  load.verify = options.verify;
+  if (!options.vocab_path.empty()) {
+    keep = read_word_list(options.vocab_path);
+    load.keep = &keep;
+  }
+  LoadedVectors loaded = load_vectors(options.input, load);
+  EmbeddingTable& table = loaded.table;
+  const std::string input_name = options.input == "-" ? "<stdin>" : options.input;
+  if (table.rows() == 0) {
+    fail("{}: no rows left to write{}", input_name, options.vocab_path.empty() ? "" : " (none of the --vocab words is in the input)");
+  }
+  if (load.keep && table.rows() < keep.size() && !options.limit) {
+    spdlog::warn("{} of the {} words in {} are not in {}", keep.size() - table.rows(), keep.size(), options.vocab_path, input_name);
+  }
+  const auto index = index_words(table, input_name);  // also rejects duplicate words, naming both lines
+  if (options.normalize) {
+    const std::size_t zeros = normalize_rows(table, options.threads);
+    if (zeros) spdlog::warn("{} rows have zero length and stay zero", zeros);
+  }
+
+  DType dtype = options.dtype.value_or(loaded.dtype.value_or(DType::f32));
+  switch (to) {
+    case VectorFormat::emb: {
+      EmbWriteOptions emb;
+      emb.dtype = dtype;
+      emb.normalized = options.normalize || loaded.normalized;
+      emb.source = input_name;
+      emb.creator = options.creator;
+      emb.threads = options.threads;
+      emb.extra_metadata["source_format"] = format_name(loaded.format);
+      write_emb(table, index, emb, out);
+      break;
+    }
+    case VectorFormat::glove:
+    case VectorFormat::w2v_text:
+      write_text_vectors(table, to == VectorFormat::w2v_text, options.threads, out);
+      break;
+    case VectorFormat::w2v_bin:
+      write_word2vec_binary(table, out);
+      break;
+  }
+  out.commit();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  spdlog::info("{} -> {}: {} words x {} dims, {} -> {}{}, {:.2f} s", input_name, options.output == "-" ? "<stdout>" : options.output,
+               table.rows(), table.dim, format_name(loaded.format), format_name(to),
+               to == VectorFormat::emb ? fmt::format(" ({})", dtype == DType::f32 ? "f32" : dtype == DType::f16 ? "f16" : "bf16") : "",
+               seconds);
+}
+
+std::string describe_emb(const EmbFile& file) {
+  std::string text;
+  text += fmt::format("file        {}\n", file.name());
+  text += fmt::format("rows        {}\n", file.rows());
+  text += fmt::format("dim         {}\n", file.dim());
+  text += fmt::format("dtype       {}\n", dtype_name(file.dtype()));
+  text += fmt::format("size        {} ({} bytes)\n", human_bytes(static_cast<double>(file.file_size())), file.file_size());
+  text += fmt::format("normalized  {}\n", file.normalized() ? "yes" : "no");
+  text += fmt::format("counts      {}\n", file.counts().empty() ? "no" : "yes");
+  text += "metadata\n";
+  for (const auto& [key, value] : file.metadata()) text += fmt::format("  {} = {}\n", key, value);
+  text += "tensors\n";
+  for (const auto& t : file.tensors()) {
+    text += fmt::format("  {:<14} {:<4} [{}] bytes {}..{}\n", t.name, dtype_name(t.dtype), fmt::join(t.shape, ", "), t.begin, t.end);
+  }
+  return text;
+}
+
+}  // namespace embed

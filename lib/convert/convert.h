@@ -1,0 +1,34 @@
+// glove-convert's work, kept out of the executable so tests can drive it directly.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "format/dtype.h"
+#include "format/emb_file.h"
+#include "text/format_detect.h"
+
+namespace embed {
+
+struct ConvertOptions {
+  std::string input;                   // path, or "-" for stdin
+  std::string output;                  // path, or "-" for stdout
+  std::optional<VectorFormat> from;    // nullopt: detect
+  std::optional<VectorFormat> to;      // nullopt: from the output's extension, else emb
+  std::optional<DType> dtype;          // emb output only; default f32 (or the input .emb's dtype)
+  bool normalize = false;
+  std::uint64_t limit = 0;
+  std::string vocab_path;              // keep only the words listed here
+  unsigned threads = 1;
+  bool verify = false;
+  std::string creator = "glove-convert " EMBED_VERSION;
+};
+
+// Converts options.input to options.output atomically. Throws embed::Error.
+void convert(const ConvertOptions& options);
+
+// The human-readable summary printed by --info: rows, dim, dtype, size, metadata, tensors.
+std::string describe_emb(const EmbFile& file);
+
+}  // namespace embed

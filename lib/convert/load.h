@@ -1,0 +1,36 @@
+// Loading vectors from any supported file into memory, whatever its format.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "format/embedding_table.h"
+#include "format/emb_file.h"
+#include "text/format_detect.h"
+#include "text/word_set.h"
+
+namespace embed {
+
+struct LoadOptions {
+  std::optional<VectorFormat> format;  // nullopt: detect from the content
+  std::uint64_t limit = 0;             // keep the first `limit` rows (0: all)
+  const WordSet* keep = nullptr;       // keep only these words (nullptr: all)
+  unsigned threads = 1;
+  bool verify = false;                 // .emb inputs: check checksums and index first
+};
+
+struct LoadedVectors {
+  EmbeddingTable table;
+  VectorFormat format;
+  bool normalized = false;   // an .emb input said its rows have unit length
+  std::optional<DType> dtype;  // an .emb input's storage type
+};
+
+// Reads `path` ("-": stdin; gzip is detected). Throws embed::Error with file and line.
+LoadedVectors load_vectors(const std::string& path, const LoadOptions& options);
+
+// Opens an .emb file: mapped when it is a plain file, read into memory from stdin or gzip.
+EmbFile open_emb(const std::string& path);
+
+}  // namespace embed

@@ -1,0 +1,155 @@
+#include "core/atomic_output.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "core/error.h"
+
+namespace embed {
+namespace {
+
+// Temporaries the signal handler must remove. Fixed-size and lock-free because a
+// signal handler may only touch async-signal-safe state.
+constexpr int kMaxPending = 16;
+std::array<std::atomic<char*>, kMaxPending> pending_temporaries{};
+
+extern "C" void remove_temporaries_and_reraise(int signo) {
+  for (auto& slot : pending_temporaries) {
+    if (char* path = slot.load()) ::unlink(path);
+  }
+  std::signal(signo, SIG_DFL);
+  std::raise(signo);
+}
+
+void install_cleanup_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+      struct sigaction old {};
+      sigaction(signo, nullptr, &old);
+      if (old.sa_handler == SIG_IGN) continue;  // respect nohup and friends
+      std::signal(signo, remove_temporaries_and_reraise);
+    }
+  });
+}
+
+int register_temporary(const std::string& path) {
+  for (int i = 0; i < kMaxPending; ++i) {
+    char* expected = nullptr;
+    char* copy = ::strdup(path.c_str());
+    if (pending_temporaries[i].compare_exchange_strong(expected, copy)) return i;
+    std::free(copy);
+  }
+  return -1;  // too many open outputs: still atomic, just not removed on a signal
+}
+
+void unregister_temporary(int slot) {
+  if (slot >= 0) std::free(pending_temporaries[slot].exchange(nullptr));
+}
+
+mode_t default_file_mode() {
+  static const mode_t mode = [] {
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    return static_cast<mode_t>(0666 & ~mask);
+  }();
+  return mode;
+}
+
+constexpr std::size_t kBufferSize = 1 << 20;
+
+}  // namespace
+
+AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
+  if (is_stdout()) {
+    fd_ = STDOUT_FILENO;
+  } else {
+    install_cleanup_handlers();
+    std::string templ = path_ + ".tmp-XXXXXX";
+    fd_ = ::mkostemp(templ.data(), O_CLOEXEC);
+    if (fd_ < 0) fail("{}: cannot create the output: {}", path_, std::strerror(errno));
+    temp_path_ = templ;
+    cleanup_slot_ = register_temporary(temp_path_);
+    ::fchmod(fd_, default_file_mode());
+  }
+  buffer_.resize(kBufferSize);
+}
+
+AtomicOutput::~AtomicOutput() {
+  if (!committed_) discard();
+}
+
+void AtomicOutput::discard() {
+  if (is_stdout() || temp_path_.empty()) return;
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  ::unlink(temp_path_.c_str());
+  unregister_temporary(cleanup_slot_);
+  cleanup_slot_ = -1;
+  temp_path_.clear();
+}
+
+void AtomicOutput::write_fully(const void* data, std::size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    ssize_t n = ::write(fd_, p, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("{}: write failed: {}", is_stdout() ? "<stdout>" : path_, std::strerror(errno));
+    }
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+}
+
+void AtomicOutput::flush_buffer() {
+  write_fully(buffer_.data(), buffered_);
+  buffered_ = 0;
+}
+
+void AtomicOutput::write(const void* data, std::size_t size) {
+  EMBED_ASSERT(!committed_);
+  if (buffered_ + size <= buffer_.size()) {
+    std::memcpy(buffer_.data() + buffered_, data, size);
+    buffered_ += size;
+    return;
+  }
+  flush_buffer();
+  if (size >= buffer_.size()) {
+    write_fully(data, size);  // large blocks skip the copy
+  } else {
+    std::memcpy(buffer_.data(), data, size);
+    buffered_ = size;
+  }
+}
+
+void AtomicOutput::commit() {
+  EMBED_ASSERT(!committed_);
+  flush_buffer();
+  if (is_stdout()) {
+    committed_ = true;
+    return;
+  }
+  // On failure the destructor removes the temporary.
+  int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail("{}: cannot finish writing: {}", path_, std::strerror(errno));
+  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+    fail("{}: cannot rename the finished output into place: {}", path_, std::strerror(errno));
+  }
+  unregister_temporary(cleanup_slot_);
+  cleanup_slot_ = -1;
+  temp_path_.clear();
+  committed_ = true;
+}
+
+}  // namespace embed

@@ -1,0 +1,47 @@
+// An output file that appears whole or not at all.
+//
+// Bytes go to a temporary file beside the target ("OUT.tmp-XXXXXX") and commit()
+// renames it into place. If the object dies uncommitted (an exception) or the
+// process receives SIGINT, SIGTERM, SIGHUP or SIGPIPE, the temporary is removed,
+// so an interrupted run never leaves a half-written OUT, nor litter beside it.
+// The path "-" writes straight to standard output instead.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace embed {
+
+class AtomicOutput {
+ public:
+  // Creates the temporary at once, so that an unwritable destination fails
+  // before any expensive work. Throws embed::Error naming the path.
+  explicit AtomicOutput(std::string path);
+  ~AtomicOutput();
+  AtomicOutput(const AtomicOutput&) = delete;
+  AtomicOutput& operator=(const AtomicOutput&) = delete;
+
+  void write(const void* data, std::size_t size);
+  void write(std::string_view text) { write(text.data(), text.size()); }
+  // Flushes, closes and renames into place. No write may follow.
+  void commit();
+
+  const std::string& path() const { return path_; }
+  bool is_stdout() const { return path_ == "-"; }
+
+ private:
+  void flush_buffer();
+  void write_fully(const void* data, std::size_t size);
+  void discard();
+
+  std::string path_;
+  std::string temp_path_;
+  int fd_ = -1;
+  int cleanup_slot_ = -1;
+  bool committed_ = false;
+  std::vector<char> buffer_;
+  std::size_t buffered_ = 0;
+};
+
+}  // namespace embed

@@ -1,0 +1,60 @@
+#include "core/progress.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+namespace embed {
+
+std::string human_bytes(double bytes) {
+  const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+  int unit = 0;
+  while (bytes >= 1000 && unit < 4) {
+    bytes /= 1000;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{:.0f} {}", bytes, units[unit]) : fmt::format("{:.3g} {}", bytes, units[unit]);
+}
+
+Progress::Progress(std::string label, std::uint64_t total)
+    : label_(std::move(label)),
+      total_(total),
+      enabled_(::isatty(STDERR_FILENO) && spdlog::default_logger()->should_log(spdlog::level::info)),
+      start_(std::chrono::steady_clock::now()),
+      last_draw_(start_) {}
+
+Progress::~Progress() { finish(); }
+
+void Progress::update(std::uint64_t done) {
+  if (!enabled_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_draw_ < std::chrono::milliseconds(250)) return;
+  last_draw_ = now;
+  const double seconds = std::chrono::duration<double>(now - start_).count();
+  const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0;
+  std::string line;
+  if (total_ > 0 && done <= total_) {
+    const double eta = rate > 0 ? static_cast<double>(total_ - done) / rate : 0;
+    line = fmt::format("{}: {:.0f}% {} of {}, {}/s, ETA {:.0f}s", label_, 100.0 * static_cast<double>(done) / static_cast<double>(total_),
+                       human_bytes(static_cast<double>(done)), human_bytes(static_cast<double>(total_)), human_bytes(rate), eta);
+  } else {
+    line = fmt::format("{}: {}, {}/s", label_, human_bytes(static_cast<double>(done)), human_bytes(rate));
+  }
+  std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
+void Progress::finish() {
+  if (drawn_) {
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+    drawn_ = false;
+  }
+  enabled_ = false;
+}
+
+}  // namespace embed

@@ -1,0 +1,192 @@
+#include "format/emb_file.h"
+
+#include <charconv>
+#include <cstring>
+
+#include "core/checksum.h"
+#include "core/error.h"
+#include "core/half.h"
+#include "core/mapped_file.h"
+#include "format/word_index.h"
+
+namespace embed {
+namespace {
+
+std::uint64_t parse_count(const std::map<std::string, std::string>& meta, const std::string& key, const std::string& name) {
+  auto it = meta.find(key);
+  if (it == meta.end()) fail("{}: __metadata__ has no \"{}\"", name, key);
+  std::uint64_t value = 0;
+  const auto& text = it->second;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) fail("{}: __metadata__ \"{}\" is not a number: \"{}\"", name, key, text);
+  return value;
+}
+
+std::string shape_text(const std::vector<std::uint64_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+}  // namespace
+
+EmbFile EmbFile::open(const std::string& path) {
+  auto mapping = MappedFile::open(path);
+  EmbFile file;
+  file.file_ = mapping->bytes();
+  file.owner_ = std::move(mapping);
+  file.load(path);
+  return file;
+}
+
+EmbFile EmbFile::from_bytes(std::vector<char> bytes, const std::string& name) {
+  auto owned = std::make_shared<std::vector<char>>(std::move(bytes));
+  EmbFile file;
+  file.file_ = std::as_bytes(std::span<const char>(*owned));
+  file.owner_ = std::move(owned);
+  file.load(name);
+  return file;
+}
+
+const std::byte* EmbFile::tensor_data(const safetensors::TensorInfo& info) {
+  const std::byte* p = file_.data() + header_.data_start + info.begin;
+  if (reinterpret_cast<std::uintptr_t>(p) % dtype_size(info.dtype) == 0) return p;
+  // Another writer may leave tensors misaligned (the container does not require alignment): copy those.
+  const std::size_t size = info.end - info.begin;
+  auto copy = std::make_unique<std::uint64_t[]>(size / 8 + 1);
+  std::memcpy(copy.get(), p, size);
+  realigned_.push_back(std::move(copy));
+  return reinterpret_cast<const std::byte*>(realigned_.back().get());
+}
+
+void EmbFile::load(const std::string& name) {
+  name_ = name;
+  header_ = safetensors::parse(file_, name);
+  const auto& meta = header_.metadata;
+  auto format = meta.find("format");
+  if (format == meta.end() || format->second != kEmbFormatName) {
+    fail("{}: a safetensors file but not embed vectors (__metadata__ \"format\" is not \"{}\")", name, kEmbFormatName);
+  }
+  const std::uint64_t version = parse_count(meta, "format_version", name);
+  if (version > kEmbFormatVersion) {
+    fail("{}: format version {} is newer than this tool reads ({}); upgrade embed", name, version, kEmbFormatVersion);
+  }
+  if (version == 0) fail("{}: format_version 0 is not valid", name);
+
+  auto require = [&](const char* tensor_name) -> const safetensors::TensorInfo& {
+    const auto* t = header_.find(tensor_name);
+    if (t == nullptr) fail("{}: missing the \"{}\" tensor", name, tensor_name);
+    return *t;
+  };
+  auto expect = [&](const safetensors::TensorInfo& t, DType dtype, std::vector<std::uint64_t> shape) {
+    if (t.dtype != dtype || t.shape != shape) {
+      fail("{}: tensor \"{}\" is {} {}, expected {} {}", name, t.name, dtype_name(t.dtype), shape_text(t.shape),
+           dtype_name(dtype), shape_text(shape));
+    }
+  };
+
+  const auto& vectors = require("vectors");
+  if (vectors.shape.size() != 2 || !is_vector_dtype(vectors.dtype)) {
+    fail("{}: tensor \"vectors\" must be 2-D F32, F16 or BF16, found {} {}", name, dtype_name(vectors.dtype),
+         shape_text(vectors.shape));
+  }
+  rows_ = vectors.shape[0];
+  dim_ = vectors.shape[1];
+  dtype_ = vectors.dtype;
+  if (parse_count(meta, "rows", name) != rows_ || parse_count(meta, "dim", name) != dim_) {
+    fail("{}: __metadata__ rows/dim disagree with the vectors' shape {}", name, shape_text(vectors.shape));
+  }
+  if (auto d = meta.find("dtype"); d == meta.end() || parse_vector_dtype(d->second) != dtype_) {
+    fail("{}: __metadata__ \"dtype\" disagrees with the vectors' dtype {}", name, dtype_name(dtype_));
+  }
+  if (rows_ >= kMaxIndexedRows) fail("{}: {} rows is more than the format allows", name, rows_);
+  normalized_ = meta.count("normalized") && meta.at("normalized") == "true";
+
+  const auto& offsets = require("vocab.offsets");
+  expect(offsets, DType::i64, {rows_ + 1});
+  const auto& bytes = require("vocab.bytes");
+  if (bytes.dtype != DType::u8 || bytes.shape.size() != 1) fail("{}: tensor \"vocab.bytes\" must be 1-D U8", name);
+  const auto& index = require("vocab.index");
+  if (index.dtype != DType::u32 || index.shape.size() != 1 || index.shape[0] <= rows_) {
+    fail("{}: tensor \"vocab.index\" must be U32 with more slots than rows ({}), found {} {}", name, rows_,
+         dtype_name(index.dtype), shape_text(index.shape));
+  }
+
+  vectors_ = tensor_data(vectors);
+  offsets_ = {reinterpret_cast<const std::int64_t*>(tensor_data(offsets)), rows_ + 1};
+  word_bytes_ = {reinterpret_cast<const char*>(tensor_data(bytes)), bytes.shape[0]};
+  index_ = {reinterpret_cast<const std::uint32_t*>(tensor_data(index)), index.shape[0]};
+  if (const auto* counts = header_.find("counts")) {
+    expect(*counts, DType::i64, {rows_});
+    counts_ = {reinterpret_cast<const std::int64_t*>(tensor_data(*counts)), rows_};
+  }
+  if (const auto* norms = header_.find("norms")) {
+    expect(*norms, DType::f32, {rows_});
+    norms_ = {reinterpret_cast<const float*>(tensor_data(*norms)), rows_};
+  }
+
+  // Offsets must rise from 0 to the size of vocab.bytes, or word() could read outside it.
+  // 8 bytes a word: a few milliseconds for millions of words, and it makes word() safe.
+  if (offsets_[0] != 0 || static_cast<std::uint64_t>(offsets_[rows_]) != word_bytes_.size()) {
+    fail("{}: vocab.offsets must run from 0 to {} (the size of vocab.bytes)", name, word_bytes_.size());
+  }
+  for (std::uint64_t r = 0; r < rows_; ++r) {
+    if (offsets_[r + 1] < offsets_[r]) fail("{}: vocab.offsets decrease at row {}", name, r);
+  }
+}
+
+std::string_view EmbFile::word(std::uint64_t row) const {
+  return {word_bytes_.data() + offsets_[row], static_cast<std::size_t>(offsets_[row + 1] - offsets_[row])};
+}
+
+std::optional<std::uint64_t> EmbFile::find(std::string_view w) const {
+  return find_in_index(index_, rows_, [this](std::uint64_t r) { return word(r); }, w);
+}
+
+void EmbFile::row_as_f32(std::uint64_t row, float* out) const {
+  const std::size_t d = dim_;
+  switch (dtype_) {
+    case DType::f32:
+      std::memcpy(out, vectors_ + row * d * 4, d * 4);
+      break;
+    case DType::f16: {
+      const auto* p = reinterpret_cast<const std::uint16_t*>(vectors_) + row * d;
+      for (std::size_t i = 0; i < d; ++i) out[i] = f16_to_f32(p[i]);
+      break;
+    }
+    case DType::bf16: {
+      const auto* p = reinterpret_cast<const std::uint16_t*>(vectors_) + row * d;
+      for (std::size_t i = 0; i < d; ++i) out[i] = bf16_to_f32(p[i]);
+      break;
+    }
+    default:
+      EMBED_ASSERT(false);
+  }
+}
+
+void EmbFile::verify() const {
+  for (const auto& t : header_.tensors) {
+    auto it = header_.metadata.find("checksum." + t.name);
+    if (it == header_.metadata.end()) fail("{}: no checksum recorded for tensor \"{}\"", name_, t.name);
+    const std::uint32_t actual = crc32(file_.subspan(header_.data_start + t.begin, t.end - t.begin));
+    const std::string expected = fmt::format("crc32:{:08x}", actual);
+    if (it->second != expected) {
+      fail("{}: checksum mismatch in tensor \"{}\": recorded {}, computed {} (the file is corrupt)", name_, t.name,
+           it->second, expected);
+    }
+  }
+  std::uint64_t filled = 0;
+  for (std::uint32_t slot : index_) {
+    if (slot == kEmptySlot) continue;
+    if (slot >= rows_) fail("{}: vocab.index holds row {} but there are only {} rows", name_, slot, rows_);
+    ++filled;
+  }
+  if (filled != rows_) fail("{}: vocab.index holds {} entries for {} rows", name_, filled, rows_);
+  for (std::uint64_t r = 0; r < rows_; ++r) {
+    auto found = find(word(r));
+    if (!found || *found != r) {
+      fail("{}: vocab.index does not lead to row {} (\"{}\"){}", name_, r, word(r),
+           found ? fmt::format(": it finds row {}, a duplicate word", *found) : std::string());
+    }
+  }
+}
+
+}  // namespace embed

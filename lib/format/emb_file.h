@@ -1,0 +1,81 @@
+// Reading .emb files: a safetensors file holding word vectors and their vocabulary
+// (docs/FORMAT.md). open() maps the file and validates its header and the shapes,
+// dtypes and offsets of every tensor; it never copies or scans the vectors, so
+// opening costs the same for 10 MB or 10 GB. verify() additionally checks every
+// tensor's CRC-32 and the consistency of the stored hash index.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "format/dtype.h"
+#include "format/safetensors.h"
+
+namespace embed {
+
+inline constexpr const char* kEmbFormatName = "embed.vectors";
+inline constexpr int kEmbFormatVersion = 1;
+
+class EmbFile {
+ public:
+  // Maps `path`. Throws embed::Error ("PATH: what is wrong") for a corrupt,
+  // truncated or foreign file.
+  static EmbFile open(const std::string& path);
+  // Reads from bytes already in memory (standard input, a decompressed stream).
+  static EmbFile from_bytes(std::vector<char> bytes, const std::string& name);
+
+  const std::string& name() const { return name_; }
+  std::uint64_t rows() const { return rows_; }
+  std::uint64_t dim() const { return dim_; }
+  DType dtype() const { return dtype_; }
+  bool normalized() const { return normalized_; }
+  std::uint64_t file_size() const { return file_.size(); }
+  const std::map<std::string, std::string>& metadata() const { return header_.metadata; }
+  const std::vector<safetensors::TensorInfo>& tensors() const { return header_.tensors; }
+
+  std::string_view word(std::uint64_t row) const;
+  // The row holding `word`, through the stored index: O(1), no load-time work.
+  std::optional<std::uint64_t> find(std::string_view word) const;
+
+  // Raw row-major vectors, rows() * dim() elements of dtype(); 64-byte aligned for files we wrote.
+  const std::byte* vector_bytes() const { return vectors_; }
+  // Row `row` converted to f32 into out[0, dim()).
+  void row_as_f32(std::uint64_t row, float* out) const;
+
+  // Word frequencies, or empty when the file has none.
+  std::span<const std::int64_t> counts() const { return counts_; }
+  // L2 norm of each stored row, or empty when the file has none.
+  std::span<const float> norms() const { return norms_; }
+
+  // Checks every tensor's checksum against __metadata__ and that the index finds
+  // every word at its own row. Throws embed::Error on the first mismatch.
+  void verify() const;
+
+ private:
+  EmbFile() = default;
+  void load(const std::string& name);
+  const std::byte* tensor_data(const safetensors::TensorInfo& info);
+
+  std::string name_;
+  std::shared_ptr<const void> owner_;  // the mapping or the owned bytes
+  std::span<const std::byte> file_;
+  safetensors::Header header_;
+  std::vector<std::unique_ptr<std::uint64_t[]>> realigned_;  // copies of tensors another writer left misaligned
+  std::uint64_t rows_ = 0;
+  std::uint64_t dim_ = 0;
+  DType dtype_ = DType::f32;
+  bool normalized_ = false;
+  const std::byte* vectors_ = nullptr;
+  std::span<const std::int64_t> offsets_;
+  std::span<const char> word_bytes_;
+  std::span<const std::uint32_t> index_;
+  std::span<const std::int64_t> counts_;
+  std::span<const float> norms_;
+};
+
+}  // namespace embed

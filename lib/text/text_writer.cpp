@@ -1,0 +1,44 @@
+#include "text/text_writer.h"
+
+#include <charconv>
+
+#include "core/error.h"
+#include "core/parallel.h"
+
+namespace embed {
+
+void write_text_vectors(const EmbeddingTable& table, bool with_header, unsigned threads, AtomicOutput& out) {
+  for (std::size_t r = 0; r < table.rows(); ++r) {
+    if (table.word(r).find_first_of("\n\r") != std::string_view::npos) {
+      fail("row {}: the word contains a line break, which a text vector file cannot hold", r + 1);
+    }
+  }
+  if (with_header) out.write(fmt::format("{} {}\n", table.rows(), table.dim));
+  // Format blocks of rows in parallel, then write them in order; a round's memory is bounded.
+  constexpr std::size_t kRowsPerBlock = 2048;
+  const std::size_t blocks = (table.rows() + kRowsPerBlock - 1) / kRowsPerBlock;
+  const std::size_t blocks_per_round = std::max(1u, threads) * 4;
+  std::vector<std::string> texts(blocks_per_round);
+  for (std::size_t first = 0; first < blocks; first += blocks_per_round) {
+    const std::size_t count = std::min(blocks_per_round, blocks - first);
+    parallel_for(count, threads, [&](std::size_t i) {
+      std::string& text = texts[i];
+      text.clear();
+      const std::size_t begin = (first + i) * kRowsPerBlock;
+      const std::size_t end = std::min(table.rows(), begin + kRowsPerBlock);
+      char number[32];
+      for (std::size_t r = begin; r < end; ++r) {
+        text.append(table.word(r));
+        for (float v : table.row(r)) {
+          number[0] = ' ';
+          auto result = std::to_chars(number + 1, number + sizeof number, v);
+          text.append(number, result.ptr);
+        }
+        text.push_back('\n');
+      }
+    });
+    for (std::size_t i = 0; i < count; ++i) out.write(texts[i]);
+  }
+}
+
+}  // namespace embed

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency from Debian 12's packages.
+# Idempotent: packages already present are left alone, so it is cheap to re-run.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  libcli11-dev libspdlog-dev libfmt-dev catch2 libfast-float-dev
+  nlohmann-json3-dev zlib1g-dev libdeflate-dev libopenblas-dev
+  # Peers for the interop tests and benchmarks (use /usr/bin/python3: Debian's).
+  python3 python3-numpy python3-gensim fasttext time
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+echo "setup: installing ${missing[*]}"
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"

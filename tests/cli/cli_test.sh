@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# End-to-end tests of glove-convert as a user runs it: exit codes, one-line errors
+# naming file and line, atomic outputs, stdin/stdout, round trips.
+# Usage: cli_test.sh PATH/TO/glove-convert
+set -uo pipefail
+
+GC=$(realpath "${1:?usage: cli_test.sh PATH/TO/glove-convert}")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+
+# expect_error NAME EXIT_CODE "text the message must contain" -- command...
+expect_error() {
+  local name=$1 code=$2 text=$3
+  shift 4
+  local err
+  err=$("$@" 2>&1 >/dev/null)
+  local rc=$?
+  if [[ $rc -ne $code ]]; then bad "$name: exit $rc, expected $code ($err)"; return; fi
+  if [[ $err != *"$text"* ]]; then bad "$name: message '$err' lacks '$text'"; return; fi
+  if [[ $code -eq 1 && $(printf '%s\n' "$err" | grep -c 'error:') -ne 1 ]]; then bad "$name: not one error line: $err"; return; fi
+  ok
+}
+
+# expect_same NAME FILE1 FILE2
+expect_same() {
+  if cmp -s "$2" "$3"; then ok; else bad "$1: $2 and $3 differ"; fi
+}
+
+printf 'the 0.1 0.2 -0.3\nof 1e-3 2 3\nnew york 0.5 0.25 1\ncafé -1.5 2.25 0.125\n' > glove.txt
+
+# --- conversions and round trips ---
+"$GC" -q glove.txt -o a.emb && ok || bad "glove -> emb"
+"$GC" -q a.emb -o back.txt && ok || bad "emb -> glove (by extension)"
+expect_same "text -> emb -> text reproduces every word and float" back.txt <(sed 's/1e-3/0.001/' glove.txt)
+"$GC" -q back.txt -o b.emb && ok || bad "glove again"
+expect_same "text -> emb -> text -> emb: identical tensors" <("$GC" --info a.emb | grep checksum) <("$GC" --info b.emb | grep checksum)
+"$GC" -q a.emb -o w.vec && head -1 w.vec | grep -qx '4 3' && ok || bad "w2v-text header"
+"$GC" -q w.vec -o w.emb && "$GC" -q w.emb --to glove -o - | cmp -s - back.txt && ok || bad "w2v-text round trip"
+"$GC" -q --vocab <(printf 'the\nof\ncafé\n') glove.txt -o sub.emb && "$GC" -q sub.emb --to w2v-bin -o w.bin && ok || bad "w2v-bin write"
+"$GC" -q w.bin -o - --to glove | grep -c . | grep -qx 3 && ok || bad "w2v-bin read (auto-detected)"
+gzip -c glove.txt > glove.txt.gz
+"$GC" -q glove.txt.gz -o - --to glove | cmp -s - back.txt && ok || bad "gzip input"
+"$GC" -q - -o - --to glove < glove.txt | cmp -s - back.txt && ok || bad "stdin to stdout"
+"$GC" -q - -o stdin.emb < a.emb && "$GC" -q stdin.emb -o - --to glove | cmp -s - back.txt && ok || bad "emb from stdin"
+cat glove.txt.gz | "$GC" -q - -o - --to glove | cmp -s - back.txt && ok || bad "gzip from stdin"
+"$GC" -q --from glove glove.txt --to emb -o forced && "$GC" --info forced | grep -q 'rows        4' && ok || bad "--from/--to"
+
+# --- options ---
+"$GC" -q --limit 2 glove.txt -o - --to glove | grep -c . | grep -qx 2 && ok || bad "--limit"
+"$GC" -q --normalize glove.txt -o n.emb && "$GC" --info n.emb | grep -q 'normalized  yes' && ok || bad "--normalize"
+"$GC" -q n.emb -o - --to glove | awk '{s=0; for(i=NF-2;i<=NF;i++) s+=$i*$i; if (s<0.9999||s>1.0001) exit 1}' && ok || bad "--normalize gives unit rows"
+"$GC" -q --dtype f16 glove.txt -o h.emb && "$GC" --info h.emb | grep -q 'dtype       F16' && ok || bad "--dtype f16"
+"$GC" -q --dtype bf16 glove.txt -o bf.emb && "$GC" --info bf.emb | grep -q 'dtype       BF16' && ok || bad "--dtype bf16"
+"$GC" -q h.emb -o h2.emb && "$GC" --info h2.emb | grep -q 'dtype       F16' && ok || bad "emb -> emb keeps the dtype"
+"$GC" --threads 1 -q glove.txt -o t1.emb && "$GC" --threads 2 -q glove.txt -o t2.emb && expect_same "--threads gives identical output" t1.emb t2.emb
+"$GC" --info --verify a.emb | grep -q 'verify      ok' && ok || bad "--info --verify"
+"$GC" -q --verify a.emb && ok || bad "--verify alone"
+"$GC" -q --verify a.emb -o v.txt && [[ -s v.txt ]] && ok || bad "--verify before converting"
+"$GC" --version | grep -q 'glove-convert' && ok || bad "--version"
+"$GC" --help | grep -q -- '--vocab' && ok || bad "--help"
+
+# --- bad input: one line, file and line, exit 1 ---
+printf 'a 1 2\nb 1\n' > ragged.txt
+expect_error "ragged row" 1 "ragged.txt:2: expected a word followed by 2 numbers" -- "$GC" ragged.txt -o x.emb
+printf 'a 1 2\nb 1 zz\n' > nonnum.txt
+expect_error "non-numeric field" 1 "nonnum.txt:2: field 3: \"zz\" is not a number" -- "$GC" nonnum.txt -o x.emb
+printf 'a 1 2\nb NaN 1\n' > nan.txt
+expect_error "NaN" 1 "nan.txt:2: field 2: \"NaN\" is not a finite number" -- "$GC" nan.txt -o x.emb
+printf 'a 1 2\nb 1 2\na 3 4\n' > dup.txt
+expect_error "duplicate word" 1 "dup.txt:3: duplicate word \"a\" (also on line 1)" -- "$GC" dup.txt -o x.emb
+printf 'a 1 2\n 1 2\n' > empty.txt
+expect_error "empty word" 1 "empty.txt:2: empty word" -- "$GC" empty.txt -o x.emb
+printf 'a 1 2\nb\xff 1 2\n' > utf.txt
+expect_error "invalid UTF-8" 1 "utf.txt:2: the word" -- "$GC" utf.txt -o x.emb
+printf '3 2\na 1 2\nb 1 2\n' > count.vec
+expect_error "header count" 1 "count.vec:1: the header says 3 words but the file has 2 rows" -- "$GC" count.vec -o x.emb
+printf '2 3\na 1 2\nb 1 2\n' > dim.vec
+expect_error "header dimension" 1 "dim.vec:2: expected a word followed by 3 numbers (the header's dimension)" -- "$GC" dim.vec -o x.emb
+head -c 30 w.bin > trunc.bin
+expect_error "truncated binary" 1 "trunc.bin: row" -- "$GC" --from w2v-bin trunc.bin -o x.emb
+head -c 200 a.emb > trunc.emb
+expect_error "truncated emb" 1 "trunc.emb:" -- "$GC" trunc.emb -o x.txt
+expect_error "missing input" 1 "missing.txt: cannot open" -- "$GC" missing.txt -o x.emb
+expect_error "unwritable output" 1 "/nonexistent/x.emb: cannot create the output" -- "$GC" glove.txt -o /nonexistent/x.emb
+expect_error "no output" 2 "no output given" -- "$GC" glove.txt
+expect_error "bad option value" 2 "--dtype" -- "$GC" --dtype f64 glove.txt -o x.emb
+expect_error "--dtype with text output" 1 "--dtype applies to .emb output" -- "$GC" --dtype f16 glove.txt -o x.txt
+expect_error "--info on text" 1 "not" -- "$GC" --info glove.txt
+cp a.emb corrupt.emb && printf '\x7f' | dd of=corrupt.emb bs=1 seek=$(( $(stat -c %s a.emb) - 20 )) conv=notrunc status=none
+expect_error "--verify catches corruption" 1 "checksum mismatch" -- "$GC" --verify corrupt.emb
+[[ ! -e x.emb && ! -e x.txt ]] && ok || bad "a failed conversion left an output behind"
+[[ -z $(ls | grep '\.tmp-') ]] && ok || bad "temporaries left behind: $(ls | grep '\.tmp-')"
+
+# --- a failure keeps the old output intact, an interrupted run leaves nothing ---
+cp a.emb keep.emb
+"$GC" -q ragged.txt -o keep.emb 2>/dev/null
+expect_same "failed run leaves the old output intact" a.emb keep.emb
+mkfifo slow_input
+( printf 'a 1 2\n'; sleep 30 ) > slow_input &
+writer=$!
+"$GC" -q slow_input -o killed.emb &
+pid=$!
+sleep 0.5
+kill -TERM $pid
+wait $pid 2>/dev/null
+rc=$?
+kill $writer 2>/dev/null
+[[ $rc -eq 143 && ! -e killed.emb && -z $(ls | grep '\.tmp-') ]] && ok || bad "SIGTERM: exit $rc, leftovers: $(ls | grep -E 'killed|tmp-')"
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

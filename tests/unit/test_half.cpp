@@ -1,0 +1,47 @@
+#include <cmath>
+#include <limits>
+
+#include <catch2/catch.hpp>
+
+#include "core/half.h"
+
+using namespace embed;
+
+TEST_CASE("f16 encodes known values with round-to-nearest-even", "[half]") {
+  CHECK(f32_to_f16(1.0f) == 0x3C00);
+  CHECK(f32_to_f16(-2.0f) == 0xC000);
+  CHECK(f32_to_f16(0.0f) == 0x0000);
+  CHECK(f32_to_f16(-0.0f) == 0x8000);
+  CHECK(f32_to_f16(65504.0f) == 0x7BFF);                // largest finite
+  CHECK(f32_to_f16(65519.0f) == 0x7BFF);                // still rounds down
+  CHECK(f32_to_f16(65520.0f) == 0x7C00);                // rounds to infinity
+  CHECK(f32_to_f16(std::ldexp(1.0f, -24)) == 0x0001);   // smallest subnormal
+  CHECK(f32_to_f16(std::ldexp(1.0f, -26)) == 0x0000);   // below half of it: zero
+  CHECK(f32_to_f16(std::ldexp(3.0f, -26)) == 0x0001);   // 0.75 ulp rounds up
+  CHECK(f32_to_f16(0.1f) == 0x2E66);
+  CHECK(f32_to_f16(1.0f + std::ldexp(1.0f, -11)) == 0x3C00);  // tie: to even
+  CHECK(f32_to_f16(1.0f + std::ldexp(3.0f, -11)) == 0x3C02);  // tie: to even (up)
+  CHECK((f32_to_f16(std::numeric_limits<float>::quiet_NaN()) & 0x7C00) == 0x7C00);
+}
+
+TEST_CASE("every finite f16 survives f16 -> f32 -> f16", "[half]") {
+  for (std::uint32_t bits = 0; bits < 0x10000; ++bits) {
+    const auto h = static_cast<std::uint16_t>(bits);
+    if ((h & 0x7C00) == 0x7C00) continue;  // inf and NaN
+    REQUIRE(f32_to_f16(f16_to_f32(h)) == h);
+  }
+}
+
+TEST_CASE("bf16 keeps the top 16 bits, rounding to nearest even", "[half]") {
+  CHECK(f32_to_bf16(1.0f) == 0x3F80);
+  CHECK(bf16_to_f32(0x3F80) == 1.0f);
+  CHECK(f32_to_bf16(std::bit_cast<float>(0x3F808000u)) == 0x3F80);  // tie to even (down)
+  CHECK(f32_to_bf16(std::bit_cast<float>(0x3F818000u)) == 0x3F82);  // tie to even (up)
+  CHECK(f32_to_bf16(std::bit_cast<float>(0x3F808001u)) == 0x3F81);
+  CHECK(std::isnan(bf16_to_f32(f32_to_bf16(std::numeric_limits<float>::quiet_NaN()))));
+  for (std::uint32_t bits = 0; bits < 0x10000; ++bits) {
+    const auto b = static_cast<std::uint16_t>(bits);
+    if ((b & 0x7F80) == 0x7F80) continue;
+    REQUIRE(f32_to_bf16(bf16_to_f32(b)) == b);
+  }
+}
