@@ -15,22 +15,34 @@ namespace {
 
 constexpr std::size_t kRowBlock = 8192;
 
-template <typename T>
-std::span<const std::byte> bytes_of(const std::vector<T>& v) {
-  return std::as_bytes(std::span<const T>(v));
+template <typename Container>
+std::span<const std::byte> bytes_of(const Container& v) {
+  return std::as_bytes(std::span(v.data(), v.size()));
 }
 
-// Converts f32 values to 16-bit storage, in parallel blocks of rows.
-std::vector<std::uint16_t> to_half(const EmbeddingTable& table, DType dtype, unsigned threads) {
+// Converts f32 values to 16-bit storage, in parallel blocks of rows. A finite value
+// that the narrower type cannot hold is an error: it would be stored as infinity,
+// which no reader (ours included) accepts back.
+std::vector<std::uint16_t> to_half(const EmbeddingTable& table, DType dtype, const std::string& source, unsigned threads) {
   std::vector<std::uint16_t> out(table.values.size());
   const std::size_t total = out.size();
   const std::size_t block = kRowBlock * std::max<std::size_t>(table.dim, 1);
-  parallel_for((total + block - 1) / block, threads, [&](std::size_t b) {
+  const std::size_t blocks = (total + block - 1) / block;
+  std::vector<std::size_t> first_overflow(blocks, total);
+  parallel_for(blocks, threads, [&](std::size_t b) {
     const std::size_t end = std::min(total, (b + 1) * block);
     for (std::size_t i = b * block; i < end; ++i) {
       out[i] = dtype == DType::f16 ? f32_to_f16(table.values[i]) : f32_to_bf16(table.values[i]);
+      if ((out[i] & 0x7FFF) == (dtype == DType::f16 ? 0x7C00 : 0x7F80) && first_overflow[b] == total) first_overflow[b] = i;
     }
   });
+  for (std::size_t i : first_overflow) {
+    if (i == total) continue;
+    const std::size_t row = i / table.dim;
+    fail("{}: {} {} (\"{}\"): {} is outside the range of {}; store as {}", source, table.origin_kind, table.origins[row],
+         table.word(row), table.values[i], dtype == DType::f16 ? "f16 (largest 65504)" : "bf16",
+         dtype == DType::f16 ? "bf16 or f32" : "f32");
+  }
   return out;
 }
 
@@ -68,7 +80,7 @@ void write_emb(const EmbeddingTable& table, const std::vector<std::uint32_t>& in
   std::vector<std::uint16_t> half;
   std::span<const std::byte> vector_bytes = bytes_of(table.values);
   if (options.dtype != DType::f32) {
-    half = to_half(table, options.dtype, options.threads);
+    half = to_half(table, options.dtype, options.source, options.threads);
     vector_bytes = bytes_of(half);
   }
   const std::vector<float> norms = row_norms(table, options.dtype, half, options.threads);

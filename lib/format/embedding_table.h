@@ -8,13 +8,15 @@
 #include <string_view>
 #include <vector>
 
+#include "core/float_buffer.h"
+
 namespace embed {
 
 struct EmbeddingTable {
   std::size_t dim = 0;
   std::string word_bytes;                       // all words' UTF-8, concatenated
   std::vector<std::int64_t> word_offsets{0};    // row i is word_bytes[offsets[i], offsets[i+1])
-  std::vector<float> values;                    // rows() * dim, row-major
+  FloatBuffer values;                           // rows() * dim, row-major
   std::vector<std::int64_t> counts;             // empty, or one frequency per row
   std::vector<std::uint64_t> origins;           // per row: the input line (text) or record number
   std::string origin_kind = "line";             // what origins count: "line" or "row"

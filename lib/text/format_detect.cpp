@@ -37,31 +37,46 @@ VectorFormat detect_format(InputStream& in) {
   if (newline == std::string_view::npos) return VectorFormat::glove;
   const auto header = parse_count_dim_header(head.substr(0, newline));
   if (!header) return VectorFormat::glove;
-  // After the header comes "word " and then either D numbers as text, up to a newline,
-  // or 4 * D raw bytes.
-  const std::string_view row = head.substr(newline + 1);
-  const auto space = row.find(' ');
-  if (space == std::string_view::npos) return VectorFormat::w2v_text;
-  auto textual = [](unsigned char c) {
-    return (c >= '0' && c <= '9') || c == ' ' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E' ||
-           c == '\r' || c == '\t' || c == 'n' || c == 'a' || c == 'i' || c == 'f' || c == 'N' || c == 'I' || c == 'F';
+  // After the header comes a row: the word (which may contain spaces), then either D
+  // numbers as text up to a newline, or a space and 4 * D raw bytes.
+  auto number_like = [](std::string_view field) {
+    for (unsigned char c : field) {
+      const bool ok = (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E' || c == '\r' ||
+                      c == 'n' || c == 'a' || c == 'i' || c == 'f' || c == 'N' || c == 'I' || c == 'F' || c == 't' || c == 'y';
+      if (!ok) return false;
+    }
+    return !field.empty();
   };
-  const std::string_view rest = row.substr(space + 1);
-  const auto row_end = rest.find('\n');
-  const std::string_view numbers = rest.substr(0, row_end);
-  for (unsigned char c : numbers) {
-    if (!textual(c)) return VectorFormat::w2v_bin;
+  const std::string_view row = head.substr(newline + 1);
+  const auto row_end = row.find('\n');
+  if (row_end == std::string_view::npos) {
+    // A row longer than the peek: text if everything after the first word is number-like.
+    const auto space = row.find(' ');
+    if (space == std::string_view::npos) return VectorFormat::w2v_text;
+    for (unsigned char c : row.substr(space + 1)) {
+      if (!(number_like(std::string_view(reinterpret_cast<const char*>(&c), 1)) || c == ' ' || c == '\t')) {
+        return VectorFormat::w2v_bin;
+      }
+    }
+    return VectorFormat::w2v_text;
   }
-  if (row_end == std::string_view::npos) return VectorFormat::w2v_text;  // a very long text row
-  std::size_t fields = 0;
-  for (std::size_t i = 0; i < numbers.size(); ++i) {
-    const bool separator = numbers[i] == ' ' || numbers[i] == '\t' || numbers[i] == '\r';
-    if (!separator && (i == 0 || numbers[i - 1] == ' ' || numbers[i - 1] == '\t')) ++fields;
+  // Count the number-like fields at the end of the first line. Raw floats may hold a
+  // 0x0A byte after a few text-like bytes, but hardly ever after half a row's worth of
+  // number-like fields; a text row with the wrong field count is still text, so that
+  // its error says so.
+  std::size_t numbers = 0;
+  std::string_view line = row.substr(0, row_end);
+  while (!line.empty()) {
+    const auto last_separator = line.find_last_of(" \t");
+    const std::string_view field = last_separator == std::string_view::npos ? line : line.substr(last_separator + 1);
+    if (!field.empty()) {
+      if (!number_like(field)) break;
+      ++numbers;
+    }
+    if (last_separator == std::string_view::npos) break;
+    line = line.substr(0, last_separator);
   }
-  // Raw floats can contain a 0x0A byte after a few text-like bytes, but hardly ever after
-  // half a row's worth of number-like fields. A text row with the wrong field count is
-  // still text, so that its error says so.
-  return fields >= 1 && 2 * fields >= header->second ? VectorFormat::w2v_text : VectorFormat::w2v_bin;
+  return numbers >= 1 && 2 * numbers >= header->second ? VectorFormat::w2v_text : VectorFormat::w2v_bin;
 }
 
 std::optional<VectorFormat> format_from_extension(const std::string& path) {

@@ -56,20 +56,58 @@ inline bool parse_number(const char* begin, const char* end, float& value) {
   return result.ec == std::errc() && result.ptr == end;
 }
 
+// Parses the common shape "-?DIGITS(.DIGITS)?" directly: when the digits fit in 24 bits
+// and there are at most 10 decimals, both the digits and the power of ten are exact
+// floats, so one IEEE division gives the correctly rounded result (Clinger's fast path,
+// the one fast_float takes too, without its generality). Returns nullptr for anything
+// else (exponents, long mantissas, "nan"), which the caller hands to fast_float.
+inline const char* parse_plain_decimal(const char* p, const char* end, float& out) {
+  static constexpr float kPowersOfTen[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+  const bool negative = p < end && *p == '-';
+  p += negative;
+  std::uint64_t mantissa = 0;
+  const char* digits = p;
+  while (p < end && static_cast<unsigned>(*p - '0') < 10) mantissa = mantissa * 10 + static_cast<unsigned>(*p++ - '0');
+  std::size_t count = static_cast<std::size_t>(p - digits);
+  std::size_t decimals = 0;
+  if (p < end && *p == '.') {
+    const char* fraction = ++p;
+    while (p < end && static_cast<unsigned>(*p - '0') < 10) mantissa = mantissa * 10 + static_cast<unsigned>(*p++ - '0');
+    decimals = static_cast<std::size_t>(p - fraction);
+    count += decimals;
+  }
+  if (count == 0 || count > 19 || decimals > 10 || mantissa > (1u << 24)) return nullptr;
+  if (p < end && !is_separator(*p)) return nullptr;
+  const float value = static_cast<float>(mantissa) / kPowersOfTen[decimals];
+  out = negative ? -value : value;
+  return p;
+}
+
 std::string show(std::string_view s) {
   constexpr std::size_t kMax = 40;
   return s.size() <= kMax ? std::string(s) : std::string(s.substr(0, kMax)) + "...";
 }
 
 // The rows parsed from one run of whole lines, by one thread.
+// Parts live across chunks, so their buffers are allocated (and page-faulted) once.
 struct Part {
   std::string words;
   std::vector<std::uint32_t> word_ends;
-  std::vector<float> values;
+  FloatBuffer values;
   std::vector<std::uint32_t> row_lines;  // line of each row, counted from the part's first line (0-based)
   std::uint64_t lines = 0;               // lines consumed (all of them unless an error stopped the part)
   std::uint64_t rows_seen = 0;           // data rows, kept or filtered out
   std::optional<std::pair<std::uint64_t, std::string>> error;  // (line in part, message)
+
+  void clear() {
+    words.clear();
+    word_ends.clear();
+    values.clear();
+    row_lines.clear();
+    lines = 0;
+    rows_seen = 0;
+    error.reset();
+  }
 };
 
 class LineParser {
@@ -83,7 +121,6 @@ class LineParser {
 
   // Parses the whole lines in [begin, end) into `part`, stopping at the first bad line.
   void parse(const char* begin, const char* end, Part& part) const {
-    part.values.reserve(static_cast<std::size_t>(end - begin) / 6);
     const char* line = begin;
     while (line < end) {
       const char* newline = static_cast<const char*>(std::memchr(line, '\n', static_cast<std::size_t>(end - line)));
@@ -120,6 +157,10 @@ class LineParser {
     for (; k < dim_; ++k) {
       while (p < end && is_separator(*p)) ++p;
       if (p == end) break;
+      if (const char* next = parse_plain_decimal(p, end, out[k])) {
+        p = next;
+        continue;
+      }
       if (*p == '+' && p + 1 < end && p[1] != '-') ++p;
       auto result = fast_float::from_chars(p, end, out[k]);
       if (result.ec != std::errc() || (result.ptr < end && !is_separator(*result.ptr)) || !std::isfinite(out[k])) {
@@ -305,13 +346,14 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
     table.word_offsets.reserve(expected_rows + 1);
   }
 
+  const unsigned threads = std::max(1u, options.threads);
   Progress progress("reading " + name, in.raw_size().value_or(0));
   std::vector<char> buffer(options.chunk_bytes);
+  std::vector<Part> parts(threads);
   std::size_t carried = 0;
   std::uint64_t rows_seen = 0;
   bool at_end = false;
   bool limit_reached = false;
-  const unsigned threads = std::max(1u, options.threads);
   while (!at_end && !limit_reached) {
     std::size_t filled = carried;
     while (filled < buffer.size()) {
@@ -335,27 +377,44 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
       end = last_newline + 1;
     }
     const auto runs = split_at_lines(begin, end, threads);
-    std::vector<Part> parts(runs.size());
+    for (Part& part : parts) part.clear();
     parallel_for(runs.size(), threads, [&](std::size_t i) { parser.parse(runs[i].first, runs[i].second, parts[i]); });
 
-    for (Part& part : parts) {
-      const std::size_t kept = part.word_ends.size();
-      std::size_t take = kept;
-      if (options.limit) take = static_cast<std::size_t>(std::min<std::uint64_t>(kept, options.limit - table.rows()));
+    // Keep rows in input order up to the limit or the first bad line, whichever comes first.
+    std::vector<std::size_t> first_row(runs.size() + 1, 0);
+    std::size_t used_parts = 0;
+    std::optional<std::size_t> failed_part;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      std::size_t take = parts[i].word_ends.size();
+      if (options.limit) take = static_cast<std::size_t>(std::min<std::uint64_t>(take, options.limit - table.rows() - first_row[i]));
+      first_row[i + 1] = first_row[i] + take;
+      used_parts = i + 1;
+      if (options.limit && table.rows() + first_row[i + 1] >= options.limit) {
+        limit_reached = true;
+        break;
+      }
+      if (parts[i].error) {
+        failed_part = i;
+        break;
+      }
+    }
+    const std::size_t old_rows = table.rows();
+    table.values.resize((old_rows + first_row[used_parts]) * dim);
+    parallel_for(used_parts, threads, [&](std::size_t i) {
+      std::memcpy(table.values.data() + (old_rows + first_row[i]) * dim, parts[i].values.data(),
+                  (first_row[i + 1] - first_row[i]) * dim * sizeof(float));
+    });
+    for (std::size_t i = 0; i < used_parts; ++i) {
+      const Part& part = parts[i];
       std::uint32_t word_begin = 0;
-      for (std::size_t r = 0; r < take; ++r) {
+      for (std::size_t r = 0; r < first_row[i + 1] - first_row[i]; ++r) {
         table.word_bytes.append(part.words, word_begin, part.word_ends[r] - word_begin);
         table.word_offsets.push_back(static_cast<std::int64_t>(table.word_bytes.size()));
         table.origins.push_back(line_base + part.row_lines[r] + 1);
         word_begin = part.word_ends[r];
       }
-      table.values.insert(table.values.end(), part.values.begin(), part.values.begin() + static_cast<std::ptrdiff_t>(take * dim));
       rows_seen += part.rows_seen;
-      if (options.limit && table.rows() >= options.limit) {
-        limit_reached = true;
-        break;
-      }
-      if (part.error) fail_at(name, line_base + part.error->first + 1, "{}", part.error->second);
+      if (failed_part == i) fail_at(name, line_base + part.error->first + 1, "{}", part.error->second);
       line_base += part.lines;
     }
     carried = static_cast<std::size_t>(buffer.data() + filled - end);

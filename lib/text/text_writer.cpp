@@ -5,6 +5,8 @@
 #include "core/error.h"
 #include "core/parallel.h"
 
+#include <spdlog/spdlog.h>
+
 namespace embed {
 
 void write_text_vectors(const EmbeddingTable& table, bool with_header, unsigned threads, AtomicOutput& out) {
@@ -12,6 +14,10 @@ void write_text_vectors(const EmbeddingTable& table, bool with_header, unsigned 
     if (table.word(r).find_first_of("\n\r") != std::string_view::npos) {
       fail("row {}: the word contains a line break, which a text vector file cannot hold", r + 1);
     }
+  }
+  if (!with_header && table.rows() > 0 && table.word(0).find_first_of(" \t") != std::string_view::npos) {
+    spdlog::warn("the first word, \"{}\", contains a space: GloVe readers (this one included) take the dimension from "
+                 "the first row and will misread it; word2vec text (--to w2v-text) has a header and reads back", table.word(0));
   }
   if (with_header) out.write(fmt::format("{} {}\n", table.rows(), table.dim));
   // Format blocks of rows in parallel, then write them in order; a round's memory is bounded.

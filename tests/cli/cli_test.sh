@@ -92,6 +92,11 @@ expect_error "no output" 2 "no output given" -- "$GC" glove.txt
 expect_error "bad option value" 2 "--dtype" -- "$GC" --dtype f64 glove.txt -o x.emb
 expect_error "--dtype with text output" 1 "--dtype applies to .emb output" -- "$GC" --dtype f16 glove.txt -o x.txt
 expect_error "--info on text" 1 "not" -- "$GC" --info glove.txt
+printf 'big 70000 1\nsmall 1 2\n' > big.txt
+expect_error "f16 overflow" 1 "big.txt: line 1 (\"big\"): 70000 is outside the range of f16" -- "$GC" --dtype f16 big.txt -o x.emb
+"$GC" -q --dtype bf16 big.txt -o big.emb && ok || bad "bf16 holds 70000"
+printf '2 2\nnew york 0.1 0.2\nb 1 2\n' > spaced.vec
+"$GC" -q spaced.vec -o - --to glove | head -1 | grep -qx 'new york 0.1 0.2' && ok || bad "w2v text with a spaced first word is detected as text"
 cp a.emb corrupt.emb && printf '\x7f' | dd of=corrupt.emb bs=1 seek=$(( $(stat -c %s a.emb) - 20 )) conv=notrunc status=none
 expect_error "--verify catches corruption" 1 "checksum mismatch" -- "$GC" --verify corrupt.emb
 [[ ! -e x.emb && ! -e x.txt ]] && ok || bad "a failed conversion left an output behind"

@@ -14,7 +14,10 @@
 # 3. .emb -> w2v-bin / w2v-text / glove, loaded by gensim, must equal the originals exactly.
 # 4. text -> emb -> text -> emb must reproduce the vectors tensor byte for byte.
 # 5. f16/bf16 storage must round like numpy (round to nearest even), and a reordered,
-#    unaligned .emb (as another safetensors writer may produce) must read the same.
+#    unaligned .emb with extra tensors (as another safetensors writer may produce) must read
+#    the same.
+# 6. The reader shown in docs/FORMAT.md must be read_emb.py's code and give the same results.
+# Set KEEP_INTEROP_FILES=1 to keep the work directory.
 set -euo pipefail
 
 if [[ $# -ne 1 || ! -x $1 ]]; then
@@ -73,20 +76,37 @@ step "$GC" -q rt.emb -o rt.back.vec
 step "$GC" -q g_txt.back.txt -o rt_glove.emb
 step "$GC" -q rt_glove.emb -o rt_glove.back.txt
 step "$GC" -q ft.back.vec -o ft_rt.emb
-for pair in "g_txt.back.vec rt.back.vec" "g_txt.back.txt rt_glove.back.txt"; do
-  set -- $pair
-  if ! cmp "$1" "$2"; then
-    echo "FAIL: text -> emb -> text is not byte-identical: $1 vs $2" >&2
+for pair in g_txt.back.vec:rt.back.vec g_txt.back.txt:rt_glove.back.txt; do
+  if ! cmp "${pair%%:*}" "${pair##*:}"; then
+    echo "FAIL: text -> emb -> text is not byte-identical: ${pair%%:*} vs ${pair##*:}" >&2
     exit 1
   fi
 done
 
 # 5. 16-bit storage, and back out of it.
-step "$GC" -q --dtype f16 g_bin.emb -o g_f16.emb
-step "$GC" -q --dtype bf16 g_bin.emb -o g_bf16.emb
+# f16 cannot hold the rows with |x| >= 65520: converting them is refused, the rest converts.
+if "$GC" -q --dtype f16 g_bin.emb -o g_f16.emb 2>f16.err || ! grep -q "outside the range of f16" f16.err ||
+   "$GC" -q --dtype bf16 g_bin.emb -o g_bf16.emb 2>bf16.err || ! grep -q "outside the range of bf16" bf16.err; then
+  echo "FAIL: f16/bf16 overflow was not refused: $(cat f16.err bf16.err)" >&2
+  exit 1
+fi
+# bf16 keeps f32's exponent but rounds FLT_MAX up to infinity: that row is refused too.
+"$PY" - <<'PYTHON'
+import json
+import numpy as np
+ref = np.load("peer/gensim_ref.npy")
+words = json.load(open("peer/gensim_ref.json", encoding="utf-8"))
+for name, limit in [("f16_words.txt", 65520.0), ("bf16_words.txt", 3.3895e38)]:
+    with open(name, "w", encoding="utf-8") as out:
+        for w, row in zip(words, ref):
+            if np.abs(row).max() < limit:
+                print(w, file=out)
+PYTHON
+step "$GC" -q --dtype f16 --vocab f16_words.txt g_bin.emb -o g_f16.emb
+step "$GC" -q --dtype bf16 --vocab bf16_words.txt g_bin.emb -o g_bf16.emb
 step "$GC" -q g_f16.emb -o g_f16.back.bin
 step "$GC" -q g_bf16.emb -o g_bf16.back.bin
-step "$GC" -q --dtype f16 peer/gensim.bin -o g_f16_direct.emb
+step "$GC" -q --dtype f16 --vocab f16_words.txt peer/gensim.bin -o g_f16_direct.emb
 
 # All comparisons, with Python tools that share no code with embed; also writes foreign.emb.
 if ! "$PY" - "$HERE" <<'PYTHON'
@@ -194,15 +214,19 @@ if len(failures) == before:
     print("ok  text -> emb -> text -> emb (and bin -> emb -> text -> emb): identical tensors")
 
 # 5. 16-bit storage rounds to nearest even, like numpy; reading it back widens exactly.
-words, vectors = gbin
-with np.errstate(over="ignore"):  # FLT_MAX and 65520 become f16 infinity, on purpose
-    f16 = vectors.astype(np.float16)
-u = vectors.view(np.uint32).astype(np.uint64)
+all_words, all_vectors = gbin
+fits_f16 = np.abs(all_vectors).max(axis=1) < 65520  # the rows converted with --vocab f16_words.txt
+fits_bf16 = np.abs(all_vectors).max(axis=1) < 3.3895e38  # and with --vocab bf16_words.txt
+f16_words = [w for w, keep in zip(all_words, fits_f16) if keep]
+bf16_words = [w for w, keep in zip(all_words, fits_bf16) if keep]
+f16 = all_vectors[fits_f16].astype(np.float16)
+u = all_vectors[fits_bf16].view(np.uint32).astype(np.uint64)
 bf16 = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-for path, dtype_name, raw, widened, back in [
-        ("g_f16.emb", "F16", f16.view(np.uint16), f16.astype(np.float32), "g_f16.back.bin"),
-        ("g_f16_direct.emb", "F16", f16.view(np.uint16), f16.astype(np.float32), None),
-        ("g_bf16.emb", "BF16", bf16, (bf16.astype(np.uint32) << 16).view(np.float32), "g_bf16.back.bin")]:
+for path, dtype_name, raw, widened, back, words, vectors in [
+        ("g_f16.emb", "F16", f16.view(np.uint16), f16.astype(np.float32), "g_f16.back.bin", f16_words, all_vectors[fits_f16]),
+        ("g_f16_direct.emb", "F16", f16.view(np.uint16), f16.astype(np.float32), None, f16_words, all_vectors[fits_f16]),
+        ("g_bf16.emb", "BF16", bf16, (bf16.astype(np.uint32) << 16).view(np.float32), "g_bf16.back.bin", bf16_words,
+         all_vectors[fits_bf16])]:
     ewords, evectors, meta, t = emb(path)
     stored = t["vectors"].view(np.uint16)
     if stored.shape != raw.shape:
@@ -244,6 +268,27 @@ open("foreign.emb", "wb").write(len(text).to_bytes(8, "little") + text + b"".joi
 fw, fv, _, ft = read_emb("foreign.emb")
 compare("foreign.emb (reordered, unaligned) via read_emb.py", fw, fv, *gbin)
 np.save("foreign_counts.npy", ft["counts"])
+
+# docs/FORMAT.md shows the reader: it must be read_emb.py's code, and work on its own.
+import ast, os, re
+doc_path = os.path.join(sys.argv[1], "..", "..", "docs", "FORMAT.md")
+blocks = re.findall(r"```python\n(.*?)```", open(doc_path, encoding="utf-8").read(), re.S)
+doc_code = next((b for b in blocks if "def read_emb" in b), "")
+ours = open(os.path.join(sys.argv[1], "read_emb.py"), encoding="utf-8").read()
+def functions(code):
+    return {n.name: ast.get_source_segment(code, n) for n in ast.parse(code).body if isinstance(n, ast.FunctionDef)}
+doc_functions, our_functions = functions(doc_code), functions(ours)
+for name in ["read_emb", "fnv1a64", "lookup", "verify_checksums"]:
+    if doc_functions.get(name) != our_functions.get(name):
+        fail(f"docs/FORMAT.md's {name}() differs from read_emb.py's (or is missing)")
+scope = {}
+exec(doc_code, scope)
+for path in ["g_bin.emb", "g_bf16.emb", "foreign.emb"]:
+    dw, dv, dm, dt = scope["read_emb"](path)
+    scope["verify_checksums"](dm, dt)
+    compare(f"{path} via the reader in docs/FORMAT.md", dw, dv, *read_emb(path)[:2])
+    if [scope["lookup"](dt, w) for w in dw] != list(range(len(dw))):
+        fail(f"{path}: lookup() from docs/FORMAT.md does not find every word at its row")
 
 sys.exit(1 if failures else 0)
 PYTHON
