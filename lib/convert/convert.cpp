@@ -8,6 +8,7 @@
 
 #include "convert/load.h"
 #include "core/atomic_output.h"
+#include "core/byte_source.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "format/emb_writer.h"
@@ -46,42 +47,57 @@ void convert(const ConvertOptions& options) {
     keep = read_word_list(options.vocab_path);
     load.keep = &keep;
   }
-  LoadedVectors loaded = load_vectors(options.input, load);
-  EmbeddingTable& table = loaded.table;
   const std::string input_name = options.input == "-" ? "<stdin>" : options.input;
+  EmbWriteOptions emb;
+  emb.normalize = options.normalize;
+  emb.source = input_name;
+  emb.creator = options.creator;
+  emb.threads = options.threads;
+  InputStream in = InputStream::open(options.input);
+  const VectorFormat from = options.from ? *options.from : detect_format(in);
+  emb.extra_metadata["source_format"] = format_name(from);
+  // Text into an .emb file streams: each parsed batch of rows is written at once and
+  // the whole table never sits in memory.
+  std::optional<EmbStreamWriter> stream;
+  if (to == VectorFormat::emb && out.seekable()) {
+    load.row_sink = [&](const EmbeddingTable& table, std::size_t first_row, std::span<float> values) {
+      if (!stream) {
+        emb.dtype = options.dtype.value_or(DType::f32);
+        stream.emplace(out, table.dim, emb);
+      }
+      stream->add_rows(table, first_row, values);
+    };
+  }
+  LoadedVectors loaded = load_vectors(in, from, load);
+  EmbeddingTable& table = loaded.table;
   if (table.rows() == 0) {
     fail("{}: no rows left to write{}", input_name, options.vocab_path.empty() ? "" : " (none of the --vocab words is in the input)");
   }
   if (load.keep && table.rows() < keep.size() && !options.limit) {
     spdlog::warn("{} of the {} words in {} are not in {}", keep.size() - table.rows(), keep.size(), options.vocab_path, input_name);
   }
-  const auto index = index_words(table, input_name);  // also rejects duplicate words, naming both lines
-  if (options.normalize) {
-    const std::size_t zeros = normalize_rows(table, options.threads);
-    if (zeros) spdlog::warn("{} rows have zero length and stay zero", zeros);
-  }
 
-  DType dtype = options.dtype.value_or(loaded.dtype.value_or(DType::f32));
-  switch (to) {
-    case VectorFormat::emb: {
-      EmbWriteOptions emb;
-      emb.dtype = dtype;
-      emb.normalized = options.normalize || loaded.normalized;
-      emb.source = input_name;
-      emb.creator = options.creator;
-      emb.threads = options.threads;
-      emb.extra_metadata["source_format"] = format_name(loaded.format);
-      write_emb(table, index, emb, out);
-      break;
+  const DType dtype = options.dtype.value_or(loaded.dtype.value_or(DType::f32));
+  std::size_t zero_rows = 0;
+  if (to == VectorFormat::emb) {
+    emb.dtype = dtype;
+    emb.normalized = loaded.normalized;
+    if (stream) {
+      stream->finish(table);  // also rejects duplicate words, naming both lines
+      zero_rows = stream->zero_rows();
+    } else {
+      zero_rows = write_emb(table, emb, out);
     }
-    case VectorFormat::glove:
-    case VectorFormat::w2v_text:
-      write_text_vectors(table, to == VectorFormat::w2v_text, options.threads, out);
-      break;
-    case VectorFormat::w2v_bin:
+  } else {
+    index_words(table, input_name);  // rejects duplicate words, naming both lines
+    if (options.normalize) zero_rows = normalize_rows(table.values, table.dim, options.threads);
+    if (to == VectorFormat::w2v_bin) {
       write_word2vec_binary(table, out);
-      break;
+    } else {
+      write_text_vectors(table, to == VectorFormat::w2v_text, options.threads, out);
+    }
   }
+  if (zero_rows) spdlog::warn("{} rows have zero length and stay zero", zero_rows);
   out.commit();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::info("{} -> {}: {} words x {} dims, {} -> {}{}, {:.2f} s", input_name, options.output == "-" ? "<stdout>" : options.output,

@@ -48,8 +48,13 @@ EmbFile open_emb(const std::string& path) {
 
 LoadedVectors load_vectors(const std::string& path, const LoadOptions& options) {
   InputStream in = InputStream::open(path);
+  const VectorFormat format = options.format ? *options.format : detect_format(in);
+  return load_vectors(in, format, options);
+}
+
+LoadedVectors load_vectors(InputStream& in, VectorFormat format, const LoadOptions& options) {
   LoadedVectors loaded;
-  loaded.format = options.format ? *options.format : detect_format(in);
+  loaded.format = format;
   switch (loaded.format) {
     case VectorFormat::emb: {
       EmbFile file = open_emb_stream(in);
@@ -69,7 +74,9 @@ LoadedVectors load_vectors(const std::string& path, const LoadOptions& options) 
       text.limit = options.limit;
       text.keep = options.keep;
       text.threads = options.threads;
+      text.row_sink = options.row_sink;
       loaded.table = read_text_vectors(in, text);
+      loaded.streamed = static_cast<bool>(options.row_sink);
       break;
     }
   }

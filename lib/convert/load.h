@@ -8,6 +8,7 @@
 #include "format/embedding_table.h"
 #include "format/emb_file.h"
 #include "text/format_detect.h"
+#include "text/text_reader.h"
 #include "text/word_set.h"
 
 namespace embed {
@@ -18,6 +19,7 @@ struct LoadOptions {
   const WordSet* keep = nullptr;       // keep only these words (nullptr: all)
   unsigned threads = 1;
   bool verify = false;                 // .emb inputs: check checksums and index first
+  RowSink row_sink;                    // text inputs: stream rows here instead of into table.values
 };
 
 struct LoadedVectors {
@@ -25,10 +27,13 @@ struct LoadedVectors {
   VectorFormat format;
   bool normalized = false;   // an .emb input said its rows have unit length
   std::optional<DType> dtype;  // an .emb input's storage type
+  bool streamed = false;       // the values went to LoadOptions::row_sink, table.values is empty
 };
 
 // Reads `path` ("-": stdin; gzip is detected). Throws embed::Error with file and line.
 LoadedVectors load_vectors(const std::string& path, const LoadOptions& options);
+// The same from an opened input; `format` is options.format or detect_format(in).
+LoadedVectors load_vectors(InputStream& in, VectorFormat format, const LoadOptions& options);
 
 // Opens an .emb file: mapped when it is a plain file, read into memory from stdin or gzip.
 EmbFile open_emb(const std::string& path);

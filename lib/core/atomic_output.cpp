@@ -132,6 +132,22 @@ void AtomicOutput::write(const void* data, std::size_t size) {
   }
 }
 
+void AtomicOutput::write_at(std::uint64_t offset, const void* data, std::size_t size) {
+  EMBED_ASSERT(seekable() && !committed_);
+  flush_buffer();
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    ssize_t n = ::pwrite(fd_, p, size, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("{}: write failed: {}", path_, std::strerror(errno));
+    }
+    p += n;
+    offset += static_cast<std::uint64_t>(n);
+    size -= static_cast<std::size_t>(n);
+  }
+}
+
 void AtomicOutput::commit() {
   EMBED_ASSERT(!committed_);
   flush_buffer();

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,10 @@ class AtomicOutput {
 
   void write(const void* data, std::size_t size);
   void write(std::string_view text) { write(text.data(), text.size()); }
+  // Overwrites bytes already written, at `offset` from the start. Needs seekable().
+  void write_at(std::uint64_t offset, const void* data, std::size_t size);
+  // A file (not standard output), so write_at() works.
+  bool seekable() const { return !is_stdout(); }
   // Flushes, closes and renames into place. No write may follow.
   void commit();
 

@@ -15,7 +15,7 @@ namespace {
 
 class FdSource : public ByteSource {
  public:
-  FdSource(int fd, bool owned, std::string name, std::shared_ptr<std::uint64_t> counter)
+  FdSource(int fd, bool owned, std::string name, std::shared_ptr<std::atomic<std::uint64_t>> counter)
       : fd_(fd), owned_(owned), name_(std::move(name)), counter_(std::move(counter)) {}
   ~FdSource() override {
     if (owned_) ::close(fd_);
@@ -24,7 +24,7 @@ class FdSource : public ByteSource {
     for (;;) {
       ssize_t n = ::read(fd_, buffer, size);
       if (n >= 0) {
-        *counter_ += static_cast<std::uint64_t>(n);
+        counter_->fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
         return static_cast<std::size_t>(n);
       }
       if (errno != EINTR) fail("{}: read failed: {}", name_, std::strerror(errno));
@@ -35,7 +35,7 @@ class FdSource : public ByteSource {
   int fd_;
   bool owned_;
   std::string name_;
-  std::shared_ptr<std::uint64_t> counter_;
+  std::shared_ptr<std::atomic<std::uint64_t>> counter_;
 };
 
 // Streaming gzip decoder over another source. Handles concatenated members, as gzip does.

@@ -3,6 +3,7 @@
 // pipelines and misnamed files work alike.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -34,7 +35,7 @@ class InputStream {
   // Size of the (decompressed) input when known in advance.
   std::optional<std::uint64_t> size_hint() const { return size_hint_; }
   // Bytes of compressed or raw input consumed so far, for progress reports.
-  std::uint64_t raw_bytes_read() const { return *raw_bytes_read_; }
+  std::uint64_t raw_bytes_read() const { return raw_bytes_read_->load(std::memory_order_relaxed); }
   std::optional<std::uint64_t> raw_size() const { return raw_size_; }
 
   // The first bytes of the (decompressed) stream, without consuming them.
@@ -51,7 +52,8 @@ class InputStream {
   bool mappable_ = false;
   std::optional<std::uint64_t> size_hint_;
   std::optional<std::uint64_t> raw_size_;
-  std::shared_ptr<std::uint64_t> raw_bytes_read_ = std::make_shared<std::uint64_t>(0);
+  // Atomic: a reading thread counts while another reports progress.
+  std::shared_ptr<std::atomic<std::uint64_t>> raw_bytes_read_ = std::make_shared<std::atomic<std::uint64_t>>(0);
   std::unique_ptr<ByteSource> source_;
   std::vector<char> peeked_;
   std::size_t peek_pos_ = 0;

@@ -1,122 +1,211 @@
 #include "format/emb_writer.h"
 
 #include <cmath>
+#include <limits>
 
 #include "core/checksum.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "core/parallel.h"
 #include "format/emb_file.h"
-#include "format/safetensors.h"
 #include "format/word_index.h"
 
 namespace embed {
 namespace {
 
 constexpr std::size_t kRowBlock = 8192;
+constexpr const char* kPaddingTensor = "__padding__";
 
 template <typename Container>
 std::span<const std::byte> bytes_of(const Container& v) {
   return std::as_bytes(std::span(v.data(), v.size()));
 }
 
-// Converts f32 values to 16-bit storage, in parallel blocks of rows. A finite value
-// that the narrower type cannot hold is an error: it would be stored as infinity,
-// which no reader (ours included) accepts back.
-std::vector<std::uint16_t> to_half(const EmbeddingTable& table, DType dtype, const std::string& source, unsigned threads) {
-  std::vector<std::uint16_t> out(table.values.size());
-  const std::size_t total = out.size();
-  const std::size_t block = kRowBlock * std::max<std::size_t>(table.dim, 1);
-  const std::size_t blocks = (total + block - 1) / block;
-  std::vector<std::size_t> first_overflow(blocks, total);
-  parallel_for(blocks, threads, [&](std::size_t b) {
-    const std::size_t end = std::min(total, (b + 1) * block);
-    for (std::size_t i = b * block; i < end; ++i) {
-      out[i] = dtype == DType::f16 ? f32_to_f16(table.values[i]) : f32_to_bf16(table.values[i]);
-      if ((out[i] & 0x7FFF) == (dtype == DType::f16 ? 0x7C00 : 0x7F80) && first_overflow[b] == total) first_overflow[b] = i;
-    }
-  });
-  for (std::size_t i : first_overflow) {
-    if (i == total) continue;
-    const std::size_t row = i / table.dim;
-    fail("{}: {} {} (\"{}\"): {} is outside the range of {}; store as {}", source, table.origin_kind, table.origins[row],
-         table.word(row), table.values[i], dtype == DType::f16 ? "f16 (largest 65504)" : "bf16",
-         dtype == DType::f16 ? "bf16 or f32" : "f32");
-  }
-  return out;
-}
+std::string dtype_option_name(DType dtype) { return dtype == DType::f32 ? "f32" : dtype == DType::f16 ? "f16" : "bf16"; }
 
-std::vector<float> row_norms(const EmbeddingTable& table, DType dtype, const std::vector<std::uint16_t>& half, unsigned threads) {
-  const std::size_t rows = table.rows();
-  const std::size_t dim = table.dim;
-  std::vector<float> norms(rows);
-  parallel_for((rows + kRowBlock - 1) / kRowBlock, threads, [&](std::size_t b) {
-    for (std::size_t r = b * kRowBlock; r < std::min(rows, (b + 1) * kRowBlock); ++r) {
-      double sum = 0;
-      for (std::size_t i = 0; i < dim; ++i) {
-        const std::size_t k = r * dim + i;
-        const float v = dtype == DType::f32 ? table.values[k] : dtype == DType::f16 ? f16_to_f32(half[k]) : bf16_to_f32(half[k]);
-        sum += static_cast<double>(v) * v;
-      }
-      norms[r] = static_cast<float>(std::sqrt(sum));
-    }
-  });
-  return norms;
-}
-
-std::string dtype_option_name(DType dtype) {
-  return dtype == DType::f32 ? "f32" : dtype == DType::f16 ? "f16" : "bf16";
-}
-
-}  // namespace
-
-void write_emb(const EmbeddingTable& table, const std::vector<std::uint32_t>& index, const EmbWriteOptions& options,
-               AtomicOutput& out) {
-  EMBED_ASSERT(is_vector_dtype(options.dtype));
-  EMBED_ASSERT(index.size() == index_capacity(table.rows()));
-  const std::uint64_t rows = table.rows();
-  const std::uint64_t dim = table.dim;
-
-  std::vector<std::uint16_t> half;
-  std::span<const std::byte> vector_bytes = bytes_of(table.values);
-  if (options.dtype != DType::f32) {
-    half = to_half(table, options.dtype, options.source, options.threads);
-    vector_bytes = bytes_of(half);
-  }
-  const std::vector<float> norms = row_norms(table, options.dtype, half, options.threads);
-
-  // Order matters: 8-byte tensors, then 4-byte ones (rows + index capacity is even, so
-  // they end 8-aligned), then the vectors (64-aligned through header padding), then bytes.
-  std::vector<safetensors::TensorToWrite> tensors;
-  tensors.push_back({"vocab.offsets", DType::i64, {rows + 1}, bytes_of(table.word_offsets)});
-  if (!table.counts.empty()) {
-    EMBED_ASSERT(table.counts.size() == rows);
-    tensors.push_back({"counts", DType::i64, {rows}, bytes_of(table.counts)});
-  }
-  tensors.push_back({"norms", DType::f32, {rows}, bytes_of(norms)});
-  tensors.push_back({"vocab.index", DType::u32, {index.size()}, bytes_of(index)});
-  tensors.push_back({"vectors", options.dtype, {rows, dim}, vector_bytes});
-  tensors.push_back({"vocab.bytes", DType::u8, {table.word_bytes.size()},
-                     std::as_bytes(std::span<const char>(table.word_bytes.data(), table.word_bytes.size()))});
-
+std::map<std::string, std::string> base_metadata(const EmbWriteOptions& options, std::uint64_t rows, std::uint64_t dim) {
   std::map<std::string, std::string> metadata = options.extra_metadata;
   metadata["format"] = kEmbFormatName;
   metadata["format_version"] = std::to_string(kEmbFormatVersion);
   metadata["rows"] = std::to_string(rows);
   metadata["dim"] = std::to_string(dim);
   metadata["dtype"] = dtype_option_name(options.dtype);
-  metadata["normalized"] = options.normalized ? "true" : "false";
+  metadata["normalized"] = options.normalize || options.normalized ? "true" : "false";
   metadata["source"] = options.source;
   metadata["creator"] = options.creator;
   metadata["index"] = "fnv1a64-linear-probing";
-  std::vector<std::uint32_t> checksums(tensors.size());
-  parallel_for(tensors.size(), options.threads, [&](std::size_t i) { checksums[i] = crc32(tensors[i].bytes); });
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    metadata["checksum." + tensors[i].name] = fmt::format("crc32:{:08x}", checksums[i]);
-  }
+  return metadata;
+}
 
-  out.write(safetensors::make_header(tensors, metadata, "vectors", 64));
-  for (const auto& t : tensors) out.write(t.bytes.data(), t.bytes.size());
+// The JSON header can only grow with the numbers in it, so rendering it with every
+// number at its widest gives a size that any real header fits in. Padded so that the
+// vectors, first in the buffer, start at a file offset that is a multiple of 64.
+std::uint64_t reserved_header_size(const EmbWriteOptions& options) {
+  constexpr std::uint64_t kWidest = std::numeric_limits<std::uint64_t>::max();
+  EmbWriteOptions widest = options;
+  widest.dtype = DType::bf16;
+  widest.normalize = widest.normalized = false;
+  auto metadata = base_metadata(widest, kWidest, kWidest);
+  std::vector<safetensors::TensorInfo> tensors;
+  for (const char* name : {"vectors", kPaddingTensor, "norms", "vocab.index", "vocab.offsets", "counts", "vocab.bytes"}) {
+    const std::vector<std::uint64_t> shape = std::string(name) == "vectors" ? std::vector{kWidest, kWidest} : std::vector{kWidest};
+    tensors.push_back({name, DType::bf16, shape, kWidest, kWidest});
+    metadata[std::string("checksum.") + name] = "crc32:ffffffff";
+  }
+  const std::uint64_t json = safetensors::header_json(tensors, metadata).size();
+  return (8 + json + 63) / 64 * 64 - 8;
+}
+
+// Converts f32 rows to the storage type. A finite value the narrower type cannot hold
+// is an error: it would be stored as infinity, which no reader (ours included) accepts.
+std::vector<std::uint16_t> to_half(std::span<const float> values, const EmbeddingTable& table, std::size_t first_row,
+                                   std::size_t dim, const EmbWriteOptions& options) {
+  const DType dtype = options.dtype;
+  std::vector<std::uint16_t> out(values.size());
+  const std::size_t total = out.size();
+  const std::size_t block = kRowBlock * std::max<std::size_t>(dim, 1);
+  const std::size_t blocks = (total + block - 1) / block;
+  const std::uint16_t infinity = dtype == DType::f16 ? 0x7C00 : 0x7F80;
+  std::vector<std::size_t> first_overflow(blocks, total);
+  parallel_for(blocks, options.threads, [&](std::size_t b) {
+    const std::size_t end = std::min(total, (b + 1) * block);
+    for (std::size_t i = b * block; i < end; ++i) {
+      out[i] = dtype == DType::f16 ? f32_to_f16(values[i]) : f32_to_bf16(values[i]);
+      if ((out[i] & 0x7FFF) == infinity && first_overflow[b] == total) first_overflow[b] = i;
+    }
+  });
+  for (std::size_t i : first_overflow) {
+    if (i == total) continue;
+    const std::size_t row = first_row + i / dim;
+    fail("{}: {} {} (\"{}\"): {} is outside the range of {}; store as {}", options.source, table.origin_kind,
+         table.origins[row], table.word(row), values[i], dtype == DType::f16 ? "f16 (largest 65504)" : "bf16",
+         dtype == DType::f16 ? "bf16 or f32" : "f32");
+  }
+  return out;
+}
+
+// Norms of the rows as stored (after rounding to 16 bits), so that for readers of the
+// file cosine = dot / (norm_a * norm_b) holds exactly.
+std::vector<float> stored_norms(std::span<const float> values, const std::vector<std::uint16_t>& half, std::size_t dim,
+                                DType dtype, unsigned threads) {
+  if (dtype == DType::f32) return row_norms(values, dim, threads);
+  std::vector<float> widened(half.size());
+  for (std::size_t i = 0; i < half.size(); ++i) widened[i] = dtype == DType::f16 ? f16_to_f32(half[i]) : bf16_to_f32(half[i]);
+  return row_norms(widened, dim, threads);
+}
+
+// The tensors after `vectors`, with their bytes, in file order.
+struct Trailer {
+  EmbLayout layout;
+  std::vector<std::uint32_t> index;
+  std::vector<std::pair<std::string, std::span<const std::byte>>> tensors;
+};
+
+Trailer make_trailer(const EmbeddingTable& table, std::size_t dim, const std::vector<float>& norms, const EmbWriteOptions& options) {
+  static constexpr std::byte kZeros[8] = {};
+  Trailer trailer;
+  trailer.layout = plan_emb_layout(table.rows(), dim, options.dtype, table.word_bytes.size(), !table.counts.empty());
+  trailer.index = index_words(table, options.source, trailer.layout.index_capacity);  // rejects duplicate words
+  for (const auto& t : trailer.layout.tensors) {
+    std::span<const std::byte> bytes;
+    if (t.name == kPaddingTensor) bytes = std::span(kZeros, t.end - t.begin);
+    if (t.name == "norms") bytes = bytes_of(norms);
+    if (t.name == "vocab.index") bytes = bytes_of(trailer.index);
+    if (t.name == "vocab.offsets") bytes = bytes_of(table.word_offsets);
+    if (t.name == "counts") bytes = bytes_of(table.counts);
+    if (t.name == "vocab.bytes") bytes = bytes_of(table.word_bytes);
+    if (t.name == "vectors") continue;
+    EMBED_ASSERT(bytes.size() == t.end - t.begin);
+    trailer.tensors.emplace_back(t.name, bytes);
+  }
+  return trailer;
+}
+
+std::string make_header(const Trailer& trailer, std::uint32_t vectors_crc, const EmbWriteOptions& options,
+                        std::uint64_t rows, std::uint64_t dim, std::uint64_t header_size) {
+  auto metadata = base_metadata(options, rows, dim);
+  metadata["checksum.vectors"] = fmt::format("crc32:{:08x}", vectors_crc);
+  for (const auto& [name, bytes] : trailer.tensors) metadata["checksum." + name] = fmt::format("crc32:{:08x}", crc32(bytes));
+  return safetensors::frame_header(safetensors::header_json(trailer.layout.tensors, metadata), header_size);
+}
+
+}  // namespace
+
+EmbLayout plan_emb_layout(std::uint64_t rows, std::uint64_t dim, DType dtype, std::uint64_t word_bytes, bool has_counts) {
+  EmbLayout layout;
+  std::uint64_t offset = 0;
+  auto place = [&](const char* name, DType type, std::vector<std::uint64_t> shape) {
+    std::uint64_t size = dtype_size(type);
+    for (std::uint64_t d : shape) size *= d;
+    EMBED_ASSERT(offset % dtype_size(type) == 0);
+    layout.tensors.push_back({name, type, std::move(shape), offset, offset + size});
+    offset += size;
+  };
+  place("vectors", dtype, {rows, dim});
+  // 16-bit vectors with rows * dim odd end 2 bytes off a 4-byte boundary: pad.
+  if (offset % 4 != 0) place(kPaddingTensor, DType::u8, {4 - offset % 4});
+  place("norms", DType::f32, {rows});
+  // Pick the capacity's parity so that the index ends on an 8-byte boundary for the I64 tensors.
+  layout.index_capacity = min_index_capacity(rows);
+  if ((offset + 4 * layout.index_capacity) % 8 != 0) ++layout.index_capacity;
+  place("vocab.index", DType::u32, {layout.index_capacity});
+  place("vocab.offsets", DType::i64, {rows + 1});
+  if (has_counts) place("counts", DType::i64, {rows});
+  place("vocab.bytes", DType::u8, {word_bytes});
+  return layout;
+}
+
+EmbStreamWriter::EmbStreamWriter(AtomicOutput& out, std::size_t dim, EmbWriteOptions options)
+    : out_(out), dim_(dim), options_(std::move(options)), header_size_(reserved_header_size(options_)) {
+  EMBED_ASSERT(out_.seekable() && is_vector_dtype(options_.dtype));
+  const std::string placeholder(8 + header_size_, ' ');
+  out_.write(placeholder);
+}
+
+void EmbStreamWriter::add_rows(const EmbeddingTable& table, std::size_t first_row, std::span<float> values) {
+  EMBED_ASSERT(first_row == rows_written_ && values.size() % dim_ == 0);
+  if (options_.normalize) zero_rows_ += normalize_rows(values, dim_, options_.threads);
+  std::vector<std::uint16_t> half;
+  std::span<const std::byte> bytes = std::as_bytes(std::span<const float>(values));
+  if (options_.dtype != DType::f32) {
+    half = to_half(values, table, first_row, dim_, options_);
+    bytes = bytes_of(half);
+  }
+  const auto norms = stored_norms(values, half, dim_, options_.dtype, options_.threads);
+  norms_.insert(norms_.end(), norms.begin(), norms.end());
+  vectors_crc_ = crc32(bytes, vectors_crc_);
+  out_.write(bytes.data(), bytes.size());
+  rows_written_ += values.size() / dim_;
+}
+
+void EmbStreamWriter::finish(const EmbeddingTable& table) {
+  EMBED_ASSERT(table.rows() == rows_written_);
+  const Trailer trailer = make_trailer(table, dim_, norms_, options_);
+  for (const auto& [name, bytes] : trailer.tensors) out_.write(bytes.data(), bytes.size());
+  out_.write_at(0, make_header(trailer, vectors_crc_, options_, table.rows(), dim_, header_size_).data(), 8 + header_size_);
+}
+
+std::size_t write_emb(EmbeddingTable& table, const EmbWriteOptions& options, AtomicOutput& out) {
+  if (out.seekable()) {
+    EmbStreamWriter writer(out, table.dim, options);
+    writer.add_rows(table, 0, table.values);
+    writer.finish(table);
+    return writer.zero_rows();
+  }
+  // A pipe: the header, with its checksums, has to go first.
+  const std::size_t zeros = options.normalize ? normalize_rows(table.values, table.dim, options.threads) : 0;
+  std::vector<std::uint16_t> half;
+  std::span<const std::byte> bytes = bytes_of(table.values);
+  if (options.dtype != DType::f32) {
+    half = to_half(table.values, table, 0, table.dim, options);
+    bytes = bytes_of(half);
+  }
+  const auto norms = stored_norms(table.values, half, table.dim, options.dtype, options.threads);
+  const Trailer trailer = make_trailer(table, table.dim, norms, options);
+  out.write(make_header(trailer, crc32(bytes), options, table.rows(), table.dim, reserved_header_size(options)));
+  out.write(bytes.data(), bytes.size());
+  for (const auto& [name, tensor_bytes] : trailer.tensors) out.write(tensor_bytes.data(), tensor_bytes.size());
+  return zeros;
 }
 
 }  // namespace embed

@@ -1,30 +1,73 @@
 // Writing .emb files (docs/FORMAT.md).
+//
+// Layout: the header, padded to a size fixed in advance (so that it can be written
+// last), then `vectors` at a 64-byte file offset, then the tensors whose sizes depend
+// on the vocabulary. This lets EmbStreamWriter write vectors as a parser produces
+// them, with no second copy of the table in memory, and fill in the header (sizes,
+// checksums) at the end. write_emb() produces the same bytes from a table in memory,
+// also onto outputs that cannot seek, such as a pipe.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "core/atomic_output.h"
 #include "format/dtype.h"
 #include "format/embedding_table.h"
+#include "format/safetensors.h"
 
 namespace embed {
 
 struct EmbWriteOptions {
   DType dtype = DType::f32;   // storage type of `vectors`: f32, f16 or bf16
-  bool normalized = false;    // recorded in __metadata__: the rows have unit length
-  std::string source;         // where the vectors came from, for __metadata__
+  bool normalize = false;     // scale rows to unit length as they are written
+  bool normalized = false;    // the rows already have unit length (an .emb input said so)
+  std::string source;         // where the vectors came from, for __metadata__ and messages
   std::string creator;        // tool name and version, for __metadata__
   unsigned threads = 1;
   std::map<std::string, std::string> extra_metadata;
 };
 
-// Writes `table` as .emb. `index` is index_words(table). Norms are computed from the
-// values as stored (after rounding to dtype), so cosine = dot / (norm_a * norm_b) holds
-// exactly for readers of the file.
-void write_emb(const EmbeddingTable& table, const std::vector<std::uint32_t>& index, const EmbWriteOptions& options,
-               AtomicOutput& out);
+// Where each tensor goes in the data buffer, in file order, and the index capacity
+// chosen so that every tensor is naturally aligned.
+struct EmbLayout {
+  std::vector<safetensors::TensorInfo> tensors;
+  std::uint64_t index_capacity = 0;
+};
+EmbLayout plan_emb_layout(std::uint64_t rows, std::uint64_t dim, DType dtype, std::uint64_t word_bytes, bool has_counts);
+
+class EmbStreamWriter {
+ public:
+  // Reserves the header space at the start of `out`, which must be seekable.
+  EmbStreamWriter(AtomicOutput& out, std::size_t dim, EmbWriteOptions options);
+
+  // Writes rows [first_row, first_row + n) of `table`, whose words and origins are
+  // already there; `values` holds their n * dim components (scaled in place when
+  // normalizing). Rows must arrive in order.
+  void add_rows(const EmbeddingTable& table, std::size_t first_row, std::span<float> values);
+
+  // Writes the vocabulary, index and norms, then the header. Throws embed::Error on a
+  // duplicate word. The caller then commits `out`.
+  void finish(const EmbeddingTable& table);
+
+  std::size_t zero_rows() const { return zero_rows_; }  // rows left at zero by normalize
+
+ private:
+  AtomicOutput& out_;
+  std::size_t dim_;
+  EmbWriteOptions options_;
+  std::uint64_t header_size_;
+  std::size_t rows_written_ = 0;
+  std::uint32_t vectors_crc_ = 0;
+  std::vector<float> norms_;
+  std::size_t zero_rows_ = 0;
+};
+
+// Writes `table` (normalizing its values in place when asked) as .emb in one go.
+// Returns the number of rows left at zero by normalize.
+std::size_t write_emb(EmbeddingTable& table, const EmbWriteOptions& options, AtomicOutput& out);
 
 }  // namespace embed

@@ -16,7 +16,8 @@ void EmbeddingTable::add_row(std::string_view word, std::span<const float> vecto
   origins.push_back(origin);
 }
 
-std::vector<std::uint32_t> index_words(const EmbeddingTable& table, const std::string& source_name) {
+std::vector<std::uint32_t> index_words(const EmbeddingTable& table, const std::string& source_name,
+                                       std::uint64_t capacity) {
   if (table.rows() >= kMaxIndexedRows) {
     fail("{}: {} words is more than the format's limit of {}", source_name, table.rows(), kMaxIndexedRows - 1);
   }
@@ -28,16 +29,20 @@ std::vector<std::uint32_t> index_words(const EmbeddingTable& table, const std::s
                                   : fmt::format("{}: {} {}", source_name, table.origin_kind, table.origins[again]);
     fail("{}: duplicate word \"{}\" (also on {} {})", where, table.word(again), table.origin_kind, table.origins[first]);
   };
-  return build_index(table.rows(), word_at, on_duplicate);
+  if (capacity == 0) capacity = min_index_capacity(table.rows());
+  return build_index(table.rows(), capacity, word_at, on_duplicate);
 }
 
-std::size_t normalize_rows(EmbeddingTable& table, unsigned threads) {
-  const std::size_t rows = table.rows();
-  constexpr std::size_t kBlock = 4096;
-  std::vector<std::size_t> zero_rows((rows + kBlock - 1) / kBlock, 0);
+namespace {
+constexpr std::size_t kRowBlock = 4096;
+}  // namespace
+
+std::size_t normalize_rows(std::span<float> values, std::size_t dim, unsigned threads) {
+  const std::size_t rows = dim ? values.size() / dim : 0;
+  std::vector<std::size_t> zero_rows((rows + kRowBlock - 1) / kRowBlock, 0);
   parallel_for(zero_rows.size(), threads, [&](std::size_t block) {
-    for (std::size_t r = block * kBlock; r < std::min(rows, (block + 1) * kBlock); ++r) {
-      auto row = table.row(r);
+    for (std::size_t r = block * kRowBlock; r < std::min(rows, (block + 1) * kRowBlock); ++r) {
+      const auto row = values.subspan(r * dim, dim);
       double sum = 0;
       for (float v : row) sum += static_cast<double>(v) * v;
       if (sum == 0) {
@@ -51,6 +56,19 @@ std::size_t normalize_rows(EmbeddingTable& table, unsigned threads) {
   std::size_t zeros = 0;
   for (std::size_t z : zero_rows) zeros += z;
   return zeros;
+}
+
+std::vector<float> row_norms(std::span<const float> values, std::size_t dim, unsigned threads) {
+  const std::size_t rows = dim ? values.size() / dim : 0;
+  std::vector<float> norms(rows);
+  parallel_for((rows + kRowBlock - 1) / kRowBlock, threads, [&](std::size_t block) {
+    for (std::size_t r = block * kRowBlock; r < std::min(rows, (block + 1) * kRowBlock); ++r) {
+      double sum = 0;
+      for (float v : values.subspan(r * dim, dim)) sum += static_cast<double>(v) * v;
+      norms[r] = static_cast<float>(std::sqrt(sum));
+    }
+  });
+  return norms;
 }
 
 }  // namespace embed

@@ -32,10 +32,16 @@ struct EmbeddingTable {
   void add_row(std::string_view word, std::span<const float> vector, std::uint64_t origin);
 };
 
-// Builds the vocab.index slots, failing with "SOURCE:LINE: duplicate word ..." naming both rows' origins.
-std::vector<std::uint32_t> index_words(const EmbeddingTable& table, const std::string& source_name);
+// Builds the vocab.index slots (capacity 0: the minimum), failing with
+// "SOURCE:LINE: duplicate word ..." naming both rows' origins.
+std::vector<std::uint32_t> index_words(const EmbeddingTable& table, const std::string& source_name,
+                                       std::uint64_t capacity = 0);
 
-// Scales every row to unit L2 length; rows of zero length stay zero. Returns how many were zero.
-std::size_t normalize_rows(EmbeddingTable& table, unsigned threads);
+// Scales every row of `values` (rows of `dim` floats) to unit L2 length; rows of zero
+// length stay zero. Returns how many were zero.
+std::size_t normalize_rows(std::span<float> values, std::size_t dim, unsigned threads);
+
+// L2 norm of each row of `values`, summed in double.
+std::vector<float> row_norms(std::span<const float> values, std::size_t dim, unsigned threads);
 
 }  // namespace embed

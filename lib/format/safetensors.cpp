@@ -142,37 +142,23 @@ Header parse(std::span<const std::byte> file, const std::string& name) {
   return header;
 }
 
-std::string make_header(const std::vector<TensorToWrite>& tensors, const std::map<std::string, std::string>& metadata,
-                        const std::string& align_name, std::uint64_t alignment) {
-  // ordered_json keeps insertion order: __metadata__ first, then tensors in file order, as the reference writer does.
+std::string header_json(const std::vector<TensorInfo>& tensors, const std::map<std::string, std::string>& metadata) {
+  // ordered_json keeps insertion order: __metadata__ first, then tensors in file order.
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
   if (!metadata.empty()) header["__metadata__"] = metadata;
-  std::uint64_t offset = 0;
-  std::uint64_t align_offset = 0;
-  bool found = false;
   for (const auto& t : tensors) {
-    std::uint64_t expected = dtype_size(t.dtype);
-    for (std::uint64_t dim : t.shape) expected *= dim;
-    EMBED_ASSERT(expected == t.bytes.size());
-    EMBED_ASSERT(offset % dtype_size(t.dtype) == 0);  // callers order tensors so every one is naturally aligned
-    if (t.name == align_name) {
-      align_offset = offset;
-      found = true;
-    }
-    header[t.name] = {{"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"data_offsets", {offset, offset + t.bytes.size()}}};
-    offset += t.bytes.size();
+    header[t.name] = {{"dtype", dtype_name(t.dtype)}, {"shape", t.shape}, {"data_offsets", {t.begin, t.end}}};
   }
-  EMBED_ASSERT(found || align_name.empty());
   // Replace rather than throw on a non-UTF-8 metadata value (a source path, say).
-  std::string json_text = header.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-  // Pad with trailing spaces (the spec allows them) until 8 + N + align_offset is a multiple of alignment.
-  const std::uint64_t unpadded_end = 8 + json_text.size() + align_offset;
-  const std::uint64_t padding = (alignment - unpadded_end % alignment) % alignment;
-  json_text.append(padding, ' ');
+  return header.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+std::string frame_header(std::string json, std::uint64_t size) {
+  EMBED_ASSERT(json.size() <= size);
+  json.append(size - json.size(), ' ');  // trailing spaces are the padding the spec allows
   std::string out(8, '\0');
-  std::uint64_t size = json_text.size();
   for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((size >> (8 * i)) & 0xFF);
-  return out + json_text;
+  return out + json;
 }
 
 }  // namespace embed::safetensors

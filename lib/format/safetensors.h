@@ -34,20 +34,12 @@ struct Header {
 // Throws embed::Error starting with `name` on any violation.
 Header parse(std::span<const std::byte> file, const std::string& name);
 
-// A tensor to write: its bytes are supplied by the caller.
-struct TensorToWrite {
-  std::string name;
-  DType dtype;
-  std::vector<std::uint64_t> shape;
-  std::span<const std::byte> bytes;
-};
+// The header JSON for `tensors` (their offsets as given), with __metadata__ first and
+// the tensors in the given order, as the reference writer does. Not padded.
+std::string header_json(const std::vector<TensorInfo>& tensors, const std::map<std::string, std::string>& metadata);
 
-// Serializes the header for `tensors`, laid out in the given order with no gaps,
-// padded with spaces so that the tensor named `align_name` starts at a file
-// offset that is a multiple of `alignment`. Returns the 8-byte length plus JSON.
-// The caller then writes each tensor's bytes in order.
-std::string make_header(const std::vector<TensorToWrite>& tensors,
-                        const std::map<std::string, std::string>& metadata,
-                        const std::string& align_name, std::uint64_t alignment);
+// The 8-byte little-endian length followed by `json` padded with spaces to exactly
+// `size` bytes (size >= json.size()).
+std::string frame_header(std::string json, std::uint64_t size);
 
 }  // namespace embed::safetensors

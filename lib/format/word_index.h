@@ -3,8 +3,8 @@
 // Open addressing with linear probing over `capacity` U32 slots, each holding a
 // row number or kEmptySlot. A word's home slot is (fnv1a64(word) * capacity) >> 64
 // (the high half of a 128-bit product), and probing steps +1, wrapping to 0.
-// The capacity keeps the load at most one half and is never a power of two on
-// purpose: see index_capacity(). Everything here is plain enough to re-implement
+// The capacity keeps the load at most one half; it need not be a power of two, which
+// lets the writer pick its parity for alignment. Everything here is plain enough to re-implement
 // in ten lines of Python (docs/FORMAT.md does).
 #pragma once
 
@@ -35,10 +35,9 @@ inline std::uint64_t home_slot(std::uint64_t hash, std::uint64_t capacity) {
   return static_cast<std::uint64_t>((static_cast<uint128>(hash) * capacity) >> 64);
 }
 
-// At least 2 * rows + 1 slots, with the parity of `rows`: then rows + capacity is
-// even, so the F32/U32 tensors before `vectors` end on an 8-byte boundary and every
-// tensor in the file is naturally aligned without padding tensors.
-inline std::uint64_t index_capacity(std::uint64_t rows) { return 2 * rows + ((rows % 2 == 1) ? 1 : 2); }
+// The fewest slots a writer may use: a load of at most one half keeps probes short.
+// (The .emb writer adds one slot when that keeps the tensors after it aligned.)
+inline std::uint64_t min_index_capacity(std::uint64_t rows) { return 2 * rows + 1; }
 
 // Looks `word` up; `word_at(row)` returns the stored word of a row. Slots holding a
 // row >= rows (a corrupt file) are treated as misses, so lookups never read out of bounds.
@@ -57,12 +56,12 @@ std::optional<std::uint64_t> find_in_index(std::span<const std::uint32_t> slots,
   return std::nullopt;
 }
 
-// Builds the slots for rows [0, rows). When a word repeats, calls
+// Builds `capacity` (> rows) slots for rows [0, rows). When a word repeats, calls
 // on_duplicate(first_row, repeated_row), which is expected to throw.
 template <typename WordAt, typename OnDuplicate>
-std::vector<std::uint32_t> build_index(std::uint64_t rows, const WordAt& word_at, const OnDuplicate& on_duplicate) {
-  std::vector<std::uint32_t> slots(index_capacity(rows), kEmptySlot);
-  const std::uint64_t capacity = slots.size();
+std::vector<std::uint32_t> build_index(std::uint64_t rows, std::uint64_t capacity, const WordAt& word_at,
+                                       const OnDuplicate& on_duplicate) {
+  std::vector<std::uint32_t> slots(capacity, kEmptySlot);
   for (std::uint64_t row = 0; row < rows; ++row) {
     const std::string_view word = word_at(row);
     std::uint64_t slot = home_slot(word_hash(word), capacity);

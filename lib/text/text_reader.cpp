@@ -1,6 +1,8 @@
 #include "text/text_reader.h"
 
 #include <algorithm>
+#include <array>
+#include <future>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -9,6 +11,7 @@
 #include <fast_float/fast_float.h>
 
 #include "core/error.h"
+#include "core/float_buffer.h"
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "core/utf8.h"
@@ -56,32 +59,74 @@ inline bool parse_number(const char* begin, const char* end, float& value) {
   return result.ec == std::errc() && result.ptr == end;
 }
 
-// Parses the common shape "-?DIGITS(.DIGITS)?" directly: when the digits fit in 24 bits
-// and there are at most 10 decimals, both the digits and the power of ten are exact
-// floats, so one IEEE division gives the correctly rounded result (Clinger's fast path,
-// the one fast_float takes too, without its generality). Returns nullptr for anything
-// else (exponents, long mantissas, "nan"), which the caller hands to fast_float.
-inline const char* parse_plain_decimal(const char* p, const char* end, float& out) {
-  static constexpr float kPowersOfTen[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
-  const bool negative = p < end && *p == '-';
+// Bytes a parser may read past the end of a block (see LineBlockReader).
+constexpr std::size_t kReadSlack = 8;
+
+inline std::uint64_t load8(const char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// How many of the 8 bytes in v (first byte lowest) are ASCII digits before the first non-digit.
+inline unsigned count_leading_digits(std::uint64_t v) {
+  const std::uint64_t high_nibble_not_3 = (v & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull;
+  const std::uint64_t low_nibble_over_9 = ((v & 0x0F0F0F0F0F0F0F0Full) + 0x0606060606060606ull) & 0x1010101010101010ull;
+  const std::uint64_t bad = high_nibble_not_3 | low_nibble_over_9;  // non-zero bytes are not digits
+  const std::uint64_t bad_bytes = (((bad & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | bad) & 0x8080808080808080ull;
+  return bad_bytes ? static_cast<unsigned>(__builtin_ctzll(bad_bytes)) / 8 : 8;
+}
+
+// The value of the first n (1 to 8) digits in v: shift them to the top as the last digits
+// of an 8-digit number, then fast_float's three-multiply conversion.
+inline std::uint32_t leading_digits_value(std::uint64_t v, unsigned n) {
+  v -= 0x3030303030303030ull;  // borrows only reach bytes past the digits, which the shift drops
+  v <<= 8 * (8 - n);
+  v = v * 10 + (v >> 8);
+  v = (((v & 0x000000FF000000FFull) * 0x000F424000000064ull) + (((v >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >> 32;
+  return static_cast<std::uint32_t>(v);
+}
+
+}  // namespace
+
+// Parses the common shape "-?DIGITS(.DIGITS)?" (at most 7 digits each side) directly.
+// Returns nullptr for anything else (exponents, long mantissas, "nan"), which the
+// caller hands to fast_float. Reads up to kReadSlack bytes past `end`.
+//
+// Why m * 10^-d in double, rounded once to float, is the correctly rounded float of
+// m / 10^d when m <= 2^24 and d <= 7: the double product is within 2^-52 (relative) of
+// the exact quotient, while the quotient is either a float midpoint itself (impossible
+// here: that needs 25 significant bits, and m / 5^d has fewer) or at least
+// 1 / (10^d * 2^25) > 2^-49 away from every midpoint. So rounding to float cannot flip.
+// A multiply instead of a float division: the division was a third of the parse time.
+inline const char* parse_plain_decimal_inline(const char* p, const char* end, float& out) {
+  static constexpr double kInversePowersOfTen[] = {1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7};
+  static constexpr std::uint32_t kScale[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+  const bool negative = *p == '-';
   p += negative;
-  std::uint64_t mantissa = 0;
-  const char* digits = p;
-  while (p < end && static_cast<unsigned>(*p - '0') < 10) mantissa = mantissa * 10 + static_cast<unsigned>(*p++ - '0');
-  std::size_t count = static_cast<std::size_t>(p - digits);
-  std::size_t decimals = 0;
+  const auto available = [&] { return static_cast<unsigned>(std::min<std::ptrdiff_t>(end - p, 8)); };
+  const unsigned whole = std::min(count_leading_digits(load8(p)), available());
+  if (whole == 8) return nullptr;
+  std::uint64_t mantissa = whole ? leading_digits_value(load8(p), whole) : 0;
+  p += whole;
+  unsigned decimals = 0;
   if (p < end && *p == '.') {
-    const char* fraction = ++p;
-    while (p < end && static_cast<unsigned>(*p - '0') < 10) mantissa = mantissa * 10 + static_cast<unsigned>(*p++ - '0');
-    decimals = static_cast<std::size_t>(p - fraction);
-    count += decimals;
+    ++p;
+    decimals = std::min(count_leading_digits(load8(p)), available());
+    if (decimals == 8) return nullptr;
+    if (decimals) mantissa = mantissa * kScale[decimals] + leading_digits_value(load8(p), decimals);
+    p += decimals;
   }
-  if (count == 0 || count > 19 || decimals > 10 || mantissa > (1u << 24)) return nullptr;
+  if (whole + decimals == 0 || mantissa > (1u << 24)) return nullptr;
   if (p < end && !is_separator(*p)) return nullptr;
-  const float value = static_cast<float>(mantissa) / kPowersOfTen[decimals];
-  out = negative ? -value : value;
+  const double value = static_cast<double>(mantissa) * kInversePowersOfTen[decimals];
+  out = static_cast<float>(negative ? -value : value);
   return p;
 }
+
+const char* parse_plain_decimal(const char* p, const char* end, float& out) { return parse_plain_decimal_inline(p, end, out); }
+
+namespace {
 
 std::string show(std::string_view s) {
   constexpr std::size_t kMax = 40;
@@ -157,7 +202,7 @@ class LineParser {
     for (; k < dim_; ++k) {
       while (p < end && is_separator(*p)) ++p;
       if (p == end) break;
-      if (const char* next = parse_plain_decimal(p, end, out[k])) {
+      if (const char* next = parse_plain_decimal_inline(p, end, out[k])) {
         p = next;
         continue;
       }
@@ -263,6 +308,54 @@ std::vector<std::pair<const char*, const char*>> split_at_lines(const char* begi
   return runs;
 }
 
+using CharBuffer = std::vector<char, UninitializedAllocator<char>>;
+
+// Cuts an input stream into blocks of whole lines, about `block_bytes` each.
+class LineBlockReader {
+ public:
+  LineBlockReader(InputStream& in, std::size_t block_bytes) : in_(in), block_bytes_(block_bytes) {}
+
+  // Fills `block` with the next run of whole lines (at the end of the input the last
+  // line may lack its newline). Returns false when nothing is left.
+  bool next(CharBuffer& block) {
+    grow(block, std::max(block_bytes_, 2 * carry_.size()));
+    std::memcpy(block.data(), carry_.data(), carry_.size());
+    std::size_t filled = carry_.size();
+    for (;;) {
+      while (filled < block.size() && !at_end_) {
+        const std::size_t n = in_.read(block.data() + filled, block.size() - filled);
+        if (n == 0) at_end_ = true;
+        filled += n;
+      }
+      if (at_end_) {
+        carry_.clear();
+        block.resize(filled);
+        return filled > 0;
+      }
+      const char* last_newline = static_cast<const char*>(memrchr(block.data(), '\n', filled));
+      if (last_newline != nullptr) {
+        const std::size_t end = static_cast<std::size_t>(last_newline + 1 - block.data());
+        carry_.assign(block.data() + end, block.data() + filled);
+        block.resize(end);
+        return true;
+      }
+      grow(block, block.size() * 2);  // a line longer than the block: read more of it
+    }
+  }
+
+ private:
+  // Parsers may read kReadSlack bytes past the last line, so keep that much capacity beyond it.
+  static void grow(CharBuffer& block, std::size_t size) {
+    block.reserve(size + kReadSlack);
+    block.resize(size);
+  }
+
+  InputStream& in_;
+  std::size_t block_bytes_;
+  std::string carry_;  // the incomplete last line of the previous block
+  bool at_end_ = false;
+};
+
 // Reads the first line without consuming it (lines of vectors are a few kB; cap at 64 MB).
 std::string_view peek_first_line(InputStream& in) {
   std::size_t want = 1 << 16;
@@ -341,44 +434,46 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
   if (options.limit) expected_rows = std::min(expected_rows, options.limit);
   if (!options.keep) {
     expected_rows = std::min<std::uint64_t>(expected_rows, std::uint64_t{1} << 28);
-    table.values.reserve(expected_rows * dim);
+    if (!options.row_sink) table.values.reserve(expected_rows * dim);
     table.origins.reserve(expected_rows);
     table.word_offsets.reserve(expected_rows + 1);
   }
 
   const unsigned threads = std::max(1u, options.threads);
   Progress progress("reading " + name, in.raw_size().value_or(0));
-  std::vector<char> buffer(options.chunk_bytes);
-  std::vector<Part> parts(threads);
-  std::size_t carried = 0;
+  LineBlockReader reader(in, options.chunk_bytes);
+  // Two of everything: while the workers parse one block, a helper thread hands the
+  // previous block's rows to the sink (writing them out) and reads the next block.
+  std::array<CharBuffer, 2> blocks;
+  std::array<std::vector<Part>, 2> part_sets{std::vector<Part>(threads), std::vector<Part>(threads)};
+  struct SinkJob {
+    int set = 0;
+    std::vector<std::pair<std::size_t, std::size_t>> rows;  // per part: (first table row, row count)
+  };
+  std::optional<SinkJob> pending;
+  auto run_sink = [&](const SinkJob& job) {
+    for (std::size_t i = 0; i < job.rows.size(); ++i) {
+      const auto [first, count] = job.rows[i];
+      if (count > 0) options.row_sink(table, first, std::span<float>(part_sets[job.set][i].values.data(), count * dim));
+    }
+  };
   std::uint64_t rows_seen = 0;
-  bool at_end = false;
   bool limit_reached = false;
-  while (!at_end && !limit_reached) {
-    std::size_t filled = carried;
-    while (filled < buffer.size()) {
-      const std::size_t n = in.read(buffer.data() + filled, buffer.size() - filled);
-      if (n == 0) {
-        at_end = true;
-        break;
-      }
-      filled += n;
-    }
-    progress.update(in.raw_bytes_read());
-    const char* begin = buffer.data();
-    const char* end = begin + filled;
-    if (!at_end) {
-      const char* last_newline = static_cast<const char*>(memrchr(begin, '\n', filled));
-      if (last_newline == nullptr) {
-        buffer.resize(buffer.size() * 2);  // a line longer than the buffer: read more of it
-        carried = filled;
-        continue;
-      }
-      end = last_newline + 1;
-    }
-    const auto runs = split_at_lines(begin, end, threads);
+  int current = 0;
+  bool have_block = reader.next(blocks[current]);
+  while (have_block && !limit_reached) {
+    bool have_next = false;
+    auto helper = std::async(std::launch::async, [&, job = std::move(pending)] {
+      if (job) run_sink(*job);
+      have_next = reader.next(blocks[1 - current]);
+    });
+    pending.reset();
+    std::vector<Part>& parts = part_sets[current];
+    const auto runs = split_at_lines(blocks[current].data(), blocks[current].data() + blocks[current].size(), threads);
     for (Part& part : parts) part.clear();
     parallel_for(runs.size(), threads, [&](std::size_t i) { parser.parse(runs[i].first, runs[i].second, parts[i]); });
+    helper.get();  // the table may change again only once the sink is done with it
+    progress.update(in.raw_bytes_read());
 
     // Keep rows in input order up to the limit or the first bad line, whichever comes first.
     std::vector<std::size_t> first_row(runs.size() + 1, 0);
@@ -399,11 +494,16 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
       }
     }
     const std::size_t old_rows = table.rows();
-    table.values.resize((old_rows + first_row[used_parts]) * dim);
-    parallel_for(used_parts, threads, [&](std::size_t i) {
-      std::memcpy(table.values.data() + (old_rows + first_row[i]) * dim, parts[i].values.data(),
-                  (first_row[i + 1] - first_row[i]) * dim * sizeof(float));
-    });
+    if (!options.row_sink) {
+      table.values.resize((old_rows + first_row[used_parts]) * dim);
+      parallel_for(used_parts, threads, [&](std::size_t i) {
+        std::memcpy(table.values.data() + (old_rows + first_row[i]) * dim, parts[i].values.data(),
+                    (first_row[i + 1] - first_row[i]) * dim * sizeof(float));
+      });
+    } else {
+      pending = SinkJob{current, {}};
+      for (std::size_t i = 0; i < used_parts; ++i) pending->rows.emplace_back(old_rows + first_row[i], first_row[i + 1] - first_row[i]);
+    }
     for (std::size_t i = 0; i < used_parts; ++i) {
       const Part& part = parts[i];
       std::uint32_t word_begin = 0;
@@ -417,9 +517,10 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
       if (failed_part == i) fail_at(name, line_base + part.error->first + 1, "{}", part.error->second);
       line_base += part.lines;
     }
-    carried = static_cast<std::size_t>(buffer.data() + filled - end);
-    std::memmove(buffer.data(), end, carried);
+    current = 1 - current;
+    have_block = have_next;
   }
+  if (pending) run_sink(*pending);
   progress.finish();
 
   if (header_rows && !limit_reached && rows_seen != *header_rows) {

@@ -97,7 +97,8 @@ expect_error "f16 overflow" 1 "big.txt: line 1 (\"big\"): 70000 is outside the r
 "$GC" -q --dtype bf16 big.txt -o big.emb && ok || bad "bf16 holds 70000"
 printf '2 2\nnew york 0.1 0.2\nb 1 2\n' > spaced.vec
 "$GC" -q spaced.vec -o - --to glove | head -1 | grep -qx 'new york 0.1 0.2' && ok || bad "w2v text with a spaced first word is detected as text"
-cp a.emb corrupt.emb && printf '\x7f' | dd of=corrupt.emb bs=1 seek=$(( $(stat -c %s a.emb) - 20 )) conv=notrunc status=none
+header_size=$(od -An -tu8 -N8 a.emb | tr -d ' ')
+cp a.emb corrupt.emb && printf '\x7f' | dd of=corrupt.emb bs=1 seek=$((8 + header_size + 2)) conv=notrunc status=none
 expect_error "--verify catches corruption" 1 "checksum mismatch" -- "$GC" --verify corrupt.emb
 [[ ! -e x.emb && ! -e x.txt ]] && ok || bad "a failed conversion left an output behind"
 [[ -z $(ls | grep '\.tmp-') ]] && ok || bad "temporaries left behind: $(ls | grep '\.tmp-')"

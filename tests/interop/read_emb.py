@@ -70,7 +70,7 @@ def verify_checksums(meta, tensors):
 
 # ---- Everything below checks more than a reader needs: the layout glove-convert promises. ----
 
-WRITER_ORDER = ["vocab.offsets", "counts", "norms", "vocab.index", "vectors", "vocab.bytes"]
+WRITER_ORDER = ["vectors", "__padding__", "norms", "vocab.index", "vocab.offsets", "counts", "vocab.bytes"]
 ITEMSIZE = {"F32": 4, "F16": 2, "BF16": 2, "I64": 8, "U32": 4, "U8": 1}
 
 
@@ -97,8 +97,8 @@ def check_emb(path):
         problems.append("__metadata__ is not the first key")
     meta = header.pop("__metadata__")
     names = [k for k in keys if k != "__metadata__"]
-    if names != [w for w in WRITER_ORDER if w in names] or set(WRITER_ORDER) - set(names) - {"counts"}:
-        problems.append(f"tensors {names}, expected the writer order {WRITER_ORDER} (counts optional)")
+    if names != [w for w in WRITER_ORDER if w in names] or set(WRITER_ORDER) - set(names) - {"counts", "__padding__"}:
+        problems.append(f"tensors {names}, expected the writer order {WRITER_ORDER} (counts, __padding__ optional)")
     if any(not isinstance(v, str) for v in meta.values()):
         problems.append("a __metadata__ value is not a string")
     end = 0
@@ -115,8 +115,8 @@ def check_emb(path):
     if 8 + n + end != len(raw):
         problems.append(f"tensors end at {8 + n + end}, the file at {len(raw)}")
     vec_at = 8 + n + header["vectors"]["data_offsets"][0]
-    if vec_at % 64 or len(text) - len(text.rstrip(" ")) >= 64:
-        problems.append(f"vectors at file offset {vec_at}: expected a multiple of 64 with under 64 bytes of padding")
+    if vec_at % 64 or header["vectors"]["data_offsets"][0] != 0:
+        problems.append(f"vectors at file offset {vec_at}: expected first in the buffer, at a multiple of 64")
     if problems:
         return problems
 
@@ -141,8 +141,8 @@ def check_emb(path):
     offsets, index = tensors["vocab.offsets"], tensors["vocab.index"]
     if offsets[0] != 0 or offsets[-1] != len(tensors["vocab.bytes"]) or np.any(np.diff(offsets) < 0):
         problems.append("vocab.offsets do not rise from 0 to len(vocab.bytes)")
-    if len(index) != 2 * rows + (1 if rows % 2 else 2):
-        problems.append(f"vocab.index has {len(index)} slots for {rows} rows")
+    if len(index) not in (2 * rows + 1, 2 * rows + 2) or header["vocab.index"]["data_offsets"][1] % 8:
+        problems.append(f"vocab.index has {len(index)} slots for {rows} rows, or does not end 8-aligned")
     if np.count_nonzero(index != EMPTY) != rows or np.any(index[index != EMPTY] >= rows):
         problems.append("vocab.index does not hold each row number once")
     for row, word in enumerate(words):

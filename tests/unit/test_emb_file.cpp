@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "core/atomic_output.h"
 #include "format/emb_file.h"
 #include "format/emb_writer.h"
@@ -24,13 +27,13 @@ EmbeddingTable sample_table(std::size_t rows, std::size_t dim) {
   return table;
 }
 
-void write(const EmbeddingTable& table, const std::string& path, DType dtype = DType::f32) {
+void write(EmbeddingTable table, const std::string& path, DType dtype = DType::f32) {
   AtomicOutput out(path);
   EmbWriteOptions options;
   options.dtype = dtype;
   options.source = "unit test";
   options.creator = "test";
-  write_emb(table, index_words(table, "test"), options, out);
+  write_emb(table, options, out);
   out.commit();
 }
 
@@ -67,6 +70,78 @@ TEST_CASE("an .emb round-trips words, vectors, norms and counts", "[emb]") {
   }
 }
 
+TEST_CASE("streamed, one-go and piped writes give the same bytes", "[emb]") {
+  TempDir dir;
+  for (DType dtype : {DType::f32, DType::f16}) {
+    for (std::size_t dim : {3, 4}) {  // odd rows * dim in f16 needs the padding tensor
+      EmbeddingTable table = sample_table(7, dim);
+      EmbWriteOptions options;
+      options.dtype = dtype;
+      options.normalize = true;
+      options.source = "s";
+      write(table, dir.file("one.emb"), dtype);
+      {
+        AtomicOutput out(dir.file("streamed.emb"));
+        EmbStreamWriter writer(out, dim, options);
+        EmbeddingTable copy = table;
+        writer.add_rows(copy, 0, std::span<float>(copy.values.data(), 3 * dim));
+        writer.add_rows(copy, 3, std::span<float>(copy.values.data() + 3 * dim, 4 * dim));
+        writer.finish(copy);
+        out.commit();
+      }
+      {
+        EmbeddingTable copy = table;
+        AtomicOutput out(dir.file("whole.emb"));
+        write_emb(copy, options, out);
+        out.commit();
+      }
+      {
+        // Standard output cannot seek: the header is computed first. Point fd 1 at a file to catch it.
+        EmbeddingTable copy = table;
+        std::fflush(stdout);
+        const int saved = ::dup(1);
+        const int fd = ::open(dir.file("piped.emb").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        ::dup2(fd, 1);
+        {
+          AtomicOutput out("-");
+          write_emb(copy, options, out);
+          out.commit();
+        }
+        ::dup2(saved, 1);
+        ::close(fd);
+        ::close(saved);
+      }
+      REQUIRE(test::read_file(dir.file("piped.emb")) == test::read_file(dir.file("whole.emb")));
+      REQUIRE(test::read_file(dir.file("streamed.emb")) == test::read_file(dir.file("whole.emb")));
+      const EmbFile file = EmbFile::open(dir.file("streamed.emb"));
+      CHECK(file.normalized());
+      CHECK(file.norms()[6] == Approx(1.0).epsilon(1e-3));
+      CHECK(reinterpret_cast<std::uintptr_t>(file.vector_bytes()) % 64 == 0);
+      CHECK_NOTHROW(file.verify());
+    }
+  }
+}
+
+TEST_CASE("every tensor is naturally aligned, whatever the shapes", "[emb]") {
+  for (DType dtype : {DType::f32, DType::f16, DType::bf16}) {
+    for (std::uint64_t rows : {0, 1, 2, 7, 100}) {
+      for (std::uint64_t dim : {1, 2, 3, 300}) {
+        for (bool counts : {false, true}) {
+          const EmbLayout layout = plan_emb_layout(rows, dim, dtype, 13, counts);
+          std::uint64_t expected = 0;
+          for (const auto& t : layout.tensors) {
+            REQUIRE(t.begin == expected);
+            REQUIRE(t.begin % dtype_size(t.dtype) == 0);
+            expected = t.end;
+          }
+          REQUIRE(layout.tensors.front().name == "vectors");
+          REQUIRE(layout.index_capacity > 2 * rows);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("f16 and bf16 storage round to the nearest representable value", "[emb]") {
   TempDir dir;
   const EmbeddingTable table = sample_table(10, 4);
@@ -99,7 +174,9 @@ TEST_CASE("corrupt and foreign files are rejected with a clear error", "[emb]") 
   }
   SECTION("a flipped vector byte passes open but fails verify") {
     std::string copy = good;
-    copy[copy.size() - 200] ^= 0x40;
+    std::uint64_t header_size;
+    std::memcpy(&header_size, copy.data(), 8);
+    copy[8 + header_size + 5] ^= 0x40;  // vectors come first in the buffer
     test::write_file(bad, copy);
     const EmbFile file = EmbFile::open(bad);
     REQUIRE_ERROR_CONTAINS(file.verify(), "checksum mismatch");

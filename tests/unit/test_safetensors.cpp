@@ -30,16 +30,14 @@ TEST_CASE("the reference reader's empty file parses", "[safetensors]") {
   CHECK(header.data_start == 16);
 }
 
-TEST_CASE("make_header lays tensors out in order and aligns the chosen one", "[safetensors]") {
+TEST_CASE("a framed header parses back, padding included", "[safetensors]") {
   const std::vector<std::int64_t> a = {1, 2, 3};
   const std::vector<float> b = {1.5f, 2.5f};
-  std::vector<st::TensorToWrite> tensors = {
-      {"a", DType::i64, {3}, std::as_bytes(std::span(a))},
-      {"b", DType::f32, {1, 2}, std::as_bytes(std::span(b))},
-  };
-  const std::string header = st::make_header(tensors, {{"k", "v"}}, "b", 64);
-  CHECK((header.size() + 24) % 64 == 0);  // b starts 24 bytes into the buffer
-  std::string file = header;
+  std::vector<st::TensorInfo> tensors = {{"a", DType::i64, {3}, 0, 24}, {"b", DType::f32, {1, 2}, 24, 32}};
+  const std::string json = st::header_json(tensors, {{"k", "v"}});
+  std::string file = st::frame_header(json, json.size() + 13);
+  CHECK(file.size() == 8 + json.size() + 13);
+  CHECK(file.back() == ' ');
   file.append(reinterpret_cast<const char*>(a.data()), 24);
   file.append(reinterpret_cast<const char*>(b.data()), 8);
   const auto parsed = st::parse(as_span(file), "x");
@@ -47,6 +45,7 @@ TEST_CASE("make_header lays tensors out in order and aligns the chosen one", "[s
   CHECK(parsed.tensors[1].name == "b");
   CHECK(parsed.tensors[1].shape == std::vector<std::uint64_t>{1, 2});
   CHECK(parsed.tensors[1].begin == 24);
+  CHECK(parsed.data_start == 8 + json.size() + 13);
   CHECK(parsed.metadata.at("k") == "v");
   CHECK(parsed.find("a")->dtype == DType::i64);
 }

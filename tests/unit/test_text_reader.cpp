@@ -1,6 +1,9 @@
 #include <cstring>
 #include <random>
 
+#include <bit>
+
+#include <fast_float/fast_float.h>
 #include <zlib.h>
 
 #include <catch2/catch.hpp>
@@ -160,4 +163,30 @@ TEST_CASE("word2vec binary: read, write, detect, truncation", "[binary]") {
   REQUIRE_ERROR_CONTAINS(load_vectors(path, {}), "row 2 (\"wörld\"): truncated");
   test::write_file(path, "3 3\n" + gensim_style.substr(4));
   REQUIRE_ERROR_CONTAINS(load_vectors(path, {}), "row 3");
+}
+
+TEST_CASE("the plain-decimal fast path rounds exactly like fast_float", "[text]") {
+  std::mt19937_64 rng(42);
+  char text[64];
+  int fast = 0;
+  for (int i = 0; i < 2'000'000; ++i) {
+    const int whole_digits = static_cast<int>(rng() % 8);
+    const int decimals = static_cast<int>(rng() % 8);
+    std::string number = (rng() % 2) ? "-" : "";
+    for (int d = 0; d < whole_digits; ++d) number += static_cast<char>('0' + rng() % 10);
+    if (decimals > 0 || whole_digits == 0) number += '.';
+    for (int d = 0; d < decimals; ++d) number += static_cast<char>('0' + rng() % 10);
+    std::memset(text, ' ', sizeof text);
+    std::memcpy(text, number.data(), number.size());
+    float ours = 0;
+    float reference = 0;
+    const char* end = text + number.size();
+    const char* stop = parse_plain_decimal(text, end, ours);
+    if (stop == nullptr) continue;  // handed to fast_float in real use
+    ++fast;
+    fast_float::from_chars(text, end, reference);
+    REQUIRE(stop == end);
+    if (std::bit_cast<std::uint32_t>(ours) != std::bit_cast<std::uint32_t>(reference)) FAIL(number);
+  }
+  CHECK(fast > 1'000'000);
 }
