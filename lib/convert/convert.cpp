@@ -56,6 +56,9 @@ void convert(const ConvertOptions& options) {
   InputStream in = InputStream::open(options.input);
   const VectorFormat from = options.from ? *options.from : detect_format(in);
   emb.extra_metadata["source_format"] = format_name(from);
+  spdlog::debug("input {}: {}{}{}, output {}: {}, {} threads", input_name, format_name(from), options.from ? "" : " (detected)",
+                in.compressed() ? ", gzip" : "", options.output == "-" ? "<stdout>" : options.output, format_name(to),
+                options.threads);
   // Text into an .emb file streams: each parsed batch of rows is written at once and
   // the whole table never sits in memory.
   std::optional<EmbStreamWriter> stream;
@@ -67,8 +70,12 @@ void convert(const ConvertOptions& options) {
       }
       stream->add_rows(table, first_row, values);
     };
+    spdlog::debug("streaming rows into the output as they are parsed; the header is written last");
   }
   LoadedVectors loaded = load_vectors(in, from, load);
+  const auto loaded_at = std::chrono::steady_clock::now();
+  spdlog::debug("read {} rows x {} dims in {:.2f} s ({} of input)", loaded.table.rows(), loaded.table.dim,
+                std::chrono::duration<double>(loaded_at - start).count(), human_bytes(static_cast<double>(in.raw_bytes_read())));
   EmbeddingTable& table = loaded.table;
   if (table.rows() == 0) {
     fail("{}: no rows left to write{}", input_name, options.vocab_path.empty() ? "" : " (none of the --vocab words is in the input)");
@@ -98,6 +105,7 @@ void convert(const ConvertOptions& options) {
     }
   }
   if (zero_rows) spdlog::warn("{} rows have zero length and stay zero", zero_rows);
+  spdlog::debug("wrote the rest in {:.2f} s", std::chrono::duration<double>(std::chrono::steady_clock::now() - loaded_at).count());
   out.commit();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::info("{} -> {}: {} words x {} dims, {} -> {}{}, {:.2f} s", input_name, options.output == "-" ? "<stdout>" : options.output,
