@@ -39,7 +39,6 @@ void convert(const ConvertOptions& options) {
 
   WordSet keep;
   LoadOptions load;
-  load.format = options.from;
   load.limit = options.limit;
   load.threads = options.threads;
   load.verify = options.verify;

@@ -12,7 +12,8 @@ namespace embed {
 void write_text_vectors(const EmbeddingTable& table, bool with_header, unsigned threads, AtomicOutput& out) {
   for (std::size_t r = 0; r < table.rows(); ++r) {
     if (table.word(r).find_first_of("\n\r") != std::string_view::npos) {
-      fail("row {}: the word contains a line break, which a text vector file cannot hold", r + 1);
+      fail("{}: row {}: the word contains a line break, which a text vector file cannot hold",
+           out.is_stdout() ? "<stdout>" : out.path(), r + 1);
     }
   }
   if (!with_header && table.rows() > 0 && table.word(0).find_first_of(" \t") != std::string_view::npos) {

@@ -121,7 +121,8 @@ void write_word2vec_binary(const EmbeddingTable& table, AtomicOutput& out) {
   for (std::size_t r = 0; r < table.rows(); ++r) {
     const std::string_view word = table.word(r);
     if (word.find_first_of(" \n") != std::string_view::npos) {
-      fail("row {}: the word \"{}\" contains a space or newline, which word2vec's binary format cannot hold", r + 1, word);
+      fail("{}: row {}: the word \"{}\" contains a space or newline, which word2vec's binary format cannot hold",
+           out.is_stdout() ? "<stdout>" : out.path(), r + 1, word);
     }
     out.write(word);
     out.write(" ", 1);
