@@ -18,11 +18,6 @@ namespace {
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
 
-const std::map<std::string, embed::VectorFormat> kFormats = {
-    {"glove", embed::VectorFormat::glove}, {"w2v-text", embed::VectorFormat::w2v_text},
-    {"w2v-bin", embed::VectorFormat::w2v_bin}, {"emb", embed::VectorFormat::emb}};
-const std::map<std::string, embed::DType> kDTypes = {
-    {"f32", embed::DType::f32}, {"f16", embed::DType::f16}, {"bf16", embed::DType::bf16}};
 
 }  // namespace
 
@@ -64,9 +59,10 @@ int main(int argc, char** argv) {
   embed::init_logging("glove-convert", quiet ? -1 : verbose);
 
   try {
-    if (!from.empty()) options.from = kFormats.at(from);
-    if (!to.empty()) options.to = kFormats.at(to);
-    if (!dtype.empty()) options.dtype = kDTypes.at(dtype);
+    // CLI11 has already checked the spellings against the same lists.
+    if (!from.empty()) options.from = embed::parse_format_name(from);
+    if (!to.empty()) options.to = embed::parse_format_name(to);
+    if (!dtype.empty()) options.dtype = embed::parse_vector_dtype(dtype);
     if (info || (options.verify && options.output.empty())) {
       if (!options.output.empty()) throw embed::Error("--info prints to stdout and takes no -o");
       embed::EmbFile file = embed::open_emb(options.input);

@@ -109,7 +109,7 @@ void convert(const ConvertOptions& options) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::info("{} -> {}: {} words x {} dims, {} -> {}{}, {:.2f} s", input_name, options.output == "-" ? "<stdout>" : options.output,
                table.rows(), table.dim, format_name(loaded.format), format_name(to),
-               to == VectorFormat::emb ? fmt::format(" ({})", dtype == DType::f32 ? "f32" : dtype == DType::f16 ? "f16" : "bf16") : "",
+               to == VectorFormat::emb ? fmt::format(" ({})", vector_dtype_name(dtype)) : "",
                seconds);
 }
 

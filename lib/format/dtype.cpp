@@ -28,6 +28,10 @@ std::optional<DType> parse_vector_dtype(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view vector_dtype_name(DType dtype) {
+  return dtype == DType::f32 ? "f32" : dtype == DType::f16 ? "f16" : "bf16";
+}
+
 std::size_t dtype_size(DType dtype) {
   switch (dtype) {
     case DType::f32: return 4;

@@ -16,6 +16,8 @@ std::string_view dtype_name(DType dtype);
 std::optional<DType> parse_dtype_name(std::string_view name);
 // Parses the command-line spelling "f32" | "f16" | "bf16"; nullopt otherwise.
 std::optional<DType> parse_vector_dtype(std::string_view name);
+// The command-line (and __metadata__ "dtype") spelling of a vector dtype: "f32", "f16" or "bf16".
+std::string_view vector_dtype_name(DType dtype);
 std::size_t dtype_size(DType dtype);
 inline bool is_vector_dtype(DType dtype) { return dtype == DType::f32 || dtype == DType::f16 || dtype == DType::bf16; }
 

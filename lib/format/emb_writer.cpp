@@ -1,6 +1,5 @@
 #include "format/emb_writer.h"
 
-#include <cmath>
 #include <limits>
 
 #include "core/checksum.h"
@@ -21,15 +20,13 @@ std::span<const std::byte> bytes_of(const Container& v) {
   return std::as_bytes(std::span(v.data(), v.size()));
 }
 
-std::string dtype_option_name(DType dtype) { return dtype == DType::f32 ? "f32" : dtype == DType::f16 ? "f16" : "bf16"; }
-
 std::map<std::string, std::string> base_metadata(const EmbWriteOptions& options, std::uint64_t rows, std::uint64_t dim) {
   std::map<std::string, std::string> metadata = options.extra_metadata;
   metadata["format"] = kEmbFormatName;
   metadata["format_version"] = std::to_string(kEmbFormatVersion);
   metadata["rows"] = std::to_string(rows);
   metadata["dim"] = std::to_string(dim);
-  metadata["dtype"] = dtype_option_name(options.dtype);
+  metadata["dtype"] = vector_dtype_name(options.dtype);
   metadata["normalized"] = options.normalize || options.normalized ? "true" : "false";
   metadata["source"] = options.source;
   metadata["creator"] = options.creator;

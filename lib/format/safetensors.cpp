@@ -13,14 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::uint64_t kMaxHeaderSize = 100'000'000;  // the reference reader's guard against huge JSON
 constexpr std::uint64_t kMaxDimension = (std::uint64_t{1} << 48) - 1;
-
-std::uint64_t read_u64_le(const std::byte* p) {
-  std::uint64_t value = 0;
-  for (int i = 7; i >= 0; --i) value = (value << 8) | static_cast<std::uint8_t>(p[i]);
-  return value;
-}
 
 // nlohmann keeps the last of duplicate keys silently; the format forbids them, so count keys per object.
 json parse_rejecting_duplicates(std::string_view text, const std::string& name) {
@@ -88,6 +81,12 @@ TensorInfo parse_tensor(const std::string& tensor_name, const json& entry, const
 
 }  // namespace
 
+std::uint64_t read_header_length(const std::byte* p) {
+  std::uint64_t value = 0;
+  for (int i = 7; i >= 0; --i) value = (value << 8) | static_cast<std::uint8_t>(p[i]);
+  return value;
+}
+
 const TensorInfo* Header::find(const std::string& tensor_name) const {
   for (const auto& t : tensors) {
     if (t.name == tensor_name) return &t;
@@ -97,7 +96,7 @@ const TensorInfo* Header::find(const std::string& tensor_name) const {
 
 Header parse(std::span<const std::byte> file, const std::string& name) {
   if (file.size() < 8) fail("{}: too short to be a safetensors file ({} bytes)", name, file.size());
-  const std::uint64_t header_size = read_u64_le(file.data());
+  const std::uint64_t header_size = read_header_length(file.data());
   if (header_size > kMaxHeaderSize) fail("{}: header length {} is too large (corrupt or not safetensors)", name, header_size);
   if (header_size > file.size() - 8) {
     fail("{}: header length {} runs past the end of the file ({} bytes): truncated?", name, header_size, file.size());

@@ -14,6 +14,12 @@
 
 namespace embed::safetensors {
 
+// The reference reader's limit on the header length (a guard against huge JSON).
+inline constexpr std::uint64_t kMaxHeaderSize = 100'000'000;
+
+// The u64 little-endian header length at the start of a safetensors file (8 bytes at p).
+std::uint64_t read_header_length(const std::byte* p);
+
 struct TensorInfo {
   std::string name;
   DType dtype;

@@ -1,7 +1,9 @@
 #include "text/format_detect.h"
 
+#include <algorithm>
 #include <cstdint>
 
+#include "format/safetensors.h"
 #include "text/text_reader.h"
 
 namespace embed {
@@ -26,10 +28,10 @@ std::optional<VectorFormat> parse_format_name(std::string_view name) {
 VectorFormat detect_format(InputStream& in) {
   const std::string_view head = in.peek(1 << 16);
   if (head.size() >= 9) {
-    std::uint64_t header_size = 0;
-    for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | static_cast<unsigned char>(head[i]);
+    const std::uint64_t header_size = safetensors::read_header_length(reinterpret_cast<const std::byte*>(head.data()));
     const auto first = head.substr(8).find_first_not_of(" \t\r\n");
-    if (header_size >= 2 && header_size < 100'000'000 && first != std::string_view::npos && head[8 + first] == '{') {
+    if (header_size >= 2 && header_size <= safetensors::kMaxHeaderSize && first != std::string_view::npos &&
+        head[8 + first] == '{') {
       return VectorFormat::emb;
     }
   }
@@ -39,13 +41,13 @@ VectorFormat detect_format(InputStream& in) {
   if (!header) return VectorFormat::glove;
   // After the header comes a row: the word (which may contain spaces), then either D
   // numbers as text up to a newline, or a space and 4 * D raw bytes.
-  auto number_like = [](std::string_view field) {
-    for (unsigned char c : field) {
-      const bool ok = (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E' || c == '\r' ||
-                      c == 'n' || c == 'a' || c == 'i' || c == 'f' || c == 'N' || c == 'I' || c == 'F' || c == 't' || c == 'y';
-      if (!ok) return false;
-    }
-    return !field.empty();
+  // Characters of numbers as text, "nan" and "inf(inity)" included, and a stray "\r".
+  auto number_char = [](unsigned char c) {
+    return (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E' || c == '\r' || c == 'n' ||
+           c == 'a' || c == 'i' || c == 'f' || c == 'N' || c == 'I' || c == 'F' || c == 't' || c == 'y';
+  };
+  auto number_like = [&](std::string_view field) {
+    return !field.empty() && std::all_of(field.begin(), field.end(), [&](unsigned char c) { return number_char(c); });
   };
   const std::string_view row = head.substr(newline + 1);
   const auto row_end = row.find('\n');
@@ -54,9 +56,7 @@ VectorFormat detect_format(InputStream& in) {
     const auto space = row.find(' ');
     if (space == std::string_view::npos) return VectorFormat::w2v_text;
     for (unsigned char c : row.substr(space + 1)) {
-      if (!(number_like(std::string_view(reinterpret_cast<const char*>(&c), 1)) || c == ' ' || c == '\t')) {
-        return VectorFormat::w2v_bin;
-      }
+      if (!number_char(c) && c != ' ' && c != '\t') return VectorFormat::w2v_bin;
     }
     return VectorFormat::w2v_text;
   }
