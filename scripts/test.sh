@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything with warnings as errors and runs every test (unit, cli, interop, gpu).
 #   scripts/test.sh             Release build in build/, all tests
-#   scripts/test.sh --sanitize  Debug build with AddressSanitizer + UBSan in build-asan/, unit tests
+#   scripts/test.sh --sanitize  Debug build with AddressSanitizer + UBSan in build-asan/, unit and cli tests
 # GPU tests skip themselves where there is no usable device.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,9 +9,11 @@ jobs=$(nproc)
 
 if [[ ${1:-} == --sanitize ]]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DEMBED_SANITIZE=ON -DEMBED_WERROR=ON -DEMBED_CUDA=OFF
-  cmake --build build-asan -j"$jobs" --target unit_tests
-  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build-asan -L unit --output-on-failure -j"$jobs"
+  cmake --build build-asan -j"$jobs"
+  # abort_on_error: a sanitizer report kills the process with SIGABRT, which the cli tests
+  # count as a crash (by default it exits 1, indistinguishable from a refused input).
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:abort_on_error=1 \
+    ctest --test-dir build-asan -L 'unit|cli' --output-on-failure -j"$jobs"
 else
   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DEMBED_WERROR=ON
   cmake --build build -j"$jobs"

@@ -6,6 +6,7 @@
 #include "core/checksum.h"
 #include "core/error.h"
 #include "core/half.h"
+#include "core/half_array.h"
 #include "core/mapped_file.h"
 #include "format/word_index.h"
 
@@ -149,12 +150,12 @@ void EmbFile::row_as_f32(std::uint64_t row, float* out) const {
       break;
     case DType::f16: {
       const auto* p = reinterpret_cast<const std::uint16_t*>(vectors_) + row * d;
-      for (std::size_t i = 0; i < d; ++i) out[i] = f16_to_f32(p[i]);
+      f16_to_f32_array(p, out, d);
       break;
     }
     case DType::bf16: {
       const auto* p = reinterpret_cast<const std::uint16_t*>(vectors_) + row * d;
-      for (std::size_t i = 0; i < d; ++i) out[i] = bf16_to_f32(p[i]);
+      bf16_to_f32_array(p, out, d);
       break;
     }
     default:

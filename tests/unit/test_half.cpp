@@ -3,7 +3,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
+#include <vector>
+
 #include "core/half.h"
+#include "core/half_array.h"
 
 using namespace embed;
 
@@ -43,5 +47,23 @@ TEST_CASE("bf16 keeps the top 16 bits, rounding to nearest even", "[half]") {
     const auto b = static_cast<std::uint16_t>(bits);
     if ((b & 0x7F80) == 0x7F80) continue;
     REQUIRE(f32_to_bf16(bf16_to_f32(b)) == b);
+  }
+}
+
+TEST_CASE("bulk f16/bf16 conversion equals the scalar one for all 65536 values", "[half]") {
+  std::vector<std::uint16_t> all(65536 + 5);  // + 5: a tail shorter than one vector
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::uint16_t>(i);
+  std::vector<float> f16(all.size()), bf16(all.size());
+  f16_to_f32_array(all.data(), f16.data(), all.size());
+  bf16_to_f32_array(all.data(), bf16.data(), all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const float scalar = f16_to_f32(all[i]);
+    if (std::isnan(scalar)) {
+      CHECK(std::isnan(f16[i]));  // hardware may quieten signalling NaNs
+    } else {
+      CHECK(std::memcmp(&scalar, &f16[i], 4) == 0);
+    }
+    const float b = bf16_to_f32(all[i]);
+    CHECK(std::memcmp(&b, &bf16[i], 4) == 0);
   }
 }

@@ -1,0 +1,67 @@
+#include "core/half_array.h"
+
+#include <cstring>
+
+#include "core/half.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define EMBED_X86_DISPATCH 1
+#endif
+
+namespace embed {
+namespace {
+
+void f16_scalar(const std::uint16_t* in, float* out, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) out[i] = f16_to_f32(in[i]);
+}
+
+#ifdef EMBED_X86_DISPATCH
+// GCC 12's _mm512_cvtph_ps starts from _mm512_undefined_ps(), which -Wmaybe-uninitialized flags.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+__attribute__((target("avx512f"))) void f16_avx512(const std::uint16_t* in, float* out, std::size_t count) {
+  std::size_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    const __m256i halves = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+    _mm512_storeu_ps(out + i, _mm512_cvtph_ps(halves));
+  }
+  f16_scalar(in + i, out + i, count - i);
+}
+#pragma GCC diagnostic pop
+
+__attribute__((target("avx,f16c"))) void f16_f16c(const std::uint16_t* in, float* out, std::size_t count) {
+  std::size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m128i halves = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    _mm256_storeu_ps(out + i, _mm256_cvtph_ps(halves));
+  }
+  f16_scalar(in + i, out + i, count - i);
+}
+#endif
+
+}  // namespace
+
+void f16_to_f32_array(const std::uint16_t* in, float* out, std::size_t count) {
+#ifdef EMBED_X86_DISPATCH
+  static const auto convert = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return &f16_avx512;
+    if (__builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c")) return &f16_f16c;
+    return &f16_scalar;
+  }();
+  convert(in, out, count);
+#else
+  f16_scalar(in, out, count);
+#endif
+}
+
+void bf16_to_f32_array(const std::uint16_t* in, float* out, std::size_t count) {
+  // A shift the compiler vectorises for any instruction set.
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint32_t bits = static_cast<std::uint32_t>(in[i]) << 16;
+    std::memcpy(out + i, &bits, sizeof bits);
+  }
+}
+
+}  // namespace embed

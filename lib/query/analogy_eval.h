@@ -1,0 +1,40 @@
+// Accuracy on analogy questions in the Google format ("questions-words.txt"):
+// ": section" lines, then "a b c expected" lines meaning a : b :: c : expected.
+// Computed as gensim's KeyedVectors.evaluate_word_analogies (4.x) does, so the numbers
+// can be compared: words upper-cased, only the first `restrict_rows` words known,
+// questions with an unknown word skipped (counted as not covered), the answer the best
+// of the top 5 for b - a + c whose upper-case form is not one of the question's words.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "query/search.h"
+#include "query/vector_space.h"
+
+namespace embed {
+
+struct AnalogySection {
+  std::string name;
+  std::uint64_t correct = 0;
+  std::uint64_t answered = 0;  // questions whose four words are all known
+};
+
+struct AnalogyResult {
+  std::vector<AnalogySection> sections;  // in file order
+  AnalogySection total{"total"};
+  std::uint64_t questions = 0;  // every well-formed question, known words or not
+  std::uint64_t skipped_lines = 0;  // lines without exactly four words
+};
+
+struct AnalogyEvalOptions {
+  std::uint64_t restrict_rows = 300000;  // gensim's default
+  Combination method = Combination::add;
+  unsigned threads = 1;
+};
+
+// Throws embed::Error naming the file and line for a question before any section header.
+AnalogyResult evaluate_analogies(const VectorSpace& space, const std::string& path, const AnalogyEvalOptions& options);
+
+}  // namespace embed

@@ -1,0 +1,39 @@
+// Printing embed-query's answers in one of three shapes:
+//   text  for people:   the query, then one indented "word  score" line per neighbour
+//   tsv   for awk/cut:  "query<TAB>rank<TAB>word<TAB>score" per neighbour,
+//                       "word<TAB>word<TAB>score" per similarity
+//   json  for scripts:  one object per query and line (JSON lines), failures included
+//                       as {"query": ..., "error": ...} so that answers stay aligned with questions
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "query/query_parse.h"
+#include "query/top_k.h"
+#include "query/vector_space.h"
+
+namespace embed {
+
+enum class OutputFormat { text, tsv, json };
+OutputFormat parse_output_format(std::string_view name);  // CLI11 checks the spelling first
+
+class AnswerWriter {
+ public:
+  AnswerWriter(std::ostream& out, OutputFormat format, const VectorSpace& space)
+      : out_(out), format_(format), space_(space) {}
+
+  void neighbours(const ParsedQuery& query, const std::vector<Hit>& hits);
+  void similarity(const ParsedQuery& query, float score);
+  // Only JSON puts failures on stdout; the message itself goes to stderr in every format.
+  void failure(std::string_view query_text, const std::string& message);
+
+ private:
+  std::ostream& out_;
+  OutputFormat format_;
+  const VectorSpace& space_;
+};
+
+}  // namespace embed

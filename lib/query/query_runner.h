@@ -1,0 +1,53 @@
+// Answering a batch of parsed queries in input order: words are looked up, every
+// neighbour and expression query of the batch goes through one search() (one pass of
+// blocked SGEMM over the matrix), similarities are computed directly, and a query that
+// names an unknown word fails alone, with a message on stderr, while the rest are answered.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "query/answer_writer.h"
+#include "query/query_parse.h"
+#include "query/search.h"
+#include "query/vector_space.h"
+
+namespace embed {
+
+struct QueryOptions {
+  std::size_t k = 10;
+  std::uint64_t restrict_rows = 0;
+  Combination method = Combination::add;  // for expressions; single words use plain cosine
+  OutputFormat format = OutputFormat::text;
+  unsigned threads = 1;
+};
+
+// One question: parsed, or the reason it could not be.
+struct QueryInput {
+  std::string where;  // "<stdin>:12" for messages; empty for command-line queries
+  std::string text;   // the line as given, echoed when it fails
+  ParsedQuery query;
+  std::string parse_error;  // non-empty: the line was not a query
+};
+
+// Parses `line` into a QueryInput, keeping a parse error instead of throwing.
+QueryInput make_query_input(std::string where, std::string_view line);
+
+class QueryRunner {
+ public:
+  QueryRunner(const VectorSpace& space, QueryOptions options, std::ostream& out)
+      : space_(space), options_(options), writer_(out, options.format, space) {}
+
+  // Answers `inputs` in order and returns how many failed.
+  std::size_t answer(const std::vector<QueryInput>& inputs);
+
+ private:
+  const VectorSpace& space_;
+  QueryOptions options_;
+  AnswerWriter writer_;
+};
+
+}  // namespace embed

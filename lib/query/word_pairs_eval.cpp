@@ -1,0 +1,72 @@
+#include "query/word_pairs_eval.h"
+
+#include <cstdlib>
+#include <vector>
+
+#include "core/byte_source.h"
+#include "core/error.h"
+#include "core/utf8.h"
+#include "query/case_insensitive_vocab.h"
+#include "query/rank_correlation.h"
+#include "query/search.h"
+
+namespace embed {
+namespace {
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> fields;
+  std::size_t start = 0;
+  for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1) {
+    fields.push_back(line.substr(start, tab - start));
+  }
+  fields.push_back(line.substr(start));
+  return fields;
+}
+
+// Python's float(): surrounding whitespace allowed, nothing else.
+bool parse_score(const std::string& text, double& value) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  value = std::strtod(begin, &end);
+  if (end == begin) return false;
+  while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n') ++end;
+  return *end == '\0';
+}
+
+}  // namespace
+
+WordPairsResult evaluate_word_pairs(const VectorSpace& space, const std::string& path, std::uint64_t restrict_rows) {
+  const CaseInsensitiveVocab vocab(space, restrict_rows);
+  InputStream in = InputStream::open(path);
+  const std::vector<char> bytes = in.read_all();
+  WordPairsResult result;
+  std::vector<double> gold, model;
+  for (std::size_t pos = 0; pos < bytes.size();) {
+    std::size_t end = pos;
+    while (end < bytes.size() && bytes[end] != '\n') ++end;
+    std::string line(bytes.data() + pos, end - pos);
+    pos = end + 1;
+    if (line.empty() || line[0] == '#') continue;
+    const std::vector<std::string> fields = split_tabs(line);
+    double score = 0;
+    if (fields.size() != 3 || !parse_score(fields[2], score)) {
+      ++result.skipped_lines;
+      continue;
+    }
+    ++result.pairs;
+    const auto a = vocab.find(utf8_upper(fields[0]));
+    const auto b = vocab.find(utf8_upper(fields[1]));
+    if (!a || !b) {
+      ++result.oov_pairs;
+      continue;
+    }
+    gold.push_back(score);
+    model.push_back(cosine(space, *a, *b));
+  }
+  if (gold.empty()) fail("{}: no pair with both words among the first {} words of {}", in.name(), vocab.rows(), space.name());
+  result.spearman = spearman(gold, model);
+  result.pearson = pearson(gold, model);
+  return result;
+}
+
+}  // namespace embed

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# bench-query.sh: embed-query against gensim's most_similar on the same vectors, in one run.
+#
+# Generates synthetic vectors (default 400,000 words x 300 dims, the shape of glove.6B.300d),
+# converts them to .emb (for embed-query) and to a word2vec binary (for gensim, its fastest
+# text-vector load), warms the page cache, then bench-query.py times: process start to first
+# answer, single-query latency in a running process, batch throughput (QUERIES queries through
+# the CLI), the bare SGEMM of the same product against search() (GFLOP/s), and gensim's
+# figures, printed as a table with ratios.
+#
+# Needs a build (build/embed-query, build/glove-convert, build/bench-search) and Debian's
+# /usr/bin/python3 with numpy; gensim (python3-gensim) for the comparison, skipped without it.
+# Environment: ROWS, DIM (400000, 300), THREADS (2), QUERIES (1000), GENSIM_QUERIES (100:
+# gensim needs ~0.1-0.2 s per query here), DTYPE (f32; f16/bf16 to time 16-bit files),
+# BENCH_DIR (scratch parent, default /tmp), KEEP=1 keeps the files.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$repo/build}
+ROWS=${ROWS:-400000}
+DIM=${DIM:-300}
+THREADS=${THREADS:-2}
+QUERIES=${QUERIES:-1000}
+GENSIM_QUERIES=${GENSIM_QUERIES:-100}
+DTYPE=${DTYPE:-f32}
+KEEP=${KEEP:-0}
+PYTHON=/usr/bin/python3
+
+die() { echo "bench-query: $*" >&2; exit 1; }
+for tool in embed-query glove-convert bench-search; do
+  [[ -x $BUILD/$tool ]] || die "no $BUILD/$tool: build first (cmake --build build)"
+done
+"$PYTHON" -c 'import numpy' 2>/dev/null || die "$PYTHON cannot import numpy (apt-get install python3-numpy)"
+
+mkdir -p "${BENCH_DIR:-/tmp}"
+work=$(mktemp -d "${BENCH_DIR:-/tmp}/bench-query.XXXXXX")
+cleanup() { if [[ $KEEP == 1 ]]; then echo "kept: $work"; else rm -rf "$work"; fi; }
+trap cleanup EXIT
+
+echo "== machine"
+echo "date:    $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+echo "cpus:    $(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+echo "memory:  $(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
+echo "tool:    $("$BUILD/embed-query" --version | tr '\n' ' ')"
+
+echo "== preparing $ROWS x $DIM vectors ($DTYPE) in $work"
+"$PYTHON" "$repo/scripts/make-glove-text.py" "$work/vectors.txt" "$ROWS" "$DIM"
+"$BUILD/glove-convert" -q "$work/vectors.txt" --dtype "$DTYPE" -o "$work/vectors.emb"
+"$BUILD/glove-convert" -q "$work/vectors.emb" --to w2v-bin -o "$work/vectors.bin"
+rm "$work/vectors.txt"
+sync
+cat "$work/vectors.emb" "$work/vectors.bin" > /dev/null
+
+"$PYTHON" "$repo/scripts/bench-query.py" "$BUILD/embed-query" "$BUILD/bench-search" "$work/vectors.emb" \
+  "$work/vectors.bin" "$THREADS" "$QUERIES" "$GENSIM_QUERIES"

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# End-to-end tests of embed-query as a user runs it: answers on vectors whose neighbours are
+# known by construction, output formats, batches from stdin in order, per-query failures and
+# exit codes, evaluation numbers printed by gensim for the bundled fixtures, bad files.
+# Usage: query_cli_test.sh PATH/TO/embed-query PATH/TO/glove-convert (run from the repo root)
+set -u
+
+EQ=$(realpath "${1:?usage: query_cli_test.sh EMBED_QUERY GLOVE_CONVERT}")
+GC=$(realpath "${2:?usage: query_cli_test.sh EMBED_QUERY GLOVE_CONVERT}")
+DATA=$(realpath data)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+# check NAME ACTUAL EXPECTED
+check() { if [[ $2 == "$3" ]]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
+
+# Vectors chosen so that the answers are known: b is a's closest, zero has no length,
+# queen = king - man + woman.
+cat > v.txt <<'V'
+a 1 0 0
+b 0.9 0.1 0
+c 0 1 0
+d -1 0 0
+zero 0 0 0
+king 0 1 1
+man 0 0 1
+woman 1 0 1
+queen 1 1 0
+apple 0 -1 0
+V
+"$GC" -q v.txt -o v.emb || bad "convert fixture"
+
+# --- neighbours, analogies, similarity ---
+check "neighbours: best first, query word excluded" "$("$EQ" v.emb a -k 2 --format tsv | cut -f3 | tr '\n' ' ')" "b woman "
+check "-k" "$("$EQ" v.emb a -k 4 --format tsv | wc -l)" "4"
+check "zero-length row scores 0, not NaN" "$("$EQ" v.emb a -k 10 --format tsv | grep -P '\tzero\t' | cut -f4)" "0.000000"
+check "zero-length query: scores 0" "$("$EQ" v.emb zero -k 1 --format tsv | cut -f4)" "0.000000"
+check "text format" "$("$EQ" v.emb a -k 1)" $'a\n  b  0.9939'
+check "analogy 3cosadd" "$("$EQ" v.emb --analogy "king - man + woman" -k 1 --format tsv | cut -f3)" "queen"
+check "analogy 3cosmul" "$("$EQ" v.emb --analogy "king - man + woman" --method 3cosmul -k 1 --format tsv | cut -f3)" "queen"
+check "analogy excludes its words" "$("$EQ" v.emb --analogy "king - man + woman" -k 9 --format tsv | cut -f3 | grep -cxE 'king|man|woman')" "0"
+check "similarity" "$("$EQ" v.emb --similarity a b)" "a b 0.9939"
+check "similarity with a zero row" "$("$EQ" v.emb --similarity a zero --format tsv)" $'a\tzero\t0.000000'
+check "--restrict" "$("$EQ" v.emb a --restrict 3 -k 5 --format tsv | cut -f3 | tr '\n' ' ')" "b c "
+check "json" "$("$EQ" v.emb a -k 1 --format json)" '{"query":"a","type":"neighbours","results":[{"word":"b","score":0.993884}]}'
+
+# --- batches from stdin: in order, failures alone, exit 3 ---
+printf 'a\nnosuchword\nking - man + woman\nc\td\n\nking +\nb\n' > queries.txt
+"$EQ" v.emb -k 1 --format tsv < queries.txt > out.tsv 2> err.txt
+rc=$?
+check "batch exit code when some queries fail" "$rc" "3"
+check "batch answers in input order" "$(cut -f1,3 out.tsv | tr '\t\n' ':;')" "a:b;king - man + woman:queen;c:0.000000;b:a;"
+grep -q '<stdin>:2: unknown word "nosuchword" (not among the 10 words of v.emb)' err.txt && ok || bad "unknown word message: $(cat err.txt)"
+grep -q '<stdin>:5: empty query' err.txt && ok || bad "empty line message"
+grep -q '<stdin>:6: "king +" ends with an operator' err.txt && ok || bad "dangling operator message"
+check "one error line per failed query" "$(grep -c 'error:' err.txt)" "3"
+"$EQ" v.emb -k 1 --format json < queries.txt > out.json 2>/dev/null
+check "json: one line per query, failures included" "$(wc -l < out.json)" "7"
+python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' out.json && ok || bad "json lines parse"
+grep -q '"error":"unknown word' out.json && ok || bad "json error object"
+"$EQ" v.emb a b -k 1 > /dev/null 2>&1 && ok || bad "all queries answered: exit 0"
+"$EQ" v.emb a nosuchword -k 1 > /dev/null 2>&1; check "argument with unknown word: exit 3" "$?" "3"
+seq 1 3000 | sed 's/.*/a/' | "$EQ" v.emb -k 1 --format tsv | cut -f3 | sort | uniq -c | awk '{print $1, $2}' > many.txt
+check "3000 queries in batches" "$(cat many.txt)" "3000 b"
+
+# A program that writes one query and waits for its answer is answered at once.
+mkfifo in.fifo
+"$EQ" v.emb -k 1 --format tsv < in.fifo > conversation.txt 2>&1 &
+pid=$!
+exec 3> in.fifo
+echo a >&3
+for _ in $(seq 50); do [[ -s conversation.txt ]] && break; sleep 0.1; done
+check "answer before the input ends" "$(cut -f3 conversation.txt)" "b"
+exec 3>&-
+wait $pid
+
+# Interactive: a prompt on a terminal (python's pty module plays the terminal).
+prompt=$(python3 - "$EQ" <<'PY'
+import os, pty, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1], "v.emb", "-k", "1"])
+os.write(fd, b"a\n")
+time.sleep(0.5)
+os.write(fd, b"\x04")
+out = b""
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+os.waitpid(pid, 0)
+print("prompt" if b"query> " in out and b"b  0.9939" in out else out.decode(errors="replace"))
+PY
+)
+check "interactive prompt loop" "$prompt" "prompt"
+
+# --- other input formats ---
+check "text vectors are converted in memory" "$("$EQ" v.txt a -k 1 --format tsv 2>/dev/null | cut -f3)" "b"
+"$EQ" v.txt a -k 1 2>&1 >/dev/null | grep -q 'convert it once' && ok || bad "hint to convert text"
+gzip -c v.txt > v.txt.gz
+check "gzip text" "$("$EQ" v.txt.gz a -k 1 --format tsv 2>/dev/null | cut -f3)" "b"
+"$GC" -q v.txt --dtype f16 -o h.emb
+check "f16 storage: same neighbours" "$("$EQ" h.emb a -k 3 --format tsv | cut -f3 | tr '\n' ' ')" "b woman queen "
+"$GC" -q v.txt --dtype bf16 -o bf.emb
+check "bf16 storage" "$("$EQ" bf.emb --analogy 'king - man + woman' -k 1 --format tsv | cut -f3)" "queen"
+check "vectors from stdin" "$("$EQ" - a -k 1 --format tsv < v.emb | cut -f3)" "b"
+
+# --- evaluation: the numbers gensim 4.2 printed for the bundled fixtures ---
+# KeyedVectors.load_word2vec_format('data/text8-sample.txt.gz', no_header=True), then
+# evaluate_word_analogies('data/analogies-sample.txt') -> 12/255 = 0.047058823529411764 (298 questions);
+# evaluate_word_pairs('data/wordsim-sample.tsv') -> pearson 0.39320858235854383,
+#   spearman 0.37712748592894574, oov 15.789473684210526;
+# with restrict_vocab=500: 3/11 = 0.2727, pearson 0.351533934600049, spearman 0.10303030303030303, oov 89.47368421052632.
+"$GC" -q "$DATA/text8-sample.txt.gz" -o sample.emb
+"$EQ" eval sample.emb --analogies "$DATA/analogies-sample.txt" --word-pairs "$DATA/wordsim-sample.tsv" > eval.txt
+check "eval: analogy total as gensim" "$(grep -E '^  total' eval.txt | awk '{print $2, $3}')" "4.71% (12/255)"
+grep -q 'covered 255 of 298 questions' eval.txt && ok || bad "eval coverage: $(cat eval.txt)"
+grep -qE '^  family +16.7% \(5/30\)' eval.txt && ok || bad "eval: family section"
+grep -q 'Spearman 0.3771  Pearson 0.3932  pairs 80 of 95  OOV 15.8%' eval.txt && ok || bad "eval: word pairs: $(tail -1 eval.txt)"
+"$EQ" eval sample.emb --analogies "$DATA/analogies-sample.txt" --word-pairs "$DATA/wordsim-sample.tsv" --restrict 500 > eval500.txt
+grep -qE '^  total +27.27% \(3/11\)' eval500.txt && ok || bad "eval --restrict 500: analogies: $(cat eval500.txt)"
+grep -q 'Spearman 0.1030  Pearson 0.3515  pairs 10 of 95  OOV 89.5%' eval500.txt && ok || bad "eval --restrict 500: pairs"
+"$EQ" eval sample.emb --analogies "$DATA/analogies-sample.txt" --format json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["analogies"]
+sys.exit(0 if (r["correct"], r["answered"], r["questions"]) == (12, 255, 298) else 1)' && ok || bad "eval json"
+printf 'a b c d\n' > nosection.txt
+"$EQ" eval v.emb --analogies nosection.txt 2> err.txt; check "analogy file without a section: exit 1" "$?" "1"
+grep -q 'nosection.txt:1: question before the first' err.txt && ok || bad "no-section message: $(cat err.txt)"
+printf 'x\ty\t1\n' > oovpairs.tsv
+"$EQ" eval v.emb --word-pairs oovpairs.tsv 2> err.txt; check "no known pair: exit 1" "$?" "1"
+
+# --- bad files are refused with one line, never a crash ---
+expect_refused() {  # NAME FILE TEXT
+  local err rc
+  err=$("$EQ" "$2" a 2>&1 >/dev/null)
+  rc=$?
+  if [[ $rc -ne 1 ]]; then bad "$1: exit $rc ($err)"; return; fi
+  if [[ $err != *"$3"* || $(printf '%s\n' "$err" | wc -l) -ne 1 ]]; then bad "$1: message '$err' lacks '$3'"; return; fi
+  ok
+}
+head -c 300 v.emb > truncated.emb
+expect_refused "truncated .emb" truncated.emb "truncated.emb"
+cp v.emb flipped.emb && printf '\xff' | dd of=flipped.emb bs=1 seek=20 conv=notrunc 2>/dev/null
+expect_refused "corrupt header" flipped.emb "flipped.emb"
+head -c 4096 /dev/urandom > foreign.bin
+err=$("$EQ" --from emb foreign.bin a 2>&1 >/dev/null); rc=$?
+[[ $rc -eq 1 && $err == *foreign.bin* ]] && ok || bad "foreign file: exit $rc ($err)"
+printf 'a 1 2\nb 1\n' > ragged.txt
+expect_refused "ragged text" ragged.txt "ragged.txt:2"
+expect_refused "missing file" missing.emb "missing.emb"
+
+# Random damage anywhere in the file: refused or answered, never a crash (exit >= 128).
+size=$(stat -c %s v.emb)
+crashes=0
+for i in $(seq 1 60); do
+  cp v.emb damaged.emb
+  printf "\\x$(printf %02x $((RANDOM % 256)))" | dd of=damaged.emb bs=1 seek=$(( (RANDOM * 32768 + RANDOM) % size )) conv=notrunc 2>/dev/null
+  truncate -s $((size - (i % 7) * (i % 3) * 13)) damaged.emb
+  "$EQ" damaged.emb a king --analogy "king - man + woman" -k 3 > /dev/null 2>&1
+  rc=$?
+  if [[ $rc -ge 128 ]]; then crashes=$((crashes + 1)); cp damaged.emb "crash-$i.emb"; fi
+done
+check "damaged files never crash" "$crashes" "0"
+
+# --- usage ---
+"$EQ" > /dev/null 2>&1; check "no VECTORS: exit 2" "$?" "2"
+"$EQ" v.emb a -k 0 > /dev/null 2>&1; check "-k 0: exit 2" "$?" "2"
+"$EQ" eval v.emb > /dev/null 2>&1; check "eval without files: exit 2" "$?" "2"
+"$EQ" v.emb a --format xml > /dev/null 2>&1; check "unknown format: exit 2" "$?" "2"
+"$EQ" --help | grep -q 'Exit status: 0 success' && ok || bad "--help documents exit codes"
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
