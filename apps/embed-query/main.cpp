@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "core/parallel.h"
+#include "core/report_errors.h"
 #include "math/sgemm.h"
 #include "query/eval_report.h"
 #include "query/line_reader.h"
@@ -123,8 +124,11 @@ int main(int argc, char** argv) {
                  "search only the first N rows (the most frequent when the vectors have counts)")
       ->check(CLI::PositiveNumber);
   add_common(app);
-  app.set_version_flag("--version", std::string("embed-query " EMBED_VERSION "\nbackends: ") + embed::backend_summary() +
-                                        "\nproducts: " + embed::sgemm_description());
+  // A callback: probing the backends and loading OpenBLAS only when --version is asked for.
+  app.set_version_flag("--version", std::function<std::string()>([] {
+    return std::string("embed-query " EMBED_VERSION "\nbackends: ") + embed::backend_summary() +
+           "\nproducts: " + embed::sgemm_description();
+  }));
 
   CLI::App* eval = app.add_subcommand(
       "eval",
@@ -160,7 +164,7 @@ int main(int argc, char** argv) {
   options.method = parse_method(method);
   options.format = embed::parse_output_format(format);
 
-  try {
+  return embed::report_errors(kExitFailure, [&] {
     if (eval->parsed()) {
       const embed::VectorSpace space = open_vectors(eval_vectors, from, options.threads);
       embed::EvalReport report;
@@ -209,12 +213,5 @@ int main(int argc, char** argv) {
     }
     std::cout << std::flush;
     return failed ? kExitQueriesFailed : 0;
-  } catch (const embed::Error& e) {
-    spdlog::error("{}", e.what());
-  } catch (const std::bad_alloc&) {
-    spdlog::error("out of memory");
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-  }
-  return kExitFailure;
+  });
 }

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "core/parallel.h"
+#include "core/report_errors.h"
 
 namespace {
 
@@ -48,7 +49,9 @@ int main(int argc, char** argv) {
   app.add_flag("--verify", options.verify, "check an .emb input's checksums and index (alone: only verify)");
   app.add_flag("-v,--verbose", verbose, "more messages (repeat for more)");
   app.add_flag("-q,--quiet", quiet, "errors only");
-  app.set_version_flag("--version", std::string("glove-convert " EMBED_VERSION "\nbackends: ") + embed::backend_summary());
+  app.set_version_flag("--version", std::function<std::string()>([] {
+    return std::string("glove-convert " EMBED_VERSION "\nbackends: ") + embed::backend_summary();
+  }));
 
   try {
     app.parse(argc, argv);
@@ -58,7 +61,7 @@ int main(int argc, char** argv) {
   }
   embed::init_logging("glove-convert", quiet ? -1 : verbose);
 
-  try {
+  return embed::report_errors(kExitFailure, [&] {
     // CLI11 has already checked the spellings against the same lists.
     if (!from.empty()) options.from = embed::parse_format_name(from);
     if (!to.empty()) options.to = embed::parse_format_name(to);
@@ -78,12 +81,5 @@ int main(int argc, char** argv) {
     }
     embed::convert(options);
     return 0;
-  } catch (const embed::Error& e) {
-    spdlog::error("{}", e.what());
-  } catch (const std::bad_alloc&) {
-    spdlog::error("out of memory");
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-  }
-  return kExitFailure;
+  });
 }

@@ -67,9 +67,12 @@ OpenBlas& openblas() {
   return *blas;
 }
 
-// C = A·Bᵀ one dot product at a time; the compiler vectorises the inner loop for
-// whichever instruction set the CPU has.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void portable_sgemm_abt(
+// C = A·Bᵀ one dot product at a time, each row of B read once while every row of A
+// meets it. No packing, so for a few queries this runs at memory speed where a packing
+// GEMM reads B three times; also the whole product when OpenBLAS is missing.
+// `omp simd` (with -fopenmp-simd, no OpenMP runtime) lets the compiler vectorise the sums
+// without -ffast-math, for whichever instruction set the CPU has.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void dot_sgemm_abt(
     std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const float* b, std::size_t ldb,
     float* c, std::size_t ldc) {
   constexpr std::size_t kRowsPerPass = 64;  // rows of B kept in cache while every row of A passes
@@ -80,7 +83,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void portable_sgemm
       for (std::size_t j = j0; j < j1; ++j) {
         const float* bj = b + j * ldb;
         float sum = 0;
-#pragma GCC ivdep
+#pragma omp simd reduction(+ : sum)
         for (std::size_t x = 0; x < k; ++x) sum += ai[x] * bj[x];
         c[i * ldc + j] = sum;
       }
@@ -88,13 +91,17 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void portable_sgemm
   }
 }
 
+// Below this many rows of A, dot_sgemm_abt beats a packing GEMM (measured on 400,000 × 300).
+constexpr std::size_t kFewQueryRows = 4;
+
 }  // namespace
 
 void sgemm_abt(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const float* b,
                std::size_t ldb, float* c, std::size_t ldc) {
   if (m == 0 || n == 0) return;
+  if (m < kFewQueryRows) return dot_sgemm_abt(m, n, k, a, lda, b, ldb, c, ldc);
   OpenBlas& blas = openblas();
-  if (blas.sgemm == nullptr) return portable_sgemm_abt(m, n, k, a, lda, b, ldb, c, ldc);
+  if (blas.sgemm == nullptr) return dot_sgemm_abt(m, n, k, a, lda, b, ldb, c, ldc);
   blas.sgemm(kRowMajor, kNoTrans, kTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
              static_cast<int>(lda), b, static_cast<int>(ldb), 0.0f, c, static_cast<int>(ldc));
 }
@@ -102,7 +109,7 @@ void sgemm_abt(std::size_t m, std::size_t n, std::size_t k, const float* a, std:
 void sgemm_abt_all_threads(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda,
                            const float* b, std::size_t ldb, float* c, std::size_t ldc, unsigned threads) {
   OpenBlas& blas = openblas();
-  if (blas.sgemm == nullptr) return portable_sgemm_abt(m, n, k, a, lda, b, ldb, c, ldc);
+  if (blas.sgemm == nullptr) return dot_sgemm_abt(m, n, k, a, lda, b, ldb, c, ldc);
   std::lock_guard lock(blas.threads_mutex);
   blas.set_threads(static_cast<int>(threads));
   sgemm_abt(m, n, k, a, lda, b, ldb, c, ldc);

@@ -7,14 +7,7 @@
 set -u
 
 GC=$(realpath "${1:?usage: cli_test.sh PATH/TO/glove-convert}")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # expect_error NAME EXIT_CODE "text the message must contain" -- command...
 expect_error() {
@@ -124,5 +117,4 @@ rc=$?
 kill $writer 2>/dev/null
 [[ $rc -eq 143 && ! -e killed.emb && -z $(ls | grep '\.tmp-') ]] && ok || bad "SIGTERM: exit $rc, leftovers: $(ls | grep -E 'killed|tmp-')"
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

@@ -8,16 +8,7 @@ set -u
 EQ=$(realpath "${1:?usage: query_cli_test.sh EMBED_QUERY GLOVE_CONVERT}")
 GC=$(realpath "${2:?usage: query_cli_test.sh EMBED_QUERY GLOVE_CONVERT}")
 DATA=$(realpath data)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
-# check NAME ACTUAL EXPECTED
-check() { if [[ $2 == "$3" ]]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # Vectors chosen so that the answers are known: b is a's closest, zero has no length,
 # queen = king - man + woman.
@@ -179,5 +170,4 @@ check "damaged files never crash" "$crashes" "0"
 "$EQ" v.emb a --format xml > /dev/null 2>&1; check "unknown format: exit 2" "$?" "2"
 "$EQ" --help | grep -q 'Exit status: 0 success' && ok || bad "--help documents exit codes"
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish
