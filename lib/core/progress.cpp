@@ -19,14 +19,19 @@ std::string human_bytes(double bytes) {
   return unit == 0 ? fmt::format("{:.0f} {}", bytes, units[unit]) : fmt::format("{:.3g} {}", bytes, units[unit]);
 }
 
-Progress::Progress(std::string label, std::uint64_t total)
+Progress::Progress(std::string label, std::uint64_t total, std::string items)
     : label_(std::move(label)),
       total_(total),
+      items_(std::move(items)),
       enabled_(::isatty(STDERR_FILENO) && spdlog::default_logger()->should_log(spdlog::level::info)),
       start_(std::chrono::steady_clock::now()),
       last_draw_(start_) {}
 
 Progress::~Progress() { finish(); }
+
+std::string Progress::amount(double value) const {
+  return items_.empty() ? human_bytes(value) : fmt::format("{:.0f}", value);
+}
 
 void Progress::update(std::uint64_t done) {
   if (!enabled_) return;
@@ -38,10 +43,12 @@ void Progress::update(std::uint64_t done) {
   std::string line;
   if (total_ > 0 && done <= total_) {
     const double eta = rate > 0 ? static_cast<double>(total_ - done) / rate : 0;
-    line = fmt::format("{}: {:.0f}% {} of {}, {}/s, ETA {:.0f}s", label_, 100.0 * static_cast<double>(done) / static_cast<double>(total_),
-                       human_bytes(static_cast<double>(done)), human_bytes(static_cast<double>(total_)), human_bytes(rate), eta);
+    line = fmt::format("{}: {:.0f}% {} of {}{}, {}/s, ETA {:.0f}s", label_,
+                       100.0 * static_cast<double>(done) / static_cast<double>(total_), amount(static_cast<double>(done)),
+                       amount(static_cast<double>(total_)), items_.empty() ? "" : " " + items_, amount(rate), eta);
   } else {
-    line = fmt::format("{}: {}, {}/s", label_, human_bytes(static_cast<double>(done)), human_bytes(rate));
+    line = fmt::format("{}: {}{}, {}/s", label_, amount(static_cast<double>(done)), items_.empty() ? "" : " " + items_,
+                       amount(rate));
   }
   std::fprintf(stderr, "\r\033[K%s", line.c_str());
   std::fflush(stderr);

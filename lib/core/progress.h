@@ -11,15 +11,18 @@ namespace embed {
 
 class Progress {
  public:
-  // total: the amount expected, in bytes, or 0 when unknown.
-  Progress(std::string label, std::uint64_t total);
+  // total: the amount expected, or 0 when unknown; in bytes, or in `items` ("questions")
+  // when given, shown as counts ("1200 of 19544 questions, 950/s").
+  Progress(std::string label, std::uint64_t total, std::string items = "");
   ~Progress();
   void update(std::uint64_t done);
   void finish();
 
  private:
+  std::string amount(double value) const;
   std::string label_;
   std::uint64_t total_;
+  std::string items_;
   bool enabled_;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point start_;

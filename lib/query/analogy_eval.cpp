@@ -3,8 +3,11 @@
 #include <array>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "core/byte_source.h"
 #include "core/error.h"
+#include "core/progress.h"
 #include "core/utf8.h"
 #include "query/case_insensitive_vocab.h"
 
@@ -78,7 +81,10 @@ AnalogyResult evaluate_analogies(const VectorSpace& space, const std::string& pa
   search_options.k = kCandidates;
   search_options.restrict_rows = vocab.rows();
   search_options.threads = options.threads;
+  Progress progress(fmt::format("{}: answering", in.name()), searches.size(), "questions");
+  search_options.on_progress = [&](std::size_t done) { progress.update(done); };
   const std::vector<std::vector<Hit>> answers = search(space, searches, search_options);
+  progress.finish();
 
   for (std::size_t i = 0; i < questions.size(); ++i) {
     const Question& q = questions[i];

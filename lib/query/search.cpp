@@ -166,6 +166,7 @@ std::vector<std::vector<Hit>> search(const VectorSpace& space, std::span<const S
       results[q] = best.sorted();
     }
     first_query = end_query;
+    if (options.on_progress) options.on_progress(first_query);
   }
   return results;
 }

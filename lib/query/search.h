@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct SearchOptions {
   std::size_t k = 10;
   std::uint64_t restrict_rows = 0;  // search only rows [0, restrict_rows); 0: all
   unsigned threads = 1;
+  std::function<void(std::size_t queries_done)> on_progress;  // called after each pass over the matrix
 };
 
 // The best options.k rows for each query, best first.
