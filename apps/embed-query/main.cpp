@@ -167,18 +167,19 @@ int main(int argc, char** argv) {
   return embed::report_errors(kExitFailure, [&] {
     if (eval->parsed()) {
       const embed::VectorSpace space = open_vectors(eval_vectors, from, options.threads);
+      const embed::CaseInsensitiveVocab vocab(space, eval_restrict);
       embed::EvalReport report;
       report.vectors = space.name();
-      report.restrict_rows = std::min<std::uint64_t>(eval_restrict, space.rows());
+      report.restrict_rows = vocab.rows();
       report.method = method;
       if (!analogies_path.empty()) {
-        embed::AnalogyEvalOptions analogy_options{eval_restrict, options.method, options.threads};
+        embed::AnalogyEvalOptions analogy_options{options.method, options.threads};
         report.analogies_path = analogies_path;
-        report.analogies = embed::evaluate_analogies(space, analogies_path, analogy_options);
+        report.analogies = embed::evaluate_analogies(space, vocab, analogies_path, analogy_options);
       }
       if (!pairs_path.empty()) {
         report.word_pairs_path = pairs_path;
-        report.word_pairs = embed::evaluate_word_pairs(space, pairs_path, eval_restrict);
+        report.word_pairs = embed::evaluate_word_pairs(space, vocab, pairs_path);
       }
       embed::write_eval_report(std::cout, report, embed::parse_output_format(eval_format));
       return 0;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -172,6 +173,17 @@ std::vector<char> InputStream::read_all() {
   }
   all.resize(used);
   return all;
+}
+
+std::vector<std::string> InputStream::read_lines() {
+  const std::vector<char> bytes = read_all();
+  std::vector<std::string> lines;
+  for (auto begin = bytes.begin(); begin != bytes.end();) {
+    const auto end = std::find(begin, bytes.end(), '\n');
+    lines.emplace_back(begin, end);
+    begin = end == bytes.end() ? end : end + 1;
+  }
+  return lines;
 }
 
 }  // namespace embed

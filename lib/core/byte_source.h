@@ -44,6 +44,9 @@ class InputStream {
   std::size_t read(void* buffer, std::size_t size);
   // Reads everything that is left.
   std::vector<char> read_all();
+  // Reads everything that is left as lines, without their "\n" (a "\r" before it stays);
+  // a last line without "\n" counts, an empty input has no lines.
+  std::vector<std::string> read_lines();
 
  private:
   std::string path_;

@@ -1,6 +1,5 @@
 #include "core/utf8.h"
 
-#include <clocale>
 #include <cstdint>
 #include <cwctype>
 
@@ -8,57 +7,25 @@
 
 namespace embed {
 
-bool is_valid_utf8(std::string_view text) {
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const auto* end = p + text.size();
-  while (p < end) {
-    const unsigned char c = *p;
-    if (c < 0x80) {
-      ++p;
-      continue;
-    }
-    int extra;
-    std::uint32_t cp;
-    if ((c & 0xE0) == 0xC0) {
-      extra = 1;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      extra = 2;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      extra = 3;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (end - p <= extra) return false;
-    for (int i = 1; i <= extra; ++i) {
-      if ((p[i] & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (p[i] & 0x3F);
-    }
-    static constexpr std::uint32_t kMinimum[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < kMinimum[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    p += extra + 1;
-  }
-  return true;
-}
-
 namespace {
 
-// Decodes one code point at p; returns its length in bytes, or 0 when p holds no valid sequence.
+// Decodes the code point at p; returns its length in bytes, or 0 when p does not start a
+// well-formed sequence (truncated, overlong, a surrogate, or past U+10FFFF).
 int decode(const unsigned char* p, const unsigned char* end, std::uint32_t& cp) {
   const unsigned char c = *p;
   if (c < 0x80) {
     cp = c;
     return 1;
   }
-  int extra = (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : -1;
+  const int extra = (c & 0xE0) == 0xC0 ? 1 : (c & 0xF0) == 0xE0 ? 2 : (c & 0xF8) == 0xF0 ? 3 : -1;
   if (extra < 0 || end - p <= extra) return 0;
   cp = c & (0x3F >> extra);
   for (int i = 1; i <= extra; ++i) {
     if ((p[i] & 0xC0) != 0x80) return 0;
     cp = (cp << 6) | (p[i] & 0x3F);
   }
+  static constexpr std::uint32_t kMinimum[] = {0, 0x80, 0x800, 0x10000};
+  if (cp < kMinimum[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
   return extra + 1;
 }
 
@@ -81,6 +48,18 @@ void encode(std::uint32_t cp, std::string& out) {
 }
 
 }  // namespace
+
+bool is_valid_utf8(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const auto* end = p + text.size();
+  std::uint32_t cp = 0;
+  while (p < end) {
+    const int length = decode(p, end, cp);
+    if (length == 0) return false;
+    p += length;
+  }
+  return true;
+}
 
 std::string utf8_upper(std::string_view text) {
   // A locale object of our own: the process's global locale (usually "C") stays untouched.

@@ -142,26 +142,24 @@ std::optional<std::uint64_t> EmbFile::find(std::string_view w) const {
   return find_in_index(index_, rows_, [this](std::uint64_t r) { return word(r); }, w);
 }
 
-void EmbFile::row_as_f32(std::uint64_t row, float* out) const {
-  const std::size_t d = dim_;
+void EmbFile::rows_as_f32(std::uint64_t first, std::size_t count, float* out) const {
+  const std::size_t n = count * dim_;
   switch (dtype_) {
     case DType::f32:
-      std::memcpy(out, vectors_ + row * d * 4, d * 4);
+      std::memcpy(out, vectors_ + first * dim_ * 4, n * 4);
       break;
-    case DType::f16: {
-      const auto* p = reinterpret_cast<const std::uint16_t*>(vectors_) + row * d;
-      f16_to_f32_array(p, out, d);
+    case DType::f16:
+      f16_to_f32_array(reinterpret_cast<const std::uint16_t*>(vectors_) + first * dim_, out, n);
       break;
-    }
-    case DType::bf16: {
-      const auto* p = reinterpret_cast<const std::uint16_t*>(vectors_) + row * d;
-      bf16_to_f32_array(p, out, d);
+    case DType::bf16:
+      bf16_to_f32_array(reinterpret_cast<const std::uint16_t*>(vectors_) + first * dim_, out, n);
       break;
-    }
     default:
       EMBED_ASSERT(false);
   }
 }
+
+void EmbFile::row_as_f32(std::uint64_t row, float* out) const { rows_as_f32(row, 1, out); }
 
 void EmbFile::verify() const {
   for (const auto& t : header_.tensors) {

@@ -46,6 +46,8 @@ class EmbFile {
   const std::byte* vector_bytes() const { return vectors_; }
   // Row `row` converted to f32 into out[0, dim()).
   void row_as_f32(std::uint64_t row, float* out) const;
+  // Rows [first, first + count) converted to f32 into out[0, count * dim()).
+  void rows_as_f32(std::uint64_t first, std::size_t count, float* out) const;
 
   // Word frequencies, or empty when the file has none.
   std::span<const std::int64_t> counts() const { return counts_; }

@@ -9,7 +9,6 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/utf8.h"
-#include "query/case_insensitive_vocab.h"
 
 namespace embed {
 namespace {
@@ -32,20 +31,15 @@ std::vector<std::string> split_whitespace(const std::string& line) {
 
 }  // namespace
 
-AnalogyResult evaluate_analogies(const VectorSpace& space, const std::string& path, const AnalogyEvalOptions& options) {
-  const CaseInsensitiveVocab vocab(space, options.restrict_rows);
+AnalogyResult evaluate_analogies(const VectorSpace& space, const CaseInsensitiveVocab& vocab, const std::string& path,
+                                 const AnalogyEvalOptions& options) {
   InputStream in = InputStream::open(path);
-  const std::vector<char> bytes = in.read_all();
+  const std::vector<std::string> lines = in.read_lines();
   AnalogyResult result;
   std::vector<Question> questions;
 
-  std::size_t line_number = 0;
-  for (std::size_t pos = 0; pos < bytes.size();) {
-    std::size_t end = pos;
-    while (end < bytes.size() && bytes[end] != '\n') ++end;
-    std::string line(bytes.data() + pos, end - pos);
-    pos = end + 1;
-    ++line_number;
+  for (std::size_t line_number = 1; line_number <= lines.size(); ++line_number) {
+    const std::string& line = lines[line_number - 1];
     if (line.rfind(": ", 0) == 0) {
       std::string name = line.substr(2);
       while (!name.empty() && (name.back() == '\r' || name.back() == ' ' || name.back() == '\t')) name.pop_back();

@@ -1,7 +1,7 @@
 // Accuracy on analogy questions in the Google format ("questions-words.txt"):
 // ": section" lines, then "a b c expected" lines meaning a : b :: c : expected.
 // Computed as gensim's KeyedVectors.evaluate_word_analogies (4.x) does, so the numbers
-// can be compared: words upper-cased, only the first `restrict_rows` words known,
+// can be compared: words upper-cased, only the words `vocab` knows (the first N),
 // questions with an unknown word skipped (counted as not covered), the answer the best
 // of the top 5 for b - a + c whose upper-case form is not one of the question's words.
 #pragma once
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "query/case_insensitive_vocab.h"
 #include "query/search.h"
 #include "query/vector_space.h"
 
@@ -29,12 +30,13 @@ struct AnalogyResult {
 };
 
 struct AnalogyEvalOptions {
-  std::uint64_t restrict_rows = 300000;  // gensim's default
   Combination method = Combination::add;
   unsigned threads = 1;
 };
 
 // Throws embed::Error naming the file and line for a question before any section header.
-AnalogyResult evaluate_analogies(const VectorSpace& space, const std::string& path, const AnalogyEvalOptions& options);
+// `vocab` holds the words known (its restriction is also the search's).
+AnalogyResult evaluate_analogies(const VectorSpace& space, const CaseInsensitiveVocab& vocab, const std::string& path,
+                                 const AnalogyEvalOptions& options);
 
 }  // namespace embed

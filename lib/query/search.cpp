@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.h"
 #include "core/parallel.h"
 #include "math/sgemm.h"
 

@@ -1,12 +1,9 @@
 #include "query/vector_space.h"
 
-#include <cmath>
+#include <algorithm>
 #include <cstring>
 
 #include "convert/load.h"
-#include "core/error.h"
-#include "core/half_array.h"
-#include "core/parallel.h"
 #include "format/word_index.h"
 
 namespace embed {
@@ -30,14 +27,14 @@ VectorSpace VectorSpace::from_emb(EmbFile file) {
   space.emb_.emplace(std::move(file));
   space.norms_ = space.emb_->norms();
   if (space.norms_.size() != space.rows_) {
-    // Another writer's file without a norms tensor: compute them once.
-    space.computed_norms_.resize(space.rows_);
-    std::vector<float> row(space.dim_);
-    for (std::uint64_t r = 0; r < space.rows_; ++r) {
-      space.emb_->row_as_f32(r, row.data());
-      double sum = 0;
-      for (float x : row) sum += double{x} * x;
-      space.computed_norms_[r] = static_cast<float>(std::sqrt(sum));
+    // Another writer's file without a norms tensor: compute them once, a block at a time.
+    constexpr std::size_t kBlockRows = 4096;
+    std::vector<float> block(kBlockRows * space.dim_);
+    for (std::uint64_t first = 0; first < space.rows_; first += kBlockRows) {
+      const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(kBlockRows, space.rows_ - first));
+      space.emb_->rows_as_f32(first, count, block.data());
+      const std::vector<float> norms = row_norms({block.data(), count * space.dim_}, space.dim_, 1);
+      space.computed_norms_.insert(space.computed_norms_.end(), norms.begin(), norms.end());
     }
     space.norms_ = space.computed_norms_;
   }
@@ -56,8 +53,6 @@ VectorSpace VectorSpace::from_table(EmbeddingTable table, std::string name, unsi
   return space;
 }
 
-bool VectorSpace::has_counts() const { return emb_ ? !emb_->counts().empty() : !table_.counts.empty(); }
-
 std::string_view VectorSpace::word(std::uint64_t row) const { return emb_ ? emb_->word(row) : table_.word(row); }
 
 std::optional<std::uint64_t> VectorSpace::find(std::string_view word) const {
@@ -67,25 +62,9 @@ std::optional<std::uint64_t> VectorSpace::find(std::string_view word) const {
 
 const float* VectorSpace::rows_f32(std::uint64_t first, std::size_t count, float* scratch) const {
   if (!emb_) return table_.values.data() + first * dim_;
-  const std::size_t n = count * dim_;
-  const std::byte* base = emb_->vector_bytes();
-  switch (emb_->dtype()) {
-    case DType::f32:
-      return reinterpret_cast<const float*>(base) + first * dim_;
-    case DType::f16: {
-      const auto* halves = reinterpret_cast<const std::uint16_t*>(base) + first * dim_;
-      f16_to_f32_array(halves, scratch, n);
-      return scratch;
-    }
-    case DType::bf16: {
-      const auto* halves = reinterpret_cast<const std::uint16_t*>(base) + first * dim_;
-      bf16_to_f32_array(halves, scratch, n);
-      return scratch;
-    }
-    default:
-      EMBED_ASSERT(false);
-  }
-  return nullptr;
+  if (emb_->dtype() == DType::f32) return reinterpret_cast<const float*>(emb_->vector_bytes()) + first * dim_;
+  emb_->rows_as_f32(first, count, scratch);
+  return scratch;
 }
 
 void VectorSpace::row_f32(std::uint64_t row, float* out) const {

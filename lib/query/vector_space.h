@@ -31,8 +31,6 @@ class VectorSpace {
   DType dtype() const { return emb_ ? emb_->dtype() : DType::f32; }
   // True when the input was not an .emb and was converted at open (worth a hint).
   bool converted() const { return !emb_.has_value(); }
-  // Word frequencies, when the input had them (rows are then most frequent first).
-  bool has_counts() const;
 
   std::string_view word(std::uint64_t row) const;
   std::optional<std::uint64_t> find(std::string_view word) const;

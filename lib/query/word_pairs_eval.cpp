@@ -6,7 +6,6 @@
 #include "core/byte_source.h"
 #include "core/error.h"
 #include "core/utf8.h"
-#include "query/case_insensitive_vocab.h"
 #include "query/rank_correlation.h"
 #include "query/search.h"
 
@@ -35,17 +34,11 @@ bool parse_score(const std::string& text, double& value) {
 
 }  // namespace
 
-WordPairsResult evaluate_word_pairs(const VectorSpace& space, const std::string& path, std::uint64_t restrict_rows) {
-  const CaseInsensitiveVocab vocab(space, restrict_rows);
+WordPairsResult evaluate_word_pairs(const VectorSpace& space, const CaseInsensitiveVocab& vocab, const std::string& path) {
   InputStream in = InputStream::open(path);
-  const std::vector<char> bytes = in.read_all();
   WordPairsResult result;
   std::vector<double> gold, model;
-  for (std::size_t pos = 0; pos < bytes.size();) {
-    std::size_t end = pos;
-    while (end < bytes.size() && bytes[end] != '\n') ++end;
-    std::string line(bytes.data() + pos, end - pos);
-    pos = end + 1;
+  for (const std::string& line : in.read_lines()) {
     if (line.empty() || line[0] == '#') continue;
     const std::vector<std::string> fields = split_tabs(line);
     double score = 0;

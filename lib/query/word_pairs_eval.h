@@ -1,13 +1,14 @@
 // Correlation with human similarity judgements on WordSim-353-style files: lines
 // "word<TAB>word<TAB>score", "#" comments. Computed as gensim's
 // KeyedVectors.evaluate_word_pairs (4.x): words upper-cased, only the first
-// `restrict_rows` words known, pairs with an unknown word skipped and counted as OOV,
+// N words known (`vocab`), pairs with an unknown word skipped and counted as OOV,
 // lines without exactly three tab-separated fields or with a non-numeric score skipped.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "query/case_insensitive_vocab.h"
 #include "query/vector_space.h"
 
 namespace embed {
@@ -22,6 +23,6 @@ struct WordPairsResult {
 };
 
 // Throws embed::Error when no pair has both words known (nothing to correlate).
-WordPairsResult evaluate_word_pairs(const VectorSpace& space, const std::string& path, std::uint64_t restrict_rows);
+WordPairsResult evaluate_word_pairs(const VectorSpace& space, const CaseInsensitiveVocab& vocab, const std::string& path);
 
 }  // namespace embed

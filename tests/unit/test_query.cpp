@@ -202,6 +202,29 @@ TEST_CASE("search() finds what brute force in double finds, in memory and in .em
   }
 }
 
+TEST_CASE("an .emb without a norms tensor (another writer's) gets its norms computed at open") {
+  test::TempDir dir;
+  const std::string path = dir.file("v.emb");
+  {
+    EmbeddingTable table = random_table(9000, 5, 4);  // more than two blocks of the computation
+    AtomicOutput out(path);
+    EmbWriteOptions options;
+    options.dtype = DType::f16;
+    write_emb(table, options, out);
+    out.commit();
+  }
+  const VectorSpace stored = VectorSpace::from_emb(EmbFile::open(path));
+  std::string bytes = test::read_file(path);
+  const std::size_t at = bytes.find("\"norms\"");
+  REQUIRE(at != std::string::npos);
+  bytes[at + 5] = 'z';  // the tensor is now "normz", which readers ignore
+  test::write_file(dir.file("foreign.emb"), bytes);
+  const VectorSpace computed = VectorSpace::from_emb(EmbFile::open(dir.file("foreign.emb")));
+  REQUIRE(computed.norms().size() == 9000);
+  for (std::size_t r = 0; r < 9000; ++r) CHECK(computed.norms()[r] == Approx(stored.norms()[r]).epsilon(1e-6));
+  CHECK(computed.norms()[17] == 0.0f);
+}
+
 TEST_CASE("cosine of two rows; zero-length rows give 0") {
   const VectorSpace space = VectorSpace::from_table(random_table(30, 5, 3), "mem", 1);
   CHECK(cosine(space, 17, 3) == 0.0f);
