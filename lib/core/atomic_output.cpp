@@ -22,7 +22,11 @@ namespace {
 constexpr int kMaxPending = 16;
 std::array<std::atomic<char*>, kMaxPending> pending_temporaries{};
 
-extern "C" void remove_temporaries_and_reraise(int signo) {
+extern "C" void remove_temporaries_and_reraise(int signo) { remove_temporaries_and_die(signo); }
+
+}  // namespace
+
+void remove_temporaries_and_die(int signo) {
   for (auto& slot : pending_temporaries) {
     if (char* path = slot.load()) ::unlink(path);
   }
@@ -41,6 +45,8 @@ void install_cleanup_handlers() {
     }
   });
 }
+
+namespace {
 
 int register_temporary(const std::string& path) {
   for (int i = 0; i < kMaxPending; ++i) {

@@ -15,6 +15,13 @@
 
 namespace embed {
 
+// Installs the handlers that remove temporaries on SIGINT, SIGTERM, SIGHUP and SIGPIPE
+// (AtomicOutput does so when the first output is created). Once only.
+void install_cleanup_handlers();
+// What those handlers do: removes every pending temporary, restores the signal's default
+// action and re-raises it. Async-signal-safe, for handlers that take a signal over.
+void remove_temporaries_and_die(int signo);
+
 class AtomicOutput {
  public:
   // Creates the temporary at once, so that an unwritable destination fails

@@ -30,10 +30,13 @@ Progress::Progress(std::string label, std::uint64_t total, std::string items)
 Progress::~Progress() { finish(); }
 
 std::string Progress::amount(double value) const {
-  return items_.empty() ? human_bytes(value) : fmt::format("{:.0f}", value);
+  if (items_.empty()) return human_bytes(value);
+  if (value < 10000) return fmt::format("{:.0f}", value);
+  return value < 1e6 ? fmt::format("{:.1f}k", value / 1e3) : value < 1e9 ? fmt::format("{:.2f}M", value / 1e6)
+                                                                         : fmt::format("{:.2f}G", value / 1e9);
 }
 
-void Progress::update(std::uint64_t done) {
+void Progress::update(std::uint64_t done, const std::string& detail) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
   if (now - last_draw_ < std::chrono::milliseconds(250)) return;
@@ -50,17 +53,22 @@ void Progress::update(std::uint64_t done) {
     line = fmt::format("{}: {}{}, {}/s", label_, amount(static_cast<double>(done)), items_.empty() ? "" : " " + items_,
                        amount(rate));
   }
+  if (!detail.empty()) line += ", " + detail;
   std::fprintf(stderr, "\r\033[K%s", line.c_str());
   std::fflush(stderr);
   drawn_ = true;
 }
 
-void Progress::finish() {
+void Progress::erase() {
   if (drawn_) {
     std::fprintf(stderr, "\r\033[K");
     std::fflush(stderr);
     drawn_ = false;
   }
+}
+
+void Progress::finish() {
+  erase();
   enabled_ = false;
 }
 

@@ -15,7 +15,10 @@ class Progress {
   // when given, shown as counts ("1200 of 19544 questions, 950/s").
   Progress(std::string label, std::uint64_t total, std::string items = "");
   ~Progress();
-  void update(std::uint64_t done);
+  // `detail` ("lr 0.0213, loss 2.41") is appended to the line.
+  void update(std::uint64_t done, const std::string& detail = "");
+  // Clears the line, for a log message; the next update draws it again.
+  void erase();
   void finish();
 
  private:

@@ -1,0 +1,18 @@
+// A graceful stop for long runs. After install_stop_handlers(), the first SIGINT or
+// SIGTERM only sets a flag, which the work loop polls at safe points so that it can save
+// a checkpoint; a second one gives up at once, removing temporary outputs as usual.
+#pragma once
+
+#include <atomic>
+
+namespace embed {
+
+void install_stop_handlers();
+// True once a stop has been asked for.
+const std::atomic<bool>& stop_requested();
+// The signal that asked (SIGINT or SIGTERM), or 0.
+int stop_signal();
+// Asks for a stop as a signal would (tests, and a clean way to end from code).
+void request_stop(int signo);
+
+}  // namespace embed

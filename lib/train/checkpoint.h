@@ -1,0 +1,44 @@
+// Checkpoints: everything a stopped run needs to go on as if it had not stopped.
+//
+// A safetensors file (the container .emb uses, so the usual tools can look inside):
+// both tables with their padding, the vocabulary and counts, the corpus as word ids
+// (so a run whose corpus came from a pipe, or has since been deleted, can resume), each
+// worker's position and random state, and in __metadata__ the settings, the output
+// options and the schedule's position. A CRC-32 of the data catches truncation and
+// corruption before a damaged file is trained on.
+#pragma once
+
+#include <string>
+
+#include "train/corpus.h"
+#include "train/row_matrix.h"
+#include "train/trainer.h"
+
+namespace embed {
+
+// Output options a resumed run must honour as the original would have.
+struct OutputSettings {
+  std::string output;        // the .emb to write
+  std::string dtype = "f32";  // storage type of the vectors
+  bool save_context = false;  // also write the output vectors
+  std::uint64_t min_count = 5;
+  std::uint64_t max_vocab = 0;
+};
+
+struct Checkpoint {
+  TrainSettings settings;
+  OutputSettings output;
+  Corpus corpus;
+  RowMatrix input, output_table;
+  TrainState state;
+};
+
+// Writes atomically (temporary file and rename).
+void save_checkpoint(const std::string& path, const TrainSettings& settings, const OutputSettings& output,
+                     const Corpus& corpus, const RowMatrix& input, const RowMatrix& output_table,
+                     const TrainState& state);
+
+// Throws embed::Error naming `path` for a file that is not a complete, intact checkpoint.
+Checkpoint load_checkpoint(const std::string& path);
+
+}  // namespace embed

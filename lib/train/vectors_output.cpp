@@ -1,0 +1,46 @@
+#include "train/vectors_output.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "format/emb_writer.h"
+#include "format/embedding_table.h"
+
+namespace embed {
+
+void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, const RowMatrix& table, DType dtype,
+                           const std::string& source, const std::map<std::string, std::string>& metadata,
+                           unsigned threads) {
+  // The table's words and counts; its values stream from `table` below.
+  EmbeddingTable words;
+  words.dim = table.dim();
+  words.origin_kind = "row";
+  for (std::size_t r = 0; r < vocab.size(); ++r) {
+    words.word_bytes += vocab.words[r];
+    words.word_offsets.push_back(static_cast<std::int64_t>(words.word_bytes.size()));
+    words.origins.push_back(r + 1);
+  }
+  words.counts = vocab.counts;
+
+  EmbWriteOptions options;
+  options.dtype = dtype;
+  options.source = source;
+  options.creator = "embed-train " EMBED_VERSION;
+  options.threads = threads;
+  options.extra_metadata = metadata;
+  EmbStreamWriter writer(out, table.dim(), options);
+  constexpr std::size_t kRowsPerBlock = 4096;
+  std::vector<float> block;
+  for (std::size_t first = 0; first < table.rows(); first += kRowsPerBlock) {
+    const std::size_t n = std::min(kRowsPerBlock, table.rows() - first);
+    block.resize(n * table.dim());
+    for (std::size_t r = 0; r < n; ++r) {
+      std::copy_n(table.row(first + r), table.dim(), block.data() + r * table.dim());
+    }
+    writer.add_rows(words, first, block);
+  }
+  writer.finish(words);
+  out.commit();
+}
+
+}  // namespace embed

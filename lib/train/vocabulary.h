@@ -1,0 +1,21 @@
+// The training vocabulary: the words kept after --min-count and --max-vocab, most
+// frequent first (row 0 is the most frequent word, as word2vec and gensim order it),
+// with how often each occurred in the corpus.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace embed {
+
+struct Vocabulary {
+  std::vector<std::string> words;
+  std::vector<std::int64_t> counts;  // parallel to words, non-increasing
+
+  std::size_t size() const { return words.size(); }
+  // Occurrences of all vocabulary words: what word2vec calls train_words.
+  std::uint64_t total_count() const;
+};
+
+}  // namespace embed

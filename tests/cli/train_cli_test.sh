@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# End-to-end tests of embed-train as a user runs it: outputs that embed-query and
+# glove-convert read, bit-for-bit reproducibility with one thread, every way in for the
+# corpus, errors before training, and Ctrl-C / SIGTERM → checkpoint → --resume ending
+# exactly where an uninterrupted run ends.
+# Usage: train_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT (run from the repo root)
+set -u
+
+ET=$(realpath "${1:?usage: train_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT}")
+EQ=$(realpath "${2:?usage: train_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT}")
+GC=$(realpath "${3:?usage: train_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT}")
+DATA=$(realpath data)
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+CORPUS=$DATA/text8-200k.txt.gz
+FAST=(--dim 16 --epochs 1 --threads 1 --seed 3)  # small and quick
+
+# vectors FILE: the table as GloVe text, metadata aside, to compare runs.
+vectors() { "$GC" -q "$1" -o - --to glove | md5sum | cut -d' ' -f1; }
+litter() { ls -a | grep -c '\.tmp-'; }
+
+# --- a plain run and its outputs ---
+"$ET" --corpus "$CORPUS" -o a.emb "${FAST[@]}" 2> a.log
+check "trains" "$?" "0"
+grep -q 'vocabulary 4554 words (min-count 5)' a.log && ok || bad "vocabulary line: $(head -1 a.log)"
+grep -q 'epoch 1/1: loss' a.log && ok || bad "one log line per epoch off a terminal"
+info=$("$GC" --info a.emb)
+grep -qE '^rows +4554$' <<<"$info" && ok || bad "rows: $info"
+grep -qE '^dim +16$' <<<"$info" && ok || bad "dim"
+grep -qE '^counts +yes$' <<<"$info" && ok || bad "counts tensor"
+grep -q 'model = skipgram' <<<"$info" && ok || bad "metadata names the model"
+check "most frequent word first" "$("$GC" -q a.emb -o - --to glove | head -1 | cut -d' ' -f1)" "the"
+"$EQ" a.emb the -k 3 > /dev/null && ok || bad "embed-query reads the output"
+
+# --- reproducible with one thread and a seed ---
+"$ET" --corpus "$CORPUS" -o b.emb "${FAST[@]}" -q
+cmp -s a.emb b.emb && ok || bad "same seed, one thread: identical files"
+"$ET" --corpus "$CORPUS" -o c.emb --dim 16 --epochs 1 --threads 1 --seed 4 -q
+[[ $(vectors a.emb) != "$(vectors c.emb)" ]] && ok || bad "another seed: other vectors"
+
+# --- every way in for the corpus gives the same vectors ---
+zcat "$CORPUS" > corpus.txt
+"$ET" --corpus corpus.txt -o plain.emb "${FAST[@]}" -q
+check "plain text = gzip" "$(vectors plain.emb)" "$(vectors a.emb)"
+zcat "$CORPUS" | "$ET" --corpus - -o stdin.emb "${FAST[@]}" 2> stdin.log
+check "stdin = file" "$(vectors stdin.emb)" "$(vectors a.emb)"
+grep -q 'standard input once' stdin.log && ok || bad "stdin is read once and says so"
+head -c 600000 corpus.txt > part1.txt
+tail -c +600001 corpus.txt > part2.txt
+"$ET" --corpus part1.txt part2.txt -o parts.emb "${FAST[@]}" -q
+"$EQ" parts.emb the -k 1 > /dev/null && ok || bad "several corpus files"
+
+# --- options ---
+"$ET" --corpus "$CORPUS" -o ctx.emb "${FAST[@]}" --save-context -q
+[[ -f ctx.context.emb ]] && ok || bad "--save-context writes OUT.context.emb"
+check "context vectors differ from input vectors" "$([[ $(vectors ctx.emb) != "$(vectors ctx.context.emb)" ]] && echo yes)" "yes"
+"$ET" --corpus "$CORPUS" -o half.emb "${FAST[@]}" --dtype f16 -q
+grep -qE '^dtype +F16$' <<<"$("$GC" --info half.emb)" && ok || bad "--dtype f16"
+"$ET" --corpus "$CORPUS" -o cbow.emb "${FAST[@]}" --model cbow -q
+grep -q 'model = cbow' <<<"$("$GC" --info cbow.emb)" && ok || bad "--model cbow"
+grep -q 'lr = 0.05' <<<"$("$GC" --info cbow.emb)" && ok || bad "cbow's default lr is word2vec's 0.05"
+"$ET" --corpus "$CORPUS" -o small.emb "${FAST[@]}" --max-vocab 100 --min-count 2 -q
+grep -qE '^rows +100$' <<<"$("$GC" --info small.emb)" && ok || bad "--max-vocab"
+"$ET" --corpus "$CORPUS" -o auto.emb "${FAST[@]}" --device auto -q && ok || bad "--device auto"
+"$ET" --version | grep -q '^embed-train ' && ok || bad "--version"
+for flag in --corpus --output --model --dim --window --negative --min-count --sample --epochs --lr --threads \
+  --seed --max-vocab --dtype --device --checkpoint --resume --save-context; do
+  "$ET" --help | grep -q -- "$flag" || bad "--help lacks $flag"
+done
+ok
+
+# --- errors before any training ---
+expect_error() {  # NAME STATUS PATTERN COMMAND...
+  local name=$1 status=$2 pattern=$3
+  shift 3
+  "$@" > out.txt 2> err.txt
+  local got=$?
+  if [[ $got != "$status" ]]; then bad "$name: exit $got, expected $status ($(head -c 300 err.txt))"; return; fi
+  if ! grep -q -- "$pattern" err.txt; then bad "$name: no '$pattern' in: $(head -c 300 err.txt)"; return; fi
+  if grep -q 'epoch 1' err.txt; then bad "$name: trained before failing"; return; fi
+  ok
+}
+printf ' \n\t\n' > empty.txt
+expect_error "empty corpus" 1 "empty.txt: the corpus has no words" "$ET" --corpus empty.txt -o e.emb
+expect_error "min-count removes everything" 1 "lower --min-count" "$ET" --corpus "$CORPUS" -o e.emb --min-count 100000000
+expect_error "dim 0" 2 "dim" "$ET" --corpus "$CORPUS" -o e.emb --dim 0
+expect_error "window 0" 2 "window" "$ET" --corpus "$CORPUS" -o e.emb --window 0
+expect_error "unreadable corpus" 1 "missing.txt" "$ET" --corpus missing.txt -o e.emb
+mkdir locked && chmod 500 locked
+if [[ $(id -u) == 0 ]]; then
+  expect_error "unwritable output directory" 1 "no-such-dir/e.emb: cannot create the output" "$ET" --corpus "$CORPUS" -o no-such-dir/e.emb
+else
+  expect_error "unwritable output directory" 1 "locked/e.emb: cannot create the output" "$ET" --corpus "$CORPUS" -o locked/e.emb
+fi
+expect_error "unwritable checkpoint" 1 "no-such-dir/c.ckpt" "$ET" --corpus "$CORPUS" -o e.emb --checkpoint no-such-dir/c.ckpt
+expect_error "no corpus" 2 "--corpus is required" "$ET" -o e.emb
+expect_error "no output" 2 "--output is required" "$ET" --corpus "$CORPUS"
+expect_error "output to stdout" 1 "writes files" "$ET" --corpus "$CORPUS" -o -
+expect_error "unknown model" 2 "model" "$ET" --corpus "$CORPUS" -o e.emb --model glove
+[[ ! -e e.emb ]] && ok || bad "a failed run leaves no output"
+check "no temporaries left" "$(litter)" "0"
+
+# --- interruption, checkpoint, resume ---
+LONG=(--corpus "$CORPUS" --dim 16 --epochs 30 --threads 1 --seed 3)
+"$ET" "${LONG[@]}" -o whole.emb -q
+# wait_for FILE PATTERN: until the log shows PATTERN (at most 60 s).
+wait_for() { for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+# A non-interactive shell starts background jobs with SIGINT ignored (and embed-train,
+# like any well-behaved program, keeps it ignored); job control (set -m) does not.
+set -m
+for sig in INT TERM; do
+  rm -f run.emb run.emb.ckpt
+  "$ET" "${LONG[@]}" -o run.emb 2> run.log &
+  pid=$!
+  wait_for run.log 'epoch 2/30' || bad "SIG$sig: training never got going"
+  kill -s "$sig" $pid
+  wait $pid
+  check "SIG$sig: exit status" "$?" "130"
+  [[ ! -e run.emb ]] && ok || bad "SIG$sig: no output from an interrupted run"
+  [[ -f run.emb.ckpt ]] && ok || bad "SIG$sig: checkpoint at OUT.ckpt"
+  grep -q "interrupted by SIG$sig.*resume with: embed-train --resume run.emb.ckpt" run.log && ok || bad "SIG$sig: message: $(tail -1 run.log)"
+  check "SIG$sig: no temporaries left" "$(litter)" "0"
+  "$ET" --resume run.emb.ckpt --dim 99 2> resume.log
+  check "SIG$sig: resume" "$?" "0"
+  grep -q -- '--dim is ignored with --resume' resume.log && ok || bad "SIG$sig: warns about ignored settings"
+  grep -q 'resuming skipgram training at epoch' resume.log && ok || bad "SIG$sig: says where it resumes"
+  cmp -s run.emb whole.emb && ok || bad "SIG$sig: resumed run = uninterrupted run, bit for bit"
+  [[ ! -e run.emb.ckpt ]] && ok || bad "SIG$sig: the automatic checkpoint is removed once the vectors are written"
+done
+
+# --checkpoint: kept, written after every epoch, resumable to another output name.
+"$ET" "${LONG[@]}" -o named.emb --checkpoint my.ckpt 2> named.log &
+pid=$!
+wait_for named.log 'epoch 3/30' || bad "--checkpoint: training never got going"
+[[ -f my.ckpt ]] && ok || bad "--checkpoint written after an epoch"
+kill -INT $pid
+wait $pid
+check "--checkpoint: exit status" "$?" "130"
+"$ET" --resume my.ckpt -o renamed.emb -q && ok || bad "--checkpoint: resume"
+cmp -s renamed.emb whole.emb && ok || bad "--checkpoint: resumed = uninterrupted"
+[[ -f my.ckpt ]] && ok || bad "a checkpoint named by --checkpoint is kept"
+set +m
+
+# A damaged checkpoint is refused.
+head -c 5000 my.ckpt > short.ckpt
+expect_error "truncated checkpoint" 1 "short.ckpt" "$ET" --resume short.ckpt
+expect_error "not a checkpoint" 1 "a.emb: not an embed-train checkpoint" "$ET" --resume a.emb
+expect_error "--resume with --corpus" 2 "excludes" "$ET" --resume my.ckpt --corpus "$CORPUS"
+
+# --- progress on a terminal (python's pty module plays the terminal) ---
+progress=$(python3 - "$ET" "$CORPUS" <<'PY'
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1], "--corpus", sys.argv[2], "-o", "tty.emb", "--dim", "16", "--epochs", "40", "--threads", "1"])
+out = b""
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+os.waitpid(pid, 0)
+ok = b"training:" in out and b"ETA" in out and b"words/s" in out and b"loss" in out and b"per thread" in out
+print("progress" if ok else out.decode(errors="replace")[-600:])
+PY
+)
+check "progress line on a terminal" "$progress" "progress"
+
+finish

@@ -1,0 +1,335 @@
+// The trainer: the backend's arithmetic against a plain reference, batch planning,
+// learning on a corpus with planted structure, determinism, and checkpoint/resume.
+#include <cmath>
+#include <cstring>
+
+#include "test_util.h"
+#include "train/checkpoint.h"
+#include "train/corpus.h"
+#include "train/trainer.h"
+
+using namespace embed;
+
+namespace {
+
+// Reference HogBatch skip-gram / word2vec CBOW update for one window, in double.
+void reference_window(Model model, std::vector<std::vector<double>>& in, std::vector<std::vector<double>>& out,
+                      const std::vector<std::uint32_t>& inputs, std::uint32_t target,
+                      const std::vector<std::uint32_t>& negatives, double lr) {
+  std::vector<std::uint32_t> outputs{target};
+  for (auto n : negatives) {
+    if (n != target) outputs.push_back(n);
+  }
+  const std::size_t dim = in[0].size();
+  auto sigmoid = [](double x) { return 1 / (1 + std::exp(-x)); };
+  if (model == Model::skipgram) {
+    // Both gradients from the old values.
+    auto new_in = in;
+    auto new_out = out;
+    for (auto c : inputs) {
+      for (std::size_t o = 0; o < outputs.size(); ++o) {
+        double score = 0;
+        for (std::size_t i = 0; i < dim; ++i) score += in[c][i] * out[outputs[o]][i];
+        const double g = ((o == 0 ? 1.0 : 0.0) - sigmoid(score)) * lr;
+        for (std::size_t i = 0; i < dim; ++i) {
+          new_in[c][i] += g * out[outputs[o]][i];
+          new_out[outputs[o]][i] += g * in[c][i];
+        }
+      }
+    }
+    in = new_in;
+    out = new_out;
+  } else {
+    std::vector<double> mean(dim, 0), grad(dim, 0);
+    for (auto c : inputs) {
+      for (std::size_t i = 0; i < dim; ++i) mean[i] += in[c][i] / static_cast<double>(inputs.size());
+    }
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      double score = 0;
+      for (std::size_t i = 0; i < dim; ++i) score += mean[i] * out[outputs[o]][i];
+      const double g = ((o == 0 ? 1.0 : 0.0) - sigmoid(score)) * lr;
+      for (std::size_t i = 0; i < dim; ++i) {
+        grad[i] += g * out[outputs[o]][i];
+        out[outputs[o]][i] += g * mean[i];
+      }
+    }
+    for (auto c : inputs) {
+      for (std::size_t i = 0; i < dim; ++i) in[c][i] += grad[i];
+    }
+  }
+}
+
+Corpus topic_corpus(unsigned seed) {
+  // Two topics with disjoint vocabularies; every line talks about one topic only.
+  Random random(seed, 99);
+  std::string text;
+  for (int line = 0; line < 400; ++line) {
+    const char topic = line % 2 == 0 ? 'a' : 'b';
+    for (int w = 0; w < 30; ++w) text += std::string(1, topic) + std::to_string(random.below(15)) + " ";
+    text += "\n";
+  }
+  CorpusOptions options;
+  options.min_count = 1;
+  return corpus_from_text(text, options);
+}
+
+TrainSettings small_settings(Model model) {
+  TrainSettings s;
+  s.model = model;
+  s.dim = 16;
+  s.window = 3;
+  s.negative = 4;
+  s.sample = 0;
+  s.epochs = 3;
+  s.lr = model == Model::skipgram ? 0.025f : 0.05f;
+  s.seed = 5;
+  s.threads = 1;
+  return s;
+}
+
+struct Tables {
+  RowMatrix input, output;
+};
+
+Tables train(const TrainSettings& s, const Corpus& corpus) {
+  Tables t{RowMatrix(corpus.vocab.size(), s.dim), RowMatrix(corpus.vocab.size(), s.dim)};
+  init_uniform(t.input, s.seed, s.threads);
+  auto backend = make_cpu_backend(s.model, t.input, t.output, s.threads, 2 * s.window);
+  Trainer trainer(s, corpus, *backend);
+  TrainState state = TrainState::start(s, corpus.ids.size());
+  std::atomic<bool> stop{false};
+  REQUIRE(trainer.run(state, stop, nullptr, nullptr));
+  REQUIRE(state.epoch == s.epochs);
+  return t;
+}
+
+double cosine(const RowMatrix& m, std::size_t a, std::size_t b) {
+  double ab = 0, aa = 0, bb = 0;
+  for (std::size_t i = 0; i < m.dim(); ++i) {
+    ab += m.row(a)[i] * m.row(b)[i];
+    aa += m.row(a)[i] * m.row(a)[i];
+    bb += m.row(b)[i] * m.row(b)[i];
+  }
+  return ab / std::sqrt(aa * bb);
+}
+
+// A backend that asks the trainer to stop after a given number of batches.
+class StoppingBackend final : public TrainBackend {
+ public:
+  StoppingBackend(TrainBackend& inner, std::atomic<bool>& stop, int batches) : inner_(inner), stop_(stop), left_(batches) {}
+  std::string name() const override { return "stopping"; }
+  void train(const WindowBatch& batch, unsigned worker, BatchLoss& loss) override {
+    inner_.train(batch, worker, loss);
+    if (--left_ == 0) stop_.store(true);
+  }
+
+ private:
+  TrainBackend& inner_;
+  std::atomic<bool>& stop_;
+  int left_;
+};
+
+bool same_bits(const RowMatrix& a, const RowMatrix& b) {
+  return a.rows() == b.rows() && a.stride() == b.stride() &&
+         std::memcmp(a.data(), b.data(), a.rows() * a.stride() * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("CPU backend: one batch equals the reference update", "[train]") {
+  for (Model model : {Model::skipgram, Model::cbow}) {
+    const std::size_t rows = 12, dim = 37;  // dim not a multiple of 16: padding must stay inert
+    RowMatrix input(rows, dim), output(rows, dim);
+    std::vector<std::vector<double>> in(rows, std::vector<double>(dim)), out = in;
+    Random random(3, 0);
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t i = 0; i < dim; ++i) {
+        in[r][i] = input.row(r)[i] = random.uniform() - 0.5f;
+        out[r][i] = output.row(r)[i] = (random.uniform() - 0.5f) * 0.5f;
+      }
+    }
+    WindowBatch batch;
+    batch.learning_rate = 0.1f;
+    batch.negatives_per_window = 3;
+    // Windows that share rows, a negative equal to the target, a repeated input.
+    const std::vector<std::vector<std::uint32_t>> inputs = {{1, 2, 3, 4}, {2, 5}, {7, 7, 8, 9, 10, 11}};
+    const std::vector<std::uint32_t> targets = {0, 3, 6};
+    const std::vector<std::vector<std::uint32_t>> negatives = {{5, 6, 0}, {9, 10, 11}, {1, 2, 3}};
+    for (std::size_t w = 0; w < targets.size(); ++w) {
+      batch.targets.push_back(targets[w]);
+      batch.inputs.insert(batch.inputs.end(), inputs[w].begin(), inputs[w].end());
+      batch.input_offsets.push_back(static_cast<std::uint32_t>(batch.inputs.size()));
+      batch.negatives.insert(batch.negatives.end(), negatives[w].begin(), negatives[w].end());
+      reference_window(model, in, out, inputs[w], targets[w], negatives[w], 0.1);
+    }
+    auto backend = make_cpu_backend(model, input, output, 1, 6);
+    BatchLoss loss;
+    backend->train(batch, 0, loss);
+    REQUIRE(loss.examples == (model == Model::skipgram ? 12u : 3u));
+    REQUIRE(loss.sum > 0);
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t i = 0; i < input.stride(); ++i) {
+        if (i >= dim) {
+          REQUIRE(input.row(r)[i] == 0.0f);
+          REQUIRE(output.row(r)[i] == 0.0f);
+          continue;
+        }
+        // The table's sigmoid has steps of 0.002: a bound far below any real change.
+        REQUIRE(std::abs(input.row(r)[i] - in[r][i]) < 2e-4);
+        REQUIRE(std::abs(output.row(r)[i] - out[r][i]) < 2e-4);
+      }
+    }
+  }
+}
+
+TEST_CASE("plan_batch: reduced windows inside the sentence, negatives per window", "[train]") {
+  CorpusOptions options;
+  options.min_count = 1;
+  const Corpus corpus = corpus_from_text("a b c d e f g\nh i\nj", options);
+  TrainSettings s = small_settings(Model::skipgram);
+  s.window = 2;
+  s.negative = 3;
+  RowMatrix in(corpus.vocab.size(), 4), out(corpus.vocab.size(), 4);
+  auto backend = make_cpu_backend(s.model, in, out, 1, 4);
+  Trainer trainer(s, corpus, *backend);
+  REQUIRE(trainer.sentence_end(0, corpus.ids.size()) == 7);
+  REQUIRE(trainer.sentence_end(7, corpus.ids.size()) == 9);
+  REQUIRE(trainer.sentence_end(9, corpus.ids.size()) == 10);
+  REQUIRE(trainer.sentence_end(2, 5) == 5);  // a shard end cuts too
+  Random random(1, 0);
+  WindowBatch batch;
+  std::vector<std::uint32_t> kept;
+  for (int trial = 0; trial < 50; ++trial) {
+    trainer.plan_batch(0, 7, 0.5f, random, batch, kept);
+    REQUIRE(batch.learning_rate == 0.5f);
+    REQUIRE(batch.windows() == 7);  // sample 0 keeps every word
+    REQUIRE(batch.negatives.size() == 7 * 3);
+    for (std::size_t w = 0; w < 7; ++w) {
+      const auto inputs = batch.window_inputs(w);
+      REQUIRE(batch.targets[w] == corpus.ids[w]);
+      REQUIRE(!inputs.empty());
+      REQUIRE(inputs.size() <= 4);
+      for (auto row : inputs) {
+        REQUIRE(row != batch.targets[w]);  // every word of this sentence is distinct
+        const auto at = std::find(corpus.ids.begin(), corpus.ids.begin() + 7, row) - corpus.ids.begin();
+        REQUIRE(std::abs(static_cast<long>(at) - static_cast<long>(w)) <= 2);
+      }
+    }
+  }
+  trainer.plan_batch(9, 10, 0.5f, random, batch, kept);
+  REQUIRE(batch.windows() == 0);  // a one-word sentence has no context
+}
+
+TEST_CASE("training separates two planted topics", "[train]") {
+  const Corpus corpus = topic_corpus(1);
+  REQUIRE(corpus.vocab.size() == 30);
+  for (Model model : {Model::skipgram, Model::cbow}) {
+    TrainSettings s = small_settings(model);
+    s.epochs = 10;
+    const Tables t = train(s, corpus);
+    double same = 0, cross = 0;
+    int same_n = 0, cross_n = 0;
+    for (std::size_t a = 0; a < 30; ++a) {
+      for (std::size_t b = a + 1; b < 30; ++b) {
+        const bool same_topic = corpus.vocab.words[a][0] == corpus.vocab.words[b][0];
+        (same_topic ? same : cross) += cosine(t.input, a, b);
+        ++(same_topic ? same_n : cross_n);
+      }
+    }
+    same /= same_n;
+    cross /= cross_n;
+    INFO("model " << (model == Model::skipgram ? "skipgram" : "cbow") << ": same " << same << ", cross " << cross);
+    REQUIRE(same > cross + 0.3);
+    // Every word's nearest neighbour shares its topic.
+    for (std::size_t a = 0; a < 30; ++a) {
+      std::size_t best = a == 0 ? 1 : 0;
+      for (std::size_t b = 0; b < 30; ++b) {
+        if (b != a && cosine(t.input, a, b) > cosine(t.input, a, best)) best = b;
+      }
+      REQUIRE(corpus.vocab.words[a][0] == corpus.vocab.words[best][0]);
+    }
+  }
+}
+
+TEST_CASE("one thread and a seed give the same tables every time; another seed does not", "[train]") {
+  const Corpus corpus = topic_corpus(2);
+  TrainSettings s = small_settings(Model::skipgram);
+  s.sample = 1e-2;  // subsampling draws too
+  const Tables a = train(s, corpus), b = train(s, corpus);
+  REQUIRE(same_bits(a.input, b.input));
+  REQUIRE(same_bits(a.output, b.output));
+  s.seed = 6;
+  const Tables c = train(s, corpus);
+  REQUIRE_FALSE(same_bits(a.input, c.input));
+}
+
+TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-identical", "[train]") {
+  test::TempDir dir;
+  const Corpus corpus = topic_corpus(3);
+  for (unsigned threads : {1u, 2u}) {
+    TrainSettings s = small_settings(Model::skipgram);
+    s.sample = 1e-2;
+    s.threads = threads;
+    const Tables whole = train(s, corpus);
+
+    Tables part{RowMatrix(corpus.vocab.size(), s.dim), RowMatrix(corpus.vocab.size(), s.dim)};
+    init_uniform(part.input, s.seed, 1);
+    auto cpu = make_cpu_backend(s.model, part.input, part.output, threads, 2 * s.window);
+    std::atomic<bool> stop{false};
+    StoppingBackend stopping(*cpu, stop, 500);  // 400 lines per epoch: stops in epoch 2
+    Trainer first(s, corpus, stopping);
+    TrainState state = TrainState::start(s, corpus.ids.size());
+    REQUIRE_FALSE(first.run(state, stop, nullptr, nullptr));
+    REQUIRE(state.epoch == 1);
+
+    OutputSettings output;
+    output.output = "out.emb";
+    output.min_count = 1;
+    save_checkpoint(dir.file("run.ckpt"), s, output, corpus, part.input, part.output, state);
+    Checkpoint c = load_checkpoint(dir.file("run.ckpt"));
+    REQUIRE(c.settings.threads == threads);
+    REQUIRE(c.settings.dim == s.dim);
+    REQUIRE(c.settings.sample == s.sample);
+    REQUIRE(c.settings.lr == s.lr);
+    REQUIRE(c.output.output == "out.emb");
+    REQUIRE(c.corpus.ids == corpus.ids);
+    REQUIRE(c.corpus.line_ends == corpus.line_ends);
+    REQUIRE(c.corpus.vocab.words == corpus.vocab.words);
+    REQUIRE(c.state.positions == state.positions);
+    REQUIRE(c.state.random == state.random);
+    REQUIRE(c.state.words_done == state.words_done);
+    REQUIRE(same_bits(c.input, part.input));
+
+    auto resumed_cpu = make_cpu_backend(c.settings.model, c.input, c.output_table, threads, 2 * s.window);
+    Trainer second(c.settings, c.corpus, *resumed_cpu);
+    std::atomic<bool> no_stop{false};
+    REQUIRE(second.run(c.state, no_stop, nullptr, nullptr));
+    if (threads == 1) {
+      REQUIRE(same_bits(c.input, whole.input));
+      REQUIRE(same_bits(c.output_table, whole.output));
+    } else {
+      // Two Hogwild threads interleave differently in every run; it must still learn.
+      REQUIRE(cosine(c.input, 0, 1) > -1.0);
+    }
+  }
+}
+
+TEST_CASE("a damaged or foreign checkpoint is refused", "[train]") {
+  test::TempDir dir;
+  const Corpus corpus = topic_corpus(4);
+  const TrainSettings s = small_settings(Model::cbow);
+  RowMatrix in(corpus.vocab.size(), s.dim), out(corpus.vocab.size(), s.dim);
+  const TrainState state = TrainState::start(s, corpus.ids.size());
+  save_checkpoint(dir.file("a.ckpt"), s, OutputSettings{}, corpus, in, out, state);
+  std::string bytes = test::read_file(dir.file("a.ckpt"));
+  REQUIRE(load_checkpoint(dir.file("a.ckpt")).settings.model == Model::cbow);
+
+  std::string flipped = bytes;
+  flipped[flipped.size() - 10] ^= 0x40;
+  test::write_file(dir.file("flipped.ckpt"), flipped);
+  REQUIRE_ERROR_CONTAINS(load_checkpoint(dir.file("flipped.ckpt")), "damaged");
+  test::write_file(dir.file("short.ckpt"), bytes.substr(0, bytes.size() - 100));
+  REQUIRE_ERROR_CONTAINS(load_checkpoint(dir.file("short.ckpt")), "short.ckpt");
+  test::write_file(dir.file("text.ckpt"), "hello world\n");
+  REQUIRE_ERROR_CONTAINS(load_checkpoint(dir.file("text.ckpt")), "text.ckpt");
+}
