@@ -46,8 +46,8 @@ struct Run {
   TrainState state;
 };
 
-Run fresh_run(const TrainCommand& command) {
-  Run run{command.settings, command.output, {}, {}, {}, {}};
+// Reads the corpus of a fresh run into `run`.
+void read_training_corpus(const TrainCommand& command, Run& run) {
   CorpusOptions options;
   options.min_count = command.output.min_count;
   options.max_vocab = command.output.max_vocab;
@@ -64,7 +64,6 @@ Run fresh_run(const TrainCommand& command) {
   run.output_table = RowMatrix(c.vocab.size(), run.settings.dim);
   init_uniform(run.input, run.settings.seed, run.settings.threads);
   run.state = TrainState::start(run.settings, c.ids.size());
-  return run;
 }
 
 Run resumed_run(const TrainCommand& command) {
@@ -91,12 +90,7 @@ std::string context_output_path(const std::string& output) {
 }
 
 int run_train_command(TrainCommand command) {
-  install_stop_handlers();
-  Run run = command.resume.empty() ? fresh_run(command) : resumed_run(command);
-  if (stop_requested().load()) {
-    spdlog::warn("interrupted before training started; nothing to save");
-    return kExitInterrupted;
-  }
+  Run run = command.resume.empty() ? Run{command.settings, command.output, {}, {}, {}, {}} : resumed_run(command);
   const TrainSettings& settings = run.settings;
   if (run.output.output.empty()) fail("no output: give --output");
   if (run.output.output == "-") fail("--output: embed-train writes files, not standard output");
@@ -105,12 +99,17 @@ int run_train_command(TrainCommand command) {
   const std::string default_checkpoint = run.output.output + ".ckpt";
   const std::string checkpoint_path = command.checkpoint.empty() ? default_checkpoint : command.checkpoint;
 
-  // Every output is created now, so that a directory we cannot write fails before the
-  // training it would waste.
+  // Every output is created before the corpus is read, so that a directory we cannot
+  // write fails before the reading and training it would waste.
   AtomicOutput vectors_out(run.output.output);
   std::optional<AtomicOutput> context_out;
   if (run.output.save_context) context_out.emplace(context_output_path(run.output.output));
   { AtomicOutput probe(checkpoint_path); }
+
+  // Until training starts there is nothing to save: Ctrl-C just ends the process (and
+  // removes the temporaries). From here on it asks for a checkpoint.
+  if (command.resume.empty()) read_training_corpus(command, run);
+  install_stop_handlers();
 
   auto backend = make_cpu_backend(settings.model, run.input, run.output_table, settings.threads, 2 * settings.window);
   if (command.device == "auto") spdlog::debug("--device auto: training on the CPU (this build has no GPU trainer)");

@@ -101,7 +101,7 @@ expect_error "unknown model" 2 "model" "$ET" --corpus "$CORPUS" -o e.emb --model
 check "no temporaries left" "$(litter)" "0"
 
 # --- interruption, checkpoint, resume ---
-LONG=(--corpus "$CORPUS" --dim 16 --epochs 30 --threads 1 --seed 3)
+LONG=(--corpus "$CORPUS" --dim 16 --epochs 20 --threads 1 --seed 3)
 "$ET" "${LONG[@]}" -o whole.emb -q
 # wait_for FILE PATTERN: until the log shows PATTERN (at most 60 s).
 wait_for() { for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
@@ -112,7 +112,7 @@ for sig in INT TERM; do
   rm -f run.emb run.emb.ckpt
   "$ET" "${LONG[@]}" -o run.emb 2> run.log &
   pid=$!
-  wait_for run.log 'epoch 2/30' || bad "SIG$sig: training never got going"
+  wait_for run.log 'epoch 2/20' || bad "SIG$sig: training never got going"
   kill -s "$sig" $pid
   wait $pid
   check "SIG$sig: exit status" "$?" "130"
@@ -131,7 +131,7 @@ done
 # --checkpoint: kept, written after every epoch, resumable to another output name.
 "$ET" "${LONG[@]}" -o named.emb --checkpoint my.ckpt 2> named.log &
 pid=$!
-wait_for named.log 'epoch 3/30' || bad "--checkpoint: training never got going"
+wait_for named.log 'epoch 3/20' || bad "--checkpoint: training never got going"
 [[ -f my.ckpt ]] && ok || bad "--checkpoint written after an epoch"
 kill -INT $pid
 wait $pid
@@ -152,7 +152,7 @@ progress=$(python3 - "$ET" "$CORPUS" <<'PY'
 import os, pty, sys
 pid, fd = pty.fork()
 if pid == 0:
-    os.execv(sys.argv[1], [sys.argv[1], "--corpus", sys.argv[2], "-o", "tty.emb", "--dim", "16", "--epochs", "40", "--threads", "1"])
+    os.execv(sys.argv[1], [sys.argv[1], "--corpus", sys.argv[2], "-o", "tty.emb", "--dim", "16", "--epochs", "20", "--threads", "1"])
 out = b""
 while True:
     try:
