@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
       }
     }
   }
-  s.model = model == "cbow" ? embed::Model::cbow : embed::Model::skipgram;
+  s.model = *embed::parse_model_name(model);  // CLI11 has checked the spelling
   if (lr->count() == 0 && s.model == embed::Model::cbow) s.lr = 0.05f;
   return embed::report_errors(kExitFailure, [&] { return embed::run_train_command(std::move(command)); });
 }

@@ -19,6 +19,12 @@ std::string human_bytes(double bytes) {
   return unit == 0 ? fmt::format("{:.0f} {}", bytes, units[unit]) : fmt::format("{:.3g} {}", bytes, units[unit]);
 }
 
+std::string human_count(double count) {
+  if (count < 10000) return fmt::format("{:.0f}", count);
+  if (count < 1e6) return fmt::format("{:.1f}k", count / 1e3);
+  return count < 1e9 ? fmt::format("{:.2f}M", count / 1e6) : fmt::format("{:.2f}G", count / 1e9);
+}
+
 Progress::Progress(std::string label, std::uint64_t total, std::string items)
     : label_(std::move(label)),
       total_(total),
@@ -30,10 +36,7 @@ Progress::Progress(std::string label, std::uint64_t total, std::string items)
 Progress::~Progress() { finish(); }
 
 std::string Progress::amount(double value) const {
-  if (items_.empty()) return human_bytes(value);
-  if (value < 10000) return fmt::format("{:.0f}", value);
-  return value < 1e6 ? fmt::format("{:.1f}k", value / 1e3) : value < 1e9 ? fmt::format("{:.2f}M", value / 1e6)
-                                                                         : fmt::format("{:.2f}G", value / 1e9);
+  return items_.empty() ? human_bytes(value) : human_count(value);
 }
 
 void Progress::update(std::uint64_t done, const std::string& detail) {

@@ -34,5 +34,7 @@ class Progress {
 
 // "1.1 GB", "480 MB", "12 kB": for messages.
 std::string human_bytes(double bytes);
+// "950", "12.3k", "4.56M", "1.17G": counts and rates for messages.
+std::string human_count(double count);
 
 }  // namespace embed

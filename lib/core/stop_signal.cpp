@@ -35,9 +35,5 @@ void install_stop_handlers() {
 
 const std::atomic<bool>& stop_requested() { return requested; }
 int stop_signal() { return requesting_signal.load(); }
-void request_stop(int signo) {
-  requesting_signal.store(signo);
-  requested.store(true);
-}
 
 }  // namespace embed

@@ -12,7 +12,5 @@ void install_stop_handlers();
 const std::atomic<bool>& stop_requested();
 // The signal that asked (SIGINT or SIGTERM), or 0.
 int stop_signal();
-// Asks for a stop as a signal would (tests, and a clean way to end from code).
-void request_stop(int signo);
 
 }  // namespace embed

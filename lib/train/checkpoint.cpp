@@ -24,40 +24,29 @@ struct Blob {
   std::span<const std::byte> bytes;
 };
 
-template <typename T>
-std::span<const std::byte> bytes_of(std::span<const T> values) {
-  return std::as_bytes(values);
-}
-
-std::string model_name(Model model) { return model == Model::skipgram ? "skipgram" : "cbow"; }
-
 }  // namespace
 
-void save_checkpoint(const std::string& path, const TrainSettings& settings, const OutputSettings& output,
-                     const Corpus& corpus, const RowMatrix& input, const RowMatrix& output_table,
-                     const TrainState& state) {
-  std::string vocab_bytes;
-  std::vector<std::int64_t> vocab_offsets{0};
-  for (const auto& word : corpus.vocab.words) {
-    vocab_bytes += word;
-    vocab_offsets.push_back(static_cast<std::int64_t>(vocab_bytes.size()));
-  }
+void save_checkpoint(const std::string& path, const TrainingRun& run) {
+  const TrainSettings& settings = run.settings;
+  const Corpus& corpus = run.corpus;
+  const TrainState& state = run.state;
+  const PackedWords words = pack_words(corpus.vocab);
   std::vector<std::int64_t> line_ends(corpus.line_ends.begin(), corpus.line_ends.end());
   std::vector<std::int64_t> positions(state.positions.begin(), state.positions.end());
   std::vector<std::uint64_t> random_words;
   for (const auto& r : state.random) random_words.insert(random_words.end(), r.begin(), r.end());
 
-  const std::uint64_t rows = input.rows(), stride = input.stride();
+  const std::uint64_t rows = run.input.rows(), stride = run.input.stride();
   const std::vector<Blob> blobs = {
-      {"input", DType::f32, {rows, stride}, bytes_of(input.span())},
-      {"output", DType::f32, {rows, stride}, bytes_of(output_table.span())},
-      {"counts", DType::i64, {rows}, bytes_of(std::span<const std::int64_t>(corpus.vocab.counts))},
-      {"vocab.offsets", DType::i64, {rows + 1}, bytes_of(std::span<const std::int64_t>(vocab_offsets))},
-      {"corpus.line_ends", DType::i64, {line_ends.size()}, bytes_of(std::span<const std::int64_t>(line_ends))},
-      {"positions", DType::i64, {positions.size()}, bytes_of(std::span<const std::int64_t>(positions))},
-      {"random", DType::i64, {state.random.size(), 4}, bytes_of(std::span<const std::uint64_t>(random_words))},
-      {"corpus.ids", DType::u32, {corpus.ids.size()}, bytes_of(std::span<const std::uint32_t>(corpus.ids))},
-      {"vocab.bytes", DType::u8, {vocab_bytes.size()}, std::as_bytes(std::span(vocab_bytes.data(), vocab_bytes.size()))},
+      {"input", DType::f32, {rows, stride}, std::as_bytes(run.input.span())},
+      {"output", DType::f32, {rows, stride}, std::as_bytes(run.output_table.span())},
+      {"counts", DType::i64, {rows}, std::as_bytes(std::span(corpus.vocab.counts))},
+      {"vocab.offsets", DType::i64, {rows + 1}, std::as_bytes(std::span(words.offsets))},
+      {"corpus.line_ends", DType::i64, {line_ends.size()}, std::as_bytes(std::span(line_ends))},
+      {"positions", DType::i64, {positions.size()}, std::as_bytes(std::span(positions))},
+      {"random", DType::i64, {state.random.size(), 4}, std::as_bytes(std::span(random_words))},
+      {"corpus.ids", DType::u32, {corpus.ids.size()}, std::as_bytes(std::span(corpus.ids))},
+      {"vocab.bytes", DType::u8, {words.bytes.size()}, std::as_bytes(std::span(words.bytes))},
   };
   std::vector<safetensors::TensorInfo> tensors;
   std::uint64_t offset = 0;
@@ -67,17 +56,12 @@ void save_checkpoint(const std::string& path, const TrainSettings& settings, con
     offset += b.bytes.size();
     crc = crc32(b.bytes, crc);
   }
-  std::map<std::string, std::string> metadata = {
+  const OutputSettings& output = run.output;
+  std::map<std::string, std::string> metadata = settings_metadata(settings);
+  metadata.insert({
       {"format", kFormat},
       {"version", kVersion},
-      {"model", model_name(settings.model)},
       {"dim", std::to_string(settings.dim)},
-      {"window", std::to_string(settings.window)},
-      {"negative", std::to_string(settings.negative)},
-      {"sample", fmt::format("{}", settings.sample)},
-      {"epochs", std::to_string(settings.epochs)},
-      {"lr", fmt::format("{}", settings.lr)},
-      {"seed", std::to_string(settings.seed)},
       {"threads", std::to_string(settings.threads)},
       {"output", output.output},
       {"dtype", output.dtype},
@@ -92,7 +76,7 @@ void save_checkpoint(const std::string& path, const TrainSettings& settings, con
       {"epoch_loss", fmt::format("{}", state.epoch_loss)},
       {"epoch_examples", std::to_string(state.epoch_examples)},
       {"crc32", fmt::format("{:08x}", crc)},
-  };
+  });
   std::string json = safetensors::header_json(tensors, metadata);
   const std::uint64_t header_size = (json.size() + 7) / 8 * 8;
   AtomicOutput out(path);
@@ -123,25 +107,24 @@ class CheckpointReader {
     }
     return it->second;
   }
-  std::uint64_t meta_uint(const std::string& key) const {
+  // The metadata value `key`, read whole by `parse` (std::stoull, std::stod).
+  template <typename Parse>
+  auto meta_number(const std::string& key, Parse parse) const {
     const std::string text = meta(key);
     try {
       std::size_t used = 0;
-      const auto value = std::stoull(text, &used);
+      const auto value = parse(text, &used);
       if (used == text.size()) return value;
     } catch (const std::exception&) {
     }
     fail("{}: checkpoint field \"{}\" is not a number: \"{}\"", path_, key, text);
   }
+
+  std::uint64_t meta_uint(const std::string& key) const {
+    return meta_number(key, [](const std::string& text, std::size_t* used) { return std::stoull(text, used); });
+  }
   double meta_double(const std::string& key) const {
-    const std::string text = meta(key);
-    try {
-      std::size_t used = 0;
-      const double value = std::stod(text, &used);
-      if (used == text.size()) return value;
-    } catch (const std::exception&) {
-    }
-    fail("{}: checkpoint field \"{}\" is not a number: \"{}\"", path_, key, text);
+    return meta_number(key, [](const std::string& text, std::size_t* used) { return std::stod(text, used); });
   }
 
   // The tensor's bytes, checked against the expected type and element count.
@@ -174,13 +157,14 @@ class CheckpointReader {
 
 }  // namespace
 
-Checkpoint load_checkpoint(const std::string& path) {
+TrainingRun load_checkpoint(const std::string& path) {
   const CheckpointReader r(path);
-  Checkpoint c;
+  TrainingRun c;
   TrainSettings& s = c.settings;
   const std::string model = r.meta("model");
-  if (model != "skipgram" && model != "cbow") fail("{}: unknown model \"{}\" in the checkpoint", path, model);
-  s.model = model == "skipgram" ? Model::skipgram : Model::cbow;
+  const std::optional<Model> parsed = parse_model_name(model);
+  if (!parsed) fail("{}: unknown model \"{}\" in the checkpoint", path, model);
+  s.model = *parsed;
   s.dim = r.meta_uint("dim");
   s.window = r.meta_uint("window");
   s.negative = r.meta_uint("negative");

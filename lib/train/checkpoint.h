@@ -25,7 +25,9 @@ struct OutputSettings {
   std::uint64_t max_vocab = 0;
 };
 
-struct Checkpoint {
+// A training run: what it trains on, its two tables and where the schedule stands.
+// Exactly what a checkpoint holds.
+struct TrainingRun {
   TrainSettings settings;
   OutputSettings output;
   Corpus corpus;
@@ -34,11 +36,9 @@ struct Checkpoint {
 };
 
 // Writes atomically (temporary file and rename).
-void save_checkpoint(const std::string& path, const TrainSettings& settings, const OutputSettings& output,
-                     const Corpus& corpus, const RowMatrix& input, const RowMatrix& output_table,
-                     const TrainState& state);
+void save_checkpoint(const std::string& path, const TrainingRun& run);
 
 // Throws embed::Error naming `path` for a file that is not a complete, intact checkpoint.
-Checkpoint load_checkpoint(const std::string& path);
+TrainingRun load_checkpoint(const std::string& path);
 
 }  // namespace embed

@@ -19,9 +19,25 @@ std::uint64_t Vocabulary::total_count() const {
                          [](std::uint64_t sum, std::int64_t c) { return sum + static_cast<std::uint64_t>(c); });
 }
 
+PackedWords pack_words(const Vocabulary& vocab) {
+  PackedWords packed;
+  packed.offsets.reserve(vocab.size() + 1);
+  for (const auto& word : vocab.words) {
+    packed.bytes += word;
+    packed.offsets.push_back(static_cast<std::int64_t>(packed.bytes.size()));
+  }
+  return packed;
+}
+
 namespace {
 
 bool is_space(unsigned char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+// Records that a line ended at `position` of the id stream, unless the line was empty
+// (no words since the last end, or none at all yet).
+void end_line_at(std::vector<std::uint64_t>& line_ends, std::uint64_t position) {
+  if (line_ends.empty() ? position > 0 : line_ends.back() != position) line_ends.push_back(position);
+}
 
 // Tokenizes a stream of text blocks into provisional ids (order of first appearance)
 // and line ends, counting as it goes.
@@ -60,11 +76,7 @@ class Tokenizer {
     add_token(partial_);
     partial_.clear();
   }
-  void end_line() {
-    if (corpus_.line_ends.empty() ? !corpus_.ids.empty() : corpus_.line_ends.back() != corpus_.ids.size()) {
-      corpus_.line_ends.push_back(corpus_.ids.size());
-    }
-  }
+  void end_line() { end_line_at(corpus_.line_ends, corpus_.ids.size()); }
   void add_token(std::string_view token) {
     if (token.size() > max_token_bytes_) {
       std::size_t cut = max_token_bytes_;
@@ -125,13 +137,13 @@ void finish_corpus(const WordCounter& counter, const CorpusOptions& options, Cor
   std::vector<std::uint64_t> line_ends;
   for (std::size_t i = 0; i < corpus.ids.size(); ++i) {
     while (line < corpus.line_ends.size() && corpus.line_ends[line] == i) {
-      if (line_ends.empty() ? kept > 0 : line_ends.back() != kept) line_ends.push_back(kept);
+      end_line_at(line_ends, kept);
       ++line;
     }
     const std::uint32_t row = row_of[corpus.ids[i]];
     if (row != kDropped) corpus.ids[kept++] = row;
   }
-  if (line_ends.empty() ? kept > 0 : line_ends.back() != kept) line_ends.push_back(kept);
+  end_line_at(line_ends, kept);
   corpus.ids.resize(kept);
   corpus.ids.shrink_to_fit();
   corpus.line_ends = std::move(line_ends);

@@ -19,35 +19,16 @@
 namespace embed {
 namespace {
 
-std::string model_name(Model model) { return model == Model::skipgram ? "skipgram" : "cbow"; }
-
-std::string rate(double per_second) {
-  return per_second >= 1e6 ? fmt::format("{:.2f}M", per_second / 1e6) : fmt::format("{:.0f}k", per_second / 1e3);
+// The .emb's metadata: the settings that shaped the vectors and what they were trained on.
+std::map<std::string, std::string> vectors_metadata(const TrainingRun& run) {
+  std::map<std::string, std::string> metadata = settings_metadata(run.settings);
+  metadata["min_count"] = std::to_string(run.output.min_count);
+  metadata["corpus_tokens"] = std::to_string(run.corpus.tokens);
+  return metadata;
 }
-
-std::map<std::string, std::string> training_metadata(const TrainSettings& s, const OutputSettings& o, const Corpus& corpus) {
-  return {{"model", model_name(s.model)},
-          {"window", std::to_string(s.window)},
-          {"negative", std::to_string(s.negative)},
-          {"sample", fmt::format("{}", s.sample)},
-          {"epochs", std::to_string(s.epochs)},
-          {"lr", fmt::format("{}", s.lr)},
-          {"seed", std::to_string(s.seed)},
-          {"min_count", std::to_string(o.min_count)},
-          {"corpus_tokens", std::to_string(corpus.tokens)}};
-}
-
-// What a run trains: the corpus, the two tables and where the schedule stands.
-struct Run {
-  TrainSettings settings;
-  OutputSettings output;
-  Corpus corpus;
-  RowMatrix input, output_table;
-  TrainState state;
-};
 
 // Reads the corpus of a fresh run into `run`.
-void read_training_corpus(const TrainCommand& command, Run& run) {
+void read_training_corpus(const TrainCommand& command, TrainingRun& run) {
   CorpusOptions options;
   options.min_count = command.output.min_count;
   options.max_vocab = command.output.max_vocab;
@@ -66,10 +47,8 @@ void read_training_corpus(const TrainCommand& command, Run& run) {
   run.state = TrainState::start(run.settings, c.ids.size());
 }
 
-Run resumed_run(const TrainCommand& command) {
-  Checkpoint checkpoint = load_checkpoint(command.resume);
-  Run run{checkpoint.settings, checkpoint.output, std::move(checkpoint.corpus), std::move(checkpoint.input),
-          std::move(checkpoint.output_table), std::move(checkpoint.state)};
+TrainingRun resumed_run(const TrainCommand& command) {
+  TrainingRun run = load_checkpoint(command.resume);
   if (!command.output.output.empty()) run.output.output = command.output.output;
   const double done = static_cast<double>(run.state.words_done) /
                       (static_cast<double>(run.corpus.ids.size()) * run.settings.epochs);
@@ -90,7 +69,8 @@ std::string context_output_path(const std::string& output) {
 }
 
 int run_train_command(TrainCommand command) {
-  Run run = command.resume.empty() ? Run{command.settings, command.output, {}, {}, {}, {}} : resumed_run(command);
+  TrainingRun run = command.resume.empty() ? TrainingRun{command.settings, command.output, {}, {}, {}, {}}
+                                            : resumed_run(command);
   const TrainSettings& settings = run.settings;
   if (run.output.output.empty()) fail("no output: give --output");
   if (run.output.output == "-") fail("--output: embed-train writes files, not standard output");
@@ -126,7 +106,7 @@ int run_train_command(TrainCommand command) {
   auto on_progress = [&](const TrainProgress& p) {
     const double per_second = p.seconds > 0 ? static_cast<double>(p.words_this_run) / p.seconds : 0;
     progress.update(p.words_this_run, fmt::format("epoch {}/{}, {}/s per thread, lr {:.3g}, loss {:.4f}", p.epoch + 1,
-                                                  settings.epochs, rate(per_second / settings.threads),
+                                                  settings.epochs, human_count(per_second / settings.threads),
                                                   p.learning_rate, p.loss));
   };
   auto on_epoch = [&](const TrainProgress& p) {
@@ -135,19 +115,19 @@ int run_train_command(TrainCommand command) {
     const double per_second = seconds > 0 ? static_cast<double>(words) / seconds : 0;
     progress.erase();
     spdlog::info("epoch {}/{}: loss {:.4f}, lr {:.3g}, {} words in {:.1f} s, {} words/s ({}/s per thread)", p.epoch + 1,
-                 settings.epochs, p.loss, p.learning_rate, words, seconds, rate(per_second),
-                 rate(per_second / settings.threads));
+                 settings.epochs, p.loss, p.learning_rate, words, seconds, human_count(per_second),
+                 human_count(per_second / settings.threads));
     epoch_started = p.seconds;
     epoch_words_start = p.words_done;
     if (keep_epoch_checkpoints) {
-      save_checkpoint(checkpoint_path, settings, run.output, run.corpus, run.input, run.output_table, run.state);
+      save_checkpoint(checkpoint_path, run);
     }
   };
   const bool finished = trainer.run(run.state, stop_requested(), on_epoch, on_progress);
   progress.finish();
 
   if (!finished) {
-    save_checkpoint(checkpoint_path, settings, run.output, run.corpus, run.input, run.output_table, run.state);
+    save_checkpoint(checkpoint_path, run);
     const double done = static_cast<double>(run.state.words_done) / static_cast<double>(words_total);
     spdlog::warn("interrupted by {} at epoch {} of {} ({:.1f}% done); checkpoint written to {}; resume with: "
                  "embed-train --resume {}",
@@ -156,7 +136,7 @@ int run_train_command(TrainCommand command) {
     return kExitInterrupted;
   }
 
-  const auto metadata = training_metadata(settings, run.output, run.corpus);
+  const auto metadata = vectors_metadata(run);
   write_trained_vectors(vectors_out, run.corpus.vocab, run.input, *dtype, run.corpus.name, metadata, settings.threads);
   if (context_out) {
     write_trained_vectors(*context_out, run.corpus.vocab, run.output_table, *dtype, run.corpus.name, metadata,

@@ -7,6 +7,8 @@
 #include <mutex>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 
 namespace embed {
@@ -22,6 +24,16 @@ struct alignas(64) WorkerCounters {
 };
 
 }  // namespace
+
+std::map<std::string, std::string> settings_metadata(const TrainSettings& s) {
+  return {{"model", std::string(model_name(s.model))},
+          {"window", std::to_string(s.window)},
+          {"negative", std::to_string(s.negative)},
+          {"sample", fmt::format("{}", s.sample)},
+          {"epochs", std::to_string(s.epochs)},
+          {"lr", fmt::format("{}", s.lr)},
+          {"seed", std::to_string(s.seed)}};
+}
 
 TrainState TrainState::start(const TrainSettings& settings, std::uint64_t corpus_words) {
   TrainState state;
@@ -92,7 +104,6 @@ bool Trainer::run(TrainState& state, const std::atomic<bool>& stop,
   const unsigned workers = settings_.threads;
   EMBED_ASSERT(state.positions.size() == workers && state.random.size() == workers);
   const std::uint64_t corpus_words = corpus_.ids.size();
-  const std::uint64_t words_total = corpus_words * settings_.epochs;
   const auto start = std::chrono::steady_clock::now();
   const std::uint64_t words_at_start = state.words_done;
   std::atomic<std::uint64_t> words_done{state.words_done};
@@ -101,7 +112,6 @@ bool Trainer::run(TrainState& state, const std::atomic<bool>& stop,
     TrainProgress p;
     p.epoch = state.epoch;
     p.words_done = words_done.load(std::memory_order_relaxed);
-    p.words_total = words_total;
     p.learning_rate = learning_rate(p.words_done);
     p.loss = examples > 0 ? loss_sum / static_cast<double>(examples) : 0;
     p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -111,13 +121,15 @@ bool Trainer::run(TrainState& state, const std::atomic<bool>& stop,
 
   while (state.epoch < settings_.epochs) {
     std::vector<WorkerCounters> counters(workers);
-    std::atomic<unsigned> running{workers};
-    std::exception_ptr failure;
-    std::mutex failure_mutex, done_mutex;
+    // Guarded by `mutex`: the workers still running and the first failure.
+    std::mutex mutex;
     std::condition_variable done;
+    unsigned running = workers;
+    std::exception_ptr failure;
     std::vector<std::thread> threads;
     for (unsigned w = 0; w < workers; ++w) {
       threads.emplace_back([&, w] {
+        std::exception_ptr error;
         try {
           Random random(state.random[w]);
           WindowBatch batch;
@@ -137,11 +149,13 @@ bool Trainer::run(TrainState& state, const std::atomic<bool>& stop,
           state.positions[w] = position;
           state.random[w] = random.state();
         } catch (...) {
-          std::lock_guard lock(failure_mutex);
-          if (!failure) failure = std::current_exception();
+          error = std::current_exception();
         }
-        std::lock_guard lock(done_mutex);
-        running.fetch_sub(1);
+        {
+          std::lock_guard lock(mutex);
+          if (error && !failure) failure = error;
+          --running;
+        }
         done.notify_all();
       });
     }
@@ -156,8 +170,8 @@ bool Trainer::run(TrainState& state, const std::atomic<bool>& stop,
     };
     for (;;) {
       {
-        std::unique_lock lock(done_mutex);
-        if (done.wait_for(lock, std::chrono::milliseconds(50), [&] { return running.load() == 0; })) break;
+        std::unique_lock lock(mutex);
+        if (done.wait_for(lock, std::chrono::milliseconds(50), [&] { return running == 0; })) break;
       }
       if (on_progress) {
         const auto [sum, examples] = loss_so_far();

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ struct TrainSettings {
   unsigned threads = 1;
 };
 
+// The settings that shape the vectors, as metadata strings ("model", "window", "negative",
+// "sample", "epochs", "lr", "seed"): written into every .emb and every checkpoint.
+std::map<std::string, std::string> settings_metadata(const TrainSettings& settings);
+
 // Where a run is; stored in checkpoints. Positions index Corpus::ids.
 struct TrainState {
   unsigned epoch = 0;                    // the epoch under way (== epochs when done)
@@ -56,7 +61,6 @@ std::pair<std::uint64_t, std::uint64_t> shard_bounds(std::uint64_t corpus_words,
 struct TrainProgress {
   unsigned epoch = 0;         // 0-based epoch under way
   std::uint64_t words_done;   // over all epochs
-  std::uint64_t words_total;  // corpus words × epochs
   float learning_rate;
   double loss;                // mean loss per example in this epoch so far
   double seconds;             // since this run (or resumed run) started

@@ -15,11 +15,10 @@ void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, const Row
   EmbeddingTable words;
   words.dim = table.dim();
   words.origin_kind = "row";
-  for (std::size_t r = 0; r < vocab.size(); ++r) {
-    words.word_bytes += vocab.words[r];
-    words.word_offsets.push_back(static_cast<std::int64_t>(words.word_bytes.size()));
-    words.origins.push_back(r + 1);
-  }
+  PackedWords packed = pack_words(vocab);
+  words.word_bytes = std::move(packed.bytes);
+  words.word_offsets = std::move(packed.offsets);
+  for (std::size_t r = 0; r < vocab.size(); ++r) words.origins.push_back(r + 1);
   words.counts = vocab.counts;
 
   EmbWriteOptions options;

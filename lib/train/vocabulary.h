@@ -18,4 +18,12 @@ struct Vocabulary {
   std::uint64_t total_count() const;
 };
 
+// The words laid out as .emb and checkpoints store them: all bytes concatenated, and
+// offsets where word i is bytes[offsets[i], offsets[i+1]).
+struct PackedWords {
+  std::string bytes;
+  std::vector<std::int64_t> offsets{0};
+};
+PackedWords pack_words(const Vocabulary& vocab);
+
 }  // namespace embed

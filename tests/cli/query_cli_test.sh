@@ -70,28 +70,9 @@ check "answer before the input ends" "$(cut -f3 conversation.txt)" "b"
 exec 3>&-
 wait $pid
 
-# Interactive: a prompt on a terminal (python's pty module plays the terminal).
-prompt=$(python3 - "$EQ" <<'PY'
-import os, pty, sys, time
-pid, fd = pty.fork()
-if pid == 0:
-    os.execv(sys.argv[1], [sys.argv[1], "v.emb", "-k", "1"])
-os.write(fd, b"a\n")
-time.sleep(0.5)
-os.write(fd, b"\x04")
-out = b""
-while True:
-    try:
-        chunk = os.read(fd, 4096)
-    except OSError:
-        break
-    if not chunk:
-        break
-    out += chunk
-os.waitpid(pid, 0)
-print("prompt" if b"query> " in out and b"b  0.9939" in out else out.decode(errors="replace"))
-PY
-)
+# Interactive: a prompt on a terminal.
+screen=$(on_tty --input $'a\n' "$EQ" v.emb -k 1)
+prompt=$([[ $screen == *"query> "* && $screen == *"b  0.9939"* ]] && echo prompt || echo "$screen")
 check "interactive prompt loop" "$prompt" "prompt"
 
 # --- other input formats ---

@@ -147,26 +147,10 @@ expect_error "truncated checkpoint" 1 "short.ckpt" "$ET" --resume short.ckpt
 expect_error "not a checkpoint" 1 "a.emb: not an embed-train checkpoint" "$ET" --resume a.emb
 expect_error "--resume with --corpus" 2 "excludes" "$ET" --resume my.ckpt --corpus "$CORPUS"
 
-# --- progress on a terminal (python's pty module plays the terminal) ---
-progress=$(python3 - "$ET" "$CORPUS" <<'PY'
-import os, pty, sys
-pid, fd = pty.fork()
-if pid == 0:
-    os.execv(sys.argv[1], [sys.argv[1], "--corpus", sys.argv[2], "-o", "tty.emb", "--dim", "16", "--epochs", "20", "--threads", "1"])
-out = b""
-while True:
-    try:
-        chunk = os.read(fd, 4096)
-    except OSError:
-        break
-    if not chunk:
-        break
-    out += chunk
-os.waitpid(pid, 0)
-ok = b"training:" in out and b"ETA" in out and b"words/s" in out and b"loss" in out and b"per thread" in out
-print("progress" if ok else out.decode(errors="replace")[-600:])
-PY
-)
+# --- progress on a terminal ---
+screen=$(on_tty "$ET" --corpus "$CORPUS" -o tty.emb --dim 16 --epochs 20 --threads 1)
+progress=$([[ $screen == *"training:"* && $screen == *ETA* && $screen == *"words/s"* && $screen == *loss* &&
+  $screen == *"per thread"* ]] && echo progress || echo "${screen: -600}")
 check "progress line on a terminal" "$progress" "progress"
 
 finish

@@ -238,7 +238,7 @@ TEST_CASE("training separates two planted topics", "[train]") {
     }
     same /= same_n;
     cross /= cross_n;
-    INFO("model " << (model == Model::skipgram ? "skipgram" : "cbow") << ": same " << same << ", cross " << cross);
+    INFO("model " << model_name(model) << ": same " << same << ", cross " << cross);
     REQUIRE(same > cross + 0.3);
     // Every word's nearest neighbour shares its topic.
     for (std::size_t a = 0; a < 30; ++a) {
@@ -285,8 +285,9 @@ TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-iden
     OutputSettings output;
     output.output = "out.emb";
     output.min_count = 1;
-    save_checkpoint(dir.file("run.ckpt"), s, output, corpus, part.input, part.output, state);
-    Checkpoint c = load_checkpoint(dir.file("run.ckpt"));
+    const TrainingRun saved{s, output, corpus, std::move(part.input), std::move(part.output), state};
+    save_checkpoint(dir.file("run.ckpt"), saved);
+    TrainingRun c = load_checkpoint(dir.file("run.ckpt"));
     REQUIRE(c.settings.threads == threads);
     REQUIRE(c.settings.dim == s.dim);
     REQUIRE(c.settings.sample == s.sample);
@@ -298,7 +299,7 @@ TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-iden
     REQUIRE(c.state.positions == state.positions);
     REQUIRE(c.state.random == state.random);
     REQUIRE(c.state.words_done == state.words_done);
-    REQUIRE(same_bits(c.input, part.input));
+    REQUIRE(same_bits(c.input, saved.input));
 
     auto resumed_cpu = make_cpu_backend(c.settings.model, c.input, c.output_table, threads, 2 * s.window);
     Trainer second(c.settings, c.corpus, *resumed_cpu);
@@ -318,9 +319,9 @@ TEST_CASE("a damaged or foreign checkpoint is refused", "[train]") {
   test::TempDir dir;
   const Corpus corpus = topic_corpus(4);
   const TrainSettings s = small_settings(Model::cbow);
-  RowMatrix in(corpus.vocab.size(), s.dim), out(corpus.vocab.size(), s.dim);
-  const TrainState state = TrainState::start(s, corpus.ids.size());
-  save_checkpoint(dir.file("a.ckpt"), s, OutputSettings{}, corpus, in, out, state);
+  const TrainingRun run{s, OutputSettings{}, corpus, RowMatrix(corpus.vocab.size(), s.dim),
+                        RowMatrix(corpus.vocab.size(), s.dim), TrainState::start(s, corpus.ids.size())};
+  save_checkpoint(dir.file("a.ckpt"), run);
   std::string bytes = test::read_file(dir.file("a.ckpt"));
   REQUIRE(load_checkpoint(dir.file("a.ckpt")).settings.model == Model::cbow);
 
