@@ -5,24 +5,20 @@
 #include <fmt/format.h>
 
 #include "core/atomic_output.h"
-#include "core/checksum.h"
 #include "core/error.h"
-#include "core/mapped_file.h"
-#include "format/safetensors.h"
+#include "format/tensor_file.h"
 
 namespace embed {
 namespace {
 
 constexpr const char* kFormat = "embed-train checkpoint";
-constexpr const char* kVersion = "1";
+constexpr const char* kVersion = "2";
 
-// A tensor to write: its name, type, shape and bytes.
-struct Blob {
-  std::string name;
-  DType dtype;
-  std::vector<std::uint64_t> shape;
-  std::span<const std::byte> bytes;
-};
+// Row width of a table in the checkpoint of a run with these settings.
+std::size_t table_width(const TrainSettings& s) {
+  if (s.model == Model::glove) return GloveLayout(s.dim, s.optimizer, s.adagrad).width;
+  return RowMatrix::stride_for(s.dim);
+}
 
 }  // namespace
 
@@ -37,7 +33,7 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
   for (const auto& r : state.random) random_words.insert(random_words.end(), r.begin(), r.end());
 
   const std::uint64_t rows = run.input.rows(), stride = run.input.stride();
-  const std::vector<Blob> blobs = {
+  std::vector<TensorBlob> blobs = {
       {"input", DType::f32, {rows, stride}, std::as_bytes(run.input.span())},
       {"output", DType::f32, {rows, stride}, std::as_bytes(run.output_table.span())},
       {"counts", DType::i64, {rows}, std::as_bytes(std::span(corpus.vocab.counts))},
@@ -48,19 +44,13 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
       {"corpus.ids", DType::u32, {corpus.ids.size()}, std::as_bytes(std::span(corpus.ids))},
       {"vocab.bytes", DType::u8, {words.bytes.size()}, std::as_bytes(std::span(words.bytes))},
   };
-  std::vector<safetensors::TensorInfo> tensors;
-  std::uint64_t offset = 0;
-  std::uint32_t crc = 0;
-  for (const auto& b : blobs) {
-    tensors.push_back({b.name, b.dtype, b.shape, offset, offset + b.bytes.size()});
-    offset += b.bytes.size();
-    crc = crc32(b.bytes, crc);
+  // GloVe's records in this epoch's order: (row, column, log count, weight), the last two as float bits.
+  if (settings.model == Model::glove) {
+    blobs.push_back({"records", DType::u32, {run.records.size(), 4}, std::as_bytes(std::span(run.records))});
   }
   const OutputSettings& output = run.output;
   std::map<std::string, std::string> metadata = settings_metadata(settings);
   metadata.insert({
-      {"format", kFormat},
-      {"version", kVersion},
       {"dim", std::to_string(settings.dim)},
       {"threads", std::to_string(settings.threads)},
       {"output", output.output},
@@ -75,107 +65,56 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
       {"words_done", std::to_string(state.words_done)},
       {"epoch_loss", fmt::format("{}", state.epoch_loss)},
       {"epoch_examples", std::to_string(state.epoch_examples)},
-      {"crc32", fmt::format("{:08x}", crc)},
   });
-  std::string json = safetensors::header_json(tensors, metadata);
-  const std::uint64_t header_size = (json.size() + 7) / 8 * 8;
   AtomicOutput out(path);
-  out.write(safetensors::frame_header(std::move(json), header_size));
-  for (const auto& b : blobs) out.write(b.bytes.data(), b.bytes.size());
-  out.commit();
+  write_tensor_file(out, kFormat, kVersion, blobs, std::move(metadata));
 }
 
 namespace {
 
-class CheckpointReader {
- public:
-  explicit CheckpointReader(const std::string& path) : path_(path), file_(MappedFile::open(path)) {
-    header_ = safetensors::parse(file_->bytes(), path);
-    if (meta("format", false) != kFormat) fail("{}: not an embed-train checkpoint", path);
-    if (meta("version") != kVersion) {
-      fail("{}: checkpoint version {} is not supported (this embed-train reads version {})", path, meta("version"), kVersion);
-    }
-    const auto data = file_->bytes().subspan(header_.data_start);
-    if (fmt::format("{:08x}", crc32(data)) != meta("crc32")) fail("{}: the checkpoint is damaged (checksum mismatch)", path);
-  }
-
-  std::string meta(const std::string& key, bool required = true) const {
-    auto it = header_.metadata.find(key);
-    if (it == header_.metadata.end()) {
-      if (required) fail("{}: the checkpoint lacks \"{}\"", path_, key);
-      return {};
-    }
-    return it->second;
-  }
-  // The metadata value `key`, read whole by `parse` (std::stoull, std::stod).
-  template <typename Parse>
-  auto meta_number(const std::string& key, Parse parse) const {
-    const std::string text = meta(key);
-    try {
-      std::size_t used = 0;
-      const auto value = parse(text, &used);
-      if (used == text.size()) return value;
-    } catch (const std::exception&) {
-    }
-    fail("{}: checkpoint field \"{}\" is not a number: \"{}\"", path_, key, text);
-  }
-
-  std::uint64_t meta_uint(const std::string& key) const {
-    return meta_number(key, [](const std::string& text, std::size_t* used) { return std::stoull(text, used); });
-  }
-  double meta_double(const std::string& key) const {
-    return meta_number(key, [](const std::string& text, std::size_t* used) { return std::stod(text, used); });
-  }
-
-  // The tensor's bytes, checked against the expected type and element count.
-  std::span<const std::byte> tensor(const std::string& name, DType dtype, std::uint64_t elements) const {
-    const auto* info = header_.find(name);
-    if (info == nullptr) fail("{}: the checkpoint lacks the tensor \"{}\"", path_, name);
-    if (info->dtype != dtype || info->end - info->begin != elements * dtype_size(dtype)) {
-      fail("{}: checkpoint tensor \"{}\" has the wrong type or size", path_, name);
-    }
-    return file_->bytes().subspan(header_.data_start + info->begin, info->end - info->begin);
-  }
-  std::uint64_t elements(const std::string& name) const {
-    const auto* info = header_.find(name);
-    if (info == nullptr) fail("{}: the checkpoint lacks the tensor \"{}\"", path_, name);
-    return (info->end - info->begin) / dtype_size(info->dtype);
-  }
-  template <typename T>
-  std::vector<T> copy(const std::string& name, DType dtype, std::uint64_t elements) const {
-    const auto bytes = tensor(name, dtype, elements);
-    std::vector<T> out(elements);
-    if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
-    return out;
-  }
-
- private:
-  std::string path_;
-  std::shared_ptr<const MappedFile> file_;
-  safetensors::Header header_;
-};
-
-}  // namespace
-
-TrainingRun load_checkpoint(const std::string& path) {
-  const CheckpointReader r(path);
-  TrainingRun c;
-  TrainSettings& s = c.settings;
+// The settings from a checkpoint's metadata.
+TrainSettings read_settings(const TensorFileReader& r) {
+  const std::string& path = r.path();
+  TrainSettings s;
   const std::string model = r.meta("model");
   const std::optional<Model> parsed = parse_model_name(model);
   if (!parsed) fail("{}: unknown model \"{}\" in the checkpoint", path, model);
   s.model = *parsed;
   s.dim = r.meta_uint("dim");
   s.window = r.meta_uint("window");
-  s.negative = r.meta_uint("negative");
-  s.sample = r.meta_double("sample");
   s.epochs = static_cast<unsigned>(r.meta_uint("epochs"));
   s.lr = static_cast<float>(r.meta_double("lr"));
   s.seed = r.meta_uint("seed");
   s.threads = static_cast<unsigned>(r.meta_uint("threads"));
-  if (s.dim == 0 || s.window == 0 || s.threads == 0 || s.epochs == 0 || s.negative > 60) {
-    fail("{}: the checkpoint's settings are invalid", path);
+  const std::optional<Optimizer> optimizer = parse_optimizer(r.meta("optimizer"));
+  if (!optimizer || !optimizer_supported(s.model, *optimizer)) fail("{}: the checkpoint's optimizer is invalid", path);
+  s.optimizer = *optimizer;
+  bool valid = s.dim > 0 && s.window > 0 && s.threads > 0 && s.epochs > 0;
+  if (s.model == Model::glove) {
+    s.x_max = r.meta_double("x_max");
+    s.alpha = r.meta_double("alpha");
+    s.symmetric = r.meta("symmetric") == "1";
+    const std::optional<AdagradMode> adagrad = parse_adagrad_mode(r.meta("adagrad"));
+    const std::optional<GloveVectors> vectors = parse_glove_vectors(r.meta("vectors"));
+    valid = valid && adagrad && vectors && s.x_max > 0;
+    if (adagrad) s.adagrad = *adagrad;
+    if (vectors) s.vectors = *vectors;
+  } else {
+    s.negative = r.meta_uint("negative");
+    s.sample = r.meta_double("sample");
+    valid = valid && s.negative <= 60;
   }
+  if (!valid) fail("{}: the checkpoint's settings are invalid", path);
+  return s;
+}
+
+}  // namespace
+
+TrainingRun load_checkpoint(const std::string& path) {
+  const TensorFileReader r(path, kFormat, kVersion, "checkpoint");
+  TrainingRun c;
+  TrainSettings& s = c.settings;
+  s = read_settings(r);
   c.output.output = r.meta("output");
   c.output.dtype = r.meta("dtype");
   c.output.save_context = r.meta("save_context") == "1";
@@ -183,7 +122,7 @@ TrainingRun load_checkpoint(const std::string& path) {
   c.output.max_vocab = r.meta_uint("max_vocab");
 
   const std::uint64_t rows = r.elements("counts");
-  const std::uint64_t stride = RowMatrix::stride_for(s.dim);
+  const std::uint64_t width = table_width(s);
   if (rows == 0) fail("{}: the checkpoint has an empty vocabulary", path);
   c.corpus.vocab.counts = r.copy<std::int64_t>("counts", DType::i64, rows);
   const auto offsets = r.copy<std::int64_t>("vocab.offsets", DType::i64, rows + 1);
@@ -206,11 +145,20 @@ TrainingRun load_checkpoint(const std::string& path) {
   c.corpus.name = r.meta("corpus");
   c.corpus.tokens = r.meta_uint("corpus_tokens");
   c.corpus.distinct_words = r.meta_uint("corpus_distinct_words");
+  std::uint64_t items = c.corpus.ids.size();  // what the workers' positions index
+  if (s.model == Model::glove) {
+    const std::uint64_t records = r.elements("records") / 4;
+    c.records = r.copy<GloveRecord>("records", DType::u32, records * 4);
+    for (const GloveRecord& record : c.records) {
+      if (record.row >= rows || record.column >= rows) fail("{}: the checkpoint's records name a word beyond the vocabulary", path);
+    }
+    items = records;
+  }
 
-  c.input = RowMatrix(rows, s.dim);
-  c.output_table = RowMatrix(rows, s.dim);
-  const auto input_bytes = r.tensor("input", DType::f32, rows * stride);
-  const auto output_bytes = r.tensor("output", DType::f32, rows * stride);
+  c.input = RowMatrix(rows, width);
+  c.output_table = RowMatrix(rows, width);
+  const auto input_bytes = r.tensor("input", DType::f32, rows * width);
+  const auto output_bytes = r.tensor("output", DType::f32, rows * width);
   std::memcpy(c.input.data(), input_bytes.data(), input_bytes.size());
   std::memcpy(c.output_table.data(), output_bytes.data(), output_bytes.size());
 
@@ -220,7 +168,7 @@ TrainingRun load_checkpoint(const std::string& path) {
   state.epoch_loss = r.meta_double("epoch_loss");
   state.epoch_examples = r.meta_uint("epoch_examples");
   for (auto p : r.copy<std::int64_t>("positions", DType::i64, s.threads)) {
-    if (p < 0 || static_cast<std::uint64_t>(p) > c.corpus.ids.size()) fail("{}: the checkpoint's positions are malformed", path);
+    if (p < 0 || static_cast<std::uint64_t>(p) > items) fail("{}: the checkpoint's positions are malformed", path);
     state.positions.push_back(static_cast<std::uint64_t>(p));
   }
   const auto words = r.copy<std::uint64_t>("random", DType::i64, std::uint64_t{s.threads} * 4);

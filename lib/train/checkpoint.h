@@ -1,16 +1,17 @@
 // Checkpoints: everything a stopped run needs to go on as if it had not stopped.
 //
-// A safetensors file (the container .emb uses, so the usual tools can look inside):
-// both tables with their padding, the vocabulary and counts, the corpus as word ids
-// (so a run whose corpus came from a pipe, or has since been deleted, can resume), each
-// worker's position and random state, and in __metadata__ the settings, the output
-// options and the schedule's position. A CRC-32 of the data catches truncation and
-// corruption before a damaged file is trained on.
+// A tensor file (format/tensor_file.h: safetensors with a checksum): both tables with
+// their padding (GloVe's with their optimizer state), the vocabulary and counts, what
+// the epochs walk (the corpus as word ids, or GloVe's co-occurrence records in the
+// order of the epoch under way), so a run whose corpus came from a pipe, or has since
+// been deleted, can resume, each worker's position and random state, and in
+// __metadata__ the settings, the output options and the schedule's position.
 #pragma once
 
 #include <string>
 
 #include "train/corpus.h"
+#include "train/glove_model.h"
 #include "train/row_matrix.h"
 #include "train/trainer.h"
 
@@ -26,13 +27,15 @@ struct OutputSettings {
 };
 
 // A training run: what it trains on, its two tables and where the schedule stands.
-// Exactly what a checkpoint holds.
+// Exactly what a checkpoint holds. GloVe keeps only the corpus's vocabulary (its ids
+// are spent once counted) and trains on `records`; its tables are W and W̃.
 struct TrainingRun {
   TrainSettings settings;
   OutputSettings output;
   Corpus corpus;
   RowMatrix input, output_table;
   TrainState state;
+  std::vector<GloveRecord> records;
 };
 
 // Writes atomically (temporary file and rename).

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "train/row_matrix.h"
+#include "train/train_settings.h"
 #include "train/window_batch.h"
 
 namespace embed {

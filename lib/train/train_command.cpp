@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <csignal>
 #include <optional>
 
@@ -14,6 +13,8 @@
 #include "core/progress.h"
 #include "core/stop_signal.h"
 #include "format/dtype.h"
+#include "train/glove_trainer.h"
+#include "train/run_setup.h"
 #include "train/vectors_output.h"
 
 namespace embed {
@@ -27,35 +28,56 @@ std::map<std::string, std::string> vectors_metadata(const TrainingRun& run) {
   return metadata;
 }
 
-// Reads the corpus of a fresh run into `run`.
-void read_training_corpus(const TrainCommand& command, TrainingRun& run) {
-  CorpusOptions options;
-  options.min_count = command.output.min_count;
-  options.max_vocab = command.output.max_vocab;
-  run.corpus = read_corpus(command.corpus, options);
-  const Corpus& c = run.corpus;
-  spdlog::info("{}: {} words, {} distinct; vocabulary {} words (min-count {}{}), {:.1f}% of the text", c.name, c.tokens,
-               c.distinct_words, c.vocab.size(), options.min_count,
-               options.max_vocab > 0 ? fmt::format(", max-vocab {}", options.max_vocab) : "",
-               100.0 * static_cast<double>(c.ids.size()) / static_cast<double>(c.tokens));
-  if (c.truncated_tokens > 0) spdlog::info("{}: {} tokens longer than 100 bytes were cut", c.name, c.truncated_tokens);
-  if (c.invalid_utf8_words > 0) spdlog::warn("{}: left out {} words that are not valid UTF-8", c.name, c.invalid_utf8_words);
-  if (c.ids.size() < 2) fail("{}: too few words to train on ({} in the vocabulary)", c.name, c.ids.size());
-  run.input = RowMatrix(c.vocab.size(), run.settings.dim);
-  run.output_table = RowMatrix(c.vocab.size(), run.settings.dim);
-  init_uniform(run.input, run.settings.seed, run.settings.threads);
-  run.state = TrainState::start(run.settings, c.ids.size());
+// What an epoch walks: corpus words, or GloVe's co-occurrence records.
+std::uint64_t items_per_epoch(const TrainingRun& run) {
+  return run.settings.model == Model::glove ? run.records.size() : run.corpus.ids.size();
 }
+const char* item_name(const TrainingRun& run) { return run.settings.model == Model::glove ? "records" : "words"; }
 
 TrainingRun resumed_run(const TrainCommand& command) {
   TrainingRun run = load_checkpoint(command.resume);
   if (!command.output.output.empty()) run.output.output = command.output.output;
   const double done = static_cast<double>(run.state.words_done) /
-                      (static_cast<double>(run.corpus.ids.size()) * run.settings.epochs);
+                      (static_cast<double>(items_per_epoch(run)) * run.settings.epochs);
   spdlog::info("{}: resuming {} training at epoch {} of {} ({:.1f}% done); corpus {}, vocabulary {} words",
                command.resume, model_name(run.settings.model), std::min(run.state.epoch + 1, run.settings.epochs),
                run.settings.epochs, 100 * done, run.corpus.name, run.corpus.vocab.size());
   return run;
+}
+
+// Trains `run` until it ends (true) or a stop signal stops it (false).
+bool train(TrainingRun& run, const std::string& device, const std::function<void(const TrainProgress&)>& on_epoch,
+           const std::function<void(const TrainProgress&)>& on_progress) {
+  const TrainSettings& s = run.settings;
+  if (device == "auto") spdlog::debug("--device auto: training on the CPU (this build has no GPU trainer)");
+  if (s.model == Model::glove) {
+    const std::string optimizer = s.optimizer == Optimizer::adagrad
+                                      ? fmt::format("adagrad per {}", adagrad_mode_name(s.adagrad))
+                                      : std::string(optimizer_name(s.optimizer));
+    spdlog::info("training glove on the CPU: dim {}, x-max {}, alpha {}, {}, {} epochs, lr {}, {} threads, seed {}; {} "
+                 "co-occurrence records",
+                 s.dim, s.x_max, s.alpha, optimizer, s.epochs, s.lr, s.threads, s.seed, run.records.size());
+    GloveTrainer trainer(s, run.records, run.input, run.output_table);
+    return trainer.run(run.state, stop_requested(), on_epoch, on_progress);
+  }
+  auto backend = make_cpu_backend(s.model, run.input, run.output_table, s.threads, 2 * s.window);
+  spdlog::info("training {} on {}: dim {}, window {}, negative {}, sample {}, {} epochs, lr {}, {} threads, seed {}",
+               model_name(s.model), backend->name(), s.dim, s.window, s.negative, s.sample, s.epochs, s.lr, s.threads,
+               s.seed);
+  Trainer trainer(s, run.corpus, *backend);
+  return trainer.run(run.state, stop_requested(), on_epoch, on_progress);
+}
+
+// Row r of the vectors to write from `table`: the vector itself, or for GloVe's W + W̃
+// the sum of the word's two vectors.
+RowReader vector_rows(const TrainingRun& run, const RowMatrix& table, bool add_contexts) {
+  const std::size_t dim = run.settings.dim;
+  if (!add_contexts) return [&table, dim](std::size_t r, float* out) { std::copy_n(table.row(r), dim, out); };
+  return [&run, dim](std::size_t r, float* out) {
+    const float* w = run.input.row(r);
+    const float* c = run.output_table.row(r);
+    for (std::size_t k = 0; k < dim; ++k) out[k] = w[k] + c[k];
+  };
 }
 
 }  // namespace
@@ -69,18 +91,27 @@ std::string context_output_path(const std::string& output) {
 }
 
 int run_train_command(TrainCommand command) {
-  TrainingRun run = command.resume.empty() ? TrainingRun{command.settings, command.output, {}, {}, {}, {}}
+  TrainingRun run = command.resume.empty() ? TrainingRun{command.settings, command.output, {}, {}, {}, {}, {}}
                                             : resumed_run(command);
   const TrainSettings& settings = run.settings;
-  if (run.output.output.empty()) fail("no output: give --output");
+  const bool count_only = run.output.output.empty() && !command.save_cooc.empty() && command.resume.empty();
+  if (run.output.output.empty() && !count_only) fail("no output: give --output");
   if (run.output.output == "-") fail("--output: embed-train writes files, not standard output");
   const std::optional<DType> dtype = parse_vector_dtype(run.output.dtype);
   if (!dtype) fail("--dtype: expected f32, f16 or bf16, not \"{}\"", run.output.dtype);
-  const std::string default_checkpoint = run.output.output + ".ckpt";
-  const std::string checkpoint_path = command.checkpoint.empty() ? default_checkpoint : command.checkpoint;
 
   // Every output is created before the corpus is read, so that a directory we cannot
   // write fails before the reading and training it would waste.
+  std::optional<AtomicOutput> cooc_out;
+  if (!command.save_cooc.empty()) cooc_out.emplace(command.save_cooc);
+  if (count_only) {
+    CoocMatrix counts = glove_cooccurrences(command, run);
+    save_cooc(*cooc_out, counts);
+    spdlog::info("wrote {} ({} co-occurrences over {} words)", command.save_cooc, counts.entries.size(), counts.vocab.size());
+    return 0;
+  }
+  const std::string default_checkpoint = run.output.output + ".ckpt";
+  const std::string checkpoint_path = command.checkpoint.empty() ? default_checkpoint : command.checkpoint;
   AtomicOutput vectors_out(run.output.output);
   std::optional<AtomicOutput> context_out;
   if (run.output.save_context) context_out.emplace(context_output_path(run.output.output));
@@ -88,47 +119,51 @@ int run_train_command(TrainCommand command) {
 
   // Until training starts there is nothing to save: Ctrl-C just ends the process (and
   // removes the temporaries). From here on it asks for a checkpoint.
-  if (command.resume.empty()) read_training_corpus(command, run);
+  if (command.resume.empty()) {
+    if (settings.model == Model::glove) {
+      CoocMatrix counts = glove_cooccurrences(command, run);
+      if (cooc_out) {
+        save_cooc(*cooc_out, counts);
+        spdlog::info("wrote {} ({} co-occurrences)", command.save_cooc, counts.entries.size());
+      }
+      start_glove_run(command, std::move(counts), run);
+    } else {
+      start_word2vec_run(command, run);
+    }
+  }
   install_stop_handlers();
 
-  auto backend = make_cpu_backend(settings.model, run.input, run.output_table, settings.threads, 2 * settings.window);
-  if (command.device == "auto") spdlog::debug("--device auto: training on the CPU (this build has no GPU trainer)");
-  spdlog::info("training {} on {}: dim {}, window {}, negative {}, sample {}, {} epochs, lr {}, {} threads, seed {}",
-               model_name(settings.model), backend->name(), settings.dim, settings.window, settings.negative,
-               settings.sample, settings.epochs, settings.lr, settings.threads, settings.seed);
-
-  Trainer trainer(settings, run.corpus, *backend);
-  const std::uint64_t words_total = run.corpus.ids.size() * settings.epochs;
-  Progress progress("training", words_total - run.state.words_done, "words");
+  const std::uint64_t items_total = items_per_epoch(run) * settings.epochs;
+  const char* items = item_name(run);
+  const char* loss_name = settings.model == Model::glove ? "cost" : "loss";
+  Progress progress("training", items_total - run.state.words_done, items);
   double epoch_started = 0;
-  std::uint64_t epoch_words_start = run.state.words_done;
+  std::uint64_t epoch_items_start = run.state.words_done;
   const bool keep_epoch_checkpoints = !command.checkpoint.empty();
   auto on_progress = [&](const TrainProgress& p) {
     const double per_second = p.seconds > 0 ? static_cast<double>(p.words_this_run) / p.seconds : 0;
-    progress.update(p.words_this_run, fmt::format("epoch {}/{}, {}/s per thread, lr {:.3g}, loss {:.4f}", p.epoch + 1,
+    progress.update(p.words_this_run, fmt::format("epoch {}/{}, {}/s per thread, lr {:.3g}, {} {:.4f}", p.epoch + 1,
                                                   settings.epochs, human_count(per_second / settings.threads),
-                                                  p.learning_rate, p.loss));
+                                                  p.learning_rate, loss_name, p.loss));
   };
   auto on_epoch = [&](const TrainProgress& p) {
     const double seconds = p.seconds - epoch_started;
-    const std::uint64_t words = p.words_done - epoch_words_start;
-    const double per_second = seconds > 0 ? static_cast<double>(words) / seconds : 0;
+    const std::uint64_t done = p.words_done - epoch_items_start;
+    const double per_second = seconds > 0 ? static_cast<double>(done) / seconds : 0;
     progress.erase();
-    spdlog::info("epoch {}/{}: loss {:.4f}, lr {:.3g}, {} words in {:.1f} s, {} words/s ({}/s per thread)", p.epoch + 1,
-                 settings.epochs, p.loss, p.learning_rate, words, seconds, human_count(per_second),
+    spdlog::info("epoch {}/{}: {} {:.4f}, lr {:.3g}, {} {} in {:.1f} s, {} {}/s ({}/s per thread)", p.epoch + 1,
+                 settings.epochs, loss_name, p.loss, p.learning_rate, done, items, seconds, human_count(per_second), items,
                  human_count(per_second / settings.threads));
     epoch_started = p.seconds;
-    epoch_words_start = p.words_done;
-    if (keep_epoch_checkpoints) {
-      save_checkpoint(checkpoint_path, run);
-    }
+    epoch_items_start = p.words_done;
+    if (keep_epoch_checkpoints) save_checkpoint(checkpoint_path, run);
   };
-  const bool finished = trainer.run(run.state, stop_requested(), on_epoch, on_progress);
+  const bool finished = train(run, command.device, on_epoch, on_progress);
   progress.finish();
 
   if (!finished) {
     save_checkpoint(checkpoint_path, run);
-    const double done = static_cast<double>(run.state.words_done) / static_cast<double>(words_total);
+    const double done = static_cast<double>(run.state.words_done) / static_cast<double>(items_total);
     spdlog::warn("interrupted by {} at epoch {} of {} ({:.1f}% done); checkpoint written to {}; resume with: "
                  "embed-train --resume {}",
                  stop_signal() == SIGTERM ? "SIGTERM" : "SIGINT", run.state.epoch + 1, settings.epochs, 100 * done,
@@ -137,13 +172,15 @@ int run_train_command(TrainCommand command) {
   }
 
   const auto metadata = vectors_metadata(run);
-  write_trained_vectors(vectors_out, run.corpus.vocab, run.input, *dtype, run.corpus.name, metadata, settings.threads);
+  const bool glove_sum = settings.model == Model::glove && settings.vectors == GloveVectors::word_plus_context;
+  write_trained_vectors(vectors_out, run.corpus.vocab, settings.dim, vector_rows(run, run.input, glove_sum), *dtype,
+                        run.corpus.name, metadata, settings.threads);
   if (context_out) {
-    write_trained_vectors(*context_out, run.corpus.vocab, run.output_table, *dtype, run.corpus.name, metadata,
-                          settings.threads);
+    write_trained_vectors(*context_out, run.corpus.vocab, settings.dim, vector_rows(run, run.output_table, false), *dtype,
+                          run.corpus.name, metadata, settings.threads);
   }
-  spdlog::info("wrote {} ({} words x {} dims, {}){}", run.output.output, run.corpus.vocab.size(), settings.dim,
-               run.output.dtype, context_out ? " and " + context_out->path() : "");
+  spdlog::info("wrote {} ({} words x {} dims, {}{}){}", run.output.output, run.corpus.vocab.size(), settings.dim,
+               run.output.dtype, glove_sum ? ", W + W̃" : "", context_out ? " and " + context_out->path() : "");
   // The automatic checkpoint of an interrupted run is superseded by the vectors.
   if (command.checkpoint.empty() && ::access(default_checkpoint.c_str(), F_OK) == 0) ::unlink(default_checkpoint.c_str());
   return 0;

@@ -1,7 +1,9 @@
 // embed-train's whole run, from parsed options to files: read the corpus (or a
-// checkpoint), train, and write the vectors, or on SIGINT/SIGTERM a checkpoint.
+// checkpoint, or GloVe's co-occurrence counts), train, and write the vectors, or on
+// SIGINT/SIGTERM a checkpoint.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,12 +19,17 @@ struct TrainCommand {
   std::string checkpoint;           // where checkpoints go; empty: OUTPUT.ckpt, on interruption only
   std::string resume;               // a checkpoint to continue from; its settings win
   std::string device = "cpu";       // cpu | auto
+  // GloVe
+  std::string cooc;                 // train on these counts instead of counting the corpus
+  std::string save_cooc;            // also write the counts here (without --output: only count)
+  std::uint64_t memory = 4ull << 30;  // bytes for counting and training
 };
 
 // Exit status of a run that a signal stopped (after writing its checkpoint).
 inline constexpr int kExitInterrupted = 130;
 
-// Returns 0 when the vectors were written, kExitInterrupted after a checkpoint.
+// Returns 0 when the vectors (or with --save-cooc alone, the counts) were written,
+// kExitInterrupted after a checkpoint.
 // Throws embed::Error for bad input, before training starts wherever it can be detected.
 int run_train_command(TrainCommand command);
 

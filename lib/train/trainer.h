@@ -12,70 +12,25 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <map>
-#include <string>
 #include <vector>
 
 #include "train/corpus.h"
+#include "train/epoch_loop.h"
 #include "train/random.h"
 #include "train/row_matrix.h"
 #include "train/sampling.h"
 #include "train/train_backend.h"
+#include "train/train_settings.h"
 
 namespace embed {
-
-// Everything that defines a run; stored in checkpoints.
-struct TrainSettings {
-  Model model = Model::skipgram;
-  std::size_t dim = 100;
-  std::size_t window = 5;
-  std::size_t negative = 5;
-  double sample = 1e-4;
-  unsigned epochs = 5;
-  float lr = 0.025f;
-  std::uint64_t seed = 1;
-  unsigned threads = 1;
-};
-
-// The settings that shape the vectors, as metadata strings ("model", "window", "negative",
-// "sample", "epochs", "lr", "seed"): written into every .emb and every checkpoint.
-std::map<std::string, std::string> settings_metadata(const TrainSettings& settings);
-
-// Where a run is; stored in checkpoints. Positions index Corpus::ids.
-struct TrainState {
-  unsigned epoch = 0;                    // the epoch under way (== epochs when done)
-  std::vector<std::uint64_t> positions;  // per worker: the next word of its shard in this epoch
-  std::vector<Random::State> random;     // per worker
-  std::uint64_t words_done = 0;          // over all epochs, for the learning-rate schedule
-  double epoch_loss = 0;                 // this epoch so far
-  std::uint64_t epoch_examples = 0;
-
-  // The state before the first word: positions at the shard starts, fresh random streams.
-  static TrainState start(const TrainSettings& settings, std::uint64_t corpus_words);
-};
-
-// Words of the shard of `worker` among `workers`: [first, last).
-std::pair<std::uint64_t, std::uint64_t> shard_bounds(std::uint64_t corpus_words, unsigned worker, unsigned workers);
-
-// Reported after each epoch and, while it runs, a few times a second.
-struct TrainProgress {
-  unsigned epoch = 0;         // 0-based epoch under way
-  std::uint64_t words_done;   // over all epochs
-  float learning_rate;
-  double loss;                // mean loss per example in this epoch so far
-  double seconds;             // since this run (or resumed run) started
-  std::uint64_t words_this_run;
-};
 
 class Trainer {
  public:
   // The model's tables are made by the caller (fresh or from a checkpoint).
   Trainer(const TrainSettings& settings, const Corpus& corpus, TrainBackend& backend);
 
-  // Trains from `state` until the last epoch ends (returns true) or `stop` becomes true
-  // (returns false; `state` then says where to resume). Calls `on_epoch` after each
-  // epoch, when `state` already points at the start of the next one (so a checkpoint
-  // taken there is consistent), and `on_progress` every 50 ms, from the calling thread.
+  // As run_epochs (epoch_loop.h): true when the last epoch has ended, false when
+  // `stop` ended the run first. Positions in `state` index Corpus::ids.
   bool run(TrainState& state, const std::atomic<bool>& stop,
            const std::function<void(const TrainProgress&)>& on_epoch,
            const std::function<void(const TrainProgress&)>& on_progress);

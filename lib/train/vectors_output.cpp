@@ -8,12 +8,12 @@
 
 namespace embed {
 
-void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, const RowMatrix& table, DType dtype,
+void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, std::size_t dim, const RowReader& row, DType dtype,
                            const std::string& source, const std::map<std::string, std::string>& metadata,
                            unsigned threads) {
   // The table's words and counts; its values stream from `table` below.
   EmbeddingTable words;
-  words.dim = table.dim();
+  words.dim = dim;
   words.origin_kind = "row";
   PackedWords packed = pack_words(vocab);
   words.word_bytes = std::move(packed.bytes);
@@ -27,15 +27,13 @@ void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, const Row
   options.creator = "embed-train " EMBED_VERSION;
   options.threads = threads;
   options.extra_metadata = metadata;
-  EmbStreamWriter writer(out, table.dim(), options);
+  EmbStreamWriter writer(out, dim, options);
   constexpr std::size_t kRowsPerBlock = 4096;
   std::vector<float> block;
-  for (std::size_t first = 0; first < table.rows(); first += kRowsPerBlock) {
-    const std::size_t n = std::min(kRowsPerBlock, table.rows() - first);
-    block.resize(n * table.dim());
-    for (std::size_t r = 0; r < n; ++r) {
-      std::copy_n(table.row(first + r), table.dim(), block.data() + r * table.dim());
-    }
+  for (std::size_t first = 0; first < vocab.size(); first += kRowsPerBlock) {
+    const std::size_t n = std::min(kRowsPerBlock, vocab.size() - first);
+    block.resize(n * dim);
+    for (std::size_t r = 0; r < n; ++r) row(first + r, block.data() + r * dim);
     writer.add_rows(words, first, block);
   }
   writer.finish(words);

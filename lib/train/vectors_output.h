@@ -1,19 +1,22 @@
-// Writing a trained table as .emb: the vocabulary (most frequent first), the counts,
+// Writing trained vectors as .emb: the vocabulary (most frequent first), the counts,
 // and the rows in the storage type asked for, streamed a block at a time so that no
 // second copy of the table is made.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 
 #include "core/atomic_output.h"
 #include "format/dtype.h"
-#include "train/row_matrix.h"
 #include "train/vocabulary.h"
 
 namespace embed {
 
-void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, const RowMatrix& table, DType dtype,
+// Writes `dim` values of row r to `out`; called for every row in order.
+using RowReader = std::function<void(std::size_t row, float* out)>;
+
+void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, std::size_t dim, const RowReader& row, DType dtype,
                            const std::string& source, const std::map<std::string, std::string>& metadata,
                            unsigned threads);
 

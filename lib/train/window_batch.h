@@ -8,22 +8,10 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <span>
-#include <string_view>
 #include <vector>
 
 namespace embed {
-
-enum class Model { skipgram, cbow };
-
-// The command-line and metadata spelling: "skipgram" or "cbow".
-inline std::string_view model_name(Model model) { return model == Model::skipgram ? "skipgram" : "cbow"; }
-inline std::optional<Model> parse_model_name(std::string_view name) {
-  if (name == "skipgram") return Model::skipgram;
-  if (name == "cbow") return Model::cbow;
-  return std::nullopt;
-}
 
 struct WindowBatch {
   float learning_rate = 0;

@@ -96,7 +96,7 @@ Tables train(const TrainSettings& s, const Corpus& corpus) {
   init_uniform(t.input, s.seed, s.threads);
   auto backend = make_cpu_backend(s.model, t.input, t.output, s.threads, 2 * s.window);
   Trainer trainer(s, corpus, *backend);
-  TrainState state = TrainState::start(s, corpus.ids.size());
+  TrainState state = TrainState::start(s.threads, s.seed, corpus.ids.size());
   std::atomic<bool> stop{false};
   REQUIRE(trainer.run(state, stop, nullptr, nullptr));
   REQUIRE(state.epoch == s.epochs);
@@ -278,14 +278,14 @@ TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-iden
     std::atomic<bool> stop{false};
     StoppingBackend stopping(*cpu, stop, 500);  // 400 lines per epoch: stops in epoch 2
     Trainer first(s, corpus, stopping);
-    TrainState state = TrainState::start(s, corpus.ids.size());
+    TrainState state = TrainState::start(s.threads, s.seed, corpus.ids.size());
     REQUIRE_FALSE(first.run(state, stop, nullptr, nullptr));
     REQUIRE(state.epoch == 1);
 
     OutputSettings output;
     output.output = "out.emb";
     output.min_count = 1;
-    const TrainingRun saved{s, output, corpus, std::move(part.input), std::move(part.output), state};
+    const TrainingRun saved{s, output, corpus, std::move(part.input), std::move(part.output), state, {}};
     save_checkpoint(dir.file("run.ckpt"), saved);
     TrainingRun c = load_checkpoint(dir.file("run.ckpt"));
     REQUIRE(c.settings.threads == threads);
@@ -320,7 +320,7 @@ TEST_CASE("a damaged or foreign checkpoint is refused", "[train]") {
   const Corpus corpus = topic_corpus(4);
   const TrainSettings s = small_settings(Model::cbow);
   const TrainingRun run{s, OutputSettings{}, corpus, RowMatrix(corpus.vocab.size(), s.dim),
-                        RowMatrix(corpus.vocab.size(), s.dim), TrainState::start(s, corpus.ids.size())};
+                        RowMatrix(corpus.vocab.size(), s.dim), TrainState::start(s.threads, s.seed, corpus.ids.size()), {}};
   save_checkpoint(dir.file("a.ckpt"), run);
   std::string bytes = test::read_file(dir.file("a.ckpt"));
   REQUIRE(load_checkpoint(dir.file("a.ckpt")).settings.model == Model::cbow);

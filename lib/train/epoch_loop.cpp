@@ -1,0 +1,139 @@
+#include "train/epoch_loop.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "core/error.h"
+
+namespace embed {
+namespace {
+
+// Per-worker figures the monitoring thread reads while the worker runs.
+struct alignas(64) WorkerCounters {
+  std::atomic<double> loss{0};
+  std::atomic<std::uint64_t> examples{0};
+};
+
+}  // namespace
+
+TrainState TrainState::start(unsigned workers, std::uint64_t seed, std::uint64_t items_per_epoch) {
+  TrainState state;
+  for (unsigned w = 0; w < workers; ++w) {
+    state.positions.push_back(shard_bounds(items_per_epoch, w, workers).first);
+    state.random.push_back(Random(seed, w).state());
+  }
+  return state;
+}
+
+std::pair<std::uint64_t, std::uint64_t> shard_bounds(std::uint64_t items, unsigned worker, unsigned workers) {
+  const auto bound = [&](unsigned w) {
+    return items / workers * w + items % workers * w / workers;  // floor(N * w / workers)
+  };
+  return {bound(worker), bound(worker + 1)};
+}
+
+bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool>& stop,
+                const std::function<void(const TrainProgress&)>& on_epoch,
+                const std::function<void(const TrainProgress&)>& on_progress) {
+  const auto workers = static_cast<unsigned>(state.positions.size());
+  EMBED_ASSERT(workers > 0 && state.random.size() == workers);
+  const auto start = std::chrono::steady_clock::now();
+  const std::uint64_t items_at_start = state.words_done;
+  std::atomic<std::uint64_t> items_done{state.words_done};
+
+  auto progress_now = [&](double loss_sum, std::uint64_t examples) {
+    TrainProgress p;
+    p.epoch = state.epoch;
+    p.words_done = items_done.load(std::memory_order_relaxed);
+    p.learning_rate = task.learning_rate(p.words_done);
+    p.loss = examples > 0 ? loss_sum / static_cast<double>(examples) : 0;
+    p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    p.words_this_run = p.words_done - items_at_start;
+    return p;
+  };
+
+  while (state.epoch < task.epochs) {
+    std::vector<WorkerCounters> counters(workers);
+    // Guarded by `mutex`: the workers still running and the first failure.
+    std::mutex mutex;
+    std::condition_variable done;
+    unsigned running = workers;
+    std::exception_ptr failure;
+    std::vector<std::thread> threads;
+    for (unsigned w = 0; w < workers; ++w) {
+      threads.emplace_back([&, w] {
+        std::exception_ptr error;
+        try {
+          Random random(state.random[w]);
+          BatchLoss loss;
+          const std::uint64_t shard_end = shard_bounds(task.items, w, workers).second;
+          std::uint64_t position = state.positions[w];
+          while (position < shard_end && !stop.load(std::memory_order_relaxed)) {
+            const float lr = task.learning_rate(items_done.load(std::memory_order_relaxed));
+            const std::uint64_t end = task.train_chunk(w, position, shard_end, lr, random, loss);
+            EMBED_ASSERT(end > position && end <= shard_end);
+            items_done.fetch_add(end - position, std::memory_order_relaxed);
+            position = end;
+            counters[w].loss.store(loss.sum, std::memory_order_relaxed);
+            counters[w].examples.store(loss.examples, std::memory_order_relaxed);
+          }
+          state.positions[w] = position;
+          state.random[w] = random.state();
+        } catch (...) {
+          error = std::current_exception();
+        }
+        {
+          std::lock_guard lock(mutex);
+          if (error && !failure) failure = error;
+          --running;
+        }
+        done.notify_all();
+      });
+    }
+    auto loss_so_far = [&] {
+      double sum = state.epoch_loss;
+      std::uint64_t examples = state.epoch_examples;
+      for (const auto& c : counters) {
+        sum += c.loss.load(std::memory_order_relaxed);
+        examples += c.examples.load(std::memory_order_relaxed);
+      }
+      return std::pair{sum, examples};
+    };
+    for (;;) {
+      {
+        std::unique_lock lock(mutex);
+        if (done.wait_for(lock, std::chrono::milliseconds(50), [&] { return running == 0; })) break;
+      }
+      if (on_progress) {
+        const auto [sum, examples] = loss_so_far();
+        on_progress(progress_now(sum, examples));
+      }
+    }
+    for (auto& t : threads) t.join();
+    if (failure) std::rethrow_exception(failure);
+    const auto [sum, examples] = loss_so_far();
+    state.epoch_loss = sum;
+    state.epoch_examples = examples;
+    state.words_done = items_done.load();
+
+    bool epoch_finished = true;
+    for (unsigned w = 0; w < workers; ++w) {
+      if (state.positions[w] < shard_bounds(task.items, w, workers).second) epoch_finished = false;
+    }
+    if (!epoch_finished) return false;  // stopped: the state says where to resume
+    const TrainProgress finished_epoch = progress_now(sum, examples);
+    ++state.epoch;
+    state.epoch_loss = 0;
+    state.epoch_examples = 0;
+    for (unsigned w = 0; w < workers; ++w) state.positions[w] = shard_bounds(task.items, w, workers).first;
+    if (task.after_epoch && state.epoch < task.epochs) task.after_epoch(state.epoch);
+    if (on_epoch) on_epoch(finished_epoch);
+    if (stop.load()) return state.epoch >= task.epochs;
+  }
+  return true;
+}
+
+}  // namespace embed

@@ -1,0 +1,68 @@
+// The epochs of a training run, shared by every model: worker threads each walking a
+// contiguous shard of the epoch's items (corpus words for word2vec, co-occurrence
+// records for GloVe) a chunk at a time, a monitoring loop reporting progress, and a
+// stop flag honoured between chunks, leaving a TrainState a checkpoint can resume from.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "train/random.h"
+#include "train/window_batch.h"
+
+namespace embed {
+
+// Where a run is; stored in checkpoints. Positions index the epoch's items.
+struct TrainState {
+  unsigned epoch = 0;                    // the epoch under way (== epochs when done)
+  std::vector<std::uint64_t> positions;  // per worker: the next item of its shard in this epoch
+  std::vector<Random::State> random;     // per worker
+  std::uint64_t words_done = 0;          // items done over all epochs, for the learning-rate schedule
+  double epoch_loss = 0;                 // this epoch so far
+  std::uint64_t epoch_examples = 0;
+
+  // The state before the first item: positions at the shard starts, fresh random streams.
+  static TrainState start(unsigned workers, std::uint64_t seed, std::uint64_t items_per_epoch);
+};
+
+// Items of the shard of `worker` among `workers`: [first, last).
+std::pair<std::uint64_t, std::uint64_t> shard_bounds(std::uint64_t items, unsigned worker, unsigned workers);
+
+// Reported after each epoch and, while it runs, a few times a second.
+struct TrainProgress {
+  unsigned epoch = 0;         // 0-based epoch under way
+  std::uint64_t words_done;   // items, over all epochs
+  float learning_rate;
+  double loss;                // mean loss per example in this epoch so far
+  double seconds;             // since this run (or resumed run) started
+  std::uint64_t words_this_run;
+};
+
+// What a model plugs into the loop.
+struct EpochTask {
+  std::uint64_t items = 0;  // per epoch
+  unsigned epochs = 1;
+  // Trains one chunk that starts at item `first` of a shard ending at `shard_end` and
+  // returns where the chunk ended (> first). Called concurrently, one call per worker.
+  std::function<std::uint64_t(unsigned worker, std::uint64_t first, std::uint64_t shard_end, float learning_rate,
+                              Random& random, BatchLoss& loss)>
+      train_chunk;
+  std::function<float(std::uint64_t items_done)> learning_rate;
+  // Called when an epoch has ended and before `on_epoch` sees the state (so a
+  // checkpoint taken there includes what it does): GloVe reshuffles its records here.
+  std::function<void(unsigned next_epoch)> after_epoch;
+};
+
+// Trains from `state` until the last epoch ends (returns true) or `stop` becomes true
+// (returns false; `state` then says where to resume). Calls `on_epoch` after each
+// epoch, when `state` already points at the start of the next one, and `on_progress`
+// every 50 ms, both from the calling thread. With one worker a run is a pure function
+// of its inputs and seed.
+bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool>& stop,
+                const std::function<void(const TrainProgress&)>& on_epoch,
+                const std::function<void(const TrainProgress&)>& on_progress);
+
+}  // namespace embed

@@ -1,0 +1,52 @@
+// GloVe training over co-occurrence records: weighted least squares on log X_ij,
+//   J = sum_ij f(X_ij) (w_i · w̃_j + b_i + b̃_j - log X_ij)²,
+// as Stanford GloVe's `glove` minimises it, with Hogwild worker threads each over a
+// contiguous shard of records that are shuffled afresh every epoch.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "train/epoch_loop.h"
+#include "train/glove_model.h"
+#include "train/train_settings.h"
+
+namespace embed {
+
+// Stanford GloVe clips each gradient element to this magnitude.
+inline constexpr float kGloveGradientClip = 100.0f;
+
+// Trains `records` (in order) against the two tables: one step per record. Adds
+// 0.5 f(X) (prediction - log X)² per record to `loss` (Stanford's cost). Records with a
+// non-finite prediction are skipped, as the reference skips them.
+void train_glove_records(std::span<const GloveRecord> records, RowMatrix& words, RowMatrix& contexts,
+                         const GloveLayout& layout, Optimizer optimizer, AdagradMode adagrad, float learning_rate,
+                         BatchLoss& loss);
+
+// Puts the records in the order of epoch `epoch`: a Fisher-Yates shuffle of their
+// current order drawn from (seed, epoch), so a run is reproducible and a checkpoint
+// that keeps the order resumes exactly.
+void shuffle_records(std::vector<GloveRecord>& records, std::uint64_t seed, unsigned epoch);
+
+class GloveTrainer {
+ public:
+  // The tables are made by the caller (fresh, or from a checkpoint); `records` must
+  // already be in the order of the epoch `state` is in.
+  GloveTrainer(const TrainSettings& settings, std::vector<GloveRecord>& records, RowMatrix& words, RowMatrix& contexts);
+
+  // As run_epochs (epoch_loop.h): true when the last epoch has ended, false when
+  // `stop` ended the run first.
+  bool run(TrainState& state, const std::atomic<bool>& stop, const std::function<void(const TrainProgress&)>& on_epoch,
+           const std::function<void(const TrainProgress&)>& on_progress);
+
+ private:
+  TrainSettings settings_;
+  std::vector<GloveRecord>& records_;
+  RowMatrix& words_;
+  RowMatrix& contexts_;
+  GloveLayout layout_;
+};
+
+}  // namespace embed

@@ -1,0 +1,56 @@
+// Everything that defines a training run, for every model; stored in checkpoints and
+// (the part that shapes the vectors) in the .emb metadata.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "train/optimizer.h"
+
+namespace embed {
+
+enum class Model { skipgram, cbow, glove };
+
+// The command-line and metadata spelling: "skipgram", "cbow" or "glove".
+std::string_view model_name(Model model);
+std::optional<Model> parse_model_name(std::string_view name);
+
+// GloVe's output: the word vectors W alone, or W + W̃ (Stanford GloVe's -model 2).
+enum class GloveVectors { word, word_plus_context };
+std::string_view glove_vectors_name(GloveVectors vectors);  // "w" | "w+c"
+std::optional<GloveVectors> parse_glove_vectors(std::string_view name);
+
+struct TrainSettings {
+  Model model = Model::skipgram;
+  std::size_t dim = 100;
+  std::size_t window = 5;
+  unsigned epochs = 5;
+  float lr = 0.025f;
+  std::uint64_t seed = 1;
+  unsigned threads = 1;
+  Optimizer optimizer = Optimizer::sgd;
+  // skip-gram and CBOW
+  std::size_t negative = 5;
+  double sample = 1e-4;
+  // GloVe
+  double x_max = 100;
+  double alpha = 0.75;
+  bool symmetric = true;  // count context words on both sides (false: left only)
+  AdagradMode adagrad = AdagradMode::element;
+  GloveVectors vectors = GloveVectors::word_plus_context;
+};
+
+// The settings that shape the vectors, as metadata strings: "model", "window",
+// "epochs", "lr", "seed", "optimizer", and per model "negative" and "sample", or
+// "x_max", "alpha", "symmetric", "adagrad" and "vectors". Written into every .emb and
+// every checkpoint.
+std::map<std::string, std::string> settings_metadata(const TrainSettings& settings);
+
+// Whether `model` can train with `optimizer` (see optimizer.h for the table), and its default.
+bool optimizer_supported(Model model, Optimizer optimizer);
+Optimizer default_optimizer(Model model);
+
+}  // namespace embed

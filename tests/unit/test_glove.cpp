@@ -1,0 +1,292 @@
+// GloVe: co-occurrence counting against hand-computed counts, spilled and merged counts
+// against in-memory ones, the counts file, one record's update against the reference
+// arithmetic, the loss falling under every optimizer, and resuming between epochs.
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "test_util.h"
+#include "train/checkpoint.h"
+#include "train/cooc_counter.h"
+#include "train/cooc_file.h"
+#include "train/corpus.h"
+#include "train/glove_trainer.h"
+#include "train/run_setup.h"
+
+using namespace embed;
+
+namespace {
+
+using Counts = std::map<std::pair<std::uint32_t, std::uint32_t>, double>;
+
+Counts as_map(const std::vector<CoocEntry>& entries) {
+  Counts counts;
+  for (const auto& e : entries) counts[{e.row, e.column}] = e.count;
+  return counts;
+}
+
+std::vector<CoocEntry> count(const Corpus& corpus, CoocOptions options) {
+  CoocStats stats;
+  return count_cooccurrences(corpus, options, stats);
+}
+
+CorpusOptions min_count(std::uint64_t n) {
+  CorpusOptions options;
+  options.min_count = n;
+  return options;
+}
+
+// A corpus of `words` Zipf-distributed words over `vocab` kinds, in lines of 1000.
+Corpus zipf_corpus(std::size_t words, std::size_t vocab, unsigned seed) {
+  std::mt19937_64 random(seed);
+  std::vector<double> weights;
+  for (std::size_t i = 0; i < vocab; ++i) weights.push_back(1.0 / static_cast<double>(i + 1));
+  std::discrete_distribution<std::size_t> pick(weights.begin(), weights.end());
+  std::string text;
+  for (std::size_t i = 0; i < words; ++i) text += "w" + std::to_string(pick(random)) + (i % 1000 == 999 ? "\n" : " ");
+  return corpus_from_text(text, min_count(1));
+}
+
+}  // namespace
+
+TEST_CASE("co-occurrence counts: symmetric window weighted by 1/distance, windows end at lines", "[glove]") {
+  // Rows by count, ties by first appearance: a=0, b=1, c=2.
+  const Corpus corpus = corpus_from_text("a b c\nb a\n", min_count(1));
+  REQUIRE(corpus.vocab.words == std::vector<std::string>{"a", "b", "c"});
+  CoocOptions options;
+  options.window = 2;
+  // Line 1: b|a at distance 1, c|b at 1, c|a at 2 (weight 1/2); line 2: a|b at 1. Both ways.
+  const Counts expected = {{{0, 1}, 2.0}, {{0, 2}, 0.5}, {{1, 0}, 2.0}, {{1, 2}, 1.0}, {{2, 0}, 0.5}, {{2, 1}, 1.0}};
+  CHECK(as_map(count(corpus, options)) == expected);
+
+  options.window = 1;  // c|a at distance 2 is out of reach
+  const Counts near = {{{0, 1}, 2.0}, {{1, 0}, 2.0}, {{1, 2}, 1.0}, {{2, 1}, 1.0}};
+  CHECK(as_map(count(corpus, options)) == near);
+}
+
+TEST_CASE("co-occurrence counts: asymmetric windows count the left context only", "[glove]") {
+  const Corpus corpus = corpus_from_text("a b c\nb a\n", min_count(1));
+  CoocOptions options;
+  options.window = 2;
+  options.symmetric = false;
+  // Row = the word, column = a word to its left.
+  const Counts expected = {{{1, 0}, 1.0}, {{2, 1}, 1.0}, {{2, 0}, 0.5}, {{0, 1}, 1.0}};
+  CHECK(as_map(count(corpus, options)) == expected);
+}
+
+TEST_CASE("co-occurrence counts: words under min-count are dropped before the window is laid", "[glove]") {
+  // x occurs once: with min-count 2 the text is "a b a b", and a, b are neighbours three times.
+  const Corpus corpus = corpus_from_text("a b x a b\n", min_count(2));
+  REQUIRE(corpus.vocab.size() == 2);
+  CoocOptions options;
+  options.window = 1;
+  const Counts expected = {{{0, 1}, 3.0}, {{1, 0}, 3.0}};
+  CHECK(as_map(count(corpus, options)) == expected);
+  options.window = 2;  // adds a|a and b|b at distance 2, once each way
+  const Counts wider = {{{0, 0}, 1.0}, {{0, 1}, 3.0}, {{1, 0}, 3.0}, {{1, 1}, 1.0}};
+  CHECK(as_map(count(corpus, options)) == wider);
+}
+
+TEST_CASE("co-occurrence counts: spilled and merged runs equal in-memory counting", "[glove]") {
+  const Corpus corpus = zipf_corpus(60000, 3000, 7);
+  CoocOptions in_memory;
+  in_memory.window = 5;
+  CoocStats memory_stats;
+  const auto expected = count_cooccurrences(corpus, in_memory, memory_stats);
+  CHECK(memory_stats.spilled_runs == 0);
+  REQUIRE(expected.size() > 10000);
+
+  // A buffer of 512 pairs spills hundreds of runs: more than one merge's fan-in.
+  CoocOptions tiny = in_memory;
+  tiny.buffer_entries = 512;
+  CoocStats tiny_stats;
+  const auto spilled = count_cooccurrences(corpus, tiny, tiny_stats);
+  CHECK(tiny_stats.spilled_runs > 64);
+  CHECK(tiny_stats.merge_passes >= 1);
+  CHECK(tiny_stats.pairs == memory_stats.pairs);
+  REQUIRE(spilled.size() == expected.size());
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const bool same = spilled[i].row == expected[i].row && spilled[i].column == expected[i].column &&
+                      std::abs(spilled[i].count - expected[i].count) <= 1e-5f * expected[i].count;
+    mismatches += !same;
+  }
+  CHECK(mismatches == 0);
+  for (std::size_t i = 1; i < spilled.size(); ++i) REQUIRE(cooc_key(spilled[i - 1]) < cooc_key(spilled[i]));
+}
+
+TEST_CASE("co-occurrence counting refuses a budget it cannot work in", "[glove]") {
+  CoocOptions options;
+  options.memory_bytes = 100000;
+  REQUIRE_ERROR_CONTAINS(CoocCounter(1000, 0, options), "--memory");
+}
+
+TEST_CASE("sort_and_combine sorts by (row, column) and sums repeats", "[glove]") {
+  std::vector<CoocEntry> entries = {{3, 1, 1}, {0, 2, 0.5f}, {3, 1, 2}, {0, 0, 1}, {2, 3, 1}, {0, 2, 0.25f}};
+  std::vector<CoocEntry> scratch(entries.size());
+  const std::size_t n = sort_and_combine(entries, scratch, 4);
+  REQUIRE(n == 4);
+  entries.resize(n);
+  CHECK(as_map(entries) == Counts{{{0, 0}, 1.0}, {{0, 2}, 0.75}, {{2, 3}, 1.0}, {{3, 1}, 3.0}});
+  for (std::size_t i = 1; i < n; ++i) CHECK(cooc_key(entries[i - 1]) < cooc_key(entries[i]));
+}
+
+TEST_CASE("the co-occurrence file keeps counts and vocabulary, and refuses damage", "[glove]") {
+  test::TempDir dir;
+  CoocMatrix m;
+  m.vocab = {{"the", "of", "and"}, {10, 7, 5}};
+  m.entries = {{0, 1, 2.5f}, {0, 2, 1}, {1, 0, 2.5f}, {2, 0, 1}};
+  m.window = 7;
+  m.symmetric = false;
+  m.min_count = 3;
+  m.corpus = "c.txt";
+  {
+    AtomicOutput out(dir.file("c.cooc"));
+    save_cooc(out, m);
+  }
+  const CoocMatrix back = load_cooc(dir.file("c.cooc"));
+  CHECK(back.vocab.words == m.vocab.words);
+  CHECK(back.vocab.counts == m.vocab.counts);
+  CHECK(as_map(back.entries) == as_map(m.entries));
+  CHECK(back.window == 7);
+  CHECK_FALSE(back.symmetric);
+  CHECK(back.min_count == 3);
+  CHECK(back.corpus == "c.txt");
+
+  std::string bytes = test::read_file(dir.file("c.cooc"));
+  bytes[bytes.size() - 20] ^= 0x40;
+  test::write_file(dir.file("bad.cooc"), bytes);
+  REQUIRE_ERROR_CONTAINS(load_cooc(dir.file("bad.cooc")), "damaged");
+  test::write_file(dir.file("short.cooc"), bytes.substr(0, bytes.size() / 2));
+  REQUIRE_ERROR_CONTAINS(load_cooc(dir.file("short.cooc")), "short.cooc");
+
+  // A checkpoint is a tensor file too, but not this kind.
+  TrainingRun run;
+  run.corpus.vocab = m.vocab;
+  run.input = RowMatrix(3, 4);
+  run.output_table = RowMatrix(3, 4);
+  run.settings.dim = 4;
+  run.state = TrainState::start(1, 1, 0);
+  save_checkpoint(dir.file("x.ckpt"), run);
+  REQUIRE_ERROR_CONTAINS(load_cooc(dir.file("x.ckpt")), "not an embed-train co-occurrence file");
+}
+
+TEST_CASE("GloVe: one record's AdaGrad update equals the reference arithmetic", "[glove]") {
+  // Stanford glove.c's update, in double, with accumulators starting at 1.
+  const std::size_t dim = 5;
+  const GloveLayout layout(dim, Optimizer::adagrad, AdagradMode::element);
+  RowMatrix words = make_glove_table(2, layout, Optimizer::adagrad, 9, 0, 1);
+  RowMatrix contexts = make_glove_table(2, layout, Optimizer::adagrad, 9, 1, 1);
+  std::vector<double> w(words.row(1), words.row(1) + dim + 1), c(contexts.row(0), contexts.row(0) + dim + 1);
+  std::vector<double> gw(dim + 1, 1.0), gc(dim + 1, 1.0);
+  const double x = 37, x_max = 100, alpha = 0.75, eta = 0.05;
+  const GloveRecord record{1, 0, static_cast<float>(std::log(x)), glove_weight(x, x_max, alpha)};
+  for (int step = 0; step < 3; ++step) {  // three steps: the accumulators matter from the second
+    double diff = w[dim] + c[dim] - std::log(x);
+    for (std::size_t k = 0; k < dim; ++k) diff += w[k] * c[k];
+    const double fdiff = std::pow(x / x_max, alpha) * diff * eta;
+    for (std::size_t k = 0; k < dim; ++k) {
+      const double t1 = std::clamp(fdiff * c[k], -100.0, 100.0), t2 = std::clamp(fdiff * w[k], -100.0, 100.0);
+      w[k] -= t1 / std::sqrt(gw[k]);
+      c[k] -= t2 / std::sqrt(gc[k]);
+      gw[k] += t1 * t1;
+      gc[k] += t2 * t2;
+    }
+    w[dim] -= fdiff / std::sqrt(gw[dim]);
+    c[dim] -= fdiff / std::sqrt(gc[dim]);
+    gw[dim] += fdiff * fdiff;
+    gc[dim] += fdiff * fdiff;
+    BatchLoss loss;
+    train_glove_records(std::span(&record, 1), words, contexts, layout, Optimizer::adagrad, AdagradMode::element,
+                        static_cast<float>(eta), loss);
+    CHECK(loss.examples == 1);
+  }
+  for (std::size_t k = 0; k <= dim; ++k) {
+    CHECK(words.row(1)[k] == Approx(w[k]).epsilon(1e-5));
+    CHECK(contexts.row(0)[k] == Approx(c[k]).epsilon(1e-5));
+    CHECK(1 + words.row(1)[layout.state() + k] == Approx(gw[k]).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("GloVe: the cost falls under every optimizer", "[glove]") {
+  const Corpus corpus = zipf_corpus(30000, 400, 3);
+  CoocOptions options;
+  options.window = 5;
+  const auto entries = count(corpus, options);
+  struct Case {
+    Optimizer optimizer;
+    AdagradMode adagrad;
+    float lr;
+  };
+  for (const Case& c : {Case{Optimizer::adagrad, AdagradMode::element, 0.05f}, Case{Optimizer::adagrad, AdagradMode::row, 0.05f},
+                        Case{Optimizer::adam, AdagradMode::element, 0.01f}, Case{Optimizer::sgd, AdagradMode::element, 0.05f}}) {
+    TrainSettings s;
+    s.model = Model::glove;
+    s.dim = 16;
+    s.epochs = 8;
+    s.threads = 1;
+    s.lr = c.lr;
+    s.optimizer = c.optimizer;
+    s.adagrad = c.adagrad;
+    const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+    std::vector<GloveRecord> records = glove_records(entries, s.x_max, s.alpha);
+    RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 0, 1);
+    RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 1, 1);
+    TrainState state = TrainState::start(1, s.seed, records.size());
+    std::vector<double> costs;
+    std::atomic<bool> stop{false};
+    GloveTrainer trainer(s, records, words, contexts);
+    REQUIRE(trainer.run(state, stop, [&](const TrainProgress& p) { costs.push_back(p.loss); }, nullptr));
+    INFO(optimizer_name(c.optimizer) << " " << adagrad_mode_name(c.adagrad) << ": first " << costs.front() << ", last "
+                                     << costs.back());
+    REQUIRE(costs.size() == 8);
+    CHECK(costs.back() < 0.6 * costs.front());
+    for (std::size_t e = 1; e < costs.size(); ++e) CHECK(costs[e] < costs[e - 1] * 1.01);
+  }
+}
+
+TEST_CASE("GloVe: a run stopped between epochs and resumed from its checkpoint ends bit for bit the same", "[glove]") {
+  test::TempDir dir;
+  const Corpus corpus = zipf_corpus(20000, 300, 5);
+  CoocOptions options;
+  options.window = 5;
+  const auto entries = count(corpus, options);
+  TrainSettings s;
+  s.model = Model::glove;
+  s.dim = 8;
+  s.epochs = 4;
+  s.threads = 1;
+  s.lr = 0.05f;
+  s.optimizer = Optimizer::adagrad;
+  auto fresh = [&] {
+    TrainingRun run;
+    run.settings = s;
+    run.corpus.vocab = corpus.vocab;
+    run.records = glove_records(entries, s.x_max, s.alpha);
+    const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+    run.input = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 0, 1);
+    run.output_table = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 1, 1);
+    shuffle_records(run.records, s.seed, 0);
+    run.state = TrainState::start(1, s.seed, run.records.size());
+    return run;
+  };
+  std::atomic<bool> stop{false};
+  TrainingRun whole = fresh();
+  REQUIRE(GloveTrainer(s, whole.records, whole.input, whole.output_table).run(whole.state, stop, nullptr, nullptr));
+
+  TrainingRun part = fresh();
+  auto stop_after_two = [&](const TrainProgress& p) {
+    if (p.epoch == 1) stop = true;
+  };
+  REQUIRE_FALSE(GloveTrainer(s, part.records, part.input, part.output_table).run(part.state, stop, stop_after_two, nullptr));
+  REQUIRE(part.state.epoch == 2);
+  save_checkpoint(dir.file("g.ckpt"), part);
+  TrainingRun resumed = load_checkpoint(dir.file("g.ckpt"));
+  CHECK(resumed.settings.model == Model::glove);
+  CHECK(resumed.records.size() == part.records.size());
+  stop = false;
+  REQUIRE(GloveTrainer(resumed.settings, resumed.records, resumed.input, resumed.output_table)
+              .run(resumed.state, stop, nullptr, nullptr));
+  REQUIRE(std::memcmp(resumed.input.data(), whole.input.data(), whole.input.span().size_bytes()) == 0);
+  REQUIRE(std::memcmp(resumed.output_table.data(), whole.output_table.data(), whole.output_table.span().size_bytes()) == 0);
+}
