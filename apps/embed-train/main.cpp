@@ -159,7 +159,6 @@ int main(int argc, char** argv) {
                              : "--corpus is required (or --resume a checkpoint)");
   }
   if (command.output.output.empty() && command.save_cooc.empty()) return usage_error("--output is required");
-  if (command.output.output.empty() && !command.cooc.empty()) return usage_error("--output is required with --cooc");
   if (!command.cooc.empty()) {
     for (const auto* option : given({window, min_count, max_vocab, asymmetric_option})) {
       spdlog::warn("{} is ignored with --cooc: the counts were made with their own", option->get_name());

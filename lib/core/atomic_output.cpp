@@ -124,6 +124,7 @@ void AtomicOutput::flush_buffer() {
 
 void AtomicOutput::write(const void* data, std::size_t size) {
   EMBED_ASSERT(!committed_);
+  if (size == 0) return;  // an empty tensor's data() may be null, which memcpy must not see
   if (buffered_ + size <= buffer_.size()) {
     std::memcpy(buffer_.data() + buffered_, data, size);
     buffered_ += size;

@@ -183,7 +183,7 @@ std::vector<CoocEntry> CoocCounter::finish() {
   if (runs_.empty()) {
     // All in memory: merge there if the merged list fits beside the tables.
     const std::uint64_t list_bytes = (dense_nonzeros() + buffered_) * sizeof(CoocEntry);
-    const std::uint64_t tables_bytes = (stats_.dense_cells + buffered_) * sizeof(double);
+    const std::uint64_t tables_bytes = stats_.dense_cells * sizeof(double) + buffered_ * sizeof(CoocEntry);
     if (tables_bytes + list_bytes <= options_.memory_bytes) merged = merge_in_memory();
   }
   if (merged.empty()) {
@@ -206,7 +206,12 @@ std::vector<CoocEntry> CoocCounter::merge_in_memory() {
   std::vector<std::unique_ptr<SortedEntries>> sources;
   sources.push_back(dense_source());
   sources.push_back(entries_source(buffered()));
-  merge_entries(std::move(sources), [&](const CoocEntry& e) { merged.push_back(e); });
+  Progress progress("merging co-occurrence counts", merged.capacity(), "pairs");
+  merge_entries(std::move(sources), [&](const CoocEntry& e) {
+    merged.push_back(e);
+    if (merged.size() % (1 << 20) == 0) progress.update(merged.size());
+  });
+  progress.finish();
   return merged;
 }
 
@@ -237,7 +242,12 @@ std::vector<CoocEntry> CoocCounter::merge_on_disk() {
   }
   std::vector<CoocEntry> merged;
   merged.reserve(upper_bound);
-  merge_entries(std::move(sources), [&](const CoocEntry& e) { merged.push_back(e); });
+  Progress progress("merging co-occurrence counts", upper_bound, "pairs");  // at most
+  merge_entries(std::move(sources), [&](const CoocEntry& e) {
+    merged.push_back(e);
+    if (merged.size() % (1 << 20) == 0) progress.update(merged.size());
+  });
+  progress.finish();
   runs_.clear();
   return merged;
 }

@@ -13,6 +13,23 @@ ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
 # check NAME ACTUAL EXPECTED
 check() { if [[ $2 == "$3" ]]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
+# vectors FILE: a digest of the table as GloVe text, metadata aside, to compare runs
+# (needs $GC, the glove-convert to use).
+vectors() { "$GC" -q "$1" -o - --to glove | md5sum | cut -d' ' -f1; }
+# litter: how many temporaries (.tmp-) the working directory holds.
+litter() { ls -a | grep -c '\.tmp-'; }
+# expect_error NAME STATUS PATTERN COMMAND...: COMMAND exits with STATUS, its stderr
+# says PATTERN, and it failed before training (no epoch line).
+expect_error() {
+  local name=$1 status=$2 pattern=$3
+  shift 3
+  "$@" > out.txt 2> err.txt
+  local got=$?
+  if [[ $got != "$status" ]]; then bad "$name: exit $got, expected $status ($(head -c 300 err.txt))"; return; fi
+  if ! grep -q -- "$pattern" err.txt; then bad "$name: no '$pattern' in: $(head -c 300 err.txt)"; return; fi
+  if grep -q 'epoch 1' err.txt; then bad "$name: trained before failing"; return; fi
+  ok
+}
 finish() {
   echo "$passed passed, $failed failed"
   [[ $failed -eq 0 ]]

@@ -1,0 +1,453 @@
+#!/usr/bin/env bash
+# bench-glove.sh: embed-train --model glove (GloVe trained on the CPU) on text8-head, against
+# Stanford GloVe's reference run on the same settings.
+#
+# Settings (Stanford GloVe's reference run): --window 10 --dim 100 --min-count 5 --x-max 100
+# --alpha 0.75 --lr 0.05 --threads THREADS --memory MEMORY (embed-train's default optimizer,
+# AdaGrad, as Stanford's glove; vectors written as W + W̃, as its -model 2).
+#   quality   for each EPOCHS value and each SEED: one training run, timed as a whole process by
+#             GNU time (wall seconds, peak RSS), its stages read from embed-train's log (counting
+#             and merging seconds from the "counted" line, training = the sum of the epoch lines,
+#             other = wall - the three: reading the corpus, building the tables, writing the
+#             vectors), then embed-query eval: Google analogies restricted to the 30,000 most
+#             frequent words (gensim's restrict_vocab=30000) and WordSim-353 Spearman.
+#             One table per EPOCHS value (a row per seed and a summary row), then the comparison
+#             with Stanford GloVe's figures, which are constants below: Stanford GloVe is not
+#             installable from Debian, so this script cannot run it.
+#   bounded   the SMALL_EPOCHS setting again with --memory SMALL_MEMORY and --save-cooc: peak RSS
+#             against that budget, sorted runs spilled to disk, and whether it counts the same
+#             co-occurrences as the MEMORY run. A budget embed-train refuses (too small to train)
+#             is reported and retried once at the minimum its message names, rounded up. Before
+#             it, a count-only run (--save-cooc, no --output) at COUNT_MEMORY, since training
+#             alone needs more than a small budget (its records and tables) and so cannot show
+#             whether counting stays within one.
+#
+# Needs ../shared/data (text8-head.txt, questions-words.txt, wordsim353.tsv) beside the repo
+# (skipped with a message when any is absent), a build (build/embed-train, build/embed-query:
+# cmake --build build), GNU time, and /usr/bin/python3 (to read the logs and eval JSON).
+#
+# Environment:
+#   PARTS          "quality bounded" (default), or one of them
+#   SEEDS          "1 2 3" (default)
+#   EPOCHS         "15 50" (default): one table per value; 15 is the one compared with Stanford's
+#   THREADS        2 (default)
+#   MEMORY         4G (default): --memory of the quality runs (Stanford's cooccur -memory 4)
+#   SMALL_MEMORY   161M (default): --memory of the bounded run; the smallest budget that trains on
+#                  text8-head (5.03M co-occurrences: 80.5 MB of records + 60.4 MB while they are
+#                  made + 27.7 MB of tables = 168.6 MB = 161 MiB); 48M is refused
+#   SMALL_EPOCHS   15 (default): epochs of the bounded run (its first seed is the first of SEEDS)
+#   COUNT_MEMORY   48M (default): --memory of the count-only run; empty skips it
+#   BUILD          build (default): the build directory, relative to the repo root or absolute
+#   EMBED_TRAIN    default $BUILD/embed-train;  EMBED_QUERY  default $BUILD/embed-query
+#   CORPUS         training text (default $SHARED/data/text8-head.txt)
+#   SHARED         shared directory (default: ../shared beside the repo root)
+#   PYTHON         default /usr/bin/python3 (Debian's)
+#   BENCH_DIR      scratch parent (default /tmp); KEEP=1 keeps the scratch directory
+# Smoke run: SEEDS=1 EPOCHS=2 SMALL_EPOCHS=2 scripts/bench-glove.sh
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SHARED=${SHARED:-$repo/../shared}
+data=$SHARED/data
+PARTS=${PARTS:-quality bounded}
+SEEDS=${SEEDS:-1 2 3}
+EPOCHS=${EPOCHS:-15 50}
+THREADS=${THREADS:-2}
+MEMORY=${MEMORY:-4G}
+SMALL_MEMORY=${SMALL_MEMORY:-161M}
+SMALL_EPOCHS=${SMALL_EPOCHS:-15}
+COUNT_MEMORY=${COUNT_MEMORY-48M}
+BUILD=${BUILD:-build}
+[[ $BUILD == /* ]] || BUILD=$repo/$BUILD
+EMBED_TRAIN=${EMBED_TRAIN:-$BUILD/embed-train}
+EMBED_QUERY=${EMBED_QUERY:-$BUILD/embed-query}
+CORPUS=${CORPUS:-$data/text8-head.txt}
+PYTHON=${PYTHON:-/usr/bin/python3}
+KEEP=${KEEP:-0}
+TIME=/usr/bin/time
+RESTRICT=30000
+REF_EPOCHS=15 # the EPOCHS value Stanford's figures are compared with
+
+# Stanford GloVe (vocab_count, cooccur, shuffle, glove), measured on these machines with
+# cooccur -memory 4 -window-size 10 and glove -iter 15 -x-max 100 -vector-size 100 -threads 2,
+# median over 3 seeds. Constants: Stanford GloVe is not installable from Debian.
+SG_TOTAL=71 SG_VOCAB=0.1 SG_COOCCUR=1.7 SG_SHUFFLE=1.4 SG_GLOVE=68 SG_PER_ITER=4.5
+SG_PEAK_MB=450 SG_ANALOGY=1.55 SG_ANSWERED=6571 SG_SPEARMAN=0.180
+# Targets for embed-train on the REF_EPOCHS setting.
+TARGET_TOTAL=35
+
+die() { echo "bench-glove: $*" >&2; exit 1; }
+# has LIST WORD: whether WORD is one of the space-separated words of LIST.
+has() { [[ " $1 " == *" $2 "* ]]; }
+
+analogies=$data/questions-words.txt
+wordsim=$data/wordsim353.tsv
+for f in "$CORPUS" "$analogies" "$wordsim"; do
+  if [[ ! -f $f ]]; then
+    echo "bench-glove: skipped: no $f (the shared data beside the repo; set SHARED=...)"
+    exit 0
+  fi
+done
+[[ -x $TIME ]] || die "GNU time not found at $TIME (apt-get install time)"
+[[ -x $PYTHON ]] || die "no Python at $PYTHON (set PYTHON)"
+[[ -x $EMBED_TRAIN ]] || die "no embed-train at $EMBED_TRAIN: build first (cmake --build build) or set EMBED_TRAIN"
+[[ -x $EMBED_QUERY ]] || die "no embed-query at $EMBED_QUERY: build first (cmake --build build) or set EMBED_QUERY"
+for p in $PARTS; do
+  has "quality bounded" "$p" || die "unknown part '$p' in PARTS (quality, bounded)"
+done
+
+mkdir -p "${BENCH_DIR:-/tmp}"
+work=$(mktemp -d "${BENCH_DIR:-/tmp}/bench-glove.XXXXXX")
+cleanup() { if [[ $KEEP == 1 ]]; then echo "kept: $work"; else rm -rf "$work"; fi; }
+trap cleanup EXIT
+
+machine_line() {
+  echo "machine: $(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
+    "$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo), $(date -u '+%Y-%m-%d %H:%M UTC')"
+}
+
+# ---- numbers -----------------------------------------------------------------------------
+
+# size_bytes SIZE: embed-train's --memory sizes (CLI11: k, M, G, T are powers of 1024).
+size_bytes() {
+  awk -v s="$1" 'BEGIN {
+    n = s + 0; u = toupper(s); sub(/^[0-9.]+ */, "", u); sub(/I?B$/, "", u)
+    f = (u == "K") ? 1024 : (u == "M") ? 1048576 : (u == "G") ? 1073741824 : (u == "T") ? 1099511627776 : 1
+    printf "%.0f\n", n * f }'
+}
+# mib KILOBYTES: GNU time's %M (KiB) as MB of 2^20 bytes, as the other bench scripts print it.
+mib() { awk -v kb="$1" 'BEGIN {printf "%.0f", kb / 1024}'; }
+# Statistics over a space-separated list of numbers.
+median() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | awk '{v[NR] = $1} END {
+  if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+maximum() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | tail -1; }
+mean() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | awk '{s += $1} END {if (NR) print s / NR; else print "-"}'; }
+# mean_sd LIST DECIMALS: "mean +- sample standard deviation" ("mean" alone for one value).
+mean_sd() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | awk -v d="$2" '{s += $1; q += $1 * $1} END {
+  if (NR == 0) { print "-"; exit }
+  m = s / NR; if (NR == 1) { printf "%." d "f\n", m; exit }
+  v = (q - NR * m * m) / (NR - 1); if (v < 0) v = 0
+  printf "%." d "f +- %." d "f\n", m, sqrt(v) }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "inf"}'; }
+diff_signed() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN {printf "%+." d "f", a - b}'; }
+# verdict CONDITION_AWK_EXPR: "met" or "NOT met".
+verdict() { awk "BEGIN {exit !($1)}" && echo met || echo "NOT met"; }
+
+# ---- one run -----------------------------------------------------------------------------
+
+# train NAME SEED EPOCHS MEMORY [ARGS...]: embed-train --model glove under GNU time, its log in
+# $work/NAME.log, vectors in $work/NAME.emb. Returns embed-train's status (the caller decides
+# whether a failure is fatal); on success sets run_secs and run_kb (peak RSS, KiB).
+# TMPDIR=$work: the sorted runs counting spills go into the scratch directory.
+train() {
+  local name=$1 seed=$2 epochs=$3 memory=$4
+  shift 4
+  local kb
+  TMPDIR=$work "$TIME" -f '%e %M' -o "$work/$name.time" "$EMBED_TRAIN" --corpus "$CORPUS" \
+    --output "$work/$name.emb" --model glove --window 10 --dim 100 --min-count 5 --x-max 100 \
+    --alpha 0.75 --lr 0.05 --threads "$THREADS" --memory "$memory" --seed "$seed" \
+    --epochs "$epochs" "$@" >"$work/$name.log" 2>&1 || return
+  # GNU time writes "Command exited with non-zero status" lines first on failure; last line is ours.
+  read -r run_secs kb < <(tail -1 "$work/$name.time")
+  run_kb=$kb
+}
+
+# read_log LOG: the stage figures of one run's stderr, as shell assignments:
+#   pairs, count_s, merge_s, spilled (sorted runs spilled to disk), coocs (merged co-occurrences),
+#   epochs_run, train_s (sum over epochs), per_epoch_s, mrec_s (records x epochs / train_s, in
+#   millions), cost (the last epoch's).
+# An epoch line prints its seconds to 0.1 s but its rate to 3 significant digits, so the seconds
+# are taken as records / rate (1% at worst, where 0.6 s +- 0.05 would be 8%).
+read_log() {
+  "$PYTHON" - "$1" <<'EOF'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+counted = re.search(r"counted (\d+) \(word, context\) pairs in ([\d.]+) s \(([^)]*)\), "
+                    r"merged them into (\d+) co-occurrences in ([\d.]+) s", text)
+if not counted:
+    sys.exit(f"{sys.argv[1]}: no 'counted ... merged them into' line")
+spilled = re.search(r"(\d+) sorted runs spilled to disk", counted.group(3))
+scale = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}
+epochs, seconds, cost, records = 0, 0.0, None, 0
+for m in re.finditer(r"epoch \d+/\d+: cost ([\d.eE+-]+), lr [^,]+, (\d+) records in ([\d.]+) s, "
+                     r"([\d.]+)([kMG]?) records/s", text):
+    rate = float(m.group(4)) * scale[m.group(5)]
+    n = int(m.group(2))
+    seconds += n / rate if rate > 0 else float(m.group(3))
+    records += n
+    cost = m.group(1)
+    epochs += 1
+if epochs == 0:
+    sys.exit(f"{sys.argv[1]}: no epoch lines")
+print(f"pairs={counted.group(1)} count_s={counted.group(2)} merge_s={counted.group(5)} "
+      f"spilled={spilled.group(1) if spilled else 0} coocs={counted.group(4)} epochs_run={epochs} "
+      f"train_s={seconds:.2f} per_epoch_s={seconds / epochs:.3f} "
+      f"mrec_s={records / seconds / 1e6 if seconds > 0 else 0:.2f} cost={cost}")
+EOF
+}
+
+# evaluate NAME: embed-query eval of $work/NAME.emb; prints "accuracy correct answered questions
+# spearman restrict" (accuracy in percent; restrict: the words eval knew, at most RESTRICT).
+evaluate() {
+  "$EMBED_QUERY" eval "$work/$1.emb" --analogies "$analogies" --word-pairs "$wordsim" \
+    --restrict "$RESTRICT" --threads "$THREADS" --format json -q >"$work/$1.json" ||
+    die "embed-query eval failed on $work/$1.emb"
+  "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+a, w = d["analogies"], d["word_pairs"]
+print(a["accuracy"] if a["accuracy"] is not None else 0, a["correct"], a["answered"], a["questions"],
+      w["spearman"], d["restrict"])
+' "$work/$1.json" || die "cannot read $work/$1.json"
+}
+
+# Results of the quality runs, keyed by epochs: space-separated lists over seeds.
+declare -A r_wall r_count r_merge r_train r_other r_epoch r_kb r_mrec r_cost r_acc r_ws r_answered
+# Figures of the MEMORY run, for the bounded run to compare with (co-occurrences do not depend on
+# seed or epochs; the vectors of the same seed and epochs do, a little).
+ref_coocs="" ref_spilled=""
+declare -A seed_cost seed_acc seed_ws
+eval_restrict=""
+
+# quality_run SEED EPOCHS: one training run and its evaluation; prints its table row.
+quality_run() {
+  local seed=$1 epochs=$2 name=q-$2-$1 other acc correct answered ws
+  train "$name" "$seed" "$epochs" "$MEMORY" || { cat "$work/$name.log" >&2; die "embed-train failed ($name)"; }
+  local pairs count_s merge_s spilled coocs epochs_run train_s per_epoch_s mrec_s cost
+  local figures
+  figures=$(read_log "$work/$name.log") || die "cannot read $work/$name.log"
+  eval "$figures"
+  ((epochs_run == epochs)) || die "$name: $epochs_run epoch lines for $epochs epochs"
+  figures=$(evaluate "$name") || exit 1
+  read -r acc correct answered _ ws eval_restrict <<<"$figures"
+  other=$(awk -v w="$run_secs" -v c="$count_s" -v m="$merge_s" -v t="$train_s" 'BEGIN {printf "%.2f", w - c - m - t}')
+  r_wall[$epochs]+="$run_secs " r_count[$epochs]+="$count_s " r_merge[$epochs]+="$merge_s "
+  r_train[$epochs]+="$train_s " r_other[$epochs]+="$other " r_epoch[$epochs]+="$per_epoch_s "
+  r_kb[$epochs]+="$run_kb " r_mrec[$epochs]+="$mrec_s " r_cost[$epochs]+="$cost "
+  r_acc[$epochs]+="$acc " r_ws[$epochs]+="$ws " r_answered[$epochs]+="$answered "
+  ref_coocs=$coocs ref_spilled=$spilled ref_pairs=$pairs
+  seed_cost[$epochs/$seed]=$cost seed_acc[$epochs/$seed]=$acc seed_ws[$epochs/$seed]=$ws
+  row "seed $seed" "$run_secs" "$count_s" "$merge_s" "$train_s" "$other" \
+    "$per_epoch_s" "$(mib "$run_kb")" "$mrec_s" "$cost" \
+    "$(printf '%.2f (%s/%s)' "$acc" "$correct" "$answered")" "$(printf '%.3f' "$ws")"
+  rm -f "$work/$name.emb"
+}
+
+# row CELLS...: one line of the per-epochs tables.
+row() { printf '%-9s %7s %7s %7s %7s %7s %7s %7s %7s %7s %17s %8s\n' "$@"; }
+table_header() {
+  row "" wall_s count_s merge_s train_s other_s s/epoch peak_MB Mrec/s cost \
+    "analogy_% (c/ans)" ws353
+}
+
+# summary_row EPOCHS: medians of the times, the largest peak, mean +- sd of the analogy accuracy,
+# the mean Spearman.
+summary_row() {
+  local e=$1
+  row summary "$(median "${r_wall[$e]}")" "$(median "${r_count[$e]}")" \
+    "$(median "${r_merge[$e]}")" "$(median "${r_train[$e]}")" "$(median "${r_other[$e]}")" \
+    "$(median "${r_epoch[$e]}")" "$(mib "$(maximum "${r_kb[$e]}")")" "$(median "${r_mrec[$e]}")" \
+    "$(printf '%.4f' "$(mean "${r_cost[$e]}")")" "$(mean_sd "${r_acc[$e]}" 2)" \
+    "$(printf '%.3f' "$(mean "${r_ws[$e]}")")"
+}
+
+# ---- report ------------------------------------------------------------------------------
+
+# cmp_row CELLS...: one line of the comparison with Stanford GloVe.
+cmp_row() { printf '%-26s %-16s %-18s %-22s %s\n' "$@"; }
+
+# compare_stanford: Stanford GloVe's constants beside the REF_EPOCHS summary (or the first
+# EPOCHS value, flagged, when REF_EPOCHS was not run), and the targets.
+compare_stanford() {
+  local e=$REF_EPOCHS note=""
+  if [[ -z ${r_wall[$e]:-} ]]; then
+    e=${EPOCHS%% *}
+    note=" (EPOCHS has no $REF_EPOCHS: the totals below are not like for like)"
+  fi
+  local wall count merge train per_epoch peak_kb acc ws budget
+  wall=$(median "${r_wall[$e]}") count=$(median "${r_count[$e]}") merge=$(median "${r_merge[$e]}")
+  train=$(median "${r_train[$e]}") per_epoch=$(median "${r_epoch[$e]}")
+  peak_kb=$(maximum "${r_kb[$e]}") acc=$(mean "${r_acc[$e]}") ws=$(mean "${r_ws[$e]}")
+  budget=$(size_bytes "$MEMORY")
+  echo
+  echo "== vs Stanford GloVe: its figures are constants in this script, not measured by it (Stanford"
+  echo "   GloVe is not installable from Debian); measured on these machines with the same settings:"
+  echo "   cooccur -memory 4 -window-size 10, glove -iter 15 -x-max 100 -vector-size 100 -threads 2,"
+  echo "   median over 3 seeds. embed-train: the $e-epoch summary above$note."
+  cmp_row "" "Stanford GloVe" "embed-train ($e ep)" "ratio / difference" target
+  cmp_row "total wall s" "$SG_TOTAL" "$wall" "Stanford/ours $(ratio "$SG_TOTAL" "$wall")x" \
+    "<= $TARGET_TOTAL s: $(verdict "$wall <= $TARGET_TOTAL")"
+  cmp_row "  counting s" "$(awk -v a="$SG_VOCAB" -v b="$SG_COOCCUR" -v c="$SG_SHUFFLE" 'BEGIN {print a + b + c}')" \
+    "$(awk -v a="$count" -v b="$merge" 'BEGIN {print a + b}')" "" ""
+  cmp_row "  training s" "$SG_GLOVE (glove)" "$train" "Stanford/ours $(ratio "$SG_GLOVE" "$train")x" ""
+  cmp_row "per epoch s" "$SG_PER_ITER" "$per_epoch" "Stanford/ours $(ratio "$SG_PER_ITER" "$per_epoch")x" ""
+  cmp_row "peak MB" "$SG_PEAK_MB (cooccur)" "$(mib "$peak_kb")" "" \
+    "<= --memory $MEMORY: $(verdict "$peak_kb * 1024 <= $budget")"
+  cmp_row "analogy % (restrict $RESTRICT)" "$SG_ANALOGY" "$(mean_sd "${r_acc[$e]}" 2)" \
+    "$(diff_signed "$acc" "$SG_ANALOGY" 2) points" "no worse: $(verdict "$acc >= $SG_ANALOGY")"
+  cmp_row "  questions answered" "$SG_ANSWERED" "$(median "${r_answered[$e]}")" "" ""
+  cmp_row "WS-353 Spearman" "$SG_SPEARMAN" "$(mean_sd "${r_ws[$e]}" 3)" \
+    "$(diff_signed "$ws" "$SG_SPEARMAN" 3)" "no worse: $(verdict "$ws >= $SG_SPEARMAN")"
+  echo "counting: Stanford's vocab_count $SG_VOCAB + cooccur $SG_COOCCUR + shuffle $SG_SHUFFLE s;" \
+    "embed-train's count $count + merge $merge s (its reading the corpus is in other_s)"
+  # The other EPOCHS values: quality only (Stanford's figures are for 15 iterations).
+  local other
+  for other in $EPOCHS; do
+    [[ $other != "$e" ]] || continue
+    echo "$other epochs: analogy $(mean_sd "${r_acc[$other]}" 2) % ($(diff_signed "$(mean "${r_acc[$other]}")" "$SG_ANALOGY" 2) points" \
+      "against Stanford's 15 iterations), WS-353 $(mean_sd "${r_ws[$other]}" 3) ($(diff_signed "$(mean "${r_ws[$other]}")" "$SG_SPEARMAN" 3));"
+    echo "  total $(median "${r_wall[$other]}") s, per epoch $(median "${r_epoch[$other]}") s" \
+      "(Stanford/ours per epoch $(ratio "$SG_PER_ITER" "$(median "${r_epoch[$other]}")")x)"
+  done
+}
+
+# min_memory LOG: from embed-train's refusal of a --memory budget, the smallest budget it names,
+# in MiB rounded up ("161M"); empty when the log holds no such refusal. Two messages:
+#   "... give at least --memory 9.1 MB" (counting), and "... too small to train: N co-occurrence
+#   records take A MB (and B MB while they are made) and the two tables of R rows C MB" (training:
+#   A + B + C). Its sizes are rounded to 3 significant digits (powers of 1000): each is taken at
+#   the largest value that rounds to it.
+min_memory() {
+  "$PYTHON" - "$1" <<'EOF'
+import math, re, sys
+text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+unit = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
+size = r"([\d.]+) (B|kB|MB|GB|TB)"
+def upper_bound(number, u):
+    # the largest size that prints as `number`: plus half its last digit
+    decimals = len(number.partition(".")[2])
+    return (float(number) + 0.5 * 10 ** -decimals) * unit[u]
+need = None
+m = re.search(r"give at least (?:--memory )?" + size, text)
+if m:
+    need = upper_bound(m.group(1), m.group(2))
+else:
+    m = re.search(r"too small to train:(.*)", text)
+    if m:
+        need = sum(upper_bound(n, u) for n, u in re.findall(size, m.group(1)))
+if need:
+    print(f"{math.ceil(need / 2**20)}M")
+EOF
+}
+
+# error_line LOG: embed-train's error message.
+error_line() { grep -m1 'error:' "$1" || tail -1 "$1"; }
+
+# count_only: co-occurrence counting alone (--save-cooc without --output) at COUNT_MEMORY.
+count_only() {
+  local name=count-only kb
+  echo "count only (--save-cooc, no --output) at --memory $COUNT_MEMORY:"
+  if ! TMPDIR=$work "$TIME" -f '%e %M' -o "$work/$name.time" "$EMBED_TRAIN" --corpus "$CORPUS" \
+    --save-cooc "$work/$name.cooc" --model glove --window 10 --min-count 5 --threads "$THREADS" \
+    --memory "$COUNT_MEMORY" >"$work/$name.log" 2>&1; then
+    echo "  refused: $(error_line "$work/$name.log")"
+    return 0
+  fi
+  local secs
+  read -r secs kb < <(tail -1 "$work/$name.time")
+  local pairs count_s merge_s spilled coocs figures
+  figures=$("$PYTHON" - "$work/$name.log" <<'EOF'
+import re, sys
+m = re.search(r"counted (\d+) .* pairs in ([\d.]+) s \(([^)]*)\), merged them into (\d+) co-occurrences in ([\d.]+) s",
+              open(sys.argv[1], encoding="utf-8").read())
+if not m:
+    sys.exit("no 'counted' line")
+s = re.search(r"(\d+) sorted runs spilled", m.group(3))
+print(f"pairs={m.group(1)} count_s={m.group(2)} merge_s={m.group(5)} spilled={s.group(1) if s else 0} coocs={m.group(4)}")
+EOF
+  ) || die "cannot read $work/$name.log"
+  eval "$figures"
+  echo "  wall $secs s (count $count_s s, merge $merge_s s), $spilled sorted runs spilled, $coocs co-occurrences" \
+    "($(stat -c %s "$work/$name.cooc" | awk '{printf "%.1f MB", $1 / 1048576}') file)"
+  echo "  peak $(mib "$kb") MB against the budget of $(mib $(($(size_bytes "$COUNT_MEMORY") / 1024))) MB:" \
+    "$(verdict "$kb * 1024 <= $(size_bytes "$COUNT_MEMORY")" | sed 's/^met$/within/; s/^NOT met$/OVER/')"
+  rm -f "$work/$name.cooc"
+}
+
+# bounded_run: the SMALL_EPOCHS setting at SMALL_MEMORY with --save-cooc, retried once at the
+# minimum embed-train names when it refuses the budget.
+bounded_run() {
+  local seed=${SEEDS%% *} memory=$SMALL_MEMORY name=bounded minimum
+  echo "training, $SMALL_EPOCHS epochs, seed $seed, --memory $memory, --save-cooc:"
+  if ! train "$name" "$seed" "$SMALL_EPOCHS" "$memory" --save-cooc "$work/$name.cooc"; then
+    minimum=$(min_memory "$work/$name.log")
+    echo "  refused: $(error_line "$work/$name.log")"
+    if [[ -z $minimum ]]; then
+      echo "  (no minimum --memory in the message: not retried)"
+      return 0
+    fi
+    memory=$minimum
+    echo "  retrying at the minimum it names, rounded up to whole MiB: --memory $memory"
+    if ! train "$name" "$seed" "$SMALL_EPOCHS" "$memory" --save-cooc "$work/$name.cooc"; then
+      echo "  refused again: $(error_line "$work/$name.log")"
+      return 0
+    fi
+  fi
+  local pairs count_s merge_s spilled coocs epochs_run train_s per_epoch_s mrec_s cost
+  local acc correct answered ws budget
+  local figures
+  figures=$(read_log "$work/$name.log") || die "cannot read $work/$name.log"
+  eval "$figures"
+  figures=$(evaluate "$name") || exit 1
+  read -r acc correct answered _ ws _ <<<"$figures"
+  budget=$(size_bytes "$memory")
+  echo "  wall $run_secs s (count $count_s s, merge $merge_s s, training $train_s s), final cost $cost"
+  echo "  peak $(mib "$run_kb") MB against the budget of $(mib $((budget / 1024))) MB (--memory $memory):" \
+    "$(verdict "$run_kb * 1024 <= $budget" | sed 's/^met$/within/; s/^NOT met$/OVER/')"
+  echo "  $spilled sorted runs spilled to disk (--memory $MEMORY: ${ref_spilled:-not run})"
+  if [[ -n $ref_coocs ]]; then
+    echo "  $coocs co-occurrences; --memory $MEMORY: $ref_coocs:" \
+      "$([[ $coocs == "$ref_coocs" ]] && echo equal || echo DIFFERENT)" \
+      "($(stat -c %s "$work/$name.cooc" | awk '{printf "%.1f MB", $1 / 1048576}') --save-cooc file)"
+  else
+    echo "  $coocs co-occurrences (no --memory $MEMORY run to compare with: PARTS has no quality)"
+  fi
+  local key=$SMALL_EPOCHS/$seed
+  printf '  analogy %.2f%% (%s/%s), WS-353 %.3f' "$acc" "$correct" "$answered" "$ws"
+  if [[ -n ${seed_acc[$key]:-} ]]; then
+    printf '; the --memory %s run of this seed: cost %s, analogy %.2f%%, WS-353 %.3f' "$MEMORY" \
+      "${seed_cost[$key]}" "${seed_acc[$key]}" "${seed_ws[$key]}"
+  fi
+  echo
+  rm -f "$work/$name.emb" "$work/$name.cooc"
+}
+
+# ---- main --------------------------------------------------------------------------------
+
+corpus_words=$(wc -w <"$CORPUS")
+echo "== bench-glove"
+machine_line
+echo "embed:    $EMBED_TRAIN ($("$EMBED_TRAIN" --version 2>&1 | head -1))"
+echo "corpus:   $CORPUS ($corpus_words words)"
+echo "settings: --model glove --window 10 --dim 100 --min-count 5 --x-max 100 --alpha 0.75 --lr 0.05" \
+  "--threads $THREADS --memory $MEMORY"
+echo "scratch:  $work"
+cat "$CORPUS" >/dev/null # warm the page cache
+
+if has "$PARTS" quality; then
+  for epochs in $EPOCHS; do
+    echo
+    echo "== $epochs epochs, seeds: $SEEDS"
+    table_header
+    for seed in $SEEDS; do quality_run "$seed" "$epochs"; done
+    summary_row "$epochs"
+    echo "   $ref_pairs (word, context) pairs -> $ref_coocs co-occurrences, $ref_spilled sorted runs spilled"
+  done
+  echo
+  echo "times: wall = whole process (GNU time); count, merge = the 'counted' line; train = the sum over"
+  echo "epochs (records / records/s of each epoch line); other = wall - count - merge - train (reading"
+  echo "the corpus, building the tables, writing the vectors). summary: medians of the times, largest"
+  echo "peak (MB = 2^20 bytes), mean cost, analogy mean +- sample sd over seeds, mean Spearman."
+  echo "analogies restricted to the $RESTRICT most frequent words (the vocabulary has $eval_restrict words," \
+    "so eval knew $((eval_restrict < RESTRICT ? eval_restrict : RESTRICT)))."
+  compare_stanford
+fi
+
+if has "$PARTS" bounded; then
+  echo
+  echo "== bounded memory"
+  [[ -z $COUNT_MEMORY ]] || count_only
+  bounded_run
+fi
+echo
+machine_line
