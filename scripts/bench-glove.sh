@@ -32,11 +32,11 @@
 #   EPOCHS         "15 50" (default): one table per value; 15 is the one compared with Stanford's
 #   THREADS        2 (default)
 #   MEMORY         4G (default): --memory of the quality runs (Stanford's cooccur -memory 4)
-#   SMALL_MEMORY   161M (default): --memory of the bounded run; the smallest budget that trains on
-#                  text8-head (5.03M co-occurrences: 80.5 MB of records + 60.4 MB while they are
-#                  made + 27.7 MB of tables = 168.6 MB = 161 MiB); 48M is refused
+#   SMALL_MEMORY   128M (default): --memory of the bounded run; about the smallest budget that
+#                  trains on text8-head (5.03M co-occurrences: 80.5 MB of records + 27.7 MB of
+#                  tables + the corpus's ids while counting)
 #   SMALL_EPOCHS   15 (default): epochs of the bounded run (its first seed is the first of SEEDS)
-#   COUNT_MEMORY   48M (default): --memory of the count-only run; empty skips it
+#   COUNT_MEMORY   24M (default): --memory of the count-only run; empty skips it
 #   BUILD          build (default): the build directory, relative to the repo root or absolute
 #   EMBED_TRAIN    default $BUILD/embed-train;  EMBED_QUERY  default $BUILD/embed-query
 #   CORPUS         training text (default $SHARED/data/text8-head.txt)
@@ -54,9 +54,9 @@ SEEDS=${SEEDS:-1 2 3}
 EPOCHS=${EPOCHS:-15 50}
 THREADS=${THREADS:-2}
 MEMORY=${MEMORY:-4G}
-SMALL_MEMORY=${SMALL_MEMORY:-161M}
+SMALL_MEMORY=${SMALL_MEMORY:-128M}
 SMALL_EPOCHS=${SMALL_EPOCHS:-15}
-COUNT_MEMORY=${COUNT_MEMORY-48M}
+COUNT_MEMORY=${COUNT_MEMORY-24M}
 BUILD=${BUILD:-build}
 [[ $BUILD == /* ]] || BUILD=$repo/$BUILD
 EMBED_TRAIN=${EMBED_TRAIN:-$BUILD/embed-train}

@@ -12,21 +12,40 @@ namespace embed {
 
 void write_tensor_file(AtomicOutput& out, const std::string& format, const std::string& version,
                        const std::vector<TensorBlob>& blobs, std::map<std::string, std::string> metadata) {
+  EMBED_ASSERT(out.seekable());
   std::vector<safetensors::TensorInfo> tensors;
   std::uint64_t offset = 0;
-  std::uint32_t crc = 0;
   for (const auto& b : blobs) {
-    tensors.push_back({b.name, b.dtype, b.shape, offset, offset + b.bytes.size()});
-    offset += b.bytes.size();
-    crc = crc32(b.bytes, crc);
+    std::uint64_t size = dtype_size(b.dtype);
+    for (auto extent : b.shape) size *= extent;
+    EMBED_ASSERT(b.stream || size == b.bytes.size());
+    tensors.push_back({b.name, b.dtype, b.shape, offset, offset + size});
+    offset += size;
   }
   metadata["format"] = format;
   metadata["version"] = version;
-  metadata["crc32"] = fmt::format("{:08x}", crc);
-  std::string json = safetensors::header_json(tensors, metadata);
-  const std::uint64_t header_size = (json.size() + 7) / 8 * 8;
-  out.write(safetensors::frame_header(std::move(json), header_size));
-  for (const auto& b : blobs) out.write(b.bytes.data(), b.bytes.size());
+  // The checksum is known only once the data has gone by: the header is written with a
+  // placeholder of the same length and again at the end.
+  auto header = [&](std::uint32_t crc) {
+    metadata["crc32"] = fmt::format("{:08x}", crc);
+    std::string json = safetensors::header_json(tensors, metadata);
+    const std::uint64_t header_size = (json.size() + 7) / 8 * 8;
+    return safetensors::frame_header(std::move(json), header_size);
+  };
+  out.write(header(0));
+  std::uint32_t crc = 0;
+  for (std::size_t i = 0; i < blobs.size(); ++i) {
+    std::uint64_t written = 0;
+    auto put = [&](std::span<const std::byte> bytes) {
+      out.write(bytes.data(), bytes.size());
+      crc = crc32(bytes, crc);
+      written += bytes.size();
+    };
+    if (blobs[i].stream) blobs[i].stream(put); else put(blobs[i].bytes);
+    EMBED_ASSERT(written == tensors[i].end - tensors[i].begin);
+  }
+  const std::string final_header = header(crc);
+  out.write_at(0, final_header.data(), final_header.size());
   out.commit();
 }
 

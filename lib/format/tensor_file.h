@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -21,15 +22,19 @@ namespace embed {
 
 class MappedFile;
 
-// A tensor to write: its name, type, shape and bytes.
+// A tensor to write: its name, type, shape and bytes, or, for one too large to hold
+// in memory, a `stream` that hands its bytes (exactly those the shape says) to `put`.
 struct TensorBlob {
+  using Put = std::function<void(std::span<const std::byte>)>;
   std::string name;
   DType dtype;
   std::vector<std::uint64_t> shape;
   std::span<const std::byte> bytes;
+  std::function<void(const Put& put)> stream = {};
 };
 
-// Writes `blobs` and `metadata` (plus "format", "version" and "crc32") to `out`, and
+// Writes `blobs` and `metadata` (plus "format", "version" and "crc32") to `out` (a
+// file, not standard output: the checksum is written into the header last), and
 // commits it.
 void write_tensor_file(AtomicOutput& out, const std::string& format, const std::string& version,
                        const std::vector<TensorBlob>& blobs, std::map<std::string, std::string> metadata);

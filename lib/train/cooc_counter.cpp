@@ -175,47 +175,54 @@ void CoocCounter::release_tables() {
   capacity_ = buffered_ = 0;
 }
 
-std::vector<CoocEntry> CoocCounter::finish() {
+std::uint64_t CoocCounter::finish(const std::function<void(std::uint64_t)>& begin,
+                                  const std::function<void(const CoocEntry&)>& emit) {
   buffered_ = sort_and_combine(buffered(), std::span(scratch_.get(), capacity_), static_cast<std::uint32_t>(vocab_size_));
   scratch_.reset();
   const auto start = std::chrono::steady_clock::now();
-  std::vector<CoocEntry> merged;
-  if (runs_.empty()) {
-    // All in memory: merge there if the merged list fits beside the tables.
-    const std::uint64_t list_bytes = (dense_nonzeros() + buffered_) * sizeof(CoocEntry);
-    const std::uint64_t tables_bytes = stats_.dense_cells * sizeof(double) + buffered_ * sizeof(CoocEntry);
-    if (tables_bytes + list_bytes <= options_.memory_bytes) merged = merge_in_memory();
-  }
-  if (merged.empty()) {
+  std::uint64_t merged = 0;
+  // In memory if the tables and what the caller keeps of the merged counts fit the
+  // budget together; otherwise through the disk, freeing the tables first.
+  const std::uint64_t tables = stats_.dense_cells * sizeof(double) + buffered_ * sizeof(CoocEntry);
+  const std::uint64_t kept = (dense_nonzeros() + buffered_) * options_.bytes_per_merged_entry;
+  if (runs_.empty() && tables + kept <= options_.memory_bytes) {
+    std::vector<std::unique_ptr<SortedEntries>> sources;
+    sources.push_back(dense_source());
+    sources.push_back(entries_source(buffered()));
+    merged = merge(std::move(sources), dense_nonzeros() + buffered_, begin, emit);
+  } else {
+    // The rest joins the runs on disk, so that the tables' memory is free for the caller.
     if (buffered_ > 0) spill(buffered());
     SpillWriter dense(options_.temporary_directory);
     const auto source = dense_source();
     for (CoocEntry e; source->next(e);) dense.add(e);
     runs_.push_back(dense.finish());
     release_tables();
-    merged = merge_on_disk();
+    std::uint64_t at_most = 0;
+    auto sources = runs_to_merge(at_most);
+    merged = merge(std::move(sources), at_most, begin, emit);
+    runs_.clear();
   }
   release_tables();
   stats_.merging_seconds = seconds_since(start);
   return merged;
 }
 
-std::vector<CoocEntry> CoocCounter::merge_in_memory() {
-  std::vector<CoocEntry> merged;
-  merged.reserve(dense_nonzeros() + buffered_);
-  std::vector<std::unique_ptr<SortedEntries>> sources;
-  sources.push_back(dense_source());
-  sources.push_back(entries_source(buffered()));
-  Progress progress("merging co-occurrence counts", merged.capacity(), "pairs");
+std::uint64_t CoocCounter::merge(std::vector<std::unique_ptr<SortedEntries>> sources, std::uint64_t at_most,
+                                 const std::function<void(std::uint64_t)>& begin,
+                                 const std::function<void(const CoocEntry&)>& emit) {
+  begin(at_most);
+  Progress progress("merging co-occurrence counts", at_most, "pairs");  // at most: the bar may end early
+  std::uint64_t merged = 0;
   merge_entries(std::move(sources), [&](const CoocEntry& e) {
-    merged.push_back(e);
-    if (merged.size() % (1 << 20) == 0) progress.update(merged.size());
+    emit(e);
+    if (++merged % (1 << 20) == 0) progress.update(merged);
   });
   progress.finish();
   return merged;
 }
 
-std::vector<CoocEntry> CoocCounter::merge_on_disk() {
+std::vector<std::unique_ptr<SortedEntries>> CoocCounter::runs_to_merge(std::uint64_t& at_most) {
   const auto reader_entries = [&](std::size_t readers) {
     const auto bytes = static_cast<std::uint64_t>(static_cast<double>(options_.memory_bytes) * kReaderShare);
     return std::max<std::size_t>(1024, bytes / sizeof(CoocEntry) / readers);
@@ -234,25 +241,18 @@ std::vector<CoocEntry> CoocCounter::merge_on_disk() {
     runs_ = std::move(next);
     ++stats_.merge_passes;
   }
-  std::uint64_t upper_bound = 0;  // reserved, not touched: pages beyond the final size cost nothing
+  at_most = 0;
   std::vector<std::unique_ptr<SortedEntries>> sources;
   for (const auto& run : runs_) {
-    upper_bound += run.entries();
+    at_most += run.entries();
     sources.push_back(run.reader(reader_entries(runs_.size())));
   }
-  std::vector<CoocEntry> merged;
-  merged.reserve(upper_bound);
-  Progress progress("merging co-occurrence counts", upper_bound, "pairs");  // at most
-  merge_entries(std::move(sources), [&](const CoocEntry& e) {
-    merged.push_back(e);
-    if (merged.size() % (1 << 20) == 0) progress.update(merged.size());
-  });
-  progress.finish();
-  runs_.clear();
-  return merged;
+  return sources;
 }
 
-std::vector<CoocEntry> count_cooccurrences(const Corpus& corpus, const CoocOptions& options, CoocStats& stats) {
+std::uint64_t count_cooccurrences(const Corpus& corpus, const CoocOptions& options, CoocStats& stats,
+                                  const std::function<void(std::uint64_t)>& begin,
+                                  const std::function<void(const CoocEntry&)>& emit) {
   constexpr std::size_t kWordsPerStep = 1 << 20;  // between progress updates
   const auto start = std::chrono::steady_clock::now();
   CoocCounter counter(corpus.vocab.size(), corpus.ids.size(), options);
@@ -273,9 +273,17 @@ std::vector<CoocEntry> count_cooccurrences(const Corpus& corpus, const CoocOptio
   if (line_start < ids.size()) count_line(ids.size());
   progress.finish();
   const double counting = seconds_since(start);
-  std::vector<CoocEntry> entries = counter.finish();
+  const std::uint64_t merged = counter.finish(begin, emit);
   stats = counter.stats();
   stats.counting_seconds = counting;
+  return merged;
+}
+
+std::vector<CoocEntry> count_cooccurrences(const Corpus& corpus, const CoocOptions& options, CoocStats& stats) {
+  std::vector<CoocEntry> entries;
+  count_cooccurrences(
+      corpus, options, stats, [&](std::uint64_t at_most) { entries.reserve(at_most); },
+      [&](const CoocEntry& e) { entries.push_back(e); });
   return entries;
 }
 

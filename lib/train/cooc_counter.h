@@ -6,12 +6,13 @@
 // appended to a buffer; a full buffer is radix-sorted and its repeated pairs summed,
 // and if that does not free half of it, it is spilled to a temporary file as a sorted
 // run. At the end the dense table, the buffer and the runs are merged into one sorted
-// list, in memory when it all fits, through the disk when not (k-way, in several passes
-// when there are many runs).
+// stream (k-way, in several passes when there are many runs), which the caller stores
+// as it likes: training records in memory, a counts file on disk.
 #pragma once
 
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -29,6 +30,7 @@ struct CoocOptions {
   bool symmetric = true;                // false: only the words to the left of a word are its context
   std::uint64_t memory_bytes = 1ull << 30;  // for the counting tables, buffers and the merged list
   std::string temporary_directory;      // for spilled runs; empty: $TMPDIR or /tmp
+  std::size_t bytes_per_merged_entry = 0;  // what the caller keeps of each merged count (in the budget)
   std::size_t buffer_entries = 0;       // the pair buffer's size; 0: from memory_bytes (tests set a
                                         // tiny one to force spills and multi-pass merges)
 };
@@ -59,8 +61,11 @@ class CoocCounter {
   // ends, as Stanford's cooccur resets it at a newline. A line may come in pieces.
   void add_words(std::span<const std::uint32_t> line, std::size_t first, std::size_t last);
 
-  // The merged counts, sorted by (row, column), each pair once. Ends the counting.
-  std::vector<CoocEntry> finish();
+  // Ends the counting: merges the counts and hands them to `emit` sorted by (row,
+  // column), each pair once, after telling `begin` how many there are at most. Returns
+  // how many there were. Nothing of the merged list is held here.
+  std::uint64_t finish(const std::function<void(std::uint64_t at_most)>& begin,
+                       const std::function<void(const CoocEntry&)>& emit);
 
   const CoocStats& stats() const { return stats_; }
 
@@ -71,9 +76,10 @@ class CoocCounter {
   std::uint64_t dense_nonzeros() const;
   std::unique_ptr<SortedEntries> dense_source() const;
   void release_tables();
-  std::vector<CoocEntry> merge_in_memory();
+  std::uint64_t merge(std::vector<std::unique_ptr<SortedEntries>> sources, std::uint64_t at_most,
+                      const std::function<void(std::uint64_t)>& begin, const std::function<void(const CoocEntry&)>& emit);
   std::span<CoocEntry> buffered() { return {buffer_.get(), buffered_}; }
-  std::vector<CoocEntry> merge_on_disk();
+  std::vector<std::unique_ptr<SortedEntries>> runs_to_merge(std::uint64_t& at_most);
 
   std::size_t vocab_size_;
   CoocOptions options_;
@@ -89,7 +95,12 @@ class CoocCounter {
   CoocStats stats_;
 };
 
-// Counts the co-occurrences of a whole corpus, showing progress on a terminal.
+// Counts the co-occurrences of a whole corpus, showing progress on a terminal, and
+// hands them to `emit` as CoocCounter::finish does. Returns how many there were.
+std::uint64_t count_cooccurrences(const Corpus& corpus, const CoocOptions& options, CoocStats& stats,
+                                  const std::function<void(std::uint64_t at_most)>& begin,
+                                  const std::function<void(const CoocEntry&)>& emit);
+// The same, collected in a vector (for tests and small corpora).
 std::vector<CoocEntry> count_cooccurrences(const Corpus& corpus, const CoocOptions& options, CoocStats& stats);
 
 }  // namespace embed

@@ -12,10 +12,29 @@ constexpr const char* kVersion = "1";
 }  // namespace
 
 void save_cooc(AtomicOutput& out, const CoocMatrix& m) {
+  const auto source = entries_source(m.entries);
+  save_cooc(out, m, m.entries.size(), *source);
+}
+
+void save_cooc(AtomicOutput& out, const CoocInfo& m, std::uint64_t count, SortedEntries& source) {
   const PackedWords words = pack_words(m.vocab);
   const std::uint64_t rows = m.vocab.size();
+  auto stream_entries = [&](const TensorBlob::Put& put) {
+    constexpr std::size_t kBlock = 1 << 16;
+    std::vector<CoocEntry> block;
+    block.reserve(kBlock);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      CoocEntry e;
+      if (!source.next(e)) fail("{}: the co-occurrence counts ended early", out.path());
+      block.push_back(e);
+      if (block.size() == kBlock || i + 1 == count) {
+        put(std::as_bytes(std::span(block)));
+        block.clear();
+      }
+    }
+  };
   const std::vector<TensorBlob> blobs = {
-      {"cooc", DType::u32, {m.entries.size(), 3}, std::as_bytes(std::span(m.entries))},
+      {"cooc", DType::u32, {count, 3}, {}, stream_entries},
       {"counts", DType::i64, {rows}, std::as_bytes(std::span(m.vocab.counts))},
       {"vocab.offsets", DType::i64, {rows + 1}, std::as_bytes(std::span(words.offsets))},
       {"vocab.bytes", DType::u8, {words.bytes.size()}, std::as_bytes(std::span(words.bytes))},

@@ -12,13 +12,14 @@
 
 #include "core/atomic_output.h"
 #include "train/cooc.h"
+#include "train/cooc_runs.h"
 #include "train/vocabulary.h"
 
 namespace embed {
 
-struct CoocMatrix {
+// What the counts are of and how they were made.
+struct CoocInfo {
   Vocabulary vocab;
-  std::vector<CoocEntry> entries;  // sorted by (row, column), each pair once, counts > 0
   std::size_t window = 10;
   bool symmetric = true;
   std::uint64_t min_count = 5;
@@ -28,7 +29,13 @@ struct CoocMatrix {
   std::uint64_t corpus_distinct_words = 0;
 };
 
-// Writes `matrix` to `out` and commits it.
+struct CoocMatrix : CoocInfo {
+  std::vector<CoocEntry> entries;  // sorted by (row, column), each pair once, counts > 0
+};
+
+// Writes the `count` entries `source` yields (in order) with `info` to `out`, and
+// commits it; the entries stream through, so they need not fit in memory.
+void save_cooc(AtomicOutput& out, const CoocInfo& info, std::uint64_t count, SortedEntries& source);
 void save_cooc(AtomicOutput& out, const CoocMatrix& matrix);
 
 // Throws embed::Error naming `path` for anything but an intact co-occurrence file of

@@ -105,9 +105,7 @@ int run_train_command(TrainCommand command) {
   std::optional<AtomicOutput> cooc_out;
   if (!command.save_cooc.empty()) cooc_out.emplace(command.save_cooc);
   if (count_only) {
-    CoocMatrix counts = glove_cooccurrences(command, run);
-    save_cooc(*cooc_out, counts);
-    spdlog::info("wrote {} ({} co-occurrences over {} words)", command.save_cooc, counts.entries.size(), counts.vocab.size());
+    glove_cooccurrences(command, run, &*cooc_out, false);
     return 0;
   }
   const std::string default_checkpoint = run.output.output + ".ckpt";
@@ -121,12 +119,8 @@ int run_train_command(TrainCommand command) {
   // removes the temporaries). From here on it asks for a checkpoint.
   if (command.resume.empty()) {
     if (settings.model == Model::glove) {
-      CoocMatrix counts = glove_cooccurrences(command, run);
-      if (cooc_out) {
-        save_cooc(*cooc_out, counts);
-        spdlog::info("wrote {} ({} co-occurrences)", command.save_cooc, counts.entries.size());
-      }
-      start_glove_run(command, std::move(counts), run);
+      glove_cooccurrences(command, run, cooc_out ? &*cooc_out : nullptr, true);
+      start_glove_run(command, run);
     } else {
       start_word2vec_run(command, run);
     }
