@@ -96,15 +96,8 @@ for p in $PARTS; do
   has "quality bounded" "$p" || die "unknown part '$p' in PARTS (quality, bounded)"
 done
 
-mkdir -p "${BENCH_DIR:-/tmp}"
-work=$(mktemp -d "${BENCH_DIR:-/tmp}/bench-glove.XXXXXX")
-cleanup() { if [[ $KEEP == 1 ]]; then echo "kept: $work"; else rm -rf "$work"; fi; }
-trap cleanup EXIT
-
-machine_line() {
-  echo "machine: $(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
-    "$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo), $(date -u '+%Y-%m-%d %H:%M UTC')"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/bench-common.sh"
+bench_scratch bench-glove
 
 # ---- numbers -----------------------------------------------------------------------------
 

@@ -32,10 +32,8 @@ for tool in embed-query glove-convert bench-search; do
 done
 "$PYTHON" -c 'import numpy' 2>/dev/null || die "$PYTHON cannot import numpy (apt-get install python3-numpy)"
 
-mkdir -p "${BENCH_DIR:-/tmp}"
-work=$(mktemp -d "${BENCH_DIR:-/tmp}/bench-query.XXXXXX")
-cleanup() { if [[ $KEEP == 1 ]]; then echo "kept: $work"; else rm -rf "$work"; fi; }
-trap cleanup EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/bench-common.sh"
+bench_scratch bench-query
 
 echo "== machine"
 echo "date:    $(date -u '+%Y-%m-%d %H:%M:%S UTC')"

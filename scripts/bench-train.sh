@@ -117,15 +117,8 @@ done
 for n in ${notes[@]+"${notes[@]}"}; do echo "$n"; done
 ((${#tools[@]} > 0)) || die "no tool to run (TOOLS=$TOOLS)"
 
-mkdir -p "${BENCH_DIR:-/tmp}"
-work=$(mktemp -d "${BENCH_DIR:-/tmp}/bench-train.XXXXXX")
-cleanup() { if [[ $KEEP == 1 ]]; then echo "kept: $work"; else rm -rf "$work"; fi; }
-trap cleanup EXIT
-
-machine_line() {
-  echo "machine: $(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
-    "$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo), $(date -u '+%Y-%m-%d %H:%M UTC')"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/bench-common.sh"
+bench_scratch bench-train
 
 echo "== bench-train"
 machine_line
