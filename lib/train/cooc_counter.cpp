@@ -183,13 +183,14 @@ std::uint64_t CoocCounter::finish(const std::function<void(std::uint64_t)>& begi
   std::uint64_t merged = 0;
   // In memory if the tables and what the caller keeps of the merged counts fit the
   // budget together; otherwise through the disk, freeing the tables first.
+  const std::uint64_t in_memory_at_most = dense_nonzeros() + buffered_;
   const std::uint64_t tables = stats_.dense_cells * sizeof(double) + buffered_ * sizeof(CoocEntry);
-  const std::uint64_t kept = (dense_nonzeros() + buffered_) * options_.bytes_per_merged_entry;
-  if (runs_.empty() && tables + kept <= options_.memory_bytes) {
+  if (runs_.empty() && tables + in_memory_at_most * options_.bytes_per_merged_entry <= options_.memory_bytes) {
     std::vector<std::unique_ptr<SortedEntries>> sources;
     sources.push_back(dense_source());
     sources.push_back(entries_source(buffered()));
-    merged = merge(std::move(sources), dense_nonzeros() + buffered_, begin, emit);
+    merged = merge(std::move(sources), in_memory_at_most, begin, emit);
+    release_tables();
   } else {
     // The rest joins the runs on disk, so that the tables' memory is free for the caller.
     if (buffered_ > 0) spill(buffered());
@@ -203,7 +204,6 @@ std::uint64_t CoocCounter::finish(const std::function<void(std::uint64_t)>& begi
     merged = merge(std::move(sources), at_most, begin, emit);
     runs_.clear();
   }
-  release_tables();
   stats_.merging_seconds = seconds_since(start);
   return merged;
 }

@@ -28,7 +28,7 @@ struct Corpus;
 struct CoocOptions {
   std::size_t window = 10;              // context words on each side (or on the left only)
   bool symmetric = true;                // false: only the words to the left of a word are its context
-  std::uint64_t memory_bytes = 1ull << 30;  // for the counting tables, buffers and the merged list
+  std::uint64_t memory_bytes = 1ull << 30;  // for the counting tables, buffers, merge readers and what the caller keeps
   std::string temporary_directory;      // for spilled runs; empty: $TMPDIR or /tmp
   std::size_t bytes_per_merged_entry = 0;  // what the caller keeps of each merged count (in the budget)
   std::size_t buffer_entries = 0;       // the pair buffer's size; 0: from memory_bytes (tests set a
