@@ -64,9 +64,13 @@ int main(int argc, char** argv) {
                          "sgd (skipgram, cbow: the only one; glove: linear decay), adagrad (glove's default), adam (glove)")
               ->check(CLI::IsMember({"sgd", "adagrad", "adam"})));
   add(app.add_option("--threads", s.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 1024)));
-  add(app.add_option("--seed", s.seed, "random seed; with --threads 1 the output is bit-for-bit reproducible")
+  add(app.add_option("--seed", s.seed,
+                     "random seed; on the CPU with --threads 1 the output is bit-for-bit reproducible (a GPU draws the "
+                     "same samples, but its float atomics add in varying order)")
           ->capture_default_str());
-  add(app.add_option("--dtype", command.output.dtype, "storage type of the vectors (training is f32): f32, f16, bf16")
+  add(app.add_option("--dtype", command.output.dtype,
+                     "storage type of the vectors written and of the tables a GPU trains (math is f32; the CPU "
+                     "trains f32 tables): f32, f16, bf16")
           ->check(CLI::IsMember({"f32", "f16", "bf16"}))
           ->capture_default_str());
   add(app.add_flag("--save-context", command.output.save_context,
@@ -112,9 +116,26 @@ int main(int argc, char** argv) {
                    ->check(CLI::ExistingFile);
   glove_options.push_back(cooc);
 
-  app.add_option("--device", command.device, "where to train: cpu, or auto (the best backend built; CPU here)")
-      ->check(CLI::IsMember({"cpu", "auto"}))
+  app.add_option("--device", command.device,
+                 "where to train: cpu, cuda (skipgram and cbow on the GPU), or auto (cuda when a GPU is usable)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->capture_default_str();
+  std::string table = "auto", host_transfer = "gather";
+  std::vector<CLI::Option*> gpu_options;
+  gpu_options.push_back(app.add_option("--table", table,
+                                       "GPU: where the tables live: device (GPU memory), host (pinned host memory; only "
+                                       "the rows a batch touches go to the GPU), or auto (device when they fit)")
+                            ->check(CLI::IsMember({"auto", "host", "device"}))
+                            ->capture_default_str());
+  gpu_options.push_back(app.add_option("--gpu-memory", command.gpu.gpu_memory,
+                                       "GPU: device memory the trainer may allocate, e.g. 256M (default: 90% of the "
+                                       "free memory)")
+                            ->transform(CLI::AsSizeValue(false)));
+  gpu_options.push_back(app.add_option("--host-transfer", host_transfer,
+                                       "GPU, --table host: gather (CPU threads copy rows through pinned buffers) or "
+                                       "mapped (kernels read and write the pinned tables directly)")
+                            ->check(CLI::IsMember({"gather", "mapped"}))
+                            ->capture_default_str());
   app.add_option("--checkpoint", command.checkpoint,
                  "write a checkpoint here after every epoch and on interruption (default: OUT.ckpt, on interruption "
                  "only, removed once the vectors are written)");
@@ -137,10 +158,16 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
   embed::init_logging("embed-train", quiet ? -1 : verbose);
+  command.gpu_trainer = embed::gpu_trainer();
+  command.gpu.table = *embed::parse_table_placement(table);
+  command.gpu.transfer = *embed::parse_host_transfer(host_transfer);
   auto usage_error = [](const std::string& message) {
     spdlog::error("{}; see --help", message);
     return kExitUsage;
   };
+  if (const auto misplaced = given(gpu_options); !misplaced.empty() && command.device == "cpu") {
+    return usage_error(fmt::format("{} applies to --device cuda or auto only", misplaced.front()->get_name()));
+  }
   if (!command.resume.empty()) {
     for (const auto* option : given(training_options)) {
       spdlog::warn("{} is ignored with --resume: the checkpoint's settings are used", option->get_name());

@@ -1,6 +1,7 @@
 #include "backend/registry.h"
 
 #ifdef EMBED_HAVE_CUDA
+#include "cuda_train_backend.h"
 #include "device_info.h"
 #endif
 
@@ -19,6 +20,14 @@ std::string backend_summary() {
   return "CPU; CUDA backend built, " + cuda::describe_devices();
 #else
   return "CPU only (built without CUDA)";
+#endif
+}
+
+GpuTrainer gpu_trainer() {
+#ifdef EMBED_HAVE_CUDA
+  return {cuda::find_training_device, cuda::make_cuda_train_backend};
+#else
+  return {};
 #endif
 }
 

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "train/gpu_backend.h"
+
 namespace embed {
 
 // True when this build includes the CUDA backend (nvcc was found at configure time).
@@ -12,5 +14,8 @@ bool cuda_built();
 // One line for --version: "CPU; CUDA backend built, 1 device: NVIDIA H100 80GB HBM3 (79.1 GiB)",
 // "CPU; CUDA backend built, no usable device (...)" or "CPU only (built without CUDA)".
 std::string backend_summary();
+
+// The GPU trainer of this build: empty functions when it was built without CUDA.
+GpuTrainer gpu_trainer();
 
 }  // namespace embed

@@ -80,6 +80,11 @@ bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool
             counters[w].loss.store(loss.sum, std::memory_order_relaxed);
             counters[w].examples.store(loss.examples, std::memory_order_relaxed);
           }
+          if (task.finish_shard) {
+            task.finish_shard(w, loss);
+            counters[w].loss.store(loss.sum, std::memory_order_relaxed);
+            counters[w].examples.store(loss.examples, std::memory_order_relaxed);
+          }
           state.positions[w] = position;
           state.random[w] = random.state();
         } catch (...) {
@@ -114,6 +119,7 @@ bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool
     }
     for (auto& t : threads) t.join();
     if (failure) std::rethrow_exception(failure);
+    if (task.after_workers) task.after_workers();
     const auto [sum, examples] = loss_so_far();
     state.epoch_loss = sum;
     state.epoch_examples = examples;

@@ -51,6 +51,12 @@ struct EpochTask {
                               Random& random, BatchLoss& loss)>
       train_chunk;
   std::function<float(std::uint64_t items_done)> learning_rate;
+  // Optional: called by each worker when it leaves its shard (done or stopped), to
+  // complete work still in flight and add its loss.
+  std::function<void(unsigned worker, BatchLoss& loss)> finish_shard;
+  // Optional: called once the workers have joined, before the state is reported or
+  // saved (a GPU backend copies its tables to the host here).
+  std::function<void()> after_workers;
   // Called when an epoch has ended and before `on_epoch` sees the state (so a
   // checkpoint taken there includes what it does): GloVe reshuffles its records here.
   std::function<void(unsigned next_epoch)> after_epoch;

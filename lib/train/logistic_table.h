@@ -28,6 +28,10 @@ class LogisticTable {
     if (x < -kRange) return -x;
     return softplus_neg_[index(x)];
   }
+  // The tables themselves (kSteps + 1 values each), for a GPU backend to copy so that
+  // its kernels round exactly as the CPU does.
+  const float* sigmoid_values() const { return sigmoid_.data(); }
+  const float* loss_values() const { return softplus_neg_.data(); }
 
  private:
   static int index(float x) {

@@ -45,11 +45,53 @@ TrainingRun resumed_run(const TrainCommand& command) {
   return run;
 }
 
+// The usable GPU for --device cuda or auto, or nullopt (with one log line for auto).
+// --device cuda without one, or with a model the GPU does not train, is an error.
+std::optional<GpuDevice> find_gpu(const TrainCommand& command, Model model) {
+  if (command.device == "cpu") return std::nullopt;
+  const bool required = command.device == "cuda";
+  if (model == Model::glove) {
+    if (required) fail("--device cuda trains skipgram and cbow; glove trains on the CPU (--device cpu or auto)");
+    spdlog::info("--device auto: glove trains on the CPU");
+    return std::nullopt;
+  }
+  std::string why_not = "this build has no CUDA backend (nvcc was not found when it was built)";
+  std::optional<GpuDevice> device;
+  if (command.gpu_trainer.built()) device = command.gpu_trainer.find_device(why_not);
+  if (!device && required) fail("--device cuda: no usable GPU: {}", why_not);
+  if (!device) spdlog::info("--device auto: no usable GPU ({}); training on the CPU", why_not);
+  return device;
+}
+
+// The GPU backend for `run` on `device`, within --gpu-memory.
+std::unique_ptr<TrainBackend> gpu_backend(const TrainCommand& command, TrainingRun& run, const GpuDevice& device) {
+  const TrainSettings& s = run.settings;
+  const std::optional<DType> storage = parse_vector_dtype(run.output.dtype);
+  EMBED_ASSERT(storage.has_value());
+  GpuTrainShape shape;
+  shape.rows = run.input.rows();
+  shape.dim = s.dim;
+  shape.stride = run.input.stride();
+  shape.storage = *storage;
+  shape.max_inputs_per_window = 2 * s.window;
+  shape.negatives = s.negative;
+  shape.workers = s.threads;
+  const std::uint64_t budget = command.gpu.gpu_memory ? command.gpu.gpu_memory : default_gpu_budget(device.free_memory);
+  GpuBackendRequest request{s.model, &run.input, &run.output_table, shape, plan_gpu_memory(shape, command.gpu, budget),
+                            device};
+  if (request.plan.placement == TablePlacement::host && command.gpu.table == TablePlacement::automatic) {
+    spdlog::info("--table auto: the tables ({}) do not fit in the {} of GPU memory allowed; they stay in host memory",
+                 human_bytes(2.0 * static_cast<double>(shape.rows * shape.stride * dtype_size(shape.storage))),
+                 human_bytes(static_cast<double>(budget)));
+  }
+  return command.gpu_trainer.make_backend(request);
+}
+
 // Trains `run` until it ends (true) or a stop signal stops it (false).
-bool train(TrainingRun& run, const std::string& device, const std::function<void(const TrainProgress&)>& on_epoch,
+bool train(TrainingRun& run, const TrainCommand& command, const std::function<void(const TrainProgress&)>& on_epoch,
            const std::function<void(const TrainProgress&)>& on_progress) {
   const TrainSettings& s = run.settings;
-  if (device == "auto") spdlog::debug("--device auto: training on the CPU (this build has no GPU trainer)");
+  const std::optional<GpuDevice> gpu = find_gpu(command, s.model);
   if (s.model == Model::glove) {
     const std::string optimizer = s.optimizer == Optimizer::adagrad
                                       ? fmt::format("adagrad per {}", adagrad_mode_name(s.adagrad))
@@ -60,7 +102,8 @@ bool train(TrainingRun& run, const std::string& device, const std::function<void
     GloveTrainer trainer(s, run.records, run.input, run.output_table);
     return trainer.run(run.state, stop_requested(), on_epoch, on_progress);
   }
-  auto backend = make_cpu_backend(s.model, run.input, run.output_table, s.threads, 2 * s.window);
+  std::unique_ptr<TrainBackend> backend =
+      gpu ? gpu_backend(command, run, *gpu) : make_cpu_backend(s.model, run.input, run.output_table, s.threads, 2 * s.window);
   spdlog::info("training {} on {}: dim {}, window {}, negative {}, sample {}, {} epochs, lr {}, {} threads, seed {}",
                model_name(s.model), backend->name(), s.dim, s.window, s.negative, s.sample, s.epochs, s.lr, s.threads,
                s.seed);
@@ -99,6 +142,9 @@ int run_train_command(TrainCommand command) {
   if (run.output.output == "-") fail("--output: embed-train writes files, not standard output");
   const std::optional<DType> dtype = parse_vector_dtype(run.output.dtype);
   if (!dtype) fail("--dtype: expected f32, f16 or bf16, not \"{}\"", run.output.dtype);
+
+  // A GPU that --device cuda needs and does not have fails before the corpus is read.
+  if (command.device == "cuda") find_gpu(command, settings.model);
 
   // Every output is created before the corpus is read, so that a directory we cannot
   // write fails before the reading and training it would waste.
@@ -152,7 +198,7 @@ int run_train_command(TrainCommand command) {
     epoch_items_start = p.words_done;
     if (keep_epoch_checkpoints) save_checkpoint(checkpoint_path, run);
   };
-  const bool finished = train(run, command.device, on_epoch, on_progress);
+  const bool finished = train(run, command, on_epoch, on_progress);
   progress.finish();
 
   if (!finished) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "train/checkpoint.h"
+#include "train/gpu_backend.h"
 #include "train/trainer.h"
 
 namespace embed {
@@ -18,7 +19,9 @@ struct TrainCommand {
   OutputSettings output;            // output path, dtype, --save-context, vocabulary limits
   std::string checkpoint;           // where checkpoints go; empty: OUTPUT.ckpt, on interruption only
   std::string resume;               // a checkpoint to continue from; its settings win
-  std::string device = "cpu";       // cpu | auto
+  std::string device = "cpu";       // cpu | cuda | auto
+  GpuOptions gpu;                   // --table, --gpu-memory, --host-transfer
+  GpuTrainer gpu_trainer;           // what this build offers (backend/registry.h); empty: CPU only
   // GloVe
   std::string cooc;                 // train on these counts instead of counting the corpus
   std::string save_cooc;            // also write the counts here (without --output: only count)

@@ -5,12 +5,6 @@
 #include "core/error.h"
 
 namespace embed {
-namespace {
-
-constexpr std::uint64_t kMaxSentence = 10000;  // words per batch at most (gensim's sentence limit)
-
-}  // namespace
-
 Trainer::Trainer(const TrainSettings& settings, const Corpus& corpus, TrainBackend& backend)
     : settings_(settings),
       corpus_(corpus),
@@ -24,7 +18,7 @@ float Trainer::learning_rate(std::uint64_t words_done) const {
 }
 
 std::uint64_t Trainer::sentence_end(std::uint64_t first, std::uint64_t shard_end) const {
-  std::uint64_t end = std::min(shard_end, first + kMaxSentence);
+  std::uint64_t end = std::min(shard_end, first + backend_.max_batch_words());
   const auto line = std::upper_bound(corpus_.line_ends.begin(), corpus_.line_ends.end(), first);
   if (line != corpus_.line_ends.end()) end = std::min(end, *line);
   return end;
@@ -74,6 +68,8 @@ bool Trainer::run(TrainState& state, const std::atomic<bool>& stop,
     return end;
   };
   task.learning_rate = [this](std::uint64_t words_done) { return learning_rate(words_done); };
+  task.finish_shard = [this](unsigned worker, BatchLoss& loss) { backend_.finish(worker, loss); };
+  task.after_workers = [this] { backend_.copy_tables_to_host(); };
   return run_epochs(task, state, stop, on_epoch, on_progress);
 }
 

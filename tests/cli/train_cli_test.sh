@@ -61,7 +61,7 @@ grep -qE '^rows +100$' <<<"$("$GC" --info small.emb)" && ok || bad "--max-vocab"
 "$ET" --corpus "$CORPUS" -o auto.emb "${FAST[@]}" --device auto -q && ok || bad "--device auto"
 "$ET" --version | grep -q '^embed-train ' && ok || bad "--version"
 for flag in --corpus --output --model --dim --window --negative --min-count --sample --epochs --lr --threads \
-  --seed --max-vocab --dtype --device --checkpoint --resume --save-context; do
+  --seed --max-vocab --dtype --device --checkpoint --resume --save-context --table --gpu-memory --host-transfer; do
   "$ET" --help | grep -q -- "$flag" || bad "--help lacks $flag"
 done
 ok
@@ -84,6 +84,19 @@ expect_error "no corpus" 2 "--corpus is required" "$ET" -o e.emb
 expect_error "no output" 2 "--output is required" "$ET" --corpus "$CORPUS"
 expect_error "output to stdout" 1 "writes files" "$ET" --corpus "$CORPUS" -o -
 expect_error "unknown model" 2 "model" "$ET" --corpus "$CORPUS" -o e.emb --model word2vec
+expect_error "GPU flags with --device cpu" 2 "--table applies to --device cuda or auto only" \
+  "$ET" --corpus "$CORPUS" -o e.emb --table host
+expect_error "--gpu-memory without a GPU device" 2 "--gpu-memory applies to --device cuda or auto only" \
+  "$ET" --corpus "$CORPUS" -o e.emb --device cpu --gpu-memory 1G
+expect_error "--device cuda with glove" 1 "glove trains on the CPU" "$ET" --corpus "$CORPUS" -o e.emb --model glove --device cuda
+# Where no GPU is usable (CI, laptops): --device cuda refuses before reading the corpus,
+# --device auto says it falls back to the CPU. The gpu tests cover the machines with one.
+if ! "$ET" --version | grep -q 'CUDA backend built, [0-9]'; then
+  expect_error "--device cuda without a GPU" 1 "--device cuda: no usable GPU" "$ET" --corpus "$CORPUS" -o e.emb --device cuda
+  grep -q 'read\|words' err.txt && bad "--device cuda without a GPU: read the corpus first" || ok
+  "$ET" --corpus "$CORPUS" -o auto.emb "${FAST[@]}" --device auto --table host 2> auto.log && ok || bad "--device auto falls back"
+  grep -q -- '--device auto: no usable GPU (.*); training on the CPU' auto.log && ok || bad "--device auto: says it fell back"
+fi
 [[ ! -e e.emb ]] && ok || bad "a failed run leaves no output"
 check "no temporaries left" "$(litter)" "0"
 

@@ -1,0 +1,365 @@
+// The CUDA backend. Each trainer worker owns one or two slots (plan.slots_per_worker);
+// a slot is a stream with the buffers of one batch in flight. train() takes the
+// worker's least recently used slot, completes the batch it last held, and queues the
+// new one: upload the packed ids, train, and for host-resident tables move the rows.
+// So the CPU plans and gathers batch i+1 while the GPU trains batch i.
+//
+// Device placement trains the device copy of both tables in place; host placement
+// trains a slot-local copy of the rows the batch touches (RowRemapper) and adds the
+// changes back to the pinned host tables as deltas, either by CPU threads from pinned
+// staging buffers (gather) or by a kernel through the mapped table (mapped).
+#include "cuda_train_backend.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/progress.h"
+#include "cuda_memory.h"
+#include "device_info.h"
+#include "train/logistic_table.h"
+#include "train/packed_batch.h"
+#include "train/row_remap.h"
+#include "w2v_kernels.h"
+
+namespace embed::cuda {
+namespace {
+
+Storage storage_of(DType dtype) {
+  switch (dtype) {
+    case DType::f32: return Storage::f32;
+    case DType::f16: return Storage::f16;
+    case DType::bf16: return Storage::bf16;
+    default: EMBED_ASSERT(!"not a vector dtype");
+  }
+  return Storage::f32;
+}
+
+const LogisticTable& logistic_table() {
+  static const LogisticTable table;
+  return table;
+}
+
+struct Slot {
+  Stream stream;
+  Event done;
+  PinnedBuffer host_ids;    // the packed batch
+  DeviceBuffer device_ids;
+  PinnedBuffer host_loss;   // one double
+  DeviceBuffer device_loss;
+  // Host placement: the rows the batch touches, input rows first.
+  DeviceBuffer rows;        // trained in place
+  DeviceBuffer originals;   // mapped: the rows as gathered, for the deltas
+  PinnedBuffer staged;      // gather: the rows as gathered
+  PinnedBuffer updated;     // gather: the rows as trained
+  bool pending = false;     // a batch is queued and not yet completed
+  PackedBatchShape shape;
+  std::uint64_t examples = 0;
+};
+
+struct Worker {
+  std::vector<Slot> slots;
+  unsigned next = 0;
+  std::optional<RowRemapper> remapper;  // host placement
+  LocalBatch local;
+};
+
+class CudaTrainBackend final : public TrainBackend {
+ public:
+  explicit CudaTrainBackend(const GpuBackendRequest& request)
+      : model_(request.model),
+        input_(*request.input),
+        output_(*request.output),
+        shape_(request.shape),
+        plan_(request.plan),
+        device_(request.device),
+        storage_(storage_of(request.shape.storage)),
+        row_bytes_(request.shape.stride * storage_bytes(storage_)) {
+    EMBED_ASSERT(input_.stride() == shape_.stride && output_.stride() == shape_.stride);
+    check(cudaSetDevice(device_.ordinal), "selecting the GPU");
+    check_shared_memory();
+    const LogisticTable& table = logistic_table();
+    const std::size_t entries = LogisticTable::kSteps + 1;
+    sigmoid_ = DeviceBuffer(entries * sizeof(float), "the sigmoid table");
+    loss_table_ = DeviceBuffer(entries * sizeof(float), "the loss table");
+    check(cudaMemcpy(sigmoid_.get(), table.sigmoid_values(), entries * sizeof(float), cudaMemcpyHostToDevice),
+          "copying the sigmoid table");
+    check(cudaMemcpy(loss_table_.get(), table.loss_values(), entries * sizeof(float), cudaMemcpyHostToDevice),
+          "copying the loss table");
+    logistic_ = {sigmoid_.get<float>(), loss_table_.get<float>(), LogisticTable::kRange, LogisticTable::kSteps};
+
+    if (device_placement()) {
+      const std::size_t table_bytes = shape_.rows * row_bytes_;
+      device_input_ = DeviceBuffer(table_bytes, "the input table");
+      device_output_ = DeviceBuffer(table_bytes, "the output table");
+      upload(input_, device_input_);
+      upload(output_, device_output_);
+    } else {
+      const std::size_t table_bytes = input_.rows() * input_.stride() * sizeof(float);
+      pinned_input_ = HostRegistration(input_.data(), table_bytes, "the input table");
+      pinned_output_ = HostRegistration(output_.data(), table_bytes, "the output table");
+      mapped_input_ = static_cast<float*>(pinned_input_.device_pointer());
+      mapped_output_ = static_cast<float*>(pinned_output_.device_pointer());
+    }
+
+    workers_.resize(plan_.workers);
+    const std::size_t ids_bytes = plan_.ids_words * sizeof(std::uint32_t);
+    const std::size_t rows_bytes = (plan_.max_input_rows + plan_.max_output_rows) * row_bytes_;
+    for (Worker& worker : workers_) {
+      if (!device_placement()) worker.remapper.emplace(shape_.rows);
+      for (unsigned s = 0; s < plan_.slots_per_worker; ++s) {
+        Slot& slot = worker.slots.emplace_back();
+        slot.host_ids = PinnedBuffer(ids_bytes, "batch ids");
+        slot.device_ids = DeviceBuffer(ids_bytes, "batch ids");
+        slot.host_loss = PinnedBuffer(sizeof(double), "the batch loss");
+        slot.device_loss = DeviceBuffer(sizeof(double), "the batch loss");
+        if (device_placement()) continue;
+        slot.rows = DeviceBuffer(rows_bytes, "a batch's rows");
+        if (plan_.transfer == HostTransfer::mapped) {
+          slot.originals = DeviceBuffer(rows_bytes, "a batch's original rows");
+        } else {
+          slot.staged = PinnedBuffer(rows_bytes, "a batch's rows");
+          slot.updated = PinnedBuffer(rows_bytes, "a batch's trained rows");
+        }
+      }
+    }
+  }
+
+  ~CudaTrainBackend() override {
+    // Nothing may still write to the host tables or the buffers being freed.
+    for (Worker& worker : workers_) {
+      for (Slot& slot : worker.slots) cudaStreamSynchronize(slot.stream.get());
+    }
+  }
+
+  std::string name() const override {
+    const std::string where = device_placement()
+                                  ? "tables in GPU memory"
+                                  : fmt::format("tables in pinned host memory, {} transfers, batches of {} words",
+                                                host_transfer_name(plan_.transfer), plan_.batch_words);
+    return fmt::format("cuda ({}; {}, {}; {} of GPU memory planned)", device_.description, where,
+                       vector_dtype_name(shape_.storage), human_bytes(static_cast<double>(plan_.total_bytes())));
+  }
+
+  std::size_t max_batch_words() const override { return plan_.batch_words; }
+
+  void train(const WindowBatch& batch, unsigned worker_index, BatchLoss& loss) override {
+    EMBED_ASSERT(worker_index < workers_.size());
+    check(cudaSetDevice(device_.ordinal), "selecting the GPU");
+    Worker& worker = workers_[worker_index];
+    Slot& slot = worker.slots[worker.next];
+    worker.next = (worker.next + 1) % static_cast<unsigned>(worker.slots.size());
+    complete(slot, loss);
+    if (batch.windows() == 0) return;
+    EMBED_ASSERT(batch.negatives_per_window == shape_.negatives);
+
+    const WindowBatch* to_train = &batch;
+    if (!device_placement()) {
+      worker.remapper->remap(batch, worker.local);
+      to_train = &worker.local.batch;
+    }
+    const std::size_t words = packed_words_bound(to_train->windows(), shape_.max_inputs_per_window, shape_.negatives,
+                                                 worker.local.input_rows.size() + worker.local.output_rows.size());
+    EMBED_ASSERT(words <= plan_.ids_words);
+    slot.shape = pack_batch(*to_train, worker.local.input_rows, worker.local.output_rows, slot.host_ids.get<std::uint32_t>());
+    cudaStream_t stream = slot.stream.get();
+    auto* ids = slot.device_ids.get<std::uint32_t>();
+    check(cudaMemcpyAsync(ids, slot.host_ids.get(), slot.shape.words() * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
+                          stream),
+          "copying a batch to the GPU");
+    check(cudaMemsetAsync(slot.device_loss.get(), 0, sizeof(double), stream), "clearing the batch loss");
+
+    KernelTables tables{device_input_.get(), device_output_.get(), static_cast<std::uint32_t>(shape_.stride),
+                        static_cast<std::uint32_t>(shape_.dim), storage_};
+    const std::size_t input_bytes = slot.shape.input_rows * row_bytes_;
+    const std::size_t rows_bytes = (slot.shape.input_rows + slot.shape.output_rows) * row_bytes_;
+    if (!device_placement()) {
+      auto* rows = slot.rows.get<std::byte>();
+      tables.input = rows;
+      tables.output = rows + input_bytes;
+      if (plan_.transfer == HostTransfer::gather) {
+        auto* staged = slot.staged.get<std::byte>();
+        gather_rows(input_, worker.local.input_rows, shape_.storage, staged);
+        gather_rows(output_, worker.local.output_rows, shape_.storage, staged + input_bytes);
+        check(cudaMemcpyAsync(rows, staged, rows_bytes, cudaMemcpyHostToDevice, stream), "copying rows to the GPU");
+      } else {
+        launch_gather_mapped(mapped_input_, tables.stride, ids + slot.shape.input_rows_at(), slot.shape.input_rows, rows,
+                             storage_, stream);
+        launch_gather_mapped(mapped_output_, tables.stride, ids + slot.shape.output_rows_at(), slot.shape.output_rows,
+                             rows + input_bytes, storage_, stream);
+        check(cudaMemcpyAsync(slot.originals.get(), rows, rows_bytes, cudaMemcpyDeviceToDevice, stream),
+              "keeping the gathered rows");
+      }
+    }
+
+    const KernelBatch kernel_batch{ids + slot.shape.targets_at(),
+                                   ids + slot.shape.offsets_at(),
+                                   ids + slot.shape.inputs_at(),
+                                   ids + slot.shape.negatives_at(),
+                                   slot.shape.windows,
+                                   slot.shape.negatives_per_window,
+                                   static_cast<std::uint32_t>(shape_.max_inputs_per_window)};
+    auto* device_loss = slot.device_loss.get<double>();
+    if (model_ == Model::skipgram) {
+      launch_skipgram(kernel_batch, tables, logistic_, batch.learning_rate, device_loss, stream);
+    } else {
+      launch_cbow(kernel_batch, tables, logistic_, batch.learning_rate, device_loss, stream);
+    }
+    check(cudaGetLastError(), "launching the training kernel");
+
+    if (!device_placement()) {
+      auto* rows = slot.rows.get<std::byte>();
+      if (plan_.transfer == HostTransfer::gather) {
+        check(cudaMemcpyAsync(slot.updated.get(), rows, rows_bytes, cudaMemcpyDeviceToHost, stream),
+              "copying trained rows back");
+      } else {
+        const auto* originals = slot.originals.get<std::byte>();
+        launch_scatter_mapped(mapped_input_, tables.stride, tables.dim, ids + slot.shape.input_rows_at(),
+                              slot.shape.input_rows, rows, originals, storage_, stream);
+        launch_scatter_mapped(mapped_output_, tables.stride, tables.dim, ids + slot.shape.output_rows_at(),
+                              slot.shape.output_rows, rows + input_bytes, originals + input_bytes, storage_, stream);
+        check(cudaGetLastError(), "launching the row write-back");
+      }
+    }
+    check(cudaMemcpyAsync(slot.host_loss.get(), device_loss, sizeof(double), cudaMemcpyDeviceToHost, stream),
+          "copying the batch loss");
+    check(cudaEventRecord(slot.done.get(), stream), "recording a batch's end");
+    slot.pending = true;
+    slot.examples = model_ == Model::skipgram ? batch.inputs.size() : batch.windows();
+  }
+
+  void finish(unsigned worker_index, BatchLoss& loss) override {
+    EMBED_ASSERT(worker_index < workers_.size());
+    check(cudaSetDevice(device_.ordinal), "selecting the GPU");
+    for (Slot& slot : workers_[worker_index].slots) complete(slot, loss);
+  }
+
+  void copy_tables_to_host() override {
+    if (!device_placement()) return;  // the host tables are the tables
+    check(cudaSetDevice(device_.ordinal), "selecting the GPU");
+    check(cudaDeviceSynchronize(), "finishing the GPU's batches");
+    download(device_input_, input_);
+    download(device_output_, output_);
+  }
+
+ private:
+  bool device_placement() const { return plan_.placement == TablePlacement::device; }
+
+  void check_shared_memory() {
+    int limit = 0;
+    check(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_.ordinal),
+          "reading the GPU's shared memory size");
+    const std::size_t needed = skipgram_shared_bytes(static_cast<std::uint32_t>(shape_.max_inputs_per_window),
+                                                     static_cast<std::uint32_t>(shape_.negatives),
+                                                     static_cast<std::uint32_t>(shape_.stride));
+    if (model_ == Model::skipgram && needed > static_cast<std::size_t>(limit)) {
+      fail("--window {} with --negative {} at --dim {} needs {} of GPU shared memory per window, more than the {} "
+           "this GPU has; use a smaller --window or --dim, or --device cpu",
+           shape_.max_inputs_per_window / 2, shape_.negatives, shape_.dim, human_bytes(static_cast<double>(needed)),
+           human_bytes(limit));
+    }
+    if (model_ == Model::skipgram) check(allow_shared_memory(needed), "raising the kernels' shared memory limit");
+  }
+
+  // Waits for the slot's batch; for gather transfers adds its deltas to the host
+  // tables; adds its loss.
+  void complete(Slot& slot, BatchLoss& loss) {
+    if (!slot.pending) return;
+    slot.pending = false;
+    check(cudaEventSynchronize(slot.done.get()), "training a batch on the GPU");
+    if (!device_placement() && plan_.transfer == HostTransfer::gather) {
+      const auto* ids = slot.host_ids.get<std::uint32_t>();
+      const std::span<const std::uint32_t> input_rows(ids + slot.shape.input_rows_at(), slot.shape.input_rows);
+      const std::span<const std::uint32_t> output_rows(ids + slot.shape.output_rows_at(), slot.shape.output_rows);
+      const std::size_t input_bytes = input_rows.size() * row_bytes_;
+      const auto* updated = slot.updated.get<std::byte>();
+      const auto* staged = slot.staged.get<std::byte>();
+      scatter_deltas(input_, input_rows, shape_.storage, updated, staged);
+      scatter_deltas(output_, output_rows, shape_.storage, updated + input_bytes, staged + input_bytes);
+    }
+    loss.sum += *slot.host_loss.get<double>();
+    loss.examples += slot.examples;
+  }
+
+  // Host f32 rows to the device's storage type, through a bounded f32 buffer.
+  void upload(const RowMatrix& host, DeviceBuffer& device) {
+    const std::size_t stride = host.stride();
+    if (storage_ == Storage::f32) {
+      check(cudaMemcpy(device.get(), host.data(), host.rows() * stride * sizeof(float), cudaMemcpyHostToDevice),
+            "copying a table to the GPU");
+      return;
+    }
+    const std::size_t chunk_rows = std::max<std::size_t>(1, kTransferBufferBytes / (stride * sizeof(float)));
+    DeviceBuffer buffer(std::min(chunk_rows, host.rows()) * stride * sizeof(float), "converting a table");
+    for (std::size_t first = 0; first < host.rows(); first += chunk_rows) {
+      const std::size_t count = std::min(chunk_rows, host.rows() - first) * stride;
+      check(cudaMemcpy(buffer.get(), host.row(first), count * sizeof(float), cudaMemcpyHostToDevice),
+            "copying a table to the GPU");
+      launch_to_storage(buffer.get<float>(), device.get<std::byte>() + first * row_bytes_, count, storage_, nullptr);
+      check(cudaDeviceSynchronize(), "converting a table on the GPU");
+    }
+  }
+
+  void download(const DeviceBuffer& device, RowMatrix& host) {
+    const std::size_t stride = host.stride();
+    if (storage_ == Storage::f32) {
+      check(cudaMemcpy(host.data(), device.get(), host.rows() * stride * sizeof(float), cudaMemcpyDeviceToHost),
+            "copying a table from the GPU");
+      return;
+    }
+    const std::size_t chunk_rows = std::max<std::size_t>(1, kTransferBufferBytes / (stride * sizeof(float)));
+    DeviceBuffer buffer(std::min(chunk_rows, host.rows()) * stride * sizeof(float), "converting a table");
+    for (std::size_t first = 0; first < host.rows(); first += chunk_rows) {
+      const std::size_t count = std::min(chunk_rows, host.rows() - first) * stride;
+      launch_to_f32(device.get<std::byte>() + first * row_bytes_, buffer.get<float>(), count, storage_, nullptr);
+      check(cudaMemcpy(host.row(first), buffer.get(), count * sizeof(float), cudaMemcpyDeviceToHost),
+            "copying a table from the GPU");
+    }
+  }
+
+  Model model_;
+  RowMatrix& input_;
+  RowMatrix& output_;
+  GpuTrainShape shape_;
+  GpuMemoryPlan plan_;
+  GpuDevice device_;
+  Storage storage_;
+  std::size_t row_bytes_;  // bytes of one row in the storage type
+  DeviceBuffer sigmoid_, loss_table_;
+  KernelLogistic logistic_{};
+  DeviceBuffer device_input_, device_output_;      // device placement
+  HostRegistration pinned_input_, pinned_output_;  // host placement
+  float* mapped_input_ = nullptr;
+  float* mapped_output_ = nullptr;
+  std::vector<Worker> workers_;
+};
+
+}  // namespace
+
+std::optional<GpuDevice> find_training_device(std::string& why_not) {
+  const std::vector<DeviceInfo> devices = list_devices(&why_not);
+  if (devices.empty()) return std::nullopt;
+  const DeviceInfo& first = devices.front();
+  if (cudaSetDevice(first.ordinal) != cudaSuccess) {
+    why_not = cudaGetErrorString(cudaGetLastError());
+    return std::nullopt;
+  }
+  std::size_t free = 0, total = 0;
+  if (const cudaError_t status = cudaMemGetInfo(&free, &total); status != cudaSuccess) {
+    cudaGetLastError();
+    why_not = cudaGetErrorString(status);
+    return std::nullopt;
+  }
+  return GpuDevice{first.ordinal,
+                   fmt::format("{} ({:.1f} GiB, sm_{}{})", first.name, static_cast<double>(first.total_memory) / (1u << 30),
+                               first.compute_major, first.compute_minor),
+                   free};
+}
+
+std::unique_ptr<TrainBackend> make_cuda_train_backend(const GpuBackendRequest& request) {
+  return std::make_unique<CudaTrainBackend>(request);
+}
+
+}  // namespace embed::cuda

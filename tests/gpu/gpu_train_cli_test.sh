@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# embed-train --device cuda end to end (ctest label "gpu"; exit 77, skipped, where no
+# GPU is usable): device and host placements, both host transfers, f16/bf16 tables,
+# out-of-memory advice, and Ctrl-C → checkpoint → --resume on the GPU. Quality is the
+# CPU trainer's within noise: the last epoch's loss on the bundled text8 slice.
+# Usage: gpu_train_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT (run from the repo root)
+set -u
+ET=$(realpath "${1:?usage: gpu_train_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT}")
+EQ=$(realpath "${2:?usage}")
+GC=$(realpath "${3:?usage}")
+CORPUS=$(realpath data/text8-200k.txt.gz)
+if ! "$ET" --version | grep -q 'CUDA backend built, [0-9]'; then
+  echo "skipped: $("$ET" --version | tail -1)"
+  exit 77
+fi
+source "$(dirname "$0")/../cli/lib.sh"
+
+RUN=(--corpus "$CORPUS" --dim 64 --epochs 5 --seed 3 --threads 4)
+# last_loss LOG: the loss of the last epoch line.
+last_loss() { grep -o 'loss [0-9.]*' "$1" | tail -1 | cut -d' ' -f2; }
+# within A B FRACTION: |A - B| <= FRACTION * B
+within() { python3 -c "import sys; a, b, f = map(float, sys.argv[1:]); sys.exit(abs(a - b) > f * b)" "$@"; }
+
+"$ET" "${RUN[@]}" -o cpu.emb --device cpu 2> cpu.log || bad "CPU reference run"
+cpu_loss=$(last_loss cpu.log)
+for placement in "device gather" "host gather" "host mapped"; do
+  read -r table transfer <<<"$placement"
+  name="$table-$transfer"
+  "$ET" "${RUN[@]}" -o "$name.emb" --device cuda --table "$table" --host-transfer "$transfer" 2> "$name.log"
+  check "$name: exit status" "$?" "0"
+  grep -q "training skipgram on cuda (" "$name.log" && ok || bad "$name: trained on the GPU: $(grep training "$name.log")"
+  grep -q "epoch 5/5" "$name.log" && ok || bad "$name: one line per epoch"
+  within "$(last_loss "$name.log")" "$cpu_loss" 0.03 && ok || bad "$name: loss $(last_loss "$name.log") vs CPU $cpu_loss"
+  "$EQ" eval "$name.emb" --analogies "$OLDPWD/data/analogies-sample.txt" --word-pairs "$OLDPWD/data/wordsim-sample.tsv" \
+    > "$name.eval" && ok || bad "$name: the vectors evaluate"
+done
+"$ET" "${RUN[@]}" -o cbow.emb --model cbow --device cuda 2> cbow.log && ok || bad "cbow on the GPU"
+"$ET" "${RUN[@]}" -o cbow-cpu.emb --model cbow --device cpu 2> cbow-cpu.log
+within "$(last_loss cbow.log)" "$(last_loss cbow-cpu.log)" 0.03 && ok || bad "cbow: loss $(last_loss cbow.log) vs CPU $(last_loss cbow-cpu.log)"
+
+for dtype in f16 bf16; do
+  "$ET" "${RUN[@]}" -o "$dtype.emb" --device cuda --dtype "$dtype" 2> "$dtype.log" && ok || bad "--dtype $dtype on the GPU"
+  grep -q "$dtype" "$dtype.log" && ok || bad "--dtype $dtype: the backend says its storage"
+  within "$(last_loss "$dtype.log")" "$cpu_loss" 0.05 && ok || bad "$dtype: loss $(last_loss "$dtype.log") vs CPU $cpu_loss"
+done
+
+expect_error "--table device that does not fit" 1 "use --table host" "$ET" "${RUN[@]}" -o e.emb --device cuda \
+  --table device --gpu-memory 1M
+expect_error "--table host with too little memory" 1 "raise --gpu-memory or lower --threads" "$ET" "${RUN[@]}" -o e.emb \
+  --device cuda --table host --gpu-memory 64K
+"$ET" "${RUN[@]}" -o small.emb --device cuda --gpu-memory 8M 2> small.log && ok || bad "auto placement within 8M"
+grep -q "they stay in host memory" small.log && ok || bad "--table auto picks host when the tables do not fit"
+
+# Ctrl-C on the GPU: a checkpoint the GPU (or the CPU) resumes from.
+LONG=(--corpus "$CORPUS" --dim 64 --epochs 40 --seed 3 --threads 4 --device cuda)
+wait_for() { for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+set -m
+for table in device host; do
+  rm -f run.emb run.emb.ckpt
+  "$ET" "${LONG[@]}" --table "$table" -o run.emb 2> run.log &
+  pid=$!
+  wait_for run.log 'epoch 2/40' || bad "$table: training never got going"
+  kill -INT $pid
+  wait $pid
+  check "$table: interrupted exit status" "$?" "130"
+  [[ -f run.emb.ckpt && ! -e run.emb ]] && ok || bad "$table: checkpoint and no output"
+  "$ET" --resume run.emb.ckpt --device cuda --table "$table" 2> resume.log
+  check "$table: resume on the GPU" "$?" "0"
+  first=$(grep -o 'loss [0-9.]*' run.log | head -1 | cut -d' ' -f2)
+  python3 -c "import sys; sys.exit(not float(sys.argv[1]) < float(sys.argv[2]))" "$(last_loss resume.log)" "$first" \
+    && ok || bad "$table: resumed run's loss $(last_loss resume.log) below the first epoch's $first"
+  check "$table: no temporaries left" "$(litter)" "0"
+done
+finish

@@ -1,0 +1,277 @@
+// GPU tests of the CUDA word2vec backend (ctest label "gpu"). Exits 77 (skipped) where
+// no device is usable. They compare one batch against the CPU backend, train host and
+// device placements to the same quality, and train a table four times larger than
+// the GPU memory allowed.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "backend/registry.h"
+#include "train/corpus.h"
+#include "train/trainer.h"
+
+using namespace embed;
+
+namespace {
+
+GpuDevice the_device;
+
+struct Placement {
+  TablePlacement table;
+  HostTransfer transfer;
+  const char* name;
+};
+const Placement kPlacements[] = {{TablePlacement::device, HostTransfer::gather, "device"},
+                                 {TablePlacement::host, HostTransfer::gather, "host, gather"},
+                                 {TablePlacement::host, HostTransfer::mapped, "host, mapped"}};
+
+std::unique_ptr<TrainBackend> cuda_backend(Model model, RowMatrix& input, RowMatrix& output, std::size_t window,
+                                           std::size_t negatives, unsigned workers, const Placement& placement,
+                                           DType storage = DType::f32, std::uint64_t budget = 0) {
+  GpuTrainShape shape;
+  shape.rows = input.rows();
+  shape.dim = input.dim();
+  shape.stride = input.stride();
+  shape.storage = storage;
+  shape.max_inputs_per_window = 2 * window;
+  shape.negatives = negatives;
+  shape.workers = workers;
+  GpuOptions options;
+  options.table = placement.table;
+  options.transfer = placement.transfer;
+  const GpuMemoryPlan plan =
+      plan_gpu_memory(shape, options, budget ? budget : default_gpu_budget(the_device.free_memory));
+  return gpu_trainer().make_backend({model, &input, &output, shape, plan, the_device});
+}
+
+void fill_random(RowMatrix& m, std::uint64_t seed) {
+  Random random(seed, 1);
+  for (std::size_t r = 0; r < m.rows(); ++r) {
+    for (std::size_t e = 0; e < m.dim(); ++e) m.row(r)[e] = (random.uniform() - 0.5f) / 4;
+  }
+}
+
+RowMatrix copy_of(const RowMatrix& m) {
+  RowMatrix c(m.rows(), m.dim());
+  std::memcpy(c.data(), m.data(), m.rows() * m.stride() * sizeof(float));
+  return c;
+}
+
+double max_relative_error(const RowMatrix& a, const RowMatrix& b) {
+  double worst = 0;
+  for (std::size_t r = 0; r < a.rows(); ++r) {
+    for (std::size_t e = 0; e < a.dim(); ++e) {
+      const double x = a.row(r)[e], y = b.row(r)[e];
+      worst = std::max(worst, std::abs(x - y) / std::max(1e-3, std::abs(y)));
+    }
+  }
+  return worst;
+}
+
+// Windows over disjoint rows (so that the GPU's concurrent windows cannot interact),
+// with a repeated input word and a negative equal to the target.
+WindowBatch disjoint_batch(std::size_t windows, std::size_t negatives) {
+  WindowBatch b;
+  b.learning_rate = 0.05f;
+  b.negatives_per_window = negatives;
+  const std::uint32_t per_window = 4 + static_cast<std::uint32_t>(negatives);
+  for (std::uint32_t w = 0; w < windows; ++w) {
+    const std::uint32_t base = w * per_window;
+    for (std::uint32_t c : {base, base + 1, base + 2, base}) b.inputs.push_back(c);
+    b.input_offsets.push_back(static_cast<std::uint32_t>(b.inputs.size()));
+    b.targets.push_back(base + 3);
+    for (std::uint32_t k = 0; k < negatives; ++k) b.negatives.push_back(k == 1 ? base + 3 : base + 4 + k);
+  }
+  return b;
+}
+
+Corpus topic_corpus() {
+  Random random(11, 99);
+  std::string text;
+  for (int line = 0; line < 2000; ++line) {
+    const char topic = line % 2 == 0 ? 'a' : 'b';
+    for (int w = 0; w < 40; ++w) text += std::string(1, topic) + std::to_string(random.below(50)) + " ";
+    text += "\n";
+  }
+  CorpusOptions options;
+  options.min_count = 1;
+  return corpus_from_text(text, options);
+}
+
+double cosine(const RowMatrix& m, std::size_t a, std::size_t b) {
+  double ab = 0, aa = 0, bb = 0;
+  for (std::size_t i = 0; i < m.dim(); ++i) {
+    ab += m.row(a)[i] * m.row(b)[i];
+    aa += m.row(a)[i] * m.row(a)[i];
+    bb += m.row(b)[i] * m.row(b)[i];
+  }
+  return ab / std::sqrt(aa * bb);
+}
+
+// Mean cosine within a topic minus across topics.
+double topic_separation(const Corpus& corpus, const RowMatrix& input) {
+  double same = 0, cross = 0;
+  long same_n = 0, cross_n = 0;
+  for (std::size_t a = 0; a < corpus.vocab.size(); ++a) {
+    for (std::size_t b = a + 1; b < corpus.vocab.size(); ++b) {
+      const bool same_topic = corpus.vocab.words[a][0] == corpus.vocab.words[b][0];
+      (same_topic ? same : cross) += cosine(input, a, b);
+      ++(same_topic ? same_n : cross_n);
+    }
+  }
+  return same / static_cast<double>(same_n) - cross / static_cast<double>(cross_n);
+}
+
+}  // namespace
+
+TEST_CASE("one batch on the GPU equals the CPU backend's update", "[gpu]") {
+  const std::size_t negatives = 5, windows = 40;
+  for (Model model : {Model::skipgram, Model::cbow}) {
+    for (std::size_t dim : {100u, 37u}) {
+      for (const Placement& placement : kPlacements) {
+        RowMatrix input(windows * (4 + negatives), dim), output(windows * (4 + negatives), dim);
+        fill_random(input, 1);
+        fill_random(output, 2);
+        RowMatrix cpu_in = copy_of(input), cpu_out = copy_of(output);
+        const WindowBatch batch = disjoint_batch(windows, negatives);
+        BatchLoss cpu_loss, gpu_loss;
+        make_cpu_backend(model, cpu_in, cpu_out, 1, 4)->train(batch, 0, cpu_loss);
+        auto gpu = cuda_backend(model, input, output, 2, negatives, 1, placement);
+        gpu->train(batch, 0, gpu_loss);
+        gpu->finish(0, gpu_loss);
+        gpu->copy_tables_to_host();
+        INFO(model_name(model) << ", dim " << dim << ", " << placement.name);
+        CHECK(max_relative_error(input, cpu_in) < 1e-5);
+        CHECK(max_relative_error(output, cpu_out) < 1e-5);
+        CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(1e-5));
+        CHECK(gpu_loss.examples == cpu_loss.examples);
+      }
+    }
+  }
+}
+
+TEST_CASE("f16 and bf16 tables train one batch to the CPU's result within their precision", "[gpu]") {
+  for (DType storage : {DType::f16, DType::bf16}) {
+    for (const Placement& placement : kPlacements) {
+      RowMatrix input(40 * 9, 64), output(40 * 9, 64);
+      fill_random(input, 3);
+      fill_random(output, 4);
+      RowMatrix cpu_in = copy_of(input), cpu_out = copy_of(output);
+      const WindowBatch batch = disjoint_batch(40, 5);
+      BatchLoss cpu_loss, gpu_loss;
+      make_cpu_backend(Model::skipgram, cpu_in, cpu_out, 1, 4)->train(batch, 0, cpu_loss);
+      auto gpu = cuda_backend(Model::skipgram, input, output, 2, 5, 1, placement, storage);
+      gpu->train(batch, 0, gpu_loss);
+      gpu->finish(0, gpu_loss);
+      gpu->copy_tables_to_host();
+      INFO(vector_dtype_name(storage) << ", " << placement.name);
+      const double tolerance = storage == DType::f16 ? 2e-3 : 1.6e-2;  // a few half ulps
+      CHECK(max_relative_error(input, cpu_in) < tolerance);
+      CHECK(max_relative_error(output, cpu_out) < tolerance);
+    }
+  }
+}
+
+TEST_CASE("host and device placements train to the same quality as the CPU", "[gpu]") {
+  const Corpus corpus = topic_corpus();
+  for (Model model : {Model::skipgram, Model::cbow}) {
+    TrainSettings s;
+    s.model = model;
+    s.dim = 32;
+    s.window = 5;
+    s.negative = 5;
+    s.sample = 0;
+    s.epochs = 3;
+    s.lr = model == Model::skipgram ? 0.025f : 0.05f;
+    s.threads = 4;
+    // Each placement trains its own tables from the same start.
+    double cpu_separation = 0, cpu_loss = 0;
+    for (int which = -1; which < 3; ++which) {
+      RowMatrix input(corpus.vocab.size(), s.dim), output(corpus.vocab.size(), s.dim);
+      init_uniform(input, s.seed, 1);
+      std::unique_ptr<TrainBackend> backend =
+          which < 0 ? make_cpu_backend(model, input, output, s.threads, 2 * s.window)
+                    : cuda_backend(model, input, output, s.window, s.negative, s.threads, kPlacements[which]);
+      Trainer trainer(s, corpus, *backend);
+      TrainState state = TrainState::start(s.threads, s.seed, corpus.ids.size());
+      std::atomic<bool> stop{false};
+      double last_epoch_loss = 0;
+      REQUIRE(trainer.run(state, stop, [&](const TrainProgress& p) { last_epoch_loss = p.loss; }, nullptr));
+      const double separation = topic_separation(corpus, input);
+      std::printf("%s, %s: separation %.3f, last epoch loss %.4f\n", model_name(model).data(),
+                  which < 0 ? "cpu" : kPlacements[which].name, separation, last_epoch_loss);
+      if (which < 0) {
+        cpu_separation = separation;
+        cpu_loss = last_epoch_loss;
+        continue;
+      }
+      INFO(model_name(model) << ", " << kPlacements[which].name);
+      CHECK(separation > 0.3);
+      CHECK(separation == Approx(cpu_separation).epsilon(0.1));
+      CHECK(last_epoch_loss == Approx(cpu_loss).epsilon(0.03));
+    }
+  }
+}
+
+TEST_CASE("a 2,000,000 x 128 table trains with 256 MB of GPU memory", "[gpu]") {
+  // 1 GB per f32 table, four times the budget: host placement, rows moved per batch.
+  const std::size_t rows = 2000000, dim = 128;
+  Corpus corpus;
+  corpus.vocab.words.reserve(rows);
+  for (std::size_t r = 0; r < rows; ++r) {
+    corpus.vocab.words.push_back("w" + std::to_string(r));
+    corpus.vocab.counts.push_back(static_cast<std::int64_t>(1000000 / (r + 1)) + 1);  // Zipf-like
+  }
+  // 4M tokens drawn Zipf-like, in pairs that always follow each other: something to learn.
+  Random random(5, 5);
+  for (std::size_t i = 0; i < 2000000; ++i) {
+    const auto u = random.uniform();
+    const auto id = static_cast<std::uint32_t>(std::min<double>(rows - 2, std::exp(u * std::log(double(rows))) - 1));
+    corpus.ids.push_back(id & ~1u);
+    corpus.ids.push_back((id & ~1u) + 1);
+  }
+  corpus.tokens = corpus.ids.size();
+  TrainSettings s;
+  s.dim = dim;
+  s.epochs = 2;
+  s.sample = 0;
+  s.threads = 8;
+  RowMatrix input(rows, dim), output(rows, dim);
+  init_uniform(input, s.seed, s.threads);
+  for (HostTransfer transfer : {HostTransfer::gather, HostTransfer::mapped}) {
+    const Placement placement{TablePlacement::automatic, transfer, transfer == HostTransfer::gather ? "gather" : "mapped"};
+    auto backend = cuda_backend(Model::skipgram, input, output, s.window, s.negative, s.threads, placement, DType::f32,
+                                256ull << 20);
+    INFO(backend->name());
+    REQUIRE(backend->name().find("pinned host memory") != std::string::npos);
+    Trainer trainer(s, corpus, *backend);
+    TrainState state = TrainState::start(s.threads, s.seed, corpus.ids.size());
+    std::atomic<bool> stop{false};
+    std::vector<double> losses;
+    REQUIRE(trainer.run(state, stop, [&](const TrainProgress& p) { losses.push_back(p.loss); }, nullptr));
+    std::printf("2M x 128 at 256 MB, %s: epoch losses %.4f, %.4f\n", placement.name, losses[0], losses[1]);
+    REQUIRE(losses.size() == 2);
+    CHECK(losses[1] < losses[0]);
+    bool finite = true;
+    for (float v : input.span()) finite = finite && std::isfinite(v);
+    for (float v : output.span()) finite = finite && std::isfinite(v);
+    CHECK(finite);
+  }
+}
+
+int main(int argc, char** argv) {
+  std::string why;
+  const GpuTrainer trainer = gpu_trainer();
+  const std::optional<GpuDevice> device = trainer.built() ? trainer.find_device(why) : std::nullopt;
+  if (!device) {
+    std::printf("skipped: no usable CUDA device (%s)\n", why.c_str());
+    return 77;
+  }
+  the_device = *device;
+  std::printf("device: %s, %.1f GiB free\n", device->description.c_str(),
+              static_cast<double>(device->free_memory) / (1u << 30));
+  return Catch::Session().run(argc, argv);
+}

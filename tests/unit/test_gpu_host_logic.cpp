@@ -1,0 +1,310 @@
+// The GPU backend's host-side logic, run on the CPU: packing batches, the unique-row
+// remap with gather and delta write-back (emulated with the CPU backend, which the
+// CUDA kernels match), and the device-memory plan.
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+#include "core/half.h"
+#include "test_util.h"
+#include "train/corpus.h"
+#include "train/gpu_plan.h"
+#include "train/packed_batch.h"
+#include "train/row_remap.h"
+#include "train/trainer.h"
+
+using namespace embed;
+
+namespace {
+
+WindowBatch sample_batch() {
+  WindowBatch b;
+  b.learning_rate = 0.05f;
+  b.negatives_per_window = 2;
+  // Window 0: inputs 7, 3, 7 (a repeated word), target 5, negatives 3, 9.
+  // Window 1: inputs 5, 2, target 7, negatives 7 (skipped), 0.
+  b.inputs = {7, 3, 7, 5, 2};
+  b.input_offsets = {0, 3, 5};
+  b.targets = {5, 7};
+  b.negatives = {3, 9, 7, 0};
+  return b;
+}
+
+void fill_random(RowMatrix& m, std::uint64_t seed) {
+  Random random(seed, 1);
+  for (std::size_t r = 0; r < m.rows(); ++r) {
+    for (std::size_t e = 0; e < m.dim(); ++e) m.row(r)[e] = (static_cast<float>(random.below(2001)) - 1000.0f) / 2000.0f;
+  }
+}
+
+RowMatrix copy_of(const RowMatrix& m) {
+  RowMatrix c(m.rows(), m.dim());
+  std::memcpy(c.data(), m.data(), m.rows() * m.stride() * sizeof(float));
+  return c;
+}
+
+double max_relative_error(const RowMatrix& a, const RowMatrix& b) {
+  double worst = 0;
+  for (std::size_t r = 0; r < a.rows(); ++r) {
+    for (std::size_t e = 0; e < a.dim(); ++e) {
+      const double x = a.row(r)[e], y = b.row(r)[e];
+      worst = std::max(worst, std::abs(x - y) / std::max(1e-3, std::abs(y)));
+    }
+  }
+  return worst;
+}
+
+// What the CUDA backend does with host-resident tables, on the CPU: remap the batch
+// to the rows it touches, gather them, train the copy, add the deltas back.
+class RemappingBackend final : public TrainBackend {
+ public:
+  RemappingBackend(Model model, RowMatrix& input, RowMatrix& output, std::size_t max_inputs, unsigned workers = 1)
+      : model_(model), input_(input), output_(output), max_inputs_(max_inputs), workers_(workers) {
+    for (Worker& w : workers_) w.remapper.emplace(input.rows());
+  }
+  std::string name() const override { return "remapping"; }
+  void train(const WindowBatch& batch, unsigned worker, BatchLoss& loss) override {
+    Worker& w = workers_.at(worker);
+    w.remapper->remap(batch, w.local);
+    const std::size_t rows = std::max(w.local.input_rows.size(), w.local.output_rows.size());
+    RowMatrix in(rows, input_.dim()), out(rows, input_.dim());
+    gather_rows(input_, w.local.input_rows, DType::f32, in.data());
+    gather_rows(output_, w.local.output_rows, DType::f32, out.data());
+    const RowMatrix in_before = copy_of(in), out_before = copy_of(out);
+    make_cpu_backend(model_, in, out, 1, max_inputs_)->train(w.local.batch, 0, loss);
+    scatter_deltas(input_, w.local.input_rows, DType::f32, in.data(), in_before.data());
+    scatter_deltas(output_, w.local.output_rows, DType::f32, out.data(), out_before.data());
+    ++batches_;
+  }
+  void finish(unsigned, BatchLoss&) override { ++finished_; }
+  void copy_tables_to_host() override { ++copies_; }
+  std::size_t max_batch_words() const override { return 700; }
+
+  std::atomic<int> batches_{0}, finished_{0}, copies_{0};
+
+ private:
+  struct Worker {
+    std::optional<RowRemapper> remapper;
+    LocalBatch local;
+  };
+  Model model_;
+  RowMatrix& input_;
+  RowMatrix& output_;
+  std::size_t max_inputs_;
+  std::vector<Worker> workers_;
+};
+
+}  // namespace
+
+TEST_CASE("pack_batch lays the arrays out where the shape says", "[gpu-host]") {
+  const WindowBatch b = sample_batch();
+  const std::vector<std::uint32_t> in_rows{7, 3}, out_rows{5, 9, 0};
+  std::vector<std::uint32_t> buffer(packed_words_bound(b.windows(), 3, 2, in_rows.size() + out_rows.size()), 0xdead);
+  const PackedBatchShape shape = pack_batch(b, in_rows, out_rows, buffer.data());
+  REQUIRE(shape.words() <= buffer.size());
+  REQUIRE(shape.windows == 2);
+  REQUIRE(shape.inputs == 5);
+  REQUIRE(std::vector<std::uint32_t>(buffer.begin() + shape.targets_at(), buffer.begin() + shape.targets_at() + 2) ==
+          b.targets);
+  REQUIRE(std::vector<std::uint32_t>(buffer.begin() + shape.offsets_at(), buffer.begin() + shape.offsets_at() + 3) ==
+          b.input_offsets);
+  REQUIRE(std::vector<std::uint32_t>(buffer.begin() + shape.inputs_at(), buffer.begin() + shape.inputs_at() + 5) ==
+          b.inputs);
+  REQUIRE(std::vector<std::uint32_t>(buffer.begin() + shape.negatives_at(), buffer.begin() + shape.negatives_at() + 4) ==
+          b.negatives);
+  REQUIRE(buffer[shape.input_rows_at() + 1] == 3);
+  REQUIRE(buffer[shape.output_rows_at() + 2] == 0);
+}
+
+TEST_CASE("RowRemapper lists each touched row once and rewrites the batch to local rows", "[gpu-host]") {
+  const WindowBatch b = sample_batch();
+  RowRemapper remapper(10);
+  LocalBatch local;
+  for (int round = 0; round < 2; ++round) {  // the second round checks the slots were reset
+    remapper.remap(b, local);
+    REQUIRE(local.input_rows == std::vector<std::uint32_t>{7, 3, 5, 2});
+    REQUIRE(local.output_rows == std::vector<std::uint32_t>{5, 7, 3, 9, 0});
+    for (std::size_t i = 0; i < b.inputs.size(); ++i) REQUIRE(local.input_rows[local.batch.inputs[i]] == b.inputs[i]);
+    for (std::size_t w = 0; w < b.windows(); ++w) REQUIRE(local.output_rows[local.batch.targets[w]] == b.targets[w]);
+    for (std::size_t i = 0; i < b.negatives.size(); ++i) {
+      REQUIRE(local.output_rows[local.batch.negatives[i]] == b.negatives[i]);
+    }
+    REQUIRE(local.batch.input_offsets == b.input_offsets);
+    REQUIRE(local.batch.learning_rate == b.learning_rate);
+  }
+}
+
+TEST_CASE("gathered rows trained and written back as deltas equal training in place", "[gpu-host]") {
+  for (Model model : {Model::skipgram, Model::cbow}) {
+    RowMatrix input(10, 20), output(10, 20);
+    fill_random(input, 1);
+    fill_random(output, 2);
+    RowMatrix direct_in = copy_of(input), direct_out = copy_of(output);
+    BatchLoss direct_loss, remapped_loss;
+    make_cpu_backend(model, direct_in, direct_out, 1, 3)->train(sample_batch(), 0, direct_loss);
+    RemappingBackend remapping(model, input, output, 3);
+    remapping.train(sample_batch(), 0, remapped_loss);
+    INFO(model_name(model));
+    REQUIRE(max_relative_error(input, direct_in) < 1e-5);
+    REQUIRE(max_relative_error(output, direct_out) < 1e-5);
+    REQUIRE(remapped_loss.sum == Approx(direct_loss.sum).epsilon(1e-6));
+    REQUIRE(remapped_loss.examples == direct_loss.examples);
+  }
+}
+
+TEST_CASE("deltas from copies taken before each other's write-back are both kept", "[gpu-host]") {
+  // Two batches in flight gather the same row before either writes back; storing
+  // values would lose the first batch's change, adding deltas keeps both.
+  RowMatrix table(4, 16);
+  fill_random(table, 3);
+  const std::vector<std::uint32_t> rows{2};
+  std::vector<float> a(16), b(16), a_before(16), b_before(16);
+  gather_rows(table, rows, DType::f32, a_before.data());
+  gather_rows(table, rows, DType::f32, b_before.data());
+  for (std::size_t e = 0; e < 16; ++e) {
+    a[e] = a_before[e] + 0.25f;
+    b[e] = b_before[e] - 0.125f * static_cast<float>(e);
+  }
+  const RowMatrix before = copy_of(table);
+  scatter_deltas(table, rows, DType::f32, a.data(), a_before.data());
+  scatter_deltas(table, rows, DType::f32, b.data(), b_before.data());
+  for (std::size_t e = 0; e < 16; ++e) {
+    REQUIRE(table.row(2)[e] == Approx(before.row(2)[e] + 0.25f - 0.125f * static_cast<float>(e)).margin(1e-6));
+    REQUIRE(table.row(1)[e] == before.row(1)[e]);
+  }
+}
+
+TEST_CASE("gather and write-back in f16 and bf16 round once each way", "[gpu-host]") {
+  RowMatrix table(3, 5);  // odd dim: padding must stay zero
+  fill_random(table, 4);
+  const std::vector<std::uint32_t> rows{1, 2};
+  for (DType storage : {DType::f16, DType::bf16}) {
+    RowMatrix t = copy_of(table);
+    std::vector<std::uint16_t> gathered(2 * t.stride()), trained(2 * t.stride());
+    gather_rows(t, rows, storage, gathered.data());
+    auto to_f32 = storage == DType::f16 ? f16_to_f32 : bf16_to_f32;
+    auto from_f32 = storage == DType::f16 ? f32_to_f16 : f32_to_bf16;
+    for (std::size_t e = 0; e < t.dim(); ++e) REQUIRE(to_f32(gathered[e]) == to_f32(from_f32(t.row(1)[e])));
+    for (std::size_t i = 0; i < gathered.size(); ++i) trained[i] = from_f32(to_f32(gathered[i]) + 0.5f);
+    scatter_deltas(t, rows, storage, trained.data(), gathered.data());
+    for (std::size_t e = 0; e < t.dim(); ++e) REQUIRE(t.row(2)[e] == Approx(table.row(2)[e] + 0.5f).margin(4e-3));
+    for (std::size_t e = t.dim(); e < t.stride(); ++e) REQUIRE(t.row(2)[e] == 0.0f);
+    REQUIRE(t.row(0)[0] == table.row(0)[0]);
+  }
+}
+
+TEST_CASE("a trainer over the remapping backend learns, asks for its batch size and finishes its work",
+          "[gpu-host]") {
+  Random random(7, 99);
+  std::string text;
+  for (int line = 0; line < 400; ++line) {
+    const char topic = line % 2 == 0 ? 'a' : 'b';
+    for (int w = 0; w < 30; ++w) text += std::string(1, topic) + std::to_string(random.below(15)) + " ";
+  }
+  CorpusOptions options;
+  options.min_count = 1;
+  const Corpus corpus = corpus_from_text(text, options);  // one line: batches are cut by size only
+  TrainSettings s;
+  s.dim = 16;
+  s.window = 3;
+  s.negative = 4;
+  s.sample = 0;
+  s.epochs = 10;
+  s.threads = 2;
+  RowMatrix input(corpus.vocab.size(), s.dim), output(corpus.vocab.size(), s.dim);
+  init_uniform(input, s.seed, 1);
+  RemappingBackend backend(s.model, input, output, 2 * s.window, s.threads);
+  Trainer trainer(s, corpus, backend);
+  TrainState state = TrainState::start(s.threads, s.seed, corpus.ids.size());
+  std::atomic<bool> stop{false};
+  REQUIRE(trainer.run(state, stop, nullptr, nullptr));
+  // 12,000 words in batches of 700 per worker shard of 6,000: 9 batches per shard.
+  REQUIRE(backend.batches_ == 10 * 2 * 9);
+  REQUIRE(backend.finished_ == 10 * 2);
+  REQUIRE(backend.copies_ == 10);
+  double same = 0, cross = 0;
+  for (std::size_t a = 0; a < corpus.vocab.size(); ++a) {
+    for (std::size_t b = a + 1; b < corpus.vocab.size(); ++b) {
+      double ab = 0, aa = 0, bb = 0;
+      for (std::size_t i = 0; i < s.dim; ++i) {
+        ab += input.row(a)[i] * input.row(b)[i];
+        aa += input.row(a)[i] * input.row(a)[i];
+        bb += input.row(b)[i] * input.row(b)[i];
+      }
+      (corpus.vocab.words[a][0] == corpus.vocab.words[b][0] ? same : cross) += ab / std::sqrt(aa * bb);
+    }
+  }
+  REQUIRE(same / 210 > cross / 225 + 0.3);
+}
+
+namespace {
+
+GpuTrainShape shape_of(std::size_t rows, std::size_t dim, unsigned workers) {
+  GpuTrainShape shape;
+  shape.rows = rows;
+  shape.dim = dim;
+  shape.stride = RowMatrix::stride_for(dim);
+  shape.max_inputs_per_window = 10;
+  shape.negatives = 5;
+  shape.workers = workers;
+  return shape;
+}
+
+}  // namespace
+
+TEST_CASE("the GPU memory plan: device when the tables fit, else host, within the budget", "[gpu-host]") {
+  const std::uint64_t MB = 1 << 20;
+  GpuOptions options;
+  // 71k words x 100 dims fit in 8 GB: device placement, full batches, double-buffered.
+  GpuMemoryPlan plan = plan_gpu_memory(shape_of(71000, 100, 16), options, 8192 * MB);
+  REQUIRE(plan.placement == TablePlacement::device);
+  REQUIRE(plan.batch_words == TrainBackend::kDefaultBatchWords);
+  REQUIRE(plan.slots_per_worker == 2);
+  REQUIRE(plan.table_bytes == 2ull * 71000 * 112 * 4);
+  REQUIRE(plan.max_input_rows == 0);
+  REQUIRE(plan.total_bytes() <= 8192 * MB);
+
+  // The case: 2,000,000 x 128 in f32 (1 GB per table) with 256 MB of GPU memory.
+  plan = plan_gpu_memory(shape_of(2000000, 128, 16), options, 256 * MB);
+  REQUIRE(plan.placement == TablePlacement::host);
+  REQUIRE(plan.table_bytes == 0);
+  REQUIRE(plan.total_bytes() <= 256 * MB);
+  REQUIRE(plan.batch_words >= kMinBatchWords);
+  REQUIRE(plan.max_input_rows == plan.batch_words);
+  REQUIRE(plan.max_output_rows == plan.batch_words * 6);
+  // Mapped transfers keep the originals on the device too: smaller batches.
+  options.transfer = HostTransfer::mapped;
+  const GpuMemoryPlan mapped = plan_gpu_memory(shape_of(2000000, 128, 16), options, 256 * MB);
+  REQUIRE(mapped.total_bytes() <= 256 * MB);
+  REQUIRE(mapped.batch_words * mapped.slots_per_worker < plan.batch_words * plan.slots_per_worker);
+
+  // f16 storage halves the tables: 2 x 71k x 112 x 2 bytes.
+  GpuTrainShape half = shape_of(71000, 100, 4);
+  half.storage = DType::f16;
+  REQUIRE(plan_gpu_memory(half, GpuOptions{}, 8192 * MB).table_bytes == 2ull * 71000 * 112 * 2);
+
+  // Host placement when asked, even where the tables would fit.
+  options = GpuOptions{};
+  options.table = TablePlacement::host;
+  REQUIRE(plan_gpu_memory(shape_of(71000, 100, 2), options, 8192 * MB).placement == TablePlacement::host);
+}
+
+TEST_CASE("a GPU memory plan that cannot fit names the sizes and what to change", "[gpu-host]") {
+  const std::uint64_t MB = 1 << 20;
+  GpuOptions options;
+  options.table = TablePlacement::device;
+  REQUIRE_ERROR_CONTAINS(plan_gpu_memory(shape_of(2000000, 128, 16), options, 256 * MB), "--table device: the two f32 tables (2000000 rows x 128 dims)");
+  REQUIRE_ERROR_CONTAINS(plan_gpu_memory(shape_of(2000000, 128, 16), options, 256 * MB), "use --table host");
+  options.table = TablePlacement::automatic;
+  REQUIRE_ERROR_CONTAINS(plan_gpu_memory(shape_of(2000000, 128, 64), options, 8 * MB), "--table host: 64 workers' batches need at least");
+  REQUIRE_ERROR_CONTAINS(plan_gpu_memory(shape_of(2000000, 128, 64), options, 8 * MB), "lower --threads");
+}
+
+TEST_CASE("table placement and host transfer names round-trip", "[gpu-host]") {
+  for (auto p : {TablePlacement::automatic, TablePlacement::host, TablePlacement::device}) {
+    REQUIRE(parse_table_placement(table_placement_name(p)) == p);
+  }
+  for (auto t : {HostTransfer::gather, HostTransfer::mapped}) REQUIRE(parse_host_transfer(host_transfer_name(t)) == t);
+  REQUIRE_FALSE(parse_table_placement("gpu"));
+  REQUIRE_FALSE(parse_host_transfer("zero-copy"));
+}
