@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# bench-gpu.sh: embed-train's CUDA backend against its CPU backend (and Debian's fastText
+# when installed) on one machine, in one run, with the HBM roofline beside the figures.
+#
+#   throughput  ../shared/data/text8-head.txt repeated (one copy per line) to at least
+#               WORDS words; skip-gram, 1 epoch, dim 100 and 300 (DIMS), window 5, negative
+#               5, sample 1e-4, min-count 5, THREADS threads; per mode: words/s of the epoch
+#               (corpus words before subsampling, as word2vec counts them, per wall-clock
+#               second of training) and the whole process's wall seconds. Modes: fasttext
+#               (Debian's, whole-process words/s: reading included), cpu, device (--table
+#               device), host-gather and host-mapped (--table host with each --host-transfer).
+#   quality     text8-head, EPOCHS epochs, dim 100, per seed in SEEDS: cpu, device and
+#               host-gather vectors evaluated with embed-query eval (Google analogies
+#               restricted to the 30,000 most frequent words, WordSim-353 Spearman).
+#
+# Roofline (../shared/design/gpu-training.md §2): with window-shared negatives a kept word
+# reads and writes C + K + 1 rows (C = window + 1 on average under word2vec's reduced
+# windows), so bytes per corpus word = keep × (C + K + 1) × 2 × dim × 4, where keep is the
+# fraction subsampling keeps (computed from text8-head's counts); the ceiling is the
+# measured device copy bandwidth (bench-gpu-bandwidth) over that. Host modes also move
+# rows over PCIe: their H2D/D2H rates are printed.
+#
+# Needs a GPU and a CUDA build (build/embed-train, build/embed-query, build/bench-gpu-
+# bandwidth); skips with a message without them or without ../shared/data.
+# Environment: PARTS ("throughput quality"), DIMS ("100 300"), WORDS (100000000), THREADS
+# (nproc), SEEDS ("1 2"), EPOCHS (5), MODES ("fasttext cpu device host-gather host-mapped"),
+# SHARED, BENCH_DIR, KEEP=1.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$repo/scripts/bench-common.sh"
+SHARED=${SHARED:-$repo/../shared}
+data=$SHARED/data
+PARTS=${PARTS:-throughput quality}
+DIMS=${DIMS:-100 300}
+WORDS=${WORDS:-100000000}
+THREADS=${THREADS:-$(nproc)}
+SEEDS=${SEEDS:-1 2}
+EPOCHS=${EPOCHS:-5}
+MODES=${MODES:-fasttext cpu device host-gather host-mapped}
+ET=$repo/build/embed-train
+EQ=$repo/build/embed-query
+BW=$repo/build/bench-gpu-bandwidth
+PYTHON=${PYTHON:-python3}
+has() { [[ " $1 " == *" $2 "* ]]; }
+
+for f in text8-head.txt questions-words.txt wordsim353.tsv; do
+  [[ -f $data/$f ]] || { echo "bench-gpu.sh: skipped: $data/$f not found (needs ../shared beside the repo)"; exit 0; }
+done
+[[ -x $ET && -x $EQ ]] || { echo "bench-gpu.sh: build first: cmake --build build" >&2; exit 1; }
+if ! "$ET" --version | grep -q 'CUDA backend built, [0-9]'; then
+  echo "bench-gpu.sh: skipped: no usable GPU ($("$ET" --version | tail -1))"
+  exit 0
+fi
+bench_scratch bench-gpu
+machine_line
+echo "gpu: $("$ET" --version | tail -1)"
+read -r device_gbps h2d_gbps d2h_gbps < <("$BW" | awk '{printf "%s ", $2}')
+echo "measured: device copy ${device_gbps} GB/s, host->device ${h2d_gbps} GB/s, device->host ${d2h_gbps} GB/s (pinned)"
+
+# The fraction of text8-head's vocabulary words that subsampling at 1e-4 keeps (word2vec's formula).
+keep=$("$PYTHON" - "$data/text8-head.txt" <<'PY'
+import collections, math, sys
+counts = collections.Counter(open(sys.argv[1]).read().split())
+counts = {w: c for w, c in counts.items() if c >= 5}
+total = sum(counts.values()); t = 1e-4 * total
+print(sum(min(1.0, (math.sqrt(c / t) + 1) * t / c) * c for c in counts.values()) / total)
+PY
+)
+roofline() {  # roofline DIM: corpus words/s at the device copy bandwidth
+  "$PYTHON" -c "import sys; d, k, bw = map(float, sys.argv[1:]); print(f'{bw * 1e9 / (k * (6 + 5 + 1) * 2 * d * 4):.3g}')" \
+    "$1" "$keep" "$device_gbps"
+}
+echo "subsampling keeps $(printf '%.3f' "$keep") of text8-head's words"
+
+# run_embed NAME ARGS...: trains, leaves $epoch_wps (words/s of the last epoch line) and $wall.
+run_embed() {
+  local name=$1
+  shift
+  local start end
+  start=$(date +%s.%N)
+  "$ET" "$@" -o "$work/$name.emb" 2>"$work/$name.log" || { tail -3 "$work/$name.log"; return 1; }
+  end=$(date +%s.%N)
+  wall=$("$PYTHON" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$start" "$end")
+  # "epoch 1/1: loss L, lr R, N words in S s, ..." → N / S
+  epoch_wps=$(grep -o '[0-9]* words in [0-9.]* s' "$work/$name.log" | tail -1 |
+    awk '{ if ($4 > 0) printf "%.4g", $1 / $4; else print 0 }')
+}
+
+# ratio MODE: this run's words/s over MODE's (at the same dim), or - when MODE has not run.
+ratio() {
+  if [[ -n ${wps[$1]:-} ]]; then
+    "$PYTHON" -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$epoch_wps" "${wps[$1]}"
+  else
+    echo -
+  fi
+}
+
+mode_args() {
+  case $1 in
+    cpu) echo "--device cpu" ;;
+    device) echo "--device cuda --table device" ;;
+    host-gather) echo "--device cuda --table host --host-transfer gather" ;;
+    host-mapped) echo "--device cuda --table host --host-transfer mapped" ;;
+  esac
+}
+
+if has "$PARTS" throughput; then
+  per_copy=$(wc -w <"$data/text8-head.txt")
+  copies=$(((WORDS + per_copy - 1) / per_copy))
+  for ((i = 0; i < copies; i++)); do cat "$data/text8-head.txt"; echo; done >"$work/big.txt"
+  big_words=$((per_copy * copies))
+  echo
+  echo "== throughput: skip-gram, 1 epoch on text8-head x $copies ($big_words words), $THREADS threads"
+  printf '%-12s %5s %14s %9s %9s %9s %14s\n' mode dim words/s wall_s x_cpu x_fasttext roofline_w/s
+  for dim in $DIMS; do
+    declare -A wps=()
+    for mode in $MODES; do
+      if [[ $mode == fasttext ]]; then
+        command -v fasttext >/dev/null || { echo "fasttext: not installed, skipped"; continue; }
+        start=$(date +%s.%N)
+        fasttext skipgram -input "$work/big.txt" -output "$work/ft" -dim "$dim" -ws 5 -neg 5 -minCount 5 -t 1e-4 \
+          -epoch 1 -thread "$THREADS" -minn 0 -maxn 0 -lr 0.025 -verbose 0 >/dev/null
+        end=$(date +%s.%N)
+        wall=$("$PYTHON" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$start" "$end")
+        epoch_wps=$("$PYTHON" -c "import sys; print(f'{int(sys.argv[1]) / float(sys.argv[2]):.4g}')" "$big_words" "$wall")
+      else
+        # shellcheck disable=SC2046
+        run_embed "$mode-$dim" --corpus "$work/big.txt" --dim "$dim" --epochs 1 --threads "$THREADS" $(mode_args "$mode") ||
+          { echo "$mode dim $dim: failed"; continue; }
+      fi
+      wps[$mode]=$epoch_wps
+      printf '%-12s %5s %14s %9s %9s %9s %14s\n' "$mode" "$dim" "$epoch_wps" "$wall" "$(ratio cpu)" \
+        "$(ratio fasttext)" "$(roofline "$dim")"
+    done
+    unset wps
+  done
+  echo "(fastText's words/s is whole-process: corpus words / wall seconds, reading included)"
+fi
+
+if has "$PARTS" quality; then
+  echo
+  echo "== quality: skip-gram dim 100, $EPOCHS epochs on text8-head, $THREADS threads, seeds: $SEEDS"
+  for seed in $SEEDS; do
+    for mode in cpu device host-gather; do
+      # shellcheck disable=SC2046
+      run_embed "q-$mode-$seed" --corpus "$data/text8-head.txt" --epochs "$EPOCHS" --seed "$seed" --threads "$THREADS" \
+        $(mode_args "$mode") || { echo "$mode seed $seed: failed"; continue; }
+      "$EQ" eval "$work/q-$mode-$seed.emb" --analogies "$data/questions-words.txt" --word-pairs "$data/wordsim353.tsv" \
+        --restrict 30000 --format json -q >"$work/q.json"
+      "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+accuracy, spearman = d["analogies"]["accuracy"] or 0, d["word_pairs"]["spearman"]
+print("  %-12s seed %s  analogy %5.2f%%  ws353 %.3f  %s words/s" % (sys.argv[2], sys.argv[3], accuracy, spearman, sys.argv[4]))
+' "$work/q.json" "$mode" "$seed" "$epoch_wps"
+    done
+  done
+fi
+machine_line
