@@ -25,7 +25,8 @@ std::vector<const CLI::Option*> given(const std::vector<CLI::Option*>& options) 
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "embed-train: word vectors by word2vec's skip-gram or CBOW with negative sampling, or by GloVe, on all CPU cores.\n"
+      "embed-train: word vectors by word2vec's skip-gram or CBOW with negative sampling, or by GloVe, on all CPU cores\n"
+      "(skip-gram and CBOW also on a GPU: --device cuda).\n"
       "The corpus is whitespace-separated UTF-8 text (any line length; gzip is detected; - reads stdin once).\n"
       "Ctrl-C or SIGTERM stops at a safe point and writes a checkpoint (exit status 130) that --resume continues.\n"
       "Exit status: 0 vectors written, 1 bad input or failure, 2 bad usage, 130 interrupted (checkpoint written).",
@@ -131,11 +132,12 @@ int main(int argc, char** argv) {
                                        "GPU: device memory the trainer may allocate, e.g. 256M (default: 90% of the "
                                        "free memory)")
                             ->transform(CLI::AsSizeValue(false)));
-  gpu_options.push_back(app.add_option("--host-transfer", host_transfer,
-                                       "GPU, --table host: gather (CPU threads copy rows through pinned buffers) or "
-                                       "mapped (kernels read and write the pinned tables directly)")
-                            ->check(CLI::IsMember({"gather", "mapped"}))
-                            ->capture_default_str());
+  auto* host_transfer_option = app.add_option("--host-transfer", host_transfer,
+                                              "GPU, --table host: gather (CPU threads copy rows through pinned buffers) "
+                                              "or mapped (kernels read and write the pinned tables directly)")
+                                   ->check(CLI::IsMember({"gather", "mapped"}))
+                                   ->capture_default_str();
+  gpu_options.push_back(host_transfer_option);
   app.add_option("--checkpoint", command.checkpoint,
                  "write a checkpoint here after every epoch and on interruption (default: OUT.ckpt, on interruption "
                  "only, removed once the vectors are written)");
@@ -167,6 +169,9 @@ int main(int argc, char** argv) {
   };
   if (const auto misplaced = given(gpu_options); !misplaced.empty() && command.device == "cpu") {
     return usage_error(fmt::format("{} applies to --device cuda or auto only", misplaced.front()->get_name()));
+  }
+  if (host_transfer_option->count() > 0 && command.gpu.table == embed::TablePlacement::device) {
+    return usage_error("--host-transfer applies to --table host or auto only");
   }
   if (!command.resume.empty()) {
     for (const auto* option : given(training_options)) {

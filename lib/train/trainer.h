@@ -4,10 +4,10 @@
 //
 // Each worker owns a contiguous shard of the corpus and a random stream derived from
 // the seed; within its shard it cuts "sentences" at line ends and every 10,000 words
-// (fewer when the backend asks for smaller batches),
-// and turns each into one WindowBatch. The learning rate falls linearly with the
-// words all workers have done, to lr × 1e-4 at the end, as in word2vec. With one
-// worker a run is a pure function of the corpus, settings and seed.
+// (or the fewer its backend asks for), and turns each into one WindowBatch. The
+// learning rate falls linearly with the words all workers have done, to lr × 1e-4 at
+// the end, as in word2vec. With one worker a run is a pure function of the corpus,
+// settings and seed.
 #pragma once
 
 #include <atomic>

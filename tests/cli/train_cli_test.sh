@@ -88,6 +88,8 @@ expect_error "GPU flags with --device cpu" 2 "--table applies to --device cuda o
   "$ET" --corpus "$CORPUS" -o e.emb --table host
 expect_error "--gpu-memory without a GPU device" 2 "--gpu-memory applies to --device cuda or auto only" \
   "$ET" --corpus "$CORPUS" -o e.emb --device cpu --gpu-memory 1G
+expect_error "--host-transfer with --table device" 2 "--host-transfer applies to --table host or auto only" \
+  "$ET" --corpus "$CORPUS" -o e.emb --device auto --table device --host-transfer mapped
 expect_error "--device cuda with glove" 1 "glove trains on the CPU" "$ET" --corpus "$CORPUS" -o e.emb --model glove --device cuda
 # Where no GPU is usable (CI, laptops): --device cuda refuses before reading the corpus,
 # --device auto says it falls back to the CPU. The gpu tests cover the machines with one.
