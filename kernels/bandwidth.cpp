@@ -11,9 +11,8 @@ namespace {
 
 // Best seconds of `runs` timed copies.
 double best_seconds(void* to, const void* from, std::size_t bytes, cudaMemcpyKind kind, int runs) {
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "creating a timing event");
-  check(cudaEventCreate(&stop), "creating a timing event");
+  const Event start_event(true), stop_event(true);
+  cudaEvent_t start = start_event.get(), stop = stop_event.get();
   double best = 1e30;
   for (int i = 0; i < runs; ++i) {
     check(cudaEventRecord(start), "timing a copy");
@@ -24,8 +23,6 @@ double best_seconds(void* to, const void* from, std::size_t bytes, cudaMemcpyKin
     check(cudaEventElapsedTime(&ms, start, stop), "timing a copy");
     best = std::min(best, static_cast<double>(ms) / 1e3);
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   return best;
 }
 

@@ -16,9 +16,10 @@ void check(cudaError_t status, const char* what) {
   fail("CUDA error while {}: {} ({})", what, cudaGetErrorString(status), cudaGetErrorName(status));
 }
 
-DeviceBuffer::DeviceBuffer(std::size_t bytes, const std::string& what) : bytes_(bytes) {
+DeviceBuffer::DeviceBuffer(std::size_t bytes, const std::string& what) {
   if (bytes == 0) return;
-  const cudaError_t status = cudaMalloc(&data_, bytes);
+  void* data = nullptr;
+  const cudaError_t status = cudaMalloc(&data, bytes);
   if (status == cudaErrorMemoryAllocation) {
     cudaGetLastError();
     std::size_t free = 0, total = 0;
@@ -28,23 +29,18 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes, const std::string& what) : bytes_(
          bytes_text(bytes), what, bytes_text(free), bytes_text(total));
   }
   check(status, ("allocating GPU memory for " + what).c_str());
+  data_.reset(data);
 }
 
-DeviceBuffer::~DeviceBuffer() {
-  if (data_) cudaFree(data_);
-}
-
-PinnedBuffer::PinnedBuffer(std::size_t bytes, const std::string& what) : bytes_(bytes) {
+PinnedBuffer::PinnedBuffer(std::size_t bytes, const std::string& what) {
   if (bytes == 0) return;
-  const cudaError_t status = cudaHostAlloc(&data_, bytes, cudaHostAllocPortable);
+  void* data = nullptr;
+  const cudaError_t status = cudaHostAlloc(&data, bytes, cudaHostAllocPortable);
   if (status != cudaSuccess) {
     cudaGetLastError();
     fail("cannot allocate {} of pinned host memory for {}: {}", bytes_text(bytes), what, cudaGetErrorString(status));
   }
-}
-
-PinnedBuffer::~PinnedBuffer() {
-  if (data_) cudaFreeHost(data_);
+  data_.reset(data);
 }
 
 HostRegistration::HostRegistration(void* data, std::size_t bytes, const std::string& what) {
@@ -54,27 +50,25 @@ HostRegistration::HostRegistration(void* data, std::size_t bytes, const std::str
     fail("cannot pin {} of host memory for {}: {} (is the locked-memory limit, ulimit -l, too low?)", bytes_text(bytes),
          what, cudaGetErrorString(status));
   }
-  data_ = data;
-}
-
-HostRegistration::~HostRegistration() {
-  if (data_) cudaHostUnregister(data_);
+  data_.reset(data);
 }
 
 void* HostRegistration::device_pointer() const {
   void* device = nullptr;
-  check(cudaHostGetDevicePointer(&device, data_, 0), "mapping pinned host memory");
+  check(cudaHostGetDevicePointer(&device, data_.get(), 0), "mapping pinned host memory");
   return device;
 }
 
-Stream::Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream"); }
-Stream::~Stream() {
-  if (stream_) cudaStreamDestroy(stream_);
+Stream::Stream() {
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "creating a stream");
+  stream_.reset(stream);
 }
 
-Event::Event() { check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "creating an event"); }
-Event::~Event() {
-  if (event_) cudaEventDestroy(event_);
+Event::Event(bool timing) {
+  cudaEvent_t event = nullptr;
+  check(cudaEventCreateWithFlags(&event, timing ? cudaEventDefault : cudaEventDisableTiming), "creating an event");
+  event_.reset(event);
 }
 
 }  // namespace embed::cuda

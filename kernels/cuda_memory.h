@@ -4,8 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
-#include <utility>
 
 #include <cuda_runtime.h>
 
@@ -14,28 +14,38 @@ namespace embed::cuda {
 // Throws embed::Error("CUDA error while <what>: <reason>") unless status is cudaSuccess.
 void check(cudaError_t status, const char* what);
 
+namespace detail {
+// Releases for std::unique_ptr: the owners below get their moves and destructors from it.
+struct FreeDevice {
+  void operator()(void* p) const { cudaFree(p); }
+};
+struct FreePinned {
+  void operator()(void* p) const { cudaFreeHost(p); }
+};
+struct Unregister {
+  void operator()(void* p) const { cudaHostUnregister(p); }
+};
+struct DestroyStream {
+  void operator()(cudaStream_t s) const { cudaStreamDestroy(s); }
+};
+struct DestroyEvent {
+  void operator()(cudaEvent_t e) const { cudaEventDestroy(e); }
+};
+}  // namespace detail
+
 // Device memory. An allocation the device cannot satisfy throws embed::Error naming
 // the size, what it was for, the free memory, and the flags that need less.
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   DeviceBuffer(std::size_t bytes, const std::string& what);
-  ~DeviceBuffer();
-  DeviceBuffer(DeviceBuffer&& other) noexcept : data_(std::exchange(other.data_, nullptr)), bytes_(other.bytes_) {}
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(bytes_, other.bytes_);
-    return *this;
-  }
   template <typename T = void>
   T* get() const {
-    return static_cast<T*>(data_);
+    return static_cast<T*>(data_.get());
   }
-  std::size_t bytes() const { return bytes_; }
 
  private:
-  void* data_ = nullptr;
-  std::size_t bytes_ = 0;
+  std::unique_ptr<void, detail::FreeDevice> data_;
 };
 
 // Page-locked host memory, which copies can run from asynchronously.
@@ -43,21 +53,13 @@ class PinnedBuffer {
  public:
   PinnedBuffer() = default;
   PinnedBuffer(std::size_t bytes, const std::string& what);
-  ~PinnedBuffer();
-  PinnedBuffer(PinnedBuffer&& other) noexcept : data_(std::exchange(other.data_, nullptr)), bytes_(other.bytes_) {}
-  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
-    std::swap(data_, other.data_);
-    std::swap(bytes_, other.bytes_);
-    return *this;
-  }
   template <typename T = void>
   T* get() const {
-    return static_cast<T*>(data_);
+    return static_cast<T*>(data_.get());
   }
 
  private:
-  void* data_ = nullptr;
-  std::size_t bytes_ = 0;
+  std::unique_ptr<void, detail::FreePinned> data_;
 };
 
 // Pins existing host memory (a RowMatrix) and maps it into the device's address space.
@@ -65,41 +67,30 @@ class HostRegistration {
  public:
   HostRegistration() = default;
   HostRegistration(void* data, std::size_t bytes, const std::string& what);
-  ~HostRegistration();
-  HostRegistration(HostRegistration&& other) noexcept : data_(std::exchange(other.data_, nullptr)) {}
-  HostRegistration& operator=(HostRegistration&& other) noexcept {
-    std::swap(data_, other.data_);
-    return *this;
-  }
   // The address kernels use for this memory.
   void* device_pointer() const;
 
  private:
-  void* data_ = nullptr;
+  std::unique_ptr<void, detail::Unregister> data_;
 };
 
 class Stream {
  public:
   Stream();
-  ~Stream();
-  Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
-  Stream& operator=(Stream&&) = delete;
-  cudaStream_t get() const { return stream_; }
+  cudaStream_t get() const { return stream_.get(); }
 
  private:
-  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<CUstream_st, detail::DestroyStream> stream_;
 };
 
 class Event {
  public:
-  Event();
-  ~Event();
-  Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
-  Event& operator=(Event&&) = delete;
-  cudaEvent_t get() const { return event_; }
+  // Events for ordering only, unless `timing` (cudaEventElapsedTime).
+  explicit Event(bool timing = false);
+  cudaEvent_t get() const { return event_.get(); }
 
  private:
-  cudaEvent_t event_ = nullptr;
+  std::unique_ptr<CUevent_st, detail::DestroyEvent> event_;
 };
 
 }  // namespace embed::cuda

@@ -37,11 +37,6 @@ Storage storage_of(DType dtype) {
   return Storage::f32;
 }
 
-const LogisticTable& logistic_table() {
-  static const LogisticTable table;
-  return table;
-}
-
 struct Slot {
   Stream stream;
   Event done;
@@ -287,39 +282,44 @@ class CudaTrainBackend final : public TrainBackend {
     loss.examples += slot.examples;
   }
 
-  // Host f32 rows to the device's storage type, through a bounded f32 buffer.
+  // Host f32 rows to the device's storage type and back. f32 copies whole; f16 and
+  // bf16 convert on the device, through a bounded f32 buffer a chunk of rows at a time.
   void upload(const RowMatrix& host, DeviceBuffer& device) {
-    const std::size_t stride = host.stride();
     if (storage_ == Storage::f32) {
-      check(cudaMemcpy(device.get(), host.data(), host.rows() * stride * sizeof(float), cudaMemcpyHostToDevice),
+      check(cudaMemcpy(device.get(), host.data(), host.span().size_bytes(), cudaMemcpyHostToDevice),
             "copying a table to the GPU");
       return;
     }
-    const std::size_t chunk_rows = std::max<std::size_t>(1, kTransferBufferBytes / (stride * sizeof(float)));
-    DeviceBuffer buffer(std::min(chunk_rows, host.rows()) * stride * sizeof(float), "converting a table");
-    for (std::size_t first = 0; first < host.rows(); first += chunk_rows) {
-      const std::size_t count = std::min(chunk_rows, host.rows() - first) * stride;
-      check(cudaMemcpy(buffer.get(), host.row(first), count * sizeof(float), cudaMemcpyHostToDevice),
+    in_chunks(host, [&](std::size_t first, std::size_t count, float* buffer) {
+      check(cudaMemcpy(buffer, host.row(first), count * sizeof(float), cudaMemcpyHostToDevice),
             "copying a table to the GPU");
-      launch_to_storage(buffer.get<float>(), device.get<std::byte>() + first * row_bytes_, count, storage_, nullptr);
+      launch_to_storage(buffer, device.get<std::byte>() + first * row_bytes_, count, storage_, nullptr);
       check(cudaDeviceSynchronize(), "converting a table on the GPU");
-    }
+    });
   }
 
   void download(const DeviceBuffer& device, RowMatrix& host) {
-    const std::size_t stride = host.stride();
     if (storage_ == Storage::f32) {
-      check(cudaMemcpy(host.data(), device.get(), host.rows() * stride * sizeof(float), cudaMemcpyDeviceToHost),
+      check(cudaMemcpy(host.data(), device.get(), host.span().size_bytes(), cudaMemcpyDeviceToHost),
             "copying a table from the GPU");
       return;
     }
+    in_chunks(host, [&](std::size_t first, std::size_t count, float* buffer) {
+      launch_to_f32(device.get<std::byte>() + first * row_bytes_, buffer, count, storage_, nullptr);
+      check(cudaMemcpy(host.row(first), buffer, count * sizeof(float), cudaMemcpyDeviceToHost),
+            "copying a table from the GPU");
+    });
+  }
+
+  // Calls step(first row, elements, f32 device buffer) over `host`'s rows in chunks of
+  // at most kTransferBufferBytes (the plan's fixed_bytes counts that buffer).
+  template <typename Step>
+  void in_chunks(const RowMatrix& host, Step step) {
+    const std::size_t stride = host.stride();
     const std::size_t chunk_rows = std::max<std::size_t>(1, kTransferBufferBytes / (stride * sizeof(float)));
     DeviceBuffer buffer(std::min(chunk_rows, host.rows()) * stride * sizeof(float), "converting a table");
     for (std::size_t first = 0; first < host.rows(); first += chunk_rows) {
-      const std::size_t count = std::min(chunk_rows, host.rows() - first) * stride;
-      launch_to_f32(device.get<std::byte>() + first * row_bytes_, buffer.get<float>(), count, storage_, nullptr);
-      check(cudaMemcpy(host.row(first), buffer.get(), count * sizeof(float), cudaMemcpyDeviceToHost),
-            "copying a table from the GPU");
+      step(first, std::min(chunk_rows, host.rows() - first) * stride, buffer.get<float>());
     }
   }
 

@@ -68,6 +68,19 @@ __device__ inline float block_sum(float v, float* partial) {
   return total;
 }
 
+// The block copies `count` table rows (the first `pairs` element pairs of each) into
+// shared memory as f32, row k at dst[k * stride].
+template <typename T>
+__device__ inline void load_rows(const T* table, const std::uint32_t* ids, std::uint32_t count, std::uint32_t stride,
+                                 std::uint32_t pairs, float* dst) {
+  for (std::uint32_t i = threadIdx.x; i < count * pairs; i += blockDim.x) {
+    const std::uint32_t k = i / pairs, e = 2 * (i % pairs);
+    const float2 v = load_pair(table + static_cast<std::size_t>(ids[k]) * stride + e);
+    dst[k * stride + e] = v.x;
+    dst[k * stride + e + 1] = v.y;
+  }
+}
+
 template <typename T>
 __global__ void skipgram_kernel(KernelBatch b, T* input, T* output, std::uint32_t stride, std::uint32_t dim,
                                 KernelLogistic logistic, float lr, double* loss_out) {
@@ -99,18 +112,8 @@ __global__ void skipgram_kernel(KernelBatch b, T* input, T* output, std::uint32_
   __syncthreads();
   const std::uint32_t n_out = n_out_shared;
   const std::uint32_t pairs = (dim + 1) / 2;  // an odd dim reads one padding zero
-  for (std::uint32_t i = threadIdx.x; i < n_in * pairs; i += blockDim.x) {
-    const std::uint32_t c = i / pairs, e = 2 * (i % pairs);
-    const float2 v = load_pair(input + static_cast<std::size_t>(in_ids[c]) * stride + e);
-    in_rows[c * stride + e] = v.x;
-    in_rows[c * stride + e + 1] = v.y;
-  }
-  for (std::uint32_t i = threadIdx.x; i < n_out * pairs; i += blockDim.x) {
-    const std::uint32_t o = i / pairs, e = 2 * (i % pairs);
-    const float2 v = load_pair(output + static_cast<std::size_t>(out_ids[o]) * stride + e);
-    out_rows[o * stride + e] = v.x;
-    out_rows[o * stride + e + 1] = v.y;
-  }
+  load_rows(input, in_ids, n_in, stride, pairs, in_rows);
+  load_rows(output, out_ids, n_out, stride, pairs, out_rows);
   __syncthreads();
 
   // Scores, a warp per (input, output) pair.

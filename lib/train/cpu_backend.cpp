@@ -14,11 +14,6 @@
 namespace embed {
 namespace {
 
-const LogisticTable& logistic() {
-  static const LogisticTable table;
-  return table;
-}
-
 inline float dot(const float* __restrict a, const float* __restrict b, std::size_t n) {
   float sum = 0;
 #pragma omp simd reduction(+ : sum)
@@ -53,7 +48,7 @@ struct Scratch {
 __attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram(const WindowBatch& batch,
                                                                                    const Tables& t, Scratch& s,
                                                                                    BatchLoss& loss) {
-  const LogisticTable& table = logistic();
+  const LogisticTable& table = logistic_table();
   const std::size_t stride = t.stride;
   const std::size_t outputs = 1 + batch.negatives_per_window;
   const float lr = batch.learning_rate;
@@ -102,7 +97,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram
 __attribute__((target_clones("avx512f", "avx2", "default"))) void train_cbow(const WindowBatch& batch,
                                                                                const Tables& t, Scratch& s,
                                                                                BatchLoss& loss) {
-  const LogisticTable& table = logistic();
+  const LogisticTable& table = logistic_table();
   const std::size_t stride = t.stride;
   const float lr = batch.learning_rate;
   double loss_sum = 0;
@@ -143,7 +138,7 @@ class CpuBackend final : public TrainBackend {
       : model_(model), tables_{input.data(), output.data(), input.stride()}, max_inputs_(max_inputs) {
     EMBED_ASSERT(input.stride() == output.stride() && input.rows() == output.rows());
     scratch_.resize(workers);
-    logistic();  // build the table before workers race to it
+    logistic_table();  // build the table before workers race to it
   }
   std::string name() const override { return "cpu"; }
 

@@ -73,8 +73,4 @@ inline constexpr std::uint64_t kTransferBufferBytes = 64ull << 20;
 // and suggesting --table host, a larger --gpu-memory or fewer --threads.
 GpuMemoryPlan plan_gpu_memory(const GpuTrainShape& shape, const GpuOptions& options, std::uint64_t budget);
 
-// Device bytes of one slot for batches of `batch_words` words.
-std::uint64_t gpu_slot_bytes(const GpuTrainShape& shape, TablePlacement placement, HostTransfer transfer,
-                             std::size_t batch_words, GpuMemoryPlan* fill = nullptr);
-
 }  // namespace embed

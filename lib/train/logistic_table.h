@@ -42,4 +42,11 @@ class LogisticTable {
   std::array<float, kSteps + 1> softplus_neg_;
 };
 
+// The one table every backend reads (built on first use; call it before starting
+// threads that race to it).
+inline const LogisticTable& logistic_table() {
+  static const LogisticTable table;
+  return table;
+}
+
 }  // namespace embed

@@ -1,5 +1,7 @@
 #include "train/optimizer.h"
 
+#include "core/enum_names.h"
+
 namespace embed {
 
 std::string_view optimizer_name(Optimizer optimizer) {
@@ -12,18 +14,13 @@ std::string_view optimizer_name(Optimizer optimizer) {
 }
 
 std::optional<Optimizer> parse_optimizer(std::string_view name) {
-  for (Optimizer optimizer : {Optimizer::sgd, Optimizer::adagrad, Optimizer::adam}) {
-    if (name == optimizer_name(optimizer)) return optimizer;
-  }
-  return std::nullopt;
+  return parse_by_name(name, {Optimizer::sgd, Optimizer::adagrad, Optimizer::adam}, optimizer_name);
 }
 
 std::string_view adagrad_mode_name(AdagradMode mode) { return mode == AdagradMode::element ? "element" : "row"; }
 
 std::optional<AdagradMode> parse_adagrad_mode(std::string_view name) {
-  if (name == "element") return AdagradMode::element;
-  if (name == "row") return AdagradMode::row;
-  return std::nullopt;
+  return parse_by_name(name, {AdagradMode::element, AdagradMode::row}, adagrad_mode_name);
 }
 
 }  // namespace embed

@@ -45,25 +45,18 @@ void RowRemapper::remap(const WindowBatch& batch, LocalBatch& local) {
 
 void gather_rows(const RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, void* out) {
   const std::size_t stride = table.stride();
+  if (storage == DType::f32) {
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      std::memcpy(static_cast<float*>(out) + k * stride, table.row(rows[k]), stride * sizeof(float));
+    }
+    return;
+  }
+  EMBED_ASSERT(storage == DType::f16 || storage == DType::bf16);
+  std::uint16_t (*from_f32)(float) = storage == DType::f16 ? f32_to_f16 : f32_to_bf16;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const float* row = table.row(rows[k]);
-    switch (storage) {
-      case DType::f32:
-        std::memcpy(static_cast<float*>(out) + k * stride, row, stride * sizeof(float));
-        break;
-      case DType::f16: {
-        auto* dst = static_cast<std::uint16_t*>(out) + k * stride;
-        for (std::size_t e = 0; e < stride; ++e) dst[e] = f32_to_f16(row[e]);
-        break;
-      }
-      case DType::bf16: {
-        auto* dst = static_cast<std::uint16_t*>(out) + k * stride;
-        for (std::size_t e = 0; e < stride; ++e) dst[e] = f32_to_bf16(row[e]);
-        break;
-      }
-      default:
-        EMBED_ASSERT(!"not a vector dtype");
-    }
+    auto* dst = static_cast<std::uint16_t*>(out) + k * stride;
+    for (std::size_t e = 0; e < stride; ++e) dst[e] = from_f32(row[e]);
   }
 }
 

@@ -88,10 +88,11 @@ std::unique_ptr<TrainBackend> gpu_backend(const TrainCommand& command, TrainingR
 }
 
 // Trains `run` until it ends (true) or a stop signal stops it (false).
-bool train(TrainingRun& run, const TrainCommand& command, const std::function<void(const TrainProgress&)>& on_epoch,
+// `gpu` is find_gpu's answer: train there, or on the CPU when it is nullopt.
+bool train(TrainingRun& run, const TrainCommand& command, const std::optional<GpuDevice>& gpu,
+           const std::function<void(const TrainProgress&)>& on_epoch,
            const std::function<void(const TrainProgress&)>& on_progress) {
   const TrainSettings& s = run.settings;
-  const std::optional<GpuDevice> gpu = find_gpu(command, s.model);
   if (s.model == Model::glove) {
     const std::string optimizer = s.optimizer == Optimizer::adagrad
                                       ? fmt::format("adagrad per {}", adagrad_mode_name(s.adagrad))
@@ -143,8 +144,10 @@ int run_train_command(TrainCommand command) {
   const std::optional<DType> dtype = parse_vector_dtype(run.output.dtype);
   if (!dtype) fail("--dtype: expected f32, f16 or bf16, not \"{}\"", run.output.dtype);
 
-  // A GPU that --device cuda needs and does not have fails before the corpus is read.
-  if (command.device == "cuda") find_gpu(command, settings.model);
+  // The GPU is looked for once, before the corpus is read, so that --device cuda without
+  // one fails first. A count-only run trains nothing and only needs the --device cuda check.
+  std::optional<GpuDevice> gpu;
+  if (!count_only || command.device == "cuda") gpu = find_gpu(command, settings.model);
 
   // Every output is created before the corpus is read, so that a directory we cannot
   // write fails before the reading and training it would waste.
@@ -198,7 +201,7 @@ int run_train_command(TrainCommand command) {
     epoch_items_start = p.words_done;
     if (keep_epoch_checkpoints) save_checkpoint(checkpoint_path, run);
   };
-  const bool finished = train(run, command, on_epoch, on_progress);
+  const bool finished = train(run, command, gpu, on_epoch, on_progress);
   progress.finish();
 
   if (!finished) {

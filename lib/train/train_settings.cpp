@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "core/enum_names.h"
+
 namespace embed {
 
 std::string_view model_name(Model model) {
@@ -14,10 +16,7 @@ std::string_view model_name(Model model) {
 }
 
 std::optional<Model> parse_model_name(std::string_view name) {
-  for (Model model : {Model::skipgram, Model::cbow, Model::glove}) {
-    if (name == model_name(model)) return model;
-  }
-  return std::nullopt;
+  return parse_by_name(name, {Model::skipgram, Model::cbow, Model::glove}, model_name);
 }
 
 std::string_view glove_vectors_name(GloveVectors vectors) {
@@ -25,9 +24,7 @@ std::string_view glove_vectors_name(GloveVectors vectors) {
 }
 
 std::optional<GloveVectors> parse_glove_vectors(std::string_view name) {
-  if (name == "w") return GloveVectors::word;
-  if (name == "w+c") return GloveVectors::word_plus_context;
-  return std::nullopt;
+  return parse_by_name(name, {GloveVectors::word, GloveVectors::word_plus_context}, glove_vectors_name);
 }
 
 bool optimizer_supported(Model model, Optimizer optimizer) {

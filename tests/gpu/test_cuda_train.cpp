@@ -12,8 +12,10 @@
 #include "backend/registry.h"
 #include "train/corpus.h"
 #include "train/trainer.h"
+#include "train_fixtures.h"
 
 using namespace embed;
+using namespace embed::test;
 
 namespace {
 
@@ -47,31 +49,6 @@ std::unique_ptr<TrainBackend> cuda_backend(Model model, RowMatrix& input, RowMat
   return gpu_trainer().make_backend({model, &input, &output, shape, plan, the_device});
 }
 
-void fill_random(RowMatrix& m, std::uint64_t seed) {
-  Random random(seed, 1);
-  for (std::size_t r = 0; r < m.rows(); ++r) {
-    for (std::size_t e = 0; e < m.dim(); ++e) m.row(r)[e] = (random.uniform() - 0.5f) / 4;
-  }
-}
-
-RowMatrix copy_of(const RowMatrix& m) {
-  RowMatrix c(m.rows(), m.dim());
-  std::memcpy(c.data(), m.data(), m.rows() * m.stride() * sizeof(float));
-  return c;
-}
-
-// The largest |a - b| / max(|b|, floor) over the tables' elements.
-double max_relative_error(const RowMatrix& a, const RowMatrix& b, double floor = 1e-3) {
-  double worst = 0;
-  for (std::size_t r = 0; r < a.rows(); ++r) {
-    for (std::size_t e = 0; e < a.dim(); ++e) {
-      const double x = a.row(r)[e], y = b.row(r)[e];
-      worst = std::max(worst, std::abs(x - y) / std::max(floor, std::abs(y)));
-    }
-  }
-  return worst;
-}
-
 // Windows over disjoint rows (so that the GPU's concurrent windows cannot interact),
 // with a repeated input word and a negative equal to the target.
 WindowBatch disjoint_batch(std::size_t windows, std::size_t negatives) {
@@ -89,43 +66,6 @@ WindowBatch disjoint_batch(std::size_t windows, std::size_t negatives) {
   return b;
 }
 
-Corpus topic_corpus() {
-  Random random(11, 99);
-  std::string text;
-  for (int line = 0; line < 4000; ++line) {
-    const char topic = line % 2 == 0 ? 'a' : 'b';
-    for (int w = 0; w < 40; ++w) text += std::string(1, topic) + std::to_string(random.below(500)) + " ";
-    text += "\n";
-  }
-  CorpusOptions options;
-  options.min_count = 1;
-  return corpus_from_text(text, options);
-}
-
-double cosine(const RowMatrix& m, std::size_t a, std::size_t b) {
-  double ab = 0, aa = 0, bb = 0;
-  for (std::size_t i = 0; i < m.dim(); ++i) {
-    ab += m.row(a)[i] * m.row(b)[i];
-    aa += m.row(a)[i] * m.row(a)[i];
-    bb += m.row(b)[i] * m.row(b)[i];
-  }
-  return ab / std::sqrt(aa * bb);
-}
-
-// Mean cosine within a topic minus across topics.
-double topic_separation(const Corpus& corpus, const RowMatrix& input) {
-  double same = 0, cross = 0;
-  long same_n = 0, cross_n = 0;
-  for (std::size_t a = 0; a < corpus.vocab.size(); ++a) {
-    for (std::size_t b = a + 1; b < corpus.vocab.size(); ++b) {
-      const bool same_topic = corpus.vocab.words[a][0] == corpus.vocab.words[b][0];
-      (same_topic ? same : cross) += cosine(input, a, b);
-      ++(same_topic ? same_n : cross_n);
-    }
-  }
-  return same / static_cast<double>(same_n) - cross / static_cast<double>(cross_n);
-}
-
 }  // namespace
 
 TEST_CASE("one batch on the GPU equals the CPU backend's update", "[gpu]") {
@@ -134,8 +74,8 @@ TEST_CASE("one batch on the GPU equals the CPU backend's update", "[gpu]") {
     for (std::size_t dim : {100u, 37u}) {
       for (const Placement& placement : kPlacements) {
         RowMatrix input(windows * (4 + negatives), dim), output(windows * (4 + negatives), dim);
-        fill_random(input, 1);
-        fill_random(output, 2);
+        fill_uniform(input, 1, 0.125f);
+        fill_uniform(output, 2, 0.125f);
         RowMatrix cpu_in = copy_of(input), cpu_out = copy_of(output);
         const WindowBatch batch = disjoint_batch(windows, negatives);
         BatchLoss cpu_loss, gpu_loss;
@@ -158,8 +98,8 @@ TEST_CASE("f16 and bf16 tables train one batch to the CPU's result within their 
   for (DType storage : {DType::f16, DType::bf16}) {
     for (const Placement& placement : kPlacements) {
       RowMatrix input(40 * 9, 64), output(40 * 9, 64);
-      fill_random(input, 3);
-      fill_random(output, 4);
+      fill_uniform(input, 3, 0.125f);
+      fill_uniform(output, 4, 0.125f);
       RowMatrix cpu_in = copy_of(input), cpu_out = copy_of(output);
       const WindowBatch batch = disjoint_batch(40, 5);
       BatchLoss cpu_loss, gpu_loss;
@@ -179,7 +119,7 @@ TEST_CASE("f16 and bf16 tables train one batch to the CPU's result within their 
 }
 
 TEST_CASE("host and device placements train to the same quality as the CPU", "[gpu]") {
-  const Corpus corpus = topic_corpus();
+  const Corpus corpus = topic_corpus(11, 4000, 40, 500);
   for (Model model : {Model::skipgram, Model::cbow}) {
     TrainSettings s;
     s.model = model;

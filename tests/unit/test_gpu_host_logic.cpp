@@ -7,6 +7,7 @@
 
 #include "core/half.h"
 #include "test_util.h"
+#include "train_fixtures.h"
 #include "train/corpus.h"
 #include "train/gpu_plan.h"
 #include "train/packed_batch.h"
@@ -14,6 +15,7 @@
 #include "train/trainer.h"
 
 using namespace embed;
+using namespace embed::test;
 
 namespace {
 
@@ -28,30 +30,6 @@ WindowBatch sample_batch() {
   b.targets = {5, 7};
   b.negatives = {3, 9, 7, 0};
   return b;
-}
-
-void fill_random(RowMatrix& m, std::uint64_t seed) {
-  Random random(seed, 1);
-  for (std::size_t r = 0; r < m.rows(); ++r) {
-    for (std::size_t e = 0; e < m.dim(); ++e) m.row(r)[e] = (static_cast<float>(random.below(2001)) - 1000.0f) / 2000.0f;
-  }
-}
-
-RowMatrix copy_of(const RowMatrix& m) {
-  RowMatrix c(m.rows(), m.dim());
-  std::memcpy(c.data(), m.data(), m.rows() * m.stride() * sizeof(float));
-  return c;
-}
-
-double max_relative_error(const RowMatrix& a, const RowMatrix& b) {
-  double worst = 0;
-  for (std::size_t r = 0; r < a.rows(); ++r) {
-    for (std::size_t e = 0; e < a.dim(); ++e) {
-      const double x = a.row(r)[e], y = b.row(r)[e];
-      worst = std::max(worst, std::abs(x - y) / std::max(1e-3, std::abs(y)));
-    }
-  }
-  return worst;
 }
 
 // What the CUDA backend does with host-resident tables, on the CPU: remap the batch
@@ -137,8 +115,8 @@ TEST_CASE("RowRemapper lists each touched row once and rewrites the batch to loc
 TEST_CASE("gathered rows trained and written back as deltas equal training in place", "[gpu-host]") {
   for (Model model : {Model::skipgram, Model::cbow}) {
     RowMatrix input(10, 20), output(10, 20);
-    fill_random(input, 1);
-    fill_random(output, 2);
+    fill_uniform(input, 1, 0.5f);
+    fill_uniform(output, 2, 0.5f);
     RowMatrix direct_in = copy_of(input), direct_out = copy_of(output);
     BatchLoss direct_loss, remapped_loss;
     make_cpu_backend(model, direct_in, direct_out, 1, 3)->train(sample_batch(), 0, direct_loss);
@@ -156,7 +134,7 @@ TEST_CASE("deltas from copies taken before each other's write-back are both kept
   // Two batches in flight gather the same row before either writes back; storing
   // values would lose the first batch's change, adding deltas keeps both.
   RowMatrix table(4, 16);
-  fill_random(table, 3);
+  fill_uniform(table, 3, 0.5f);
   const std::vector<std::uint32_t> rows{2};
   std::vector<float> a(16), b(16), a_before(16), b_before(16);
   gather_rows(table, rows, DType::f32, a_before.data());
@@ -176,7 +154,7 @@ TEST_CASE("deltas from copies taken before each other's write-back are both kept
 
 TEST_CASE("gather and write-back in f16 and bf16 round once each way", "[gpu-host]") {
   RowMatrix table(3, 5);  // odd dim: padding must stay zero
-  fill_random(table, 4);
+  fill_uniform(table, 4, 0.5f);
   const std::vector<std::uint32_t> rows{1, 2};
   for (DType storage : {DType::f16, DType::bf16}) {
     RowMatrix t = copy_of(table);
@@ -195,15 +173,8 @@ TEST_CASE("gather and write-back in f16 and bf16 round once each way", "[gpu-hos
 
 TEST_CASE("a trainer over the remapping backend learns, asks for its batch size and finishes its work",
           "[gpu-host]") {
-  Random random(7, 99);
-  std::string text;
-  for (int line = 0; line < 400; ++line) {
-    const char topic = line % 2 == 0 ? 'a' : 'b';
-    for (int w = 0; w < 30; ++w) text += std::string(1, topic) + std::to_string(random.below(15)) + " ";
-  }
-  CorpusOptions options;
-  options.min_count = 1;
-  const Corpus corpus = corpus_from_text(text, options);  // one line: batches are cut by size only
+  // One line: batches are cut by size only.
+  const Corpus corpus = topic_corpus(7, 400, 30, 15, /*line_breaks=*/false);
   TrainSettings s;
   s.dim = 16;
   s.window = 3;
@@ -222,19 +193,7 @@ TEST_CASE("a trainer over the remapping backend learns, asks for its batch size 
   REQUIRE(backend.batches_ == 10 * 2 * 9);
   REQUIRE(backend.finished_ == 10 * 2);
   REQUIRE(backend.copies_ == 10);
-  double same = 0, cross = 0;
-  for (std::size_t a = 0; a < corpus.vocab.size(); ++a) {
-    for (std::size_t b = a + 1; b < corpus.vocab.size(); ++b) {
-      double ab = 0, aa = 0, bb = 0;
-      for (std::size_t i = 0; i < s.dim; ++i) {
-        ab += input.row(a)[i] * input.row(b)[i];
-        aa += input.row(a)[i] * input.row(a)[i];
-        bb += input.row(b)[i] * input.row(b)[i];
-      }
-      (corpus.vocab.words[a][0] == corpus.vocab.words[b][0] ? same : cross) += ab / std::sqrt(aa * bb);
-    }
-  }
-  REQUIRE(same / 210 > cross / 225 + 0.3);
+  REQUIRE(topic_separation(corpus, input) > 0.3);
 }
 
 namespace {

@@ -4,11 +4,13 @@
 #include <cstring>
 
 #include "test_util.h"
+#include "train_fixtures.h"
 #include "train/checkpoint.h"
 #include "train/corpus.h"
 #include "train/trainer.h"
 
 using namespace embed;
+using test::cosine;
 
 namespace {
 
@@ -59,19 +61,7 @@ void reference_window(Model model, std::vector<std::vector<double>>& in, std::ve
   }
 }
 
-Corpus topic_corpus(unsigned seed) {
-  // Two topics with disjoint vocabularies; every line talks about one topic only.
-  Random random(seed, 99);
-  std::string text;
-  for (int line = 0; line < 400; ++line) {
-    const char topic = line % 2 == 0 ? 'a' : 'b';
-    for (int w = 0; w < 30; ++w) text += std::string(1, topic) + std::to_string(random.below(15)) + " ";
-    text += "\n";
-  }
-  CorpusOptions options;
-  options.min_count = 1;
-  return corpus_from_text(text, options);
-}
+Corpus topic_corpus(unsigned seed) { return test::topic_corpus(seed, 400, 30, 15); }
 
 TrainSettings small_settings(Model model) {
   TrainSettings s;
@@ -101,16 +91,6 @@ Tables train(const TrainSettings& s, const Corpus& corpus) {
   REQUIRE(trainer.run(state, stop, nullptr, nullptr));
   REQUIRE(state.epoch == s.epochs);
   return t;
-}
-
-double cosine(const RowMatrix& m, std::size_t a, std::size_t b) {
-  double ab = 0, aa = 0, bb = 0;
-  for (std::size_t i = 0; i < m.dim(); ++i) {
-    ab += m.row(a)[i] * m.row(b)[i];
-    aa += m.row(a)[i] * m.row(a)[i];
-    bb += m.row(b)[i] * m.row(b)[i];
-  }
-  return ab / std::sqrt(aa * bb);
 }
 
 // A backend that asks the trainer to stop after a given number of batches.
@@ -227,19 +207,10 @@ TEST_CASE("training separates two planted topics", "[train]") {
     TrainSettings s = small_settings(model);
     s.epochs = 10;
     const Tables t = train(s, corpus);
-    double same = 0, cross = 0;
-    int same_n = 0, cross_n = 0;
-    for (std::size_t a = 0; a < 30; ++a) {
-      for (std::size_t b = a + 1; b < 30; ++b) {
-        const bool same_topic = corpus.vocab.words[a][0] == corpus.vocab.words[b][0];
-        (same_topic ? same : cross) += cosine(t.input, a, b);
-        ++(same_topic ? same_n : cross_n);
-      }
-    }
-    same /= same_n;
-    cross /= cross_n;
-    INFO("model " << model_name(model) << ": same " << same << ", cross " << cross);
-    REQUIRE(same > cross + 0.3);
+    // Mean cosine within a topic exceeds the mean across topics by more than 0.3.
+    const double separation = test::topic_separation(corpus, t.input);
+    INFO("model " << model_name(model) << ": separation " << separation);
+    REQUIRE(separation > 0.3);
     // Every word's nearest neighbour shares its topic.
     for (std::size_t a = 0; a < 30; ++a) {
       std::size_t best = a == 0 ? 1 : 0;

@@ -1,0 +1,85 @@
+// Fixtures shared by the trainer's unit tests and the GPU tests: corpora with planted
+// structure, table helpers and the measures they are judged by.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "train/corpus.h"
+#include "train/random.h"
+#include "train/row_matrix.h"
+
+namespace embed::test {
+
+// Two topics with disjoint vocabularies of `words_per_topic` words ("a0".., "b0"..);
+// every line talks about one topic only. Without line breaks the lines run together
+// into one, so only the batch size cuts the text.
+inline Corpus topic_corpus(unsigned seed, int lines, int words_per_line, unsigned words_per_topic,
+                           bool line_breaks = true) {
+  Random random(seed, 99);
+  std::string text;
+  for (int line = 0; line < lines; ++line) {
+    const char topic = line % 2 == 0 ? 'a' : 'b';
+    for (int w = 0; w < words_per_line; ++w) {
+      text += std::string(1, topic) + std::to_string(random.below(words_per_topic)) + " ";
+    }
+    if (line_breaks) text += "\n";
+  }
+  CorpusOptions options;
+  options.min_count = 1;
+  return corpus_from_text(text, options);
+}
+
+inline double cosine(const RowMatrix& m, std::size_t a, std::size_t b) {
+  double ab = 0, aa = 0, bb = 0;
+  for (std::size_t i = 0; i < m.dim(); ++i) {
+    ab += m.row(a)[i] * m.row(b)[i];
+    aa += m.row(a)[i] * m.row(a)[i];
+    bb += m.row(b)[i] * m.row(b)[i];
+  }
+  return ab / std::sqrt(aa * bb);
+}
+
+// For a topic_corpus: the mean cosine of word pairs within a topic minus across topics.
+inline double topic_separation(const Corpus& corpus, const RowMatrix& input) {
+  double same = 0, cross = 0;
+  long same_n = 0, cross_n = 0;
+  for (std::size_t a = 0; a < corpus.vocab.size(); ++a) {
+    for (std::size_t b = a + 1; b < corpus.vocab.size(); ++b) {
+      const bool same_topic = corpus.vocab.words[a][0] == corpus.vocab.words[b][0];
+      (same_topic ? same : cross) += cosine(input, a, b);
+      ++(same_topic ? same_n : cross_n);
+    }
+  }
+  return same / static_cast<double>(same_n) - cross / static_cast<double>(cross_n);
+}
+
+// Every element uniform in [-half_width, half_width).
+inline void fill_uniform(RowMatrix& m, std::uint64_t seed, float half_width) {
+  Random random(seed, 1);
+  for (std::size_t r = 0; r < m.rows(); ++r) {
+    for (std::size_t e = 0; e < m.dim(); ++e) m.row(r)[e] = (random.uniform() - 0.5f) * 2 * half_width;
+  }
+}
+
+inline RowMatrix copy_of(const RowMatrix& m) {
+  RowMatrix c(m.rows(), m.dim());
+  std::memcpy(c.data(), m.data(), m.span().size_bytes());
+  return c;
+}
+
+// The largest |a - b| / max(|b|, floor) over the tables' elements.
+inline double max_relative_error(const RowMatrix& a, const RowMatrix& b, double floor = 1e-3) {
+  double worst = 0;
+  for (std::size_t r = 0; r < a.rows(); ++r) {
+    for (std::size_t e = 0; e < a.dim(); ++e) {
+      const double x = a.row(r)[e], y = b.row(r)[e];
+      worst = std::max(worst, std::abs(x - y) / std::max(floor, std::abs(y)));
+    }
+  }
+  return worst;
+}
+
+}  // namespace embed::test
