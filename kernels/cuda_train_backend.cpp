@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "core/progress.h"
+#include "batch_slot.h"
 #include "cuda_memory.h"
 #include "device_info.h"
 #include "train/logistic_table.h"
@@ -37,26 +38,13 @@ Storage storage_of(DType dtype) {
   return Storage::f32;
 }
 
-struct Slot {
-  Stream stream;
-  Event done;
-  PinnedBuffer host_ids;    // the packed batch
-  DeviceBuffer device_ids;
-  PinnedBuffer host_loss;   // one double
-  DeviceBuffer device_loss;
-  // Host placement: the rows the batch touches, input rows first.
-  DeviceBuffer rows;        // trained in place
-  DeviceBuffer originals;   // mapped: the rows as gathered, for the deltas
-  PinnedBuffer staged;      // gather: the rows as gathered
-  PinnedBuffer updated;     // gather: the rows as trained
-  bool pending = false;     // a batch is queued and not yet completed
+struct Slot : BatchSlot {
   PackedBatchShape shape;
   std::uint64_t examples = 0;
 };
 
 struct Worker {
-  std::vector<Slot> slots;
-  unsigned next = 0;
+  SlotRing<Slot> ring;
   std::optional<RowRemapper> remapper;  // host placement
   LocalBatch local;
 };
@@ -99,35 +87,11 @@ class CudaTrainBackend final : public TrainBackend {
       mapped_output_ = static_cast<float*>(pinned_output_.device_pointer());
     }
 
-    workers_.resize(plan_.workers);
-    const std::size_t ids_bytes = plan_.ids_words * sizeof(std::uint32_t);
-    const std::size_t rows_bytes = (plan_.max_input_rows + plan_.max_output_rows) * row_bytes_;
-    for (Worker& worker : workers_) {
-      if (!device_placement()) worker.remapper.emplace(shape_.rows);
-      for (unsigned s = 0; s < plan_.slots_per_worker; ++s) {
-        Slot& slot = worker.slots.emplace_back();
-        slot.host_ids = PinnedBuffer(ids_bytes, "batch ids");
-        slot.device_ids = DeviceBuffer(ids_bytes, "batch ids");
-        slot.host_loss = PinnedBuffer(sizeof(double), "the batch loss");
-        slot.device_loss = DeviceBuffer(sizeof(double), "the batch loss");
-        if (device_placement()) continue;
-        slot.rows = DeviceBuffer(rows_bytes, "a batch's rows");
-        if (plan_.transfer == HostTransfer::mapped) {
-          slot.originals = DeviceBuffer(rows_bytes, "a batch's original rows");
-        } else {
-          slot.staged = PinnedBuffer(rows_bytes, "a batch's rows");
-          slot.updated = PinnedBuffer(rows_bytes, "a batch's trained rows");
-        }
-      }
-    }
+    workers_ = make_workers<Worker>(plan_, shape_.rows, row_bytes_, sizeof(double));
   }
 
-  ~CudaTrainBackend() override {
-    // Nothing may still write to the host tables or the buffers being freed.
-    for (Worker& worker : workers_) {
-      for (Slot& slot : worker.slots) cudaStreamSynchronize(slot.stream.get());
-    }
-  }
+  // Nothing may still write to the host tables or the buffers being freed.
+  ~CudaTrainBackend() override { synchronize_all(workers_); }
 
   std::string name() const override {
     const std::string where = device_placement()
@@ -144,8 +108,7 @@ class CudaTrainBackend final : public TrainBackend {
     EMBED_ASSERT(worker_index < workers_.size());
     check(cudaSetDevice(device_.ordinal), "selecting the GPU");
     Worker& worker = workers_[worker_index];
-    Slot& slot = worker.slots[worker.next];
-    worker.next = (worker.next + 1) % static_cast<unsigned>(worker.slots.size());
+    Slot& slot = worker.ring.take();
     complete(slot, loss);
     if (batch.windows() == 0) return;
     EMBED_ASSERT(batch.negatives_per_window == shape_.negatives);
@@ -164,7 +127,7 @@ class CudaTrainBackend final : public TrainBackend {
     check(cudaMemcpyAsync(ids, slot.host_ids.get(), slot.shape.words() * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
                           stream),
           "copying a batch to the GPU");
-    check(cudaMemsetAsync(slot.device_loss.get(), 0, sizeof(double), stream), "clearing the batch loss");
+    check(cudaMemsetAsync(slot.device_totals.get(), 0, sizeof(double), stream), "clearing the batch loss");
 
     KernelTables tables{device_input_.get(), device_output_.get(), static_cast<std::uint32_t>(shape_.stride),
                         static_cast<std::uint32_t>(shape_.dim), storage_};
@@ -196,7 +159,7 @@ class CudaTrainBackend final : public TrainBackend {
                                    slot.shape.windows,
                                    slot.shape.negatives_per_window,
                                    static_cast<std::uint32_t>(shape_.max_inputs_per_window)};
-    auto* device_loss = slot.device_loss.get<double>();
+    auto* device_loss = slot.device_totals.get<double>();
     if (model_ == Model::skipgram) {
       launch_skipgram(kernel_batch, tables, logistic_, batch.learning_rate, device_loss, stream);
     } else {
@@ -218,7 +181,7 @@ class CudaTrainBackend final : public TrainBackend {
         check(cudaGetLastError(), "launching the row write-back");
       }
     }
-    check(cudaMemcpyAsync(slot.host_loss.get(), device_loss, sizeof(double), cudaMemcpyDeviceToHost, stream),
+    check(cudaMemcpyAsync(slot.host_totals.get(), device_loss, sizeof(double), cudaMemcpyDeviceToHost, stream),
           "copying the batch loss");
     check(cudaEventRecord(slot.done.get(), stream), "recording a batch's end");
     slot.pending = true;
@@ -228,7 +191,7 @@ class CudaTrainBackend final : public TrainBackend {
   void finish(unsigned worker_index, BatchLoss& loss) override {
     EMBED_ASSERT(worker_index < workers_.size());
     check(cudaSetDevice(device_.ordinal), "selecting the GPU");
-    for (Slot& slot : workers_[worker_index].slots) complete(slot, loss);
+    for (Slot& slot : workers_[worker_index].ring.slots) complete(slot, loss);
   }
 
   void copy_tables_to_host() override {
@@ -278,7 +241,7 @@ class CudaTrainBackend final : public TrainBackend {
       scatter_deltas(input_, input_rows, shape_.storage, updated, staged);
       scatter_deltas(output_, output_rows, shape_.storage, updated + input_bytes, staged + input_bytes);
     }
-    loss.sum += *slot.host_loss.get<double>();
+    loss.sum += *slot.host_totals.get<double>();
     loss.examples += slot.examples;
   }
 

@@ -20,9 +20,23 @@
 # measured device copy bandwidth (bench-gpu-bandwidth) over that. Host modes also move
 # rows over PCIe: their H2D/D2H rates are printed.
 #
+#   glove       GloVe (AdaGrad per element, window 10, min-count 5): the co-occurrences of
+#               text8-head written GLOVE_COPIES times with each copy's words suffixed by its
+#               copy number (so the records multiply, not just their counts; repetition alone
+#               would give text8-head's 5.03M again), counted once (--save-cooc), then
+#               GLOVE_EPOCHS epochs per mode (cpu, device, host-gather, host-mapped) at dim 100
+#               and 300: co-occurrence records/s of the last epoch (the epoch line's rate,
+#               block reshuffle included). Roofline: a record reads and writes its two rows'
+#               vector, bias and accumulators, 2 × 2 × (dim + 1) × 4 bytes each way, over the
+#               device copy bandwidth; its 16 bytes also cross PCIe (the records stream from
+#               host memory), over the host->device bandwidth; the lower of the two.
+#   glove-quality  text8-head, GLOVE_QUALITY_EPOCHS epochs, dim 100: cpu, device, host-gather
+#               GloVe vectors (W + W̃) evaluated as above.
+#
 # Needs a GPU and a CUDA build (build/embed-train, build/embed-query, build/bench-gpu-
 # bandwidth); skips with a message without them or without ../shared/data.
-# Environment: PARTS ("throughput quality"), DIMS ("100 300"), WORDS (100000000), THREADS
+# Environment: PARTS ("throughput quality glove glove-quality"), GLOVE_COPIES (8),
+# GLOVE_EPOCHS (3), GLOVE_QUALITY_EPOCHS (15), DIMS ("100 300"), WORDS (100000000), THREADS
 # (nproc), SEEDS ("1 2"), EPOCHS (5), MODES ("fasttext cpu device host-gather host-mapped"),
 # SHARED, BENCH_DIR, KEEP=1.
 set -euo pipefail
@@ -31,7 +45,10 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$repo/scripts/bench-common.sh"
 SHARED=${SHARED:-$repo/../shared}
 data=$SHARED/data
-PARTS=${PARTS:-throughput quality}
+PARTS=${PARTS:-throughput quality glove glove-quality}
+GLOVE_COPIES=${GLOVE_COPIES:-8}
+GLOVE_EPOCHS=${GLOVE_EPOCHS:-3}
+GLOVE_QUALITY_EPOCHS=${GLOVE_QUALITY_EPOCHS:-15}
 DIMS=${DIMS:-100 300}
 WORDS=${WORDS:-100000000}
 THREADS=${THREADS:-$(nproc)}
@@ -82,8 +99,8 @@ run_embed() {
   "$ET" "$@" -o "$work/$name.emb" 2>"$work/$name.log" || { tail -3 "$work/$name.log"; return 1; }
   end=$(date +%s.%N)
   wall=$("$PYTHON" -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$start" "$end")
-  # "epoch 1/1: loss L, lr R, N words in S s, ..." → N / S
-  epoch_wps=$(grep -o '[0-9]* words in [0-9.]* s' "$work/$name.log" | tail -1 |
+  # "epoch 1/1: loss L, lr R, N words in S s, ..." → N / S (GloVe: N records)
+  epoch_wps=$(grep -o '[0-9]* [a-z]* in [0-9.]* s' "$work/$name.log" | tail -1 |
     awk '{ if ($4 > 0) printf "%.4g", $1 / $4; else print 0 }')
 }
 
@@ -154,6 +171,56 @@ d = json.load(open(sys.argv[1]))
 accuracy, spearman = d["analogies"]["accuracy"] or 0, d["word_pairs"]["spearman"]
 print("  %-12s seed %s  analogy %5.2f%%  ws353 %.3f  %s words/s" % (sys.argv[2], sys.argv[3], accuracy, spearman, sys.argv[4]))
 ' "$work/q.json" "$mode" "$seed" "$epoch_wps"
+    done
+  done
+fi
+if has "$PARTS" glove; then
+  for ((i = 0; i < GLOVE_COPIES; i++)); do sed "s/\([^ ]\+\)/\1_$i/g" "$data/text8-head.txt"; echo; done >"$work/glove.txt"
+  "$ET" --corpus "$work/glove.txt" --model glove --window 10 --save-cooc "$work/glove.cooc" --threads "$THREADS" \
+    2>"$work/glove-count.log" || { tail -3 "$work/glove-count.log"; exit 1; }
+  records=$(grep -o 'into [0-9]* co-occurrences' "$work/glove-count.log" | awk '{print $2}')
+  echo
+  echo "== glove: $records co-occurrence records (text8-head x $GLOVE_COPIES, suffixed), adagrad, $GLOVE_EPOCHS epochs, $THREADS threads"
+  printf '%-12s %5s %14s %9s %9s %14s\n' mode dim records/s wall_s x_cpu roofline_r/s
+  for dim in $DIMS; do
+    declare -A rps=()
+    for mode in cpu device host-gather host-mapped; do
+      # shellcheck disable=SC2046
+      run_embed "glove-$mode-$dim" --cooc "$work/glove.cooc" --model glove --dim "$dim" --epochs "$GLOVE_EPOCHS" \
+        --threads "$THREADS" $(mode_args "$mode") || { echo "$mode dim $dim: failed"; continue; }
+      # "..., 5.03M records/s (..." on the last epoch line → records per second
+      rate=$(grep -o '[0-9.]*[kMG]\? records/s' "$work/glove-$mode-$dim.log" | tail -1 | awk '{print $1}')
+      rps[$mode]=$("$PYTHON" -c "
+import sys; v = sys.argv[1]; m = {'k': 1e3, 'M': 1e6, 'G': 1e9}
+print(f'{float(v[:-1]) * m[v[-1]] if v[-1] in m else float(v):.4g}')" "$rate")
+      x_cpu=-
+      [[ -n ${rps[cpu]:-} ]] && x_cpu=$("$PYTHON" -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "${rps[$mode]}" "${rps[cpu]}")
+      roof=$("$PYTHON" -c "import sys; d, bw, h2d = map(float, sys.argv[1:]); print(f'{min(bw * 1e9 / (2 * 2 * (d + 1) * 4 * 2), h2d * 1e9 / 16):.3g}')" \
+        "$dim" "$device_gbps" "$h2d_gbps")
+      printf '%-12s %5s %14s %9s %9s %14s\n' "$mode" "$dim" "${rps[$mode]}" "$wall" "$x_cpu" "$roof"
+    done
+    unset rps
+  done
+fi
+
+if has "$PARTS" glove-quality; then
+  echo
+  echo "== glove quality: dim 100, window 10, $GLOVE_QUALITY_EPOCHS epochs on text8-head, $THREADS threads, seeds: $SEEDS"
+  for seed in $SEEDS; do
+    for mode in cpu device host-gather; do
+      # shellcheck disable=SC2046
+      run_embed "gq-$mode-$seed" --corpus "$data/text8-head.txt" --model glove --window 10 --dim 100 \
+        --epochs "$GLOVE_QUALITY_EPOCHS" --seed "$seed" --threads "$THREADS" $(mode_args "$mode") ||
+        { echo "$mode seed $seed: failed"; continue; }
+      "$EQ" eval "$work/gq-$mode-$seed.emb" --analogies "$data/questions-words.txt" --word-pairs "$data/wordsim353.tsv" \
+        --restrict 30000 --format json -q >"$work/q.json"
+      cost=$(grep -o 'cost [0-9.]*' "$work/gq-$mode-$seed.log" | tail -1 | cut -d' ' -f2)
+      "$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+accuracy, spearman = d["analogies"]["accuracy"] or 0, d["word_pairs"]["spearman"]
+print("  %-12s seed %s  analogy %5.2f%%  ws353 %.3f  last cost %s  %s s" % (sys.argv[2], sys.argv[3], accuracy, spearman, sys.argv[4], sys.argv[5]))
+' "$work/q.json" "$mode" "$seed" "$cost" "$wall"
     done
   done
 fi

@@ -4,7 +4,8 @@
 Usage: bench-query.py EMBED_QUERY BENCH_SEARCH VECTORS.emb VECTORS.bin THREADS QUERIES GENSIM_QUERIES
 (bench-query.sh prepares the files and calls this.) Prints one table and the ratios.
 
-Figures (median of several runs where cheap, warm page cache):
+Figures (median of several runs where cheap, warm page cache), all on the CPU (--device cpu;
+bench-query.sh adds the GPU's figures after them):
   first answer     process start to the first answer printed: `embed-query X.emb WORD`;
                    for gensim a python process that loads the word2vec binary and answers
                    most_similar(WORD) (gensim's fastest load of a format both can read)
@@ -45,12 +46,13 @@ results = {}
 firsts = []
 for word in words(7, ROWS, 1):
     start = time.perf_counter()
-    subprocess.run([EQ, EMB, word, "-k", str(K), "--threads", str(THREADS)], check=True, capture_output=True)
+    subprocess.run([EQ, EMB, word, "-k", str(K), "--threads", str(THREADS), "--device", "cpu"], check=True,
+                   capture_output=True)
     firsts.append(time.perf_counter() - start)
 results["embed first answer s"] = statistics.median(firsts)
 
 # --- embed-query: single queries in a conversation ---
-proc = subprocess.Popen([EQ, EMB, "-k", str(K), "--format", "tsv", "--threads", str(THREADS)],
+proc = subprocess.Popen([EQ, EMB, "-k", str(K), "--format", "tsv", "--threads", str(THREADS), "--device", "cpu"],
                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 latencies = []
 for word in words(21, ROWS, 2):
@@ -69,7 +71,8 @@ batch = "\n".join(words(QUERIES, ROWS, 3)) + "\n"
 times = []
 for _ in range(3):
     start = time.perf_counter()
-    out = subprocess.run([EQ, EMB, "-k", str(K), "--format", "tsv", "--threads", str(THREADS)], input=batch,
+    out = subprocess.run([EQ, EMB, "-k", str(K), "--format", "tsv", "--threads", str(THREADS), "--device", "cpu"],
+                         input=batch,
                          capture_output=True, text=True, check=True)
     times.append(time.perf_counter() - start)
     assert out.stdout.count("\n") == QUERIES * K, "wrong number of answers"

@@ -6,13 +6,20 @@
 # text-vector load), warms the page cache, then bench-query.py times: process start to first
 # answer, single-query latency in a running process, batch throughput (QUERIES queries through
 # the CLI), the bare SGEMM of the same product against search() (GFLOP/s), and gensim's
-# figures, printed as a table with ratios.
+# figures, printed as a table with ratios. With a GPU (a CUDA build and a usable device) it then
+# times the GPU search (build/bench-gpu-search) on GPU_QUERIES queries against each of
+# GPU_ROWS x 300 vectors, beside the bare cuBLAS GEMMs of the same product (the floor) and the
+# CPU's search() on the same file; without one it says so and stops after the CPU figures.
 #
 # Needs a build (build/embed-query, build/glove-convert, build/bench-search) and Debian's
 # /usr/bin/python3 with numpy; gensim (python3-gensim) for the comparison, skipped without it.
 # Environment: ROWS, DIM (400000, 300), THREADS (2), QUERIES (1000), GENSIM_QUERIES (100:
 # gensim needs ~0.1-0.2 s per query here), DTYPE (f32; f16/bf16 to time 16-bit files),
-# BENCH_DIR (scratch parent, default /tmp), KEEP=1 keeps the files.
+# BENCH_DIR (scratch parent, default /tmp), KEEP=1 keeps the files. GPU: GPU_ROWS ("400000 4000000";
+# 4,000,000 x 300 f32 is 4.8 GB on disk and on the GPU, generated straight into .emb), GPU_QUERIES
+# (10000), GPU_CPU_QUERIES (1000: the CPU's queries/s on the same file, which does not depend on
+# how many; 10,000 against 4,000,000 rows take the CPU minutes), GPU_CPU_THREADS (all cores: the
+# CPU path at its best on that machine).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,6 +31,10 @@ QUERIES=${QUERIES:-1000}
 GENSIM_QUERIES=${GENSIM_QUERIES:-100}
 DTYPE=${DTYPE:-f32}
 KEEP=${KEEP:-0}
+GPU_ROWS=${GPU_ROWS:-400000 4000000}
+GPU_QUERIES=${GPU_QUERIES:-10000}
+GPU_CPU_QUERIES=${GPU_CPU_QUERIES:-1000}
+GPU_CPU_THREADS=${GPU_CPU_THREADS:-$(nproc)}
 PYTHON=/usr/bin/python3
 
 die() { echo "bench-query: $*" >&2; exit 1; }
@@ -55,3 +66,33 @@ cat "$work/vectors.bin" > /dev/null
 
 "$PYTHON" "$repo/scripts/bench-query.py" "$BUILD/embed-query" "$BUILD/bench-search" "$work/vectors.emb" \
   "$work/vectors.bin" "$THREADS" "$QUERIES" "$GENSIM_QUERIES"
+
+echo
+if [[ ! -x $BUILD/bench-gpu-search ]]; then
+  echo "no GPU: skipping GPU figures (this build has no CUDA backend)"
+  exit 0
+fi
+if ! probe=$("$BUILD/bench-gpu-search" --probe); then
+  echo "no GPU: skipping GPU figures ($probe)"
+  exit 0
+fi
+gpu_results=()
+for rows in $GPU_ROWS; do
+  need=$((rows * 300 * 4 * 11 / 10))
+  free=$(df --output=avail -B1 "$work" | tail -1)
+  if ((free < need)); then
+    echo "skipping $rows x 300: $((need >> 20)) MiB needed in $work, $((free >> 20)) MiB free"
+    continue
+  fi
+  echo "== preparing $rows x 300 vectors ($DTYPE) for the GPU"
+  "$PYTHON" "$repo/scripts/make-vectors-bin.py" "$rows" 300 | "$BUILD/glove-convert" -q - --from w2v-bin --dtype "$DTYPE" \
+    -o "$work/gpu-$rows.emb"
+  cat "$work/gpu-$rows.emb" > /dev/null
+  "$BUILD/bench-gpu-search" "$work/gpu-$rows.emb" "$GPU_QUERIES" 10 3 "$GPU_CPU_THREADS" > "$work/gpu-$rows.txt"
+  "$BUILD/bench-search" "$work/gpu-$rows.emb" "$GPU_CPU_QUERIES" "$GPU_CPU_THREADS" 10 1 > "$work/cpu-$rows.txt"
+  gpu_results+=("$work/gpu-$rows.txt" "$work/cpu-$rows.txt")
+  rm "$work/gpu-$rows.emb"
+done
+if ((${#gpu_results[@]})); then
+  "$PYTHON" "$repo/scripts/bench-query-gpu.py" "$GPU_QUERIES" "$GPU_CPU_QUERIES" "$GPU_CPU_THREADS" "${gpu_results[@]}"
+fi

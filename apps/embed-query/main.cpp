@@ -3,6 +3,7 @@
 // over to lib/query.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
@@ -102,6 +103,8 @@ int main(int argc, char** argv) {
   options.threads = embed::default_thread_count();
   int verbose = 0;
   bool quiet = false;
+  std::string device = "auto";
+  std::vector<CLI::Option*> gpu_memory_options;  // one per command
   auto add_common = [&](CLI::App& command) {
     command.add_option("--from", from, "format of VECTORS (default: detected)")
         ->check(CLI::IsMember({"glove", "w2v-text", "w2v-bin", "emb"}));
@@ -109,6 +112,16 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"3cosadd", "3cosmul"}))
         ->capture_default_str();
     command.add_option("--threads", options.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 1024));
+    command.add_option("--device", device,
+                       "where batches are searched: cpu, cuda (every batch on the GPU), or auto (batches of 64 queries "
+                       "or more on the GPU when one is usable)")
+        ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+        ->capture_default_str();
+    gpu_memory_options.push_back(
+        command.add_option("--gpu-memory", options.device.gpu_memory,
+                           "GPU: device memory the search may allocate, e.g. 2G (default: 90% of the free memory); "
+                           "rows that do not fit are streamed")
+            ->transform(CLI::AsSizeValue(false)));
     command.add_flag("-v,--verbose", verbose, "more messages (repeat for more)");
     command.add_flag("-q,--quiet", quiet, "errors only");
   };
@@ -163,6 +176,22 @@ int main(int argc, char** argv) {
   embed::init_logging("embed-query", quiet ? -1 : verbose);
   options.method = parse_method(method);
   options.format = embed::parse_output_format(format);
+  options.device.device = *embed::parse_search_device(device);  // CLI11 has checked the spelling
+  options.device.gpu = embed::gpu_searcher();
+  auto usage_error = [](const std::string& message) {
+    spdlog::error("{}; see --help", message);
+    return kExitUsage;
+  };
+  const bool gpu_memory_given =
+      std::any_of(gpu_memory_options.begin(), gpu_memory_options.end(), [](CLI::Option* o) { return o->count() > 0; });
+  if (gpu_memory_given && options.device.device == embed::SearchDevice::cpu) {
+    return usage_error("--gpu-memory applies to --device cuda or auto only");
+  }
+  if (options.device.device == embed::SearchDevice::cuda && !eval->parsed() && options.k > embed::kGpuMaxK) {
+    return usage_error(fmt::format("--device cuda: -k {} is above the GPU's limit of {} neighbours per query; use "
+                                   "--device cpu",
+                                   options.k, embed::kGpuMaxK));
+  }
 
   return embed::report_errors(kExitFailure, [&] {
     if (eval->parsed()) {
@@ -173,7 +202,7 @@ int main(int argc, char** argv) {
       report.restrict_rows = vocab.rows();
       report.method = method;
       if (!analogies_path.empty()) {
-        embed::AnalogyEvalOptions analogy_options{options.method, options.threads};
+        embed::AnalogyEvalOptions analogy_options{options.method, options.threads, options.device};
         report.analogies_path = analogies_path;
         report.analogies = embed::evaluate_analogies(space, vocab, analogies_path, analogy_options);
       }

@@ -26,7 +26,7 @@ std::vector<const CLI::Option*> given(const std::vector<CLI::Option*>& options) 
 int main(int argc, char** argv) {
   CLI::App app{
       "embed-train: word vectors by word2vec's skip-gram or CBOW with negative sampling, or by GloVe, on all CPU cores\n"
-      "(skip-gram and CBOW also on a GPU: --device cuda).\n"
+      "or on a GPU (--device cuda).\n"
       "The corpus is whitespace-separated UTF-8 text (any line length; gzip is detected; - reads stdin once).\n"
       "Ctrl-C or SIGTERM stops at a safe point and writes a checkpoint (exit status 130) that --resume continues.\n"
       "Exit status: 0 vectors written, 1 bad input or failure, 2 bad usage, 130 interrupted (checkpoint written).",
@@ -70,8 +70,8 @@ int main(int argc, char** argv) {
                      "same samples, but its float atomics add in varying order)")
           ->capture_default_str());
   add(app.add_option("--dtype", command.output.dtype,
-                     "storage type of the vectors written and of the tables a GPU trains (math is f32; the CPU "
-                     "trains f32 tables): f32, f16, bf16")
+                     "storage type of the vectors written and of the skipgram/cbow tables a GPU trains (math is f32; "
+                     "the CPU and GloVe train f32 tables): f32, f16, bf16")
           ->check(CLI::IsMember({"f32", "f16", "bf16"}))
           ->capture_default_str());
   add(app.add_flag("--save-context", command.output.save_context,
@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
   glove_options.push_back(cooc);
 
   app.add_option("--device", command.device,
-                 "where to train: cpu, cuda (skipgram and cbow on the GPU), or auto (cuda when a GPU is usable)")
+                 "where to train: cpu, cuda (the GPU; glove with adagrad or sgd), or auto (cuda when a GPU is usable)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->capture_default_str();
   std::string table = "auto", host_transfer = "gather";

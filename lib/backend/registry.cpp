@@ -1,6 +1,8 @@
 #include "backend/registry.h"
 
 #ifdef EMBED_HAVE_CUDA
+#include "cuda_glove_backend.h"
+#include "cuda_searcher.h"
 #include "cuda_train_backend.h"
 #include "device_info.h"
 #endif
@@ -25,7 +27,15 @@ std::string backend_summary() {
 
 GpuTrainer gpu_trainer() {
 #ifdef EMBED_HAVE_CUDA
-  return {cuda::find_training_device, cuda::make_cuda_train_backend};
+  return {cuda::find_training_device, cuda::make_cuda_train_backend, cuda::make_cuda_glove_backend};
+#else
+  return {};
+#endif
+}
+
+GpuSearcher gpu_searcher() {
+#ifdef EMBED_HAVE_CUDA
+  return {cuda::find_search_device, cuda::make_cuda_searcher};
 #else
   return {};
 #endif

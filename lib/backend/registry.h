@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "query/gpu_search.h"
 #include "train/gpu_backend.h"
 
 namespace embed {
@@ -17,5 +18,8 @@ std::string backend_summary();
 
 // The GPU trainer of this build: empty functions when it was built without CUDA.
 GpuTrainer gpu_trainer();
+
+// The GPU searcher of this build (embed-query): empty functions when it was built without CUDA.
+GpuSearcher gpu_searcher();
 
 }  // namespace embed

@@ -33,6 +33,7 @@ std::vector<std::string> split_whitespace(const std::string& line) {
 
 AnalogyResult evaluate_analogies(const VectorSpace& space, const CaseInsensitiveVocab& vocab, const std::string& path,
                                  const AnalogyEvalOptions& options) {
+  Searcher searcher(space, options.device, kCandidates, vocab.rows());
   InputStream in = InputStream::open(path);
   const std::vector<std::string> lines = in.read_lines();
   AnalogyResult result;
@@ -77,7 +78,7 @@ AnalogyResult evaluate_analogies(const VectorSpace& space, const CaseInsensitive
   search_options.threads = options.threads;
   Progress progress(fmt::format("{}: answering", in.name()), searches.size(), "questions");
   search_options.on_progress = [&](std::size_t done) { progress.update(done); };
-  const std::vector<std::vector<Hit>> answers = search(space, searches, search_options);
+  const std::vector<std::vector<Hit>> answers = searcher.search(searches, search_options);
   progress.finish();
 
   for (std::size_t i = 0; i < questions.size(); ++i) {

@@ -12,6 +12,7 @@
 
 #include "query/case_insensitive_vocab.h"
 #include "query/search.h"
+#include "query/searcher.h"
 #include "query/vector_space.h"
 
 namespace embed {
@@ -32,9 +33,11 @@ struct AnalogyResult {
 struct AnalogyEvalOptions {
   Combination method = Combination::add;
   unsigned threads = 1;
+  DeviceOptions device;  // where the questions are searched
 };
 
-// Throws embed::Error naming the file and line for a question before any section header.
+// Throws embed::Error naming the file and line for a question before any section header,
+// and, before reading the file, when options.device asks for a GPU there is none of.
 // `vocab` holds the words known (its restriction is also the search's).
 AnalogyResult evaluate_analogies(const VectorSpace& space, const CaseInsensitiveVocab& vocab, const std::string& path,
                                  const AnalogyEvalOptions& options);

@@ -53,7 +53,7 @@ std::size_t QueryRunner::answer(const std::vector<QueryInput>& inputs) {
   search_options.k = options_.k;
   search_options.restrict_rows = options_.restrict_rows;
   search_options.threads = options_.threads;
-  const std::vector<std::vector<Hit>> results = search(space_, searches, search_options);
+  const std::vector<std::vector<Hit>> results = searcher_.search(searches, search_options);
 
   std::size_t failed = 0;
   for (std::size_t i = 0; i < inputs.size(); ++i) {

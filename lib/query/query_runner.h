@@ -1,7 +1,8 @@
 // Answering a batch of parsed queries in input order: words are looked up, every
-// neighbour and expression query of the batch goes through one search() (one pass of
-// blocked SGEMM over the matrix), similarities are computed directly, and a query that
-// names an unknown word fails alone, with a message on stderr, while the rest are answered.
+// neighbour and expression query of the batch goes through one search (one pass of
+// blocked GEMM over the matrix, on the CPU or the GPU: query/searcher.h), similarities
+// are computed directly, and a query that names an unknown word fails alone, with a
+// message on stderr, while the rest are answered.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +14,7 @@
 #include "query/answer_writer.h"
 #include "query/query_parse.h"
 #include "query/search.h"
+#include "query/searcher.h"
 #include "query/vector_space.h"
 
 namespace embed {
@@ -23,6 +25,7 @@ struct QueryOptions {
   Combination method = Combination::add;  // for expressions; single words use plain cosine
   OutputFormat format = OutputFormat::text;
   unsigned threads = 1;
+  DeviceOptions device;  // where batches are searched
 };
 
 // One question: parsed, or the reason it could not be.
@@ -38,8 +41,12 @@ QueryInput make_query_input(std::string where, std::string_view line);
 
 class QueryRunner {
  public:
+  // With --device cuda, throws embed::Error when no GPU is usable (see Searcher).
   QueryRunner(const VectorSpace& space, QueryOptions options, std::ostream& out)
-      : space_(space), options_(options), writer_(out, options.format, space) {}
+      : space_(space),
+        options_(options),
+        writer_(out, options.format, space),
+        searcher_(space, options.device, options.k, options.restrict_rows) {}
 
   // Answers `inputs` in order and returns how many failed.
   std::size_t answer(const std::vector<QueryInput>& inputs);
@@ -48,6 +55,7 @@ class QueryRunner {
   const VectorSpace& space_;
   QueryOptions options_;
   AnswerWriter writer_;
+  Searcher searcher_;
 };
 
 }  // namespace embed

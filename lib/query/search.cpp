@@ -1,10 +1,10 @@
 #include "query/search.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "core/parallel.h"
 #include "math/sgemm.h"
+#include "query/query_matrix.h"
 
 namespace embed {
 namespace {
@@ -13,51 +13,6 @@ namespace {
 constexpr std::size_t kBlockRows = 1024;
 // Query rows per pass over the matrix: bounds each thread's score block to 4 MB.
 constexpr std::size_t kQueryRowsPerPass = 1024;
-
-// Scales `v` to unit length in place; a zero vector stays zero (gensim's unitvec does the same).
-void make_unit(std::vector<float>& v) {
-  double sum = 0;
-  for (float x : v) sum += double{x} * x;
-  if (sum == 0) return;
-  const float scale = static_cast<float>(1.0 / std::sqrt(sum));
-  for (float& x : v) x *= scale;
-}
-
-// The query matrix: for `add`, one row per query (the normalised weighted sum of
-// the terms' unit vectors); for `mul`, one row per term (its unit vector).
-struct QueryMatrix {
-  std::vector<float> values;
-  std::vector<std::size_t> first_row;  // per query, its first row in `values`
-  std::size_t rows = 0;
-};
-
-QueryMatrix build_query_matrix(const VectorSpace& space, std::span<const SearchQuery> queries) {
-  const std::size_t dim = space.dim();
-  QueryMatrix matrix;
-  std::vector<float> sum(dim), term(dim);
-  auto append = [&](const std::vector<float>& row) {
-    matrix.values.insert(matrix.values.end(), row.begin(), row.end());
-    ++matrix.rows;
-  };
-  for (const SearchQuery& query : queries) {
-    matrix.first_row.push_back(matrix.rows);
-    std::fill(sum.begin(), sum.end(), 0.0f);
-    for (const Term& t : query.terms) {
-      space.row_f32(t.row, term.data());
-      make_unit(term);
-      if (query.combination == Combination::mul) {
-        append(term);
-      } else {
-        for (std::size_t x = 0; x < dim; ++x) sum[x] += t.weight * term[x];
-      }
-    }
-    if (query.combination == Combination::add) {
-      make_unit(sum);
-      append(sum);
-    }
-  }
-  return matrix;
-}
 
 // The scores of one query against one block of rows, from that block's SGEMM output.
 void combine_scores(const SearchQuery& query, const float* products, std::size_t products_stride,
@@ -124,13 +79,10 @@ std::vector<std::vector<Hit>> search(const VectorSpace& space, std::span<const S
 
   // Passes over the matrix, each with as many whole queries as fit kQueryRowsPerPass rows.
   for (std::size_t first_query = 0; first_query < queries.size();) {
-    auto rows_of = [&](std::size_t q) {
-      return (q + 1 < queries.size() ? matrix.first_row[q + 1] : matrix.rows) - matrix.first_row[q];
-    };
-    std::size_t end_query = first_query + 1;
-    std::size_t a_rows = rows_of(first_query);
-    while (end_query < queries.size() && a_rows + rows_of(end_query) <= kQueryRowsPerPass) a_rows += rows_of(end_query++);
+    const std::size_t end_query = pass_end(matrix, first_query, kQueryRowsPerPass);
     const std::size_t a_first = matrix.first_row[first_query];
+    const std::size_t a_rows =
+        (end_query < queries.size() ? matrix.first_row[end_query] : matrix.rows) - a_first;
     const float* a = matrix.values.data() + a_first * dim;
 
     const std::size_t blocks = (searched + kBlockRows - 1) / kBlockRows;

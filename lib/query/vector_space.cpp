@@ -67,6 +67,11 @@ const float* VectorSpace::rows_f32(std::uint64_t first, std::size_t count, float
   return scratch;
 }
 
+const std::byte* VectorSpace::stored_rows(std::uint64_t first) const {
+  if (!emb_) return reinterpret_cast<const std::byte*>(table_.values.data() + first * dim_);
+  return emb_->vector_bytes() + first * dim_ * dtype_size(emb_->dtype());
+}
+
 void VectorSpace::row_f32(std::uint64_t row, float* out) const {
   if (emb_) return emb_->row_as_f32(row, out);
   std::memcpy(out, table_.values.data() + row * dim_, dim_ * sizeof(float));

@@ -3,6 +3,7 @@
 // norm, and nothing that needs a pass over the matrix when the input is an .emb.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -39,6 +40,9 @@ class VectorSpace {
   // stored as f32, otherwise converted into `scratch` (count * dim() floats).
   const float* rows_f32(std::uint64_t first, std::size_t count, float* scratch) const;
   void row_f32(std::uint64_t row, float* out) const;
+  // Rows from `first` on as stored: row-major dtype() values (in the mapping, or in the
+  // converted f32 table), for copying them as they are (to a GPU).
+  const std::byte* stored_rows(std::uint64_t first) const;
   std::vector<float> row_f32(std::uint64_t row) const;
   // The L2 norm of every row (stored in .emb files; computed once when absent).
   std::span<const float> norms() const { return norms_; }

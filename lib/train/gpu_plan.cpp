@@ -1,10 +1,14 @@
 #include "train/gpu_plan.h"
 
 #include <algorithm>
+#include <functional>
+
+#include <fmt/format.h>
 
 #include "core/enum_names.h"
 #include "core/error.h"
 #include "core/progress.h"
+#include "train/glove_model.h"
 #include "train/logistic_table.h"
 #include "train/packed_batch.h"
 #include "train/train_backend.h"
@@ -70,42 +74,88 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
   return plan;
 }
 
+// Makes the plan of `slots` batches of `batch` items per worker in a placement.
+using SizedPlan = std::function<GpuMemoryPlan(TablePlacement placement, unsigned slots, std::size_t batch)>;
+
+// Device placement when asked for or when it fits, else host placement; in either,
+// the largest batches (from full_batch down to min_batch) that fit with two slots per
+// worker, else one. `tables` names the tables for the error messages.
+GpuMemoryPlan choose_plan(const SizedPlan& sized, std::size_t full_batch, std::size_t min_batch, unsigned workers,
+                          const std::string& tables, const GpuOptions& options, std::uint64_t budget) {
+  auto fits = [&](TablePlacement placement, unsigned slots, std::size_t batch) {
+    return sized(placement, slots, batch).total_bytes() <= budget;
+  };
+  auto largest_batch = [&](TablePlacement placement, unsigned slots) -> std::size_t {
+    if (!fits(placement, slots, min_batch)) return 0;
+    std::size_t low = min_batch, high = full_batch;  // fits(low); find the largest that fits
+    if (fits(placement, slots, high)) return high;
+    while (high - low > 1) {
+      const std::size_t mid = (low + high) / 2;
+      (fits(placement, slots, mid) ? low : high) = mid;
+    }
+    return low;
+  };
+  auto plan_in = [&](TablePlacement placement) -> std::optional<GpuMemoryPlan> {
+    for (unsigned slots : {2u, 1u}) {
+      const std::size_t batch = largest_batch(placement, slots);
+      // Double buffering is worth smaller batches down to a fifth of the full size.
+      if (batch > 0 && (slots == 1 || batch >= full_batch / 5)) return sized(placement, slots, batch);
+    }
+    return std::nullopt;
+  };
+  if (options.table != TablePlacement::host) {
+    if (const auto device = plan_in(TablePlacement::device)) return *device;
+  }
+  if (options.table == TablePlacement::device) {
+    fail("--table device: {} and their batches need {} of GPU memory, more than the {} allowed; use --table host (the "
+         "tables stay in host memory) or a larger --gpu-memory",
+         tables, bytes(sized(TablePlacement::device, 1, min_batch).total_bytes()), bytes(budget));
+  }
+  if (const auto host = plan_in(TablePlacement::host)) return *host;
+  fail("--table host: {} workers' batches need at least {} of GPU memory, more than the {} allowed; raise "
+       "--gpu-memory or lower --threads",
+       workers, bytes(sized(TablePlacement::host, 1, min_batch).total_bytes()), bytes(budget));
+}
+
 }  // namespace
 
 GpuMemoryPlan plan_gpu_memory(const GpuTrainShape& shape, const GpuOptions& options, std::uint64_t budget) {
   EMBED_ASSERT(shape.workers > 0 && shape.rows > 0 && shape.stride >= shape.dim);
-  const std::size_t full_batch = TrainBackend::kDefaultBatchWords;
-  const GpuMemoryPlan device = sized_plan(shape, TablePlacement::device, options.transfer, 2, full_batch);
-  if (options.table != TablePlacement::host && device.total_bytes() <= budget) return device;
-  if (options.table == TablePlacement::device) {
-    fail("--table device: the two {} tables ({} rows x {} dims) and their batches need {} of GPU memory, more than "
-         "the {} allowed; use --table host (the tables stay in host memory) or a larger --gpu-memory",
-         vector_dtype_name(shape.storage), shape.rows, shape.dim, bytes(device.total_bytes()), bytes(budget));
-  }
+  const SizedPlan sized = [&](TablePlacement placement, unsigned slots, std::size_t words) {
+    return sized_plan(shape, placement, options.transfer, slots, words);
+  };
+  return choose_plan(sized, TrainBackend::kDefaultBatchWords, kMinBatchWords, shape.workers,
+                     fmt::format("the two {} tables ({} rows x {} dims)", vector_dtype_name(shape.storage), shape.rows,
+                                 shape.dim),
+                     options, budget);
+}
 
-  // Host placement: the largest batches that fit with two slots per worker, else one.
-  auto host = [&](unsigned slots, std::size_t words) {
-    return sized_plan(shape, TablePlacement::host, options.transfer, slots, words);
+GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions& options, std::uint64_t budget) {
+  EMBED_ASSERT(shape.workers > 0 && shape.rows > 0 && shape.width > 0);
+  const std::uint64_t row_bytes = std::uint64_t{shape.width} * sizeof(float);
+  const SizedPlan sized = [&](TablePlacement placement, unsigned slots, std::size_t records) {
+    const bool host = placement == TablePlacement::host;
+    GpuMemoryPlan plan;
+    plan.placement = placement;
+    plan.transfer = options.transfer;
+    plan.workers = shape.workers;
+    plan.slots_per_worker = slots;
+    plan.batch_words = records;
+    plan.table_bytes = host ? 0 : 2 * shape.rows * row_bytes;
+    // A block of records touches at most one word row and one context row per record.
+    plan.max_input_rows = host ? std::min(shape.rows, records) : 0;
+    plan.max_output_rows = plan.max_input_rows;
+    // The records, then (host placement) the rows they touch, for the mapped kernels.
+    plan.ids_words = records * (sizeof(GloveRecord) / sizeof(std::uint32_t)) + plan.max_input_rows + plan.max_output_rows;
+    const std::uint64_t copies = !host ? 0 : options.transfer == HostTransfer::mapped ? 2 : 1;
+    plan.slot_bytes = plan.ids_words * sizeof(std::uint32_t) + sizeof(double) +
+                      copies * (plan.max_input_rows + plan.max_output_rows) * row_bytes;
+    return plan;
   };
-  auto fits = [&](unsigned slots, std::size_t words) { return host(slots, words).total_bytes() <= budget; };
-  auto largest_batch = [&](unsigned slots) -> std::size_t {
-    if (!fits(slots, kMinBatchWords)) return 0;
-    std::size_t low = kMinBatchWords, high = full_batch;  // fits(low); find the largest that fits
-    if (fits(slots, high)) return high;
-    while (high - low > 1) {
-      const std::size_t mid = (low + high) / 2;
-      (fits(slots, mid) ? low : high) = mid;
-    }
-    return low;
-  };
-  for (unsigned slots : {2u, 1u}) {
-    const std::size_t words = largest_batch(slots);
-    // Double buffering is worth smaller batches down to a fifth of the full size.
-    if (words > 0 && (slots == 1 || words >= full_batch / 5)) return host(slots, words);
-  }
-  fail("--table host: {} workers' batches need at least {} of GPU memory, more than the {} allowed; raise "
-       "--gpu-memory or lower --threads",
-       shape.workers, bytes(host(1, kMinBatchWords).total_bytes()), bytes(budget));
+  return choose_plan(sized, kGloveBatchRecords, kMinGloveBatchRecords, shape.workers,
+                     fmt::format("the two glove tables ({} rows x {} floats with biases and optimizer state)",
+                                 shape.rows, shape.width),
+                     options, budget);
 }
 
 }  // namespace embed

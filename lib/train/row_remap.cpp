@@ -43,6 +43,20 @@ void RowRemapper::remap(const WindowBatch& batch, LocalBatch& local) {
   for (std::uint32_t row : local.output_rows) output_slot_[row] = kUnused;
 }
 
+void RowRemapper::remap(std::span<const GloveRecord> records, LocalGloveBlock& local) {
+  local.records.resize(records.size());
+  local.word_rows.clear();
+  local.context_rows.clear();
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    GloveRecord r = records[i];
+    r.row = local_row(r.row, input_slot_, local.word_rows);
+    r.column = local_row(r.column, output_slot_, local.context_rows);
+    local.records[i] = r;
+  }
+  for (std::uint32_t row : local.word_rows) input_slot_[row] = kUnused;
+  for (std::uint32_t row : local.context_rows) output_slot_[row] = kUnused;
+}
+
 void gather_rows(const RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, void* out) {
   const std::size_t stride = table.stride();
   if (storage == DType::f32) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "format/dtype.h"
+#include "train/glove_model.h"
 #include "train/row_matrix.h"
 #include "train/window_batch.h"
 
@@ -23,10 +24,20 @@ struct LocalBatch {
   std::vector<std::uint32_t> output_rows;  // unique rows of the output table (targets, negatives)
 };
 
+// GloVe's block of records over local rows: record k's row indexes word_rows, its
+// column context_rows.
+struct LocalGloveBlock {
+  std::vector<GloveRecord> records;
+  std::vector<std::uint32_t> word_rows;     // unique rows of W
+  std::vector<std::uint32_t> context_rows;  // unique rows of W̃
+};
+
 class RowRemapper {
  public:
   explicit RowRemapper(std::size_t table_rows);
   void remap(const WindowBatch& batch, LocalBatch& local);
+  // The input table is GloVe's W, the output table W̃.
+  void remap(std::span<const GloveRecord> records, LocalGloveBlock& local);
 
  private:
   // Local slot of each table row in the batch being remapped; kUnused elsewhere

@@ -47,12 +47,12 @@ TrainingRun resumed_run(const TrainCommand& command) {
 
 // The usable GPU for --device cuda or auto, or nullopt (with one log line for auto).
 // --device cuda without one, or with a model the GPU does not train, is an error.
-std::optional<GpuDevice> find_gpu(const TrainCommand& command, Model model) {
+std::optional<GpuDevice> find_gpu(const TrainCommand& command, const TrainSettings& settings) {
   if (command.device == "cpu") return std::nullopt;
   const bool required = command.device == "cuda";
-  if (model == Model::glove) {
-    if (required) fail("--device cuda trains skipgram and cbow; glove trains on the CPU (--device cpu or auto)");
-    spdlog::info("--device auto: glove trains on the CPU");
+  if (settings.model == Model::glove && !supports_glove_on_gpu(settings.optimizer)) {
+    if (required) fail("--device cuda: glove trains with adagrad or sgd on the GPU; --optimizer adam trains on the CPU");
+    spdlog::info("--device auto: glove with --optimizer adam trains on the CPU");
     return std::nullopt;
   }
   std::string why_not = "this build has no CUDA backend (nvcc was not found when it was built)";
@@ -61,6 +61,19 @@ std::optional<GpuDevice> find_gpu(const TrainCommand& command, Model model) {
   if (!device && required) fail("--device cuda: no usable GPU: {}", why_not);
   if (!device) spdlog::info("--device auto: no usable GPU ({}); training on the CPU", why_not);
   return device;
+}
+
+// The device memory a GPU backend may plan for: --gpu-memory, or most of what is free.
+std::uint64_t gpu_budget(const TrainCommand& command, const GpuDevice& device) {
+  return command.gpu.gpu_memory ? command.gpu.gpu_memory : default_gpu_budget(device.free_memory);
+}
+
+// One line when --table auto left the tables in host memory, which is much slower.
+void explain_placement(const TrainCommand& command, const GpuMemoryPlan& plan, std::uint64_t table_bytes,
+                       std::uint64_t budget) {
+  if (plan.placement != TablePlacement::host || command.gpu.table != TablePlacement::automatic) return;
+  spdlog::info("--table auto: the tables ({}) do not fit in the {} of GPU memory allowed; they stay in host memory",
+               human_bytes(static_cast<double>(table_bytes)), human_bytes(static_cast<double>(budget)));
 }
 
 // The GPU backend for `run` on `device`, within --gpu-memory.
@@ -76,15 +89,23 @@ std::unique_ptr<TrainBackend> gpu_backend(const TrainCommand& command, TrainingR
   shape.max_inputs_per_window = 2 * s.window;
   shape.negatives = s.negative;
   shape.workers = s.threads;
-  const std::uint64_t budget = command.gpu.gpu_memory ? command.gpu.gpu_memory : default_gpu_budget(device.free_memory);
+  const std::uint64_t budget = gpu_budget(command, device);
   GpuBackendRequest request{s.model, &run.input, &run.output_table, shape, plan_gpu_memory(shape, command.gpu, budget),
                             device};
-  if (request.plan.placement == TablePlacement::host && command.gpu.table == TablePlacement::automatic) {
-    spdlog::info("--table auto: the tables ({}) do not fit in the {} of GPU memory allowed; they stay in host memory",
-                 human_bytes(2.0 * static_cast<double>(shape.rows * shape.stride * dtype_size(shape.storage))),
-                 human_bytes(static_cast<double>(budget)));
-  }
+  explain_placement(command, request.plan, 2 * shape.rows * shape.stride * dtype_size(shape.storage), budget);
   return command.gpu_trainer.make_backend(request);
+}
+
+// The GPU backend for GloVe's `run` on `device`, within --gpu-memory.
+std::unique_ptr<GloveBackend> glove_gpu_backend(const TrainCommand& command, TrainingRun& run, const GpuDevice& device) {
+  const TrainSettings& s = run.settings;
+  const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+  const GloveGpuShape shape{run.input.rows(), layout.width, s.threads};
+  const std::uint64_t budget = gpu_budget(command, device);
+  GloveGpuRequest request{&run.input, &run.output_table, layout, s.optimizer, s.adagrad,
+                          plan_glove_gpu_memory(shape, command.gpu, budget), device};
+  explain_placement(command, request.plan, 2 * shape.rows * shape.width * sizeof(float), budget);
+  return command.gpu_trainer.make_glove_backend(request);
 }
 
 // Trains `run` until it ends (true) or a stop signal stops it (false).
@@ -97,10 +118,17 @@ bool train(TrainingRun& run, const TrainCommand& command, const std::optional<Gp
     const std::string optimizer = s.optimizer == Optimizer::adagrad
                                       ? fmt::format("adagrad per {}", adagrad_mode_name(s.adagrad))
                                       : std::string(optimizer_name(s.optimizer));
-    spdlog::info("training glove on the CPU: dim {}, x-max {}, alpha {}, {}, {} epochs, lr {}, {} threads, seed {}; {} "
-                 "co-occurrence records",
-                 s.dim, s.x_max, s.alpha, optimizer, s.epochs, s.lr, s.threads, s.seed, run.records.size());
-    GloveTrainer trainer(s, run.records, run.input, run.output_table);
+    const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+    // The GPU trains an epoch faster than the CPU reshuffles the records one by one,
+    // so it reshuffles whole blocks of them between epochs.
+    std::unique_ptr<GloveBackend> backend =
+        gpu ? glove_gpu_backend(command, run, *gpu)
+            : make_cpu_glove_backend(run.input, run.output_table, layout, s.optimizer, s.adagrad);
+    spdlog::info("training glove on {}: dim {}, x-max {}, alpha {}, {}, {} epochs, lr {}, {} threads, seed {}; {} "
+                 "co-occurrence records{}",
+                 backend->name(), s.dim, s.x_max, s.alpha, optimizer, s.epochs, s.lr, s.threads, s.seed,
+                 run.records.size(), gpu ? ", reshuffled in blocks between epochs" : "");
+    GloveTrainer trainer(s, run.records, *backend, gpu ? RecordShuffle::blocks : RecordShuffle::full);
     return trainer.run(run.state, stop_requested(), on_epoch, on_progress);
   }
   std::unique_ptr<TrainBackend> backend =
@@ -147,7 +175,7 @@ int run_train_command(TrainCommand command) {
   // The GPU is looked for once, before the corpus is read, so that --device cuda without
   // one fails first. A count-only run trains nothing and only needs the --device cuda check.
   std::optional<GpuDevice> gpu;
-  if (!count_only || command.device == "cuda") gpu = find_gpu(command, settings.model);
+  if (!count_only || command.device == "cuda") gpu = find_gpu(command, settings);
 
   // Every output is created before the corpus is read, so that a directory we cannot
   // write fails before the reading and training it would waste.

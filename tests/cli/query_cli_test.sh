@@ -144,6 +144,36 @@ for i in $(seq 1 60); do
 done
 check "damaged files never crash" "$crashes" "0"
 
+# --- devices (the GPU itself: tests/gpu/gpu_query_cli_test.sh) ---
+seq 1 100 | sed 's/.*/king - man + woman/' > hundred.txt
+"$EQ" v.emb -k 3 --format tsv --device cpu < hundred.txt > cpu.tsv
+"$EQ" --version | grep -q 'CUDA backend built, [0-9]' && have_gpu=1 || have_gpu=0
+if [[ $have_gpu == 0 ]]; then
+  "$EQ" v.emb -k 3 --format tsv -v < hundred.txt > auto.tsv 2> auto.err
+  check "--device auto without a GPU: exit" "$?" "0"
+  check "--device auto without a GPU answers as the CPU" "$(md5sum < auto.tsv)" "$(md5sum < cpu.tsv)"
+  grep -q '100 queries answered on the CPU' auto.err && ok || bad "-v names the CPU: $(tail -2 auto.err)"
+  "$EQ" v.emb a --device cuda > out.txt 2> err.txt
+  check "--device cuda without a GPU: exit 1" "$?" "1"
+  grep -q '^embed-query: error: --device cuda: no usable GPU: ' err.txt && ok || bad "--device cuda message: $(cat err.txt)"
+  check "--device cuda without a GPU: one line" "$(wc -l < err.txt)" "1"
+  check "--device cuda without a GPU: nothing answered" "$(wc -c < out.txt)" "0"
+  "$EQ" eval v.emb --analogies "$DATA/analogies-sample.txt" --device cuda > /dev/null 2> err.txt
+  check "eval --device cuda without a GPU: exit 1" "$?" "1"
+  grep -q 'no usable GPU' err.txt && ok || bad "eval --device cuda message: $(cat err.txt)"
+fi
+"$EQ" v.emb a --device cpu --gpu-memory 1G > /dev/null 2> err.txt
+check "--gpu-memory with --device cpu: exit 2" "$?" "2"
+grep -q -- '--gpu-memory applies to --device cuda or auto only' err.txt && ok || bad "--gpu-memory message: $(cat err.txt)"
+"$EQ" eval v.emb --analogies "$DATA/analogies-sample.txt" --device cpu --gpu-memory 1G > /dev/null 2>&1
+check "eval --gpu-memory with --device cpu: exit 2" "$?" "2"
+"$EQ" v.emb a --device cuda -k 1025 > /dev/null 2> err.txt
+check "--device cuda with -k above the GPU's limit: exit 2" "$?" "2"
+grep -q "limit of 1024 neighbours per query; use --device cpu" err.txt && ok || bad "-k limit message: $(cat err.txt)"
+"$EQ" v.emb a --device gpu > /dev/null 2>&1; check "--device gpu: exit 2" "$?" "2"
+"$EQ" v.emb a --gpu-memory lots > /dev/null 2>&1; check "--gpu-memory lots: exit 2" "$?" "2"
+check "--device cpu answers" "$(head -1 cpu.tsv | cut -f3)" "queen"
+
 # --- usage ---
 "$EQ" > /dev/null 2>&1; check "no VECTORS: exit 2" "$?" "2"
 "$EQ" v.emb a -k 0 > /dev/null 2>&1; check "-k 0: exit 2" "$?" "2"

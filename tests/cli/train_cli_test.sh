@@ -90,12 +90,15 @@ expect_error "--gpu-memory without a GPU device" 2 "--gpu-memory applies to --de
   "$ET" --corpus "$CORPUS" -o e.emb --device cpu --gpu-memory 1G
 expect_error "--host-transfer with --table device" 2 "--host-transfer applies to --table host or auto only" \
   "$ET" --corpus "$CORPUS" -o e.emb --device auto --table device --host-transfer mapped
-expect_error "--device cuda with glove" 1 "glove trains on the CPU" "$ET" --corpus "$CORPUS" -o e.emb --model glove --device cuda
+expect_error "--device cuda with glove and adam" 1 "--optimizer adam trains on the CPU" "$ET" --corpus "$CORPUS" -o e.emb \
+  --model glove --optimizer adam --device cuda
 # Where no GPU is usable (CI, laptops): --device cuda refuses before reading the corpus,
 # --device auto says it falls back to the CPU. The gpu tests cover the machines with one.
 if ! "$ET" --version | grep -q 'CUDA backend built, [0-9]'; then
   expect_error "--device cuda without a GPU" 1 "--device cuda: no usable GPU" "$ET" --corpus "$CORPUS" -o e.emb --device cuda
   grep -q 'read\|words' err.txt && bad "--device cuda without a GPU: read the corpus first" || ok
+  expect_error "glove: --device cuda without a GPU" 1 "--device cuda: no usable GPU" "$ET" --corpus "$CORPUS" -o e.emb \
+    --model glove --device cuda
   "$ET" --corpus "$CORPUS" -o auto.emb "${FAST[@]}" --device auto --table host 2> auto.log && ok || bad "--device auto falls back"
   grep -q -- '--device auto: no usable GPU (.*); training on the CPU' auto.log && ok || bad "--device auto: says it fell back"
 fi

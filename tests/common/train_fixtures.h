@@ -7,9 +7,12 @@
 #include <cstring>
 #include <string>
 
+#include "train/cooc_counter.h"
 #include "train/corpus.h"
+#include "train/glove_model.h"
 #include "train/random.h"
 #include "train/row_matrix.h"
+#include "train/run_setup.h"
 
 namespace embed::test {
 
@@ -80,6 +83,14 @@ inline double max_relative_error(const RowMatrix& a, const RowMatrix& b, double 
     }
   }
   return worst;
+}
+
+// GloVe's training records for `corpus` (window 5, x_max 100, alpha 0.75), in count order.
+inline std::vector<GloveRecord> glove_records_of(const Corpus& corpus, std::size_t window = 5) {
+  CoocOptions options;
+  options.window = window;
+  CoocStats stats;
+  return glove_records(count_cooccurrences(corpus, options, stats), 100, 0.75);
 }
 
 }  // namespace embed::test

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # embed-train --device cuda end to end (ctest label "gpu"; exit 77, skipped, where no
-# GPU is usable): device and host placements, both host transfers, f16/bf16 tables,
+# GPU is usable): device and host placements, both host transfers, f16/bf16 tables, GloVe,
 # out-of-memory advice, and Ctrl-C → checkpoint → --resume on the GPU. Quality is the
 # CPU trainer's within noise: the last epoch's loss on the bundled text8 slice.
 # Usage: gpu_train_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT (run from the repo root)
@@ -50,6 +50,22 @@ expect_error "--table host with too little memory" 1 "raise --gpu-memory or lowe
   --device cuda --table host --gpu-memory 64K
 "$ET" "${RUN[@]}" -o small.emb --device cuda --gpu-memory 8M 2> small.log && ok || bad "auto placement within 8M"
 grep -q "they stay in host memory" small.log && ok || bad "--table auto picks host when the tables do not fit"
+
+# GloVe on the GPU: both placements reach the CPU trainer's cost on the same counts and seed.
+GLOVE=(--corpus "$CORPUS" --model glove --dim 50 --epochs 10 --seed 3 --threads 4)
+last_cost() { grep -o 'cost [0-9.]*' "$1" | tail -1 | cut -d' ' -f2; }
+"$ET" "${GLOVE[@]}" -o glove-cpu.emb --device cpu 2> glove-cpu.log || bad "glove: CPU reference run"
+for placement in "device gather" "host gather" "host mapped"; do
+  read -r table transfer <<<"$placement"
+  name="glove-$table-$transfer"
+  "$ET" "${GLOVE[@]}" -o "$name.emb" --device cuda --table "$table" --host-transfer "$transfer" 2> "$name.log"
+  check "$name: exit status" "$?" "0"
+  grep -q "training glove on cuda (" "$name.log" && ok || bad "$name: trained on the GPU: $(grep training "$name.log")"
+  within "$(last_cost "$name.log")" "$(last_cost glove-cpu.log)" 0.05 && ok ||
+    bad "$name: cost $(last_cost "$name.log") vs CPU $(last_cost glove-cpu.log)"
+done
+expect_error "glove: --table device that does not fit" 1 "use --table host" "$ET" "${GLOVE[@]}" -o e.emb --device cuda \
+  --table device --gpu-memory 1M
 
 # Ctrl-C on the GPU: a checkpoint the GPU (or the CPU) resumes from.
 LONG=(--corpus "$CORPUS" --dim 64 --epochs 40 --seed 3 --threads 4 --device cuda)

@@ -9,26 +9,15 @@
 #include <cstdio>
 #include <cstring>
 
-#include "backend/registry.h"
 #include "train/corpus.h"
 #include "train/trainer.h"
+#include "gpu_train_fixtures.h"
 #include "train_fixtures.h"
 
 using namespace embed;
 using namespace embed::test;
 
 namespace {
-
-GpuDevice the_device;
-
-struct Placement {
-  TablePlacement table;
-  HostTransfer transfer;
-  const char* name;
-};
-const Placement kPlacements[] = {{TablePlacement::device, HostTransfer::gather, "device"},
-                                 {TablePlacement::host, HostTransfer::gather, "host, gather"},
-                                 {TablePlacement::host, HostTransfer::mapped, "host, mapped"}};
 
 std::unique_ptr<TrainBackend> cuda_backend(Model model, RowMatrix& input, RowMatrix& output, std::size_t window,
                                            std::size_t negatives, unsigned workers, const Placement& placement,
@@ -207,16 +196,4 @@ TEST_CASE("a 2,000,000 x 128 table trains with 256 MB of GPU memory", "[gpu]") {
   }
 }
 
-int main(int argc, char** argv) {
-  std::string why;
-  const GpuTrainer trainer = gpu_trainer();
-  const std::optional<GpuDevice> device = trainer.built() ? trainer.find_device(why) : std::nullopt;
-  if (!device) {
-    std::printf("skipped: no usable CUDA device (%s)\n", why.c_str());
-    return 77;
-  }
-  the_device = *device;
-  std::printf("device: %s, %.1f GiB free\n", device->description.c_str(),
-              static_cast<double>(device->free_memory) / (1u << 30));
-  return Catch::Session().run(argc, argv);
-}
+int main(int argc, char** argv) { return run_gpu_tests(argc, argv); }

@@ -1,0 +1,170 @@
+// GPU tests of the CUDA GloVe backend (ctest label "gpu"). Exits 77 (skipped) where no
+// device is usable. One block of records against the CPU's arithmetic, for every
+// update rule and placement; training to the CPU trainer's cost and topic separation
+// on the same co-occurrences and seed.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "train/glove_trainer.h"
+#include "gpu_train_fixtures.h"
+#include "train_fixtures.h"
+
+using namespace embed;
+using namespace embed::test;
+
+namespace {
+
+struct Rule {
+  Optimizer optimizer;
+  AdagradMode adagrad;
+  const char* name;
+};
+const Rule kRules[] = {{Optimizer::adagrad, AdagradMode::element, "adagrad per element"},
+                       {Optimizer::adagrad, AdagradMode::row, "adagrad per row"},
+                       {Optimizer::sgd, AdagradMode::element, "sgd"}};
+
+std::unique_ptr<GloveBackend> cuda_glove(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout,
+                                         const Rule& rule, unsigned workers, const Placement& placement,
+                                         std::uint64_t budget = 0) {
+  GpuOptions options;
+  options.table = placement.table;
+  options.transfer = placement.transfer;
+  const GpuMemoryPlan plan = plan_glove_gpu_memory({words.rows(), layout.width, workers}, options,
+                                                   budget ? budget : default_gpu_budget(the_device.free_memory));
+  return gpu_trainer().make_glove_backend({&words, &contexts, layout, rule.optimizer, rule.adagrad, plan, the_device});
+}
+
+}  // namespace
+
+TEST_CASE("one block of GloVe records on the GPU equals the CPU's update", "[gpu]") {
+  for (std::size_t dim : {300u, 50u}) {
+    for (const Rule& rule : kRules) {
+      for (const Placement& placement : kPlacements) {
+        const GloveLayout layout(dim, rule.optimizer, rule.adagrad);
+        const std::size_t n = 500;
+        RowMatrix words = make_glove_table(n + 1, layout, rule.optimizer, 3, 0, 1);
+        RowMatrix contexts = make_glove_table(n + 1, layout, rule.optimizer, 3, 1, 1);
+        // Give the accumulators history, so that the step's divisor matters.
+        for (std::size_t r = 0; r <= n; ++r) {
+          for (std::size_t e = layout.state(); e < layout.width; ++e) {
+            words.row(r)[e] = contexts.row(r)[e] = rule.optimizer == Optimizer::sgd ? 0.0f : 0.01f * float(r % 7);
+          }
+        }
+        // Record i joins word i and context n - i: no two records share a row, so the
+        // GPU's concurrent warps cannot interact. One record cannot be trained.
+        std::vector<GloveRecord> records;
+        for (std::uint32_t i = 0; i < n; ++i) {
+          const float x = 1.0f + float(i % 90);
+          records.push_back({i, static_cast<std::uint32_t>(n - i), std::log(x), glove_weight(x, 100, 0.75)});
+        }
+        records[17].log_count = -std::numeric_limits<float>::infinity();
+        RowMatrix cpu_words = copy_of(words), cpu_contexts = copy_of(contexts);
+        BatchLoss cpu_loss, gpu_loss;
+        train_glove_records(records, cpu_words, cpu_contexts, layout, rule.optimizer, rule.adagrad, 0.05f, cpu_loss);
+        auto gpu = cuda_glove(words, contexts, layout, rule, 1, placement);
+        gpu->train(records, 0, 0.05f, gpu_loss);
+        gpu->finish(0, gpu_loss);
+        gpu->copy_tables_to_host();
+        INFO("dim " << dim << ", " << rule.name << ", " << placement.name);
+        CHECK(cpu_loss.examples == n - 1);
+        CHECK(gpu_loss.examples == cpu_loss.examples);
+        CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(1e-5));
+        // The dot product sums in another order: the rest is the CPU's arithmetic.
+        CHECK(max_relative_error(words, cpu_words) < 1e-5);
+        CHECK(max_relative_error(contexts, cpu_contexts) < 1e-5);
+      }
+    }
+  }
+}
+
+TEST_CASE("GloVe on the GPU trains to the CPU's cost and separation on the same co-occurrences", "[gpu]") {
+  const Corpus corpus = topic_corpus(11, 4000, 40, 500);
+  const std::vector<GloveRecord> counted = glove_records_of(corpus);
+  for (const Rule& rule : kRules) {
+    TrainSettings s;
+    s.model = Model::glove;
+    s.dim = 32;
+    s.epochs = 10;
+    s.threads = 4;
+    s.lr = 0.05f;
+    s.optimizer = rule.optimizer;
+    s.adagrad = rule.adagrad;
+    const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+    double cpu_separation = 0, cpu_cost = 0;
+    for (int which = -1; which < 3; ++which) {
+      std::vector<GloveRecord> records = counted;
+      shuffle_records(records, s.seed, 0);
+      RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 0, 1);
+      RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 1, 1);
+      std::unique_ptr<GloveBackend> backend =
+          which < 0 ? make_cpu_glove_backend(words, contexts, layout, s.optimizer, s.adagrad)
+                    : cuda_glove(words, contexts, layout, rule, s.threads, kPlacements[which]);
+      GloveTrainer trainer(s, records, *backend, which < 0 ? RecordShuffle::full : RecordShuffle::blocks);
+      TrainState state = TrainState::start(s.threads, s.seed, records.size());
+      std::atomic<bool> stop{false};
+      double cost = 0;
+      REQUIRE(trainer.run(state, stop, [&](const TrainProgress& p) { cost = p.loss; }, nullptr));
+      const double separation = topic_separation(corpus, words);
+      std::printf("glove, %s, %s: separation %.3f, last epoch cost %.4f\n", rule.name,
+                  which < 0 ? "cpu" : kPlacements[which].name, separation, cost);
+      if (which < 0) {
+        cpu_separation = separation;
+        cpu_cost = cost;
+        continue;
+      }
+      INFO(rule.name << ", " << kPlacements[which].name);
+      CHECK(separation > 0.5 * cpu_separation);
+      CHECK(separation == Approx(cpu_separation).epsilon(0.15));
+      CHECK(cost == Approx(cpu_cost).epsilon(0.05));
+    }
+  }
+}
+
+TEST_CASE("GloVe tables larger than the GPU memory allowed train in host memory", "[gpu]") {
+  // 200,000 words at dim 300 with per-element AdaGrad: 2 x 486 MB of tables in 256 MB.
+  const std::size_t rows = 200000;
+  const Rule& rule = kRules[0];
+  const GloveLayout layout(300, rule.optimizer, rule.adagrad);
+  Random random(9, 9);
+  std::vector<GloveRecord> records(4000000);
+  for (GloveRecord& r : records) {
+    // Pairs of neighbouring words co-occur often, others rarely: something to fit.
+    const std::uint32_t a = random.below(rows / 2) * 2;
+    const bool pair = random.below(4) != 0;
+    const float x = pair ? 20.0f : 1.0f;
+    r = {a, pair ? a + 1 : random.below(rows), std::log(x), glove_weight(x, 100, 0.75)};
+  }
+  TrainSettings s;
+  s.model = Model::glove;
+  s.dim = 300;
+  s.epochs = 2;
+  s.threads = 4;  // mapped transfers keep two copies of a block's rows: 4 workers' blocks fit
+  s.lr = 0.05f;
+  s.optimizer = rule.optimizer;
+  for (HostTransfer transfer : {HostTransfer::gather, HostTransfer::mapped}) {
+    RowMatrix words = make_glove_table(rows, layout, s.optimizer, s.seed, 0, s.threads);
+    RowMatrix contexts = make_glove_table(rows, layout, s.optimizer, s.seed, 1, s.threads);
+    const Placement placement{TablePlacement::automatic, transfer, host_transfer_name(transfer).data()};
+    auto backend = cuda_glove(words, contexts, layout, rule, s.threads, placement, 256ull << 20);
+    INFO(backend->name());
+    REQUIRE(backend->name().find("pinned host memory") != std::string::npos);
+    std::vector<GloveRecord> shuffled = records;
+    GloveTrainer trainer(s, shuffled, *backend, RecordShuffle::blocks);
+    TrainState state = TrainState::start(s.threads, s.seed, shuffled.size());
+    std::atomic<bool> stop{false};
+    std::vector<double> costs;
+    REQUIRE(trainer.run(state, stop, [&](const TrainProgress& p) { costs.push_back(p.loss); }, nullptr));
+    std::printf("glove 200k x 300 at 256 MB, %s: epoch costs %.4f, %.4f\n", placement.name, costs[0], costs[1]);
+    REQUIRE(costs.size() == 2);
+    CHECK(costs[1] < costs[0]);
+    bool finite = true;
+    for (float v : words.span()) finite = finite && std::isfinite(v);
+    CHECK(finite);
+  }
+}
+
+int main(int argc, char** argv) { return run_gpu_tests(argc, argv); }
