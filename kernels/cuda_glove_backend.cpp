@@ -7,7 +7,7 @@
 // slot's pinned buffer and the copy to the device is asynchronous. Device placement
 // keeps W and W̃ (vectors, biases, optimizer state: GloveLayout rows, f32) in GPU
 // memory for the whole run; host placement pins them and moves only the rows a block
-// touches (RowRemapper), adding the changes back as deltas, by CPU threads (gather)
+// touches (RowRemapper, host_tables.h), adding the changes back as deltas, by CPU threads (gather)
 // or by a kernel through the mapped tables (mapped).
 #include "cuda_glove_backend.h"
 
@@ -20,9 +20,9 @@
 #include "core/progress.h"
 #include "batch_slot.h"
 #include "cuda_memory.h"
+#include "host_tables.h"
 #include "glove_kernels.h"
 #include "train/row_remap.h"
-#include "w2v_kernels.h"
 
 namespace embed::cuda {
 namespace {
@@ -75,10 +75,7 @@ class CudaGloveBackend final : public GloveBackend {
       check(cudaMemcpy(device_contexts_.get(), contexts_.data(), table_bytes, cudaMemcpyHostToDevice),
             "copying W̃ to the GPU");
     } else {
-      pinned_words_ = HostRegistration(words_.data(), table_bytes, "the word table W");
-      pinned_contexts_ = HostRegistration(contexts_.data(), table_bytes, "the context table W̃");
-      mapped_words_ = static_cast<float*>(pinned_words_.device_pointer());
-      mapped_contexts_ = static_cast<float*>(pinned_contexts_.device_pointer());
+      host_ = HostTables(words_, contexts_, DType::f32, plan_.transfer, "the word table W", "the context table W̃");
     }
     workers_ = make_workers<Worker>(plan_, words_.rows(), row_bytes_, sizeof(BlockTotals));
   }
@@ -127,26 +124,11 @@ class CudaGloveBackend final : public GloveBackend {
 
     GloveTables tables{device_words_.get<float>(), device_contexts_.get<float>(), static_cast<std::uint32_t>(layout_.width),
                        static_cast<std::uint32_t>(layout_.dim), static_cast<std::uint32_t>(layout_.state())};
-    const auto width = static_cast<std::uint32_t>(layout_.width);
-    const std::size_t word_bytes = slot.word_rows * row_bytes_;
-    const std::size_t rows_bytes = (slot.word_rows + slot.context_rows) * row_bytes_;
     if (!device_placement()) {
-      auto* rows = slot.rows.get<std::byte>();
-      tables.words = reinterpret_cast<float*>(rows);
-      tables.contexts = reinterpret_cast<float*>(rows + word_bytes);
-      if (plan_.transfer == HostTransfer::gather) {
-        auto* staged = slot.staged.get<std::byte>();
-        gather_rows(words_, worker.local.word_rows, DType::f32, staged);
-        gather_rows(contexts_, worker.local.context_rows, DType::f32, staged + word_bytes);
-        check(cudaMemcpyAsync(rows, staged, rows_bytes, cudaMemcpyHostToDevice, stream), "copying rows to the GPU");
-      } else {
-        launch_gather_mapped(mapped_words_, width, device_ids + word_rows_at(slot), slot.word_rows, rows, Storage::f32,
-                             stream);
-        launch_gather_mapped(mapped_contexts_, width, device_ids + context_rows_at(slot), slot.context_rows,
-                             rows + word_bytes, Storage::f32, stream);
-        check(cudaMemcpyAsync(slot.originals.get(), rows, rows_bytes, cudaMemcpyDeviceToDevice, stream),
-              "keeping the gathered rows");
-      }
+      const BatchRows rows = rows_of(slot);
+      tables.words = slot.rows.get<float>();
+      tables.contexts = reinterpret_cast<float*>(slot.rows.get<std::byte>() + host_.second_offset(rows));
+      host_.gather(slot, rows, stream);
     }
 
     auto* totals = slot.device_totals.get<BlockTotals>();
@@ -154,20 +136,7 @@ class CudaGloveBackend final : public GloveBackend {
                  &totals->loss, &totals->trained, stream);
     check(cudaGetLastError(), "launching the GloVe kernel");
 
-    if (!device_placement()) {
-      auto* rows = slot.rows.get<std::byte>();
-      if (plan_.transfer == HostTransfer::gather) {
-        check(cudaMemcpyAsync(slot.updated.get(), rows, rows_bytes, cudaMemcpyDeviceToHost, stream),
-              "copying trained rows back");
-      } else {
-        const auto* originals = slot.originals.get<std::byte>();
-        launch_scatter_mapped(mapped_words_, width, width, device_ids + word_rows_at(slot), slot.word_rows, rows,
-                              originals, Storage::f32, stream);
-        launch_scatter_mapped(mapped_contexts_, width, width, device_ids + context_rows_at(slot), slot.context_rows,
-                              rows + word_bytes, originals + word_bytes, Storage::f32, stream);
-        check(cudaGetLastError(), "launching the row write-back");
-      }
-    }
+    if (!device_placement()) host_.write_back(slot, rows_of(slot), stream);
     check(cudaMemcpyAsync(slot.host_totals.get(), totals, sizeof(BlockTotals), cudaMemcpyDeviceToHost, stream),
           "copying a block's loss");
     check(cudaEventRecord(slot.done.get(), stream), "recording a block's end");
@@ -195,22 +164,23 @@ class CudaGloveBackend final : public GloveBackend {
   static std::size_t word_rows_at(const Slot& slot) { return std::size_t{slot.records} * kRecordWords; }
   static std::size_t context_rows_at(const Slot& slot) { return word_rows_at(slot) + slot.word_rows; }
 
+  // Host placement: the block's unique rows, as staged after its records.
+  static BatchRows rows_of(const Slot& slot) {
+    const auto* host = slot.host_ids.get<std::uint32_t>();
+    const auto* device = slot.device_ids.get<std::uint32_t>();
+    return {{host + word_rows_at(slot), slot.word_rows},
+            {host + context_rows_at(slot), slot.context_rows},
+            device + word_rows_at(slot),
+            device + context_rows_at(slot)};
+  }
+
   // Waits for the slot's block; for gather transfers adds its deltas to the host
   // tables; adds its loss.
   void complete(Slot& slot, BatchLoss& loss) {
     if (!slot.pending) return;
     slot.pending = false;
     check(cudaEventSynchronize(slot.done.get()), "training a block of records on the GPU");
-    if (!device_placement() && plan_.transfer == HostTransfer::gather) {
-      const auto* ids = slot.host_ids.get<std::uint32_t>();
-      const std::span<const std::uint32_t> word_rows(ids + word_rows_at(slot), slot.word_rows);
-      const std::span<const std::uint32_t> context_rows(ids + context_rows_at(slot), slot.context_rows);
-      const std::size_t word_bytes = word_rows.size() * row_bytes_;
-      const auto* updated = slot.updated.get<std::byte>();
-      const auto* staged = slot.staged.get<std::byte>();
-      scatter_deltas(words_, word_rows, DType::f32, updated, staged);
-      scatter_deltas(contexts_, context_rows, DType::f32, updated + word_bytes, staged + word_bytes);
-    }
+    if (!device_placement()) host_.add_deltas(slot, rows_of(slot));
     const BlockTotals& totals = *slot.host_totals.get<BlockTotals>();
     loss.sum += totals.loss;
     loss.examples += totals.trained;
@@ -224,9 +194,7 @@ class CudaGloveBackend final : public GloveBackend {
   GpuDevice device_;
   std::size_t row_bytes_;
   DeviceBuffer device_words_, device_contexts_;        // device placement
-  HostRegistration pinned_words_, pinned_contexts_;    // host placement
-  float* mapped_words_ = nullptr;
-  float* mapped_contexts_ = nullptr;
+  HostTables host_;                                    // host placement
   std::vector<Worker> workers_;
 };
 

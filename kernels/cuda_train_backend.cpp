@@ -7,7 +7,7 @@
 // Device placement trains the device copy of both tables in place; host placement
 // trains a slot-local copy of the rows the batch touches (RowRemapper) and adds the
 // changes back to the pinned host tables as deltas, either by CPU threads from pinned
-// staging buffers (gather) or by a kernel through the mapped table (mapped).
+// staging buffers (gather) or by a kernel through the mapped table (mapped): host_tables.h.
 #include "cuda_train_backend.h"
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include "core/progress.h"
 #include "batch_slot.h"
 #include "cuda_memory.h"
+#include "host_tables.h"
 #include "device_info.h"
 #include "train/logistic_table.h"
 #include "train/packed_batch.h"
@@ -27,16 +28,6 @@
 
 namespace embed::cuda {
 namespace {
-
-Storage storage_of(DType dtype) {
-  switch (dtype) {
-    case DType::f32: return Storage::f32;
-    case DType::f16: return Storage::f16;
-    case DType::bf16: return Storage::bf16;
-    default: EMBED_ASSERT(!"not a vector dtype");
-  }
-  return Storage::f32;
-}
 
 struct Slot : BatchSlot {
   PackedBatchShape shape;
@@ -80,11 +71,7 @@ class CudaTrainBackend final : public TrainBackend {
       upload(input_, device_input_);
       upload(output_, device_output_);
     } else {
-      const std::size_t table_bytes = input_.rows() * input_.stride() * sizeof(float);
-      pinned_input_ = HostRegistration(input_.data(), table_bytes, "the input table");
-      pinned_output_ = HostRegistration(output_.data(), table_bytes, "the output table");
-      mapped_input_ = static_cast<float*>(pinned_input_.device_pointer());
-      mapped_output_ = static_cast<float*>(pinned_output_.device_pointer());
+      host_ = HostTables(input_, output_, shape_.storage, plan_.transfer, "the input table", "the output table");
     }
 
     workers_ = make_workers<Worker>(plan_, shape_.rows, row_bytes_, sizeof(double));
@@ -131,25 +118,11 @@ class CudaTrainBackend final : public TrainBackend {
 
     KernelTables tables{device_input_.get(), device_output_.get(), static_cast<std::uint32_t>(shape_.stride),
                         static_cast<std::uint32_t>(shape_.dim), storage_};
-    const std::size_t input_bytes = slot.shape.input_rows * row_bytes_;
-    const std::size_t rows_bytes = (slot.shape.input_rows + slot.shape.output_rows) * row_bytes_;
     if (!device_placement()) {
-      auto* rows = slot.rows.get<std::byte>();
-      tables.input = rows;
-      tables.output = rows + input_bytes;
-      if (plan_.transfer == HostTransfer::gather) {
-        auto* staged = slot.staged.get<std::byte>();
-        gather_rows(input_, worker.local.input_rows, shape_.storage, staged);
-        gather_rows(output_, worker.local.output_rows, shape_.storage, staged + input_bytes);
-        check(cudaMemcpyAsync(rows, staged, rows_bytes, cudaMemcpyHostToDevice, stream), "copying rows to the GPU");
-      } else {
-        launch_gather_mapped(mapped_input_, tables.stride, ids + slot.shape.input_rows_at(), slot.shape.input_rows, rows,
-                             storage_, stream);
-        launch_gather_mapped(mapped_output_, tables.stride, ids + slot.shape.output_rows_at(), slot.shape.output_rows,
-                             rows + input_bytes, storage_, stream);
-        check(cudaMemcpyAsync(slot.originals.get(), rows, rows_bytes, cudaMemcpyDeviceToDevice, stream),
-              "keeping the gathered rows");
-      }
+      const BatchRows rows = rows_of(slot);
+      tables.input = slot.rows.get<std::byte>();
+      tables.output = slot.rows.get<std::byte>() + host_.second_offset(rows);
+      host_.gather(slot, rows, stream);
     }
 
     const KernelBatch kernel_batch{ids + slot.shape.targets_at(),
@@ -167,20 +140,7 @@ class CudaTrainBackend final : public TrainBackend {
     }
     check(cudaGetLastError(), "launching the training kernel");
 
-    if (!device_placement()) {
-      auto* rows = slot.rows.get<std::byte>();
-      if (plan_.transfer == HostTransfer::gather) {
-        check(cudaMemcpyAsync(slot.updated.get(), rows, rows_bytes, cudaMemcpyDeviceToHost, stream),
-              "copying trained rows back");
-      } else {
-        const auto* originals = slot.originals.get<std::byte>();
-        launch_scatter_mapped(mapped_input_, tables.stride, tables.dim, ids + slot.shape.input_rows_at(),
-                              slot.shape.input_rows, rows, originals, storage_, stream);
-        launch_scatter_mapped(mapped_output_, tables.stride, tables.dim, ids + slot.shape.output_rows_at(),
-                              slot.shape.output_rows, rows + input_bytes, originals + input_bytes, storage_, stream);
-        check(cudaGetLastError(), "launching the row write-back");
-      }
-    }
+    if (!device_placement()) host_.write_back(slot, rows_of(slot), stream);
     check(cudaMemcpyAsync(slot.host_totals.get(), device_loss, sizeof(double), cudaMemcpyDeviceToHost, stream),
           "copying the batch loss");
     check(cudaEventRecord(slot.done.get(), stream), "recording a batch's end");
@@ -204,6 +164,17 @@ class CudaTrainBackend final : public TrainBackend {
 
  private:
   bool device_placement() const { return plan_.placement == TablePlacement::device; }
+
+  // Host placement: the batch's unique rows, as packed into the slot's ids.
+  static BatchRows rows_of(const Slot& slot) {
+    const auto* host = slot.host_ids.get<std::uint32_t>();
+    const auto* device = slot.device_ids.get<std::uint32_t>();
+    const PackedBatchShape& shape = slot.shape;
+    return {{host + shape.input_rows_at(), shape.input_rows},
+            {host + shape.output_rows_at(), shape.output_rows},
+            device + shape.input_rows_at(),
+            device + shape.output_rows_at()};
+  }
 
   // A window's rows live in shared memory: refuse shapes that cannot fit, and let the
   // kernels use more than the default 48 KB where they need it.
@@ -231,16 +202,7 @@ class CudaTrainBackend final : public TrainBackend {
     if (!slot.pending) return;
     slot.pending = false;
     check(cudaEventSynchronize(slot.done.get()), "training a batch on the GPU");
-    if (!device_placement() && plan_.transfer == HostTransfer::gather) {
-      const auto* ids = slot.host_ids.get<std::uint32_t>();
-      const std::span<const std::uint32_t> input_rows(ids + slot.shape.input_rows_at(), slot.shape.input_rows);
-      const std::span<const std::uint32_t> output_rows(ids + slot.shape.output_rows_at(), slot.shape.output_rows);
-      const std::size_t input_bytes = input_rows.size() * row_bytes_;
-      const auto* updated = slot.updated.get<std::byte>();
-      const auto* staged = slot.staged.get<std::byte>();
-      scatter_deltas(input_, input_rows, shape_.storage, updated, staged);
-      scatter_deltas(output_, output_rows, shape_.storage, updated + input_bytes, staged + input_bytes);
-    }
+    if (!device_placement()) host_.add_deltas(slot, rows_of(slot));
     loss.sum += *slot.host_totals.get<double>();
     loss.examples += slot.examples;
   }
@@ -297,9 +259,7 @@ class CudaTrainBackend final : public TrainBackend {
   DeviceBuffer sigmoid_, loss_table_;
   KernelLogistic logistic_{};
   DeviceBuffer device_input_, device_output_;      // device placement
-  HostRegistration pinned_input_, pinned_output_;  // host placement
-  float* mapped_input_ = nullptr;
-  float* mapped_output_ = nullptr;
+  HostTables host_;                                 // host placement
   std::vector<Worker> workers_;
 };
 

@@ -1,5 +1,7 @@
 #include "glove_kernels.h"
 
+#include "warp_sum.cuh"
+
 namespace embed::cuda {
 namespace {
 
@@ -12,13 +14,6 @@ constexpr unsigned kWarpsPerBlock = kThreads / 32;
 constexpr unsigned kFullMask = 0xffffffffu;
 
 __device__ inline float clip(float x) { return fminf(fmaxf(x, -kClip), kClip); }
-
-// A butterfly sum: every lane ends with the same value (each step adds a pair in
-// both lanes, and float addition commutes).
-__device__ inline float warp_sum(float v) {
-  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(kFullMask, v, offset);
-  return v;
-}
 
 // adagrad_step (lib/train/optimizer.h) on one parameter. The accumulator's add
 // returns the value it replaced, which is what the step divides by; so concurrent

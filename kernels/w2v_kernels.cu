@@ -5,6 +5,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "warp_sum.cuh"
+
 namespace embed::cuda {
 namespace {
 
@@ -48,11 +50,6 @@ __device__ inline int logistic_index(float x, const KernelLogistic& l) {
 __device__ inline float sigmoid(float x, const KernelLogistic& l) { return l.sigmoid[logistic_index(x, l)]; }
 __device__ inline float log_loss(float x, const KernelLogistic& l) {
   return x < -l.range ? -x : l.loss[logistic_index(x, l)];
-}
-
-__device__ inline float warp_sum(float v) {
-  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;
 }
 
 // The sum over the block of every thread's `v`, returned to all threads. `partial`

@@ -1,0 +1,63 @@
+// Host placement, shared by the CUDA training backends: two tables stay in pinned host
+// memory and each batch trains a copy of just the rows it touches in its slot (the
+// first table's rows, then the second's). The rows go to the device and their changes
+// come back as deltas (new − old), which commute, so batches in flight at once lose
+// nothing: CPU threads gather into pinned staging and add the deltas (gather), or
+// kernels read the pinned tables through their mapped addresses and add the deltas
+// there (mapped).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include <cuda_runtime.h>
+
+#include "batch_slot.h"
+#include "cuda_memory.h"
+#include "format/dtype.h"
+#include "train/gpu_plan.h"
+#include "train/row_matrix.h"
+#include "w2v_kernels.h"
+
+namespace embed::cuda {
+
+// The kernels' name for a vector dtype (f32, f16, bf16).
+Storage storage_of(DType dtype);
+
+// The rows a batch touches, as the slot holds them: on the host (its pinned ids) and
+// on the device (its uploaded ids).
+struct BatchRows {
+  std::span<const std::uint32_t> first, second;
+  const std::uint32_t* device_first;
+  const std::uint32_t* device_second;
+};
+
+class HostTables {
+ public:
+  HostTables() = default;
+  // Pins both tables (f32 on the host); the slot copies are in `storage`.
+  HostTables(RowMatrix& first, RowMatrix& second, DType storage, HostTransfer transfer, const char* first_name,
+             const char* second_name);
+
+  // Where the second table's rows start in the slot's copy.
+  std::size_t second_offset(const BatchRows& rows) const { return rows.first.size() * row_bytes_; }
+  // Queues the copy of the rows into slot.rows, before the batch's kernels.
+  void gather(BatchSlot& slot, const BatchRows& rows, cudaStream_t stream) const;
+  // Queues what brings the trained rows home, after the batch's kernels: their copy
+  // back (gather) or the delta scatter into the mapped tables (mapped).
+  void write_back(BatchSlot& slot, const BatchRows& rows, cudaStream_t stream) const;
+  // Once the batch is done: gather transfers add its deltas to the host tables.
+  void add_deltas(const BatchSlot& slot, const BatchRows& rows) const;
+
+ private:
+  RowMatrix* first_ = nullptr;
+  RowMatrix* second_ = nullptr;
+  DType storage_ = DType::f32;
+  HostTransfer transfer_ = HostTransfer::gather;
+  std::size_t row_bytes_ = 0;  // one row of the slot's copy
+  HostRegistration pinned_first_, pinned_second_;
+  float* mapped_first_ = nullptr;
+  float* mapped_second_ = nullptr;
+};
+
+}  // namespace embed::cuda
