@@ -16,6 +16,9 @@ namespace embed::cuda {
 struct BatchSlot {
   Stream stream;
   Event done;
+  // Host placement, mapped transfers: the batch's kernels have run (the shared write-back
+  // stream waits for it), and its deltas are in the host tables (the slot's stream waits).
+  Event trained, written;
   PinnedBuffer host_ids;  // the batch as the kernels read it (plan.ids_words uint32 words)
   DeviceBuffer device_ids;
   PinnedBuffer host_totals;  // what the kernels add up (the loss), copied back

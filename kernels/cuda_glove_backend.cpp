@@ -77,6 +77,9 @@ class CudaGloveBackend final : public GloveBackend {
     } else {
       host_ = HostTables(words_, contexts_, DType::f32, plan_.transfer, "the word table W", "the context table W̃");
     }
+    // cudaMemcpy from pageable memory may return before its copy has landed, and the
+    // blocks run on non-blocking streams that do not wait for it.
+    check(cudaDeviceSynchronize(), "copying the tables to the GPU");
     workers_ = make_workers<Worker>(plan_, words_.rows(), row_bytes_, sizeof(BlockTotals));
   }
 
@@ -132,9 +135,9 @@ class CudaGloveBackend final : public GloveBackend {
     }
 
     auto* totals = slot.device_totals.get<BlockTotals>();
-    launch_glove(reinterpret_cast<const KernelGloveRecord*>(device_ids), slot.records, tables, rule_, learning_rate,
-                 &totals->loss, &totals->trained, stream);
-    check(cudaGetLastError(), "launching the GloVe kernel");
+    check(launch_glove(reinterpret_cast<const KernelGloveRecord*>(device_ids), slot.records, tables, rule_,
+                       learning_rate, &totals->loss, &totals->trained, stream),
+          "launching the GloVe kernel");
 
     if (!device_placement()) host_.write_back(slot, rows_of(slot), stream);
     check(cudaMemcpyAsync(slot.host_totals.get(), totals, sizeof(BlockTotals), cudaMemcpyDeviceToHost, stream),

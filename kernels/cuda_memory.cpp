@@ -59,6 +59,8 @@ void* HostRegistration::device_pointer() const {
   return device;
 }
 
+CurrentDevice::CurrentDevice(int ordinal) { check(cudaSetDevice(ordinal), "selecting the GPU"); }
+
 Stream::Stream() {
   cudaStream_t stream = nullptr;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "creating a stream");

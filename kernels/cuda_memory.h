@@ -74,6 +74,13 @@ class HostRegistration {
   std::unique_ptr<void, detail::Unregister> data_;
 };
 
+// Makes a device current. As the first member of a class that owns streams, events or
+// a cuBLAS handle, it selects the device before they are made (they belong to the
+// device current when they are created).
+struct CurrentDevice {
+  explicit CurrentDevice(int ordinal);
+};
+
 class Stream {
  public:
   Stream();

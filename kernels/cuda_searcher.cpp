@@ -20,7 +20,7 @@
 #include "core/progress.h"
 #include "cublas_loader.h"
 #include "cuda_memory.h"
-#include "cuda_train_backend.h"
+#include "device_info.h"
 #include "query/query_matrix.h"
 #include "query/query_split.h"
 #include "radix_select.h"
@@ -61,9 +61,9 @@ class CudaSearcher final : public MatrixSearcher {
         split_(query_split(shape_.dtype)),
         row_bytes_(shape_.dim * dtype_size(shape_.dtype)),
         query_element_(shape_.dtype == DType::f32 ? sizeof(float) : sizeof(std::uint16_t)),
-        threads_(std::max(1u, request.threads)) {
+        threads_(std::max(1u, request.threads)),
+        current_(device_.ordinal) {
     EMBED_ASSERT(shape_.rows <= space_.rows() && shape_.rows <= 0xFFFFFFFFull && shape_.k <= kGpuMaxK);
-    check(cudaSetDevice(device_.ordinal), "selecting the GPU");
     std::size_t free = 0, total = 0;
     check(cudaMemGetInfo(&free, &total), "reading the GPU's free memory");
     if (plan_.total_bytes > free) {
@@ -75,9 +75,11 @@ class CudaSearcher final : public MatrixSearcher {
     cublasHandle_t handle = nullptr;
     check_cublas(api.create(&handle), "creating a handle");
     cublas_.reset(handle);
+    // The stream first: setting a stream resets the workspace to cuBLAS's own pool,
+    // which would be allocated outside the memory plan.
+    check_cublas(api.set_stream(handle, stream_.get()), "setting its stream");
     workspace_ = DeviceBuffer(kCublasWorkspaceBytes, "cuBLAS's workspace");
     check_cublas(api.set_workspace(handle, workspace_.get(), kCublasWorkspaceBytes), "setting its workspace");
-    check_cublas(api.set_stream(handle, stream_.get()), "setting its stream");
     // No TF32: products must keep f32's precision to match the CPU within 1e-5.
     check_cublas(api.set_math_mode(handle, CUBLAS_DEFAULT_MATH), "setting its math mode");
 
@@ -110,6 +112,9 @@ class CudaSearcher final : public MatrixSearcher {
         staging_[b] = PinnedBuffer(chunk_bytes, "a chunk of streamed rows");
       }
     }
+    // The inverse norms went by cudaMemcpy from pageable memory, which may return before
+    // the copy has landed; the searches run on a non-blocking stream that would not wait.
+    check(cudaDeviceSynchronize(), "copying the rows' norms to the GPU");
   }
 
   std::vector<std::vector<Hit>> search(std::span<const SearchQuery> queries, const SearchOptions& options) override {
@@ -228,16 +233,22 @@ class CudaSearcher final : public MatrixSearcher {
       split_query_rows(matrix.values.data(), matrix.rows, shape_.dim, shape_.dtype, parts.data());
       rows = parts.data();
     }
-    // Synchronous copies from pageable memory: the host vectors go out of scope next.
-    check(cudaMemcpy(query_rows_.get(), rows, matrix.rows * split_.parts * shape_.dim * query_element_,
-                     cudaMemcpyHostToDevice),
+    // Queued on the search's stream, which the GEMMs and selections follow, and waited
+    // for: the host vectors go out of scope next, and a cudaMemcpy from pageable memory
+    // may return before its copy has landed, which a non-blocking stream would not wait for.
+    cudaStream_t stream = stream_.get();
+    check(cudaMemcpyAsync(query_rows_.get(), rows, matrix.rows * split_.parts * shape_.dim * query_element_,
+                          cudaMemcpyHostToDevice, stream),
           "copying the queries");
-    check(cudaMemcpy(descs_.get(), descs.data(), descs.size() * sizeof(SearchQueryDesc), cudaMemcpyHostToDevice),
+    check(cudaMemcpyAsync(descs_.get(), descs.data(), descs.size() * sizeof(SearchQueryDesc), cudaMemcpyHostToDevice,
+                          stream),
           "copying the queries");
     if (!terms.empty()) {
-      check(cudaMemcpy(terms_.get(), terms.data(), terms.size() * sizeof(SearchTerm), cudaMemcpyHostToDevice),
+      check(cudaMemcpyAsync(terms_.get(), terms.data(), terms.size() * sizeof(SearchTerm), cudaMemcpyHostToDevice,
+                            stream),
             "copying the queries");
     }
+    check(cudaStreamSynchronize(stream), "copying the queries");
   }
 
   // Every pass against rows [first, first + count), held at `rows` on the device.
@@ -317,8 +328,9 @@ class CudaSearcher final : public MatrixSearcher {
   std::size_t query_element_;
   unsigned threads_ = 1;
 
-  Stream stream_;       // GEMMs and selections
-  Stream copy_stream_;  // rows to the device
+  CurrentDevice current_;  // before the streams, events and handle, which belong to it
+  Stream stream_;          // GEMMs and selections
+  Stream copy_stream_;     // rows to the device
   std::unique_ptr<cublasContext, DestroyCublas> cublas_;
   DeviceBuffer workspace_, products_, query_rows_, descs_, terms_, best_keys_, best_counts_, inverse_norms_;
   DeviceBuffer chunks_[2];   // resident: chunks_[0] holds every row
@@ -329,16 +341,26 @@ class CudaSearcher final : public MatrixSearcher {
 }  // namespace
 
 std::optional<GpuSearchDevice> find_search_device(std::string& why_not) {
-  const std::optional<GpuDevice> device = find_training_device(why_not);
+  const std::optional<SelectedDevice> device = select_first_device(why_not);
   if (!device) return std::nullopt;
   int shared = 0;
-  if (const cudaError_t status = cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device->ordinal);
+  if (const cudaError_t status =
+          cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device->info.ordinal);
       status != cudaSuccess) {
     cudaGetLastError();
     why_not = cudaGetErrorString(status);
     return std::nullopt;
   }
-  return GpuSearchDevice{device->ordinal, device->description, device->free_memory, static_cast<std::size_t>(shared)};
+  // cuBLAS is part of a usable device: loaded here, so that --device cuda without it
+  // fails before any query is read, and auto stays on the CPU.
+  try {
+    cublas();
+  } catch (const Error& e) {
+    why_not = e.what();
+    return std::nullopt;
+  }
+  return GpuSearchDevice{device->info.ordinal, device->info.description(), device->free_memory,
+                         static_cast<std::size_t>(shared)};
 }
 
 std::unique_ptr<MatrixSearcher> make_cuda_searcher(const GpuSearchRequest& request) {

@@ -73,6 +73,9 @@ class CudaTrainBackend final : public TrainBackend {
     } else {
       host_ = HostTables(input_, output_, shape_.storage, plan_.transfer, "the input table", "the output table");
     }
+    // cudaMemcpy from pageable memory may return before its copy has landed, and the
+    // batches run on non-blocking streams that do not wait for it.
+    check(cudaDeviceSynchronize(), "copying the tables to the GPU");
 
     workers_ = make_workers<Worker>(plan_, shape_.rows, row_bytes_, sizeof(double));
   }
@@ -133,12 +136,10 @@ class CudaTrainBackend final : public TrainBackend {
                                    slot.shape.negatives_per_window,
                                    static_cast<std::uint32_t>(shape_.max_inputs_per_window)};
     auto* device_loss = slot.device_totals.get<double>();
-    if (model_ == Model::skipgram) {
-      launch_skipgram(kernel_batch, tables, logistic_, batch.learning_rate, device_loss, stream);
-    } else {
-      launch_cbow(kernel_batch, tables, logistic_, batch.learning_rate, device_loss, stream);
-    }
-    check(cudaGetLastError(), "launching the training kernel");
+    check(model_ == Model::skipgram
+              ? launch_skipgram(kernel_batch, tables, logistic_, batch.learning_rate, device_loss, stream)
+              : launch_cbow(kernel_batch, tables, logistic_, batch.learning_rate, device_loss, stream),
+          "launching the training kernel");
 
     if (!device_placement()) host_.write_back(slot, rows_of(slot), stream);
     check(cudaMemcpyAsync(slot.host_totals.get(), device_loss, sizeof(double), cudaMemcpyDeviceToHost, stream),
@@ -218,7 +219,9 @@ class CudaTrainBackend final : public TrainBackend {
     in_chunks(host, [&](std::size_t first, std::size_t count, float* buffer) {
       check(cudaMemcpy(buffer, host.row(first), count * sizeof(float), cudaMemcpyHostToDevice),
             "copying a table to the GPU");
-      launch_to_storage(buffer, device.get<std::byte>() + first * row_bytes_, count, storage_, nullptr);
+      // The legacy default stream (nullptr) runs after the copy above.
+      check(launch_to_storage(buffer, device.get<std::byte>() + first * row_bytes_, count, storage_, nullptr),
+            "launching a table conversion");
       check(cudaDeviceSynchronize(), "converting a table on the GPU");
     });
   }
@@ -230,7 +233,8 @@ class CudaTrainBackend final : public TrainBackend {
       return;
     }
     in_chunks(host, [&](std::size_t first, std::size_t count, float* buffer) {
-      launch_to_f32(device.get<std::byte>() + first * row_bytes_, buffer, count, storage_, nullptr);
+      check(launch_to_f32(device.get<std::byte>() + first * row_bytes_, buffer, count, storage_, nullptr),
+            "launching a table conversion");
       check(cudaMemcpy(host.row(first), buffer, count * sizeof(float), cudaMemcpyDeviceToHost),
             "copying a table from the GPU");
     });
@@ -266,23 +270,9 @@ class CudaTrainBackend final : public TrainBackend {
 }  // namespace
 
 std::optional<GpuDevice> find_training_device(std::string& why_not) {
-  const std::vector<DeviceInfo> devices = list_devices(&why_not);
-  if (devices.empty()) return std::nullopt;
-  const DeviceInfo& first = devices.front();
-  if (cudaSetDevice(first.ordinal) != cudaSuccess) {
-    why_not = cudaGetErrorString(cudaGetLastError());
-    return std::nullopt;
-  }
-  std::size_t free = 0, total = 0;
-  if (const cudaError_t status = cudaMemGetInfo(&free, &total); status != cudaSuccess) {
-    cudaGetLastError();
-    why_not = cudaGetErrorString(status);
-    return std::nullopt;
-  }
-  return GpuDevice{first.ordinal,
-                   fmt::format("{} ({:.1f} GiB, sm_{}{})", first.name, static_cast<double>(first.total_memory) / (1u << 30),
-                               first.compute_major, first.compute_minor),
-                   free};
+  const std::optional<SelectedDevice> device = select_first_device(why_not);
+  if (!device) return std::nullopt;
+  return GpuDevice{device->info.ordinal, device->info.description(), device->free_memory};
 }
 
 std::unique_ptr<TrainBackend> make_cuda_train_backend(const GpuBackendRequest& request) {

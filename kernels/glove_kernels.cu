@@ -120,9 +120,9 @@ __global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord
 
 }  // namespace
 
-void launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables, GloveRule rule,
-                  float learning_rate, double* loss, unsigned long long* trained, cudaStream_t stream) {
-  if (count == 0) return;
+cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables, GloveRule rule,
+                         float learning_rate, double* loss, unsigned long long* trained, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
   // A warp per record in flight; a few blocks per SM is enough to hide the row loads,
   // and a bounded grid keeps the final atomics on the totals few.
   constexpr std::size_t kMaxBlocks = 4096;
@@ -141,6 +141,7 @@ void launch_glove(const KernelGloveRecord* records, std::uint32_t count, const G
       glove_kernel<GloveRule::sgd><<<blocks, kThreads, 0, stream>>>(records, count, tables, learning_rate, loss, trained);
       break;
   }
+  return cudaGetLastError();
 }
 
 }  // namespace embed::cuda

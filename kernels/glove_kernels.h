@@ -35,8 +35,8 @@ struct GloveTables {
 
 // Trains `count` records; adds 0.5 f(X) (prediction - log X)² per trained record to
 // *loss and the number trained to *trained (device memory). Records whose prediction
-// is not finite are skipped, as on the CPU.
-void launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables, GloveRule rule,
+// is not finite are skipped, as on the CPU. Returns the launch's status (cudaGetLastError).
+cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables, GloveRule rule,
                   float learning_rate, double* loss, unsigned long long* trained, cudaStream_t stream);
 
 }  // namespace embed::cuda

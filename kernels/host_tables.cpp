@@ -21,12 +21,18 @@ HostTables::HostTables(RowMatrix& first, RowMatrix& second, DType storage, HostT
       second_(&second),
       storage_(storage),
       transfer_(transfer),
-      row_bytes_(first.stride() * dtype_size(storage)),
-      pinned_first_(first.data(), first.span().size_bytes(), first_name),
-      pinned_second_(second.data(), second.span().size_bytes(), second_name),
-      mapped_first_(static_cast<float*>(pinned_first_.device_pointer())),
-      mapped_second_(static_cast<float*>(pinned_second_.device_pointer())) {
+      row_bytes_(first.stride() * dtype_size(storage)) {
   EMBED_ASSERT(first.stride() == second.stride() && first.dim() == second.dim());
+  if (transfer_ == HostTransfer::gather) {
+    first_locks_ = std::make_unique<RowLocks>();
+    second_locks_ = std::make_unique<RowLocks>();
+    return;
+  }
+  pinned_first_ = HostRegistration(first.data(), first.span().size_bytes(), first_name);
+  pinned_second_ = HostRegistration(second.data(), second.span().size_bytes(), second_name);
+  mapped_first_ = static_cast<float*>(pinned_first_.device_pointer());
+  mapped_second_ = static_cast<float*>(pinned_second_.device_pointer());
+  write_back_stream_ = std::make_unique<Stream>();
 }
 
 void HostTables::gather(BatchSlot& slot, const BatchRows& rows, cudaStream_t stream) const {
@@ -42,10 +48,12 @@ void HostTables::gather(BatchSlot& slot, const BatchRows& rows, cudaStream_t str
   }
   const auto stride = static_cast<std::uint32_t>(first_->stride());
   const Storage storage = storage_of(storage_);
-  launch_gather_mapped(mapped_first_, stride, rows.device_first, static_cast<std::uint32_t>(rows.first.size()), copy,
-                       storage, stream);
-  launch_gather_mapped(mapped_second_, stride, rows.device_second, static_cast<std::uint32_t>(rows.second.size()),
-                       copy + offset, storage, stream);
+  check(launch_gather_mapped(mapped_first_, stride, rows.device_first, static_cast<std::uint32_t>(rows.first.size()),
+                             copy, storage, stream),
+        "launching the row gather");
+  check(launch_gather_mapped(mapped_second_, stride, rows.device_second, static_cast<std::uint32_t>(rows.second.size()),
+                             copy + offset, storage, stream),
+        "launching the row gather");
   check(cudaMemcpyAsync(slot.originals.get(), copy, bytes, cudaMemcpyDeviceToDevice, stream),
         "keeping the gathered rows");
 }
@@ -59,17 +67,25 @@ void HostTables::write_back(BatchSlot& slot, const BatchRows& rows, cudaStream_t
           "copying trained rows back");
     return;
   }
-  // The padding beyond dim() stays zero, as scatter_deltas leaves it.
+  // The padding beyond dim() stays zero, as scatter_deltas leaves it. Each scatter lists
+  // a row once, and scatters run one at a time on the write-back stream, so the plain
+  // adds of the kernel never overlap on one element.
   const auto stride = static_cast<std::uint32_t>(first_->stride());
   const auto elements = static_cast<std::uint32_t>(first_->dim());
   const Storage storage = storage_of(storage_);
   const auto* originals = slot.originals.get<std::byte>();
-  launch_scatter_mapped(mapped_first_, stride, elements, rows.device_first, static_cast<std::uint32_t>(rows.first.size()),
-                        copy, originals, storage, stream);
-  launch_scatter_mapped(mapped_second_, stride, elements, rows.device_second,
-                        static_cast<std::uint32_t>(rows.second.size()), copy + offset, originals + offset, storage,
-                        stream);
-  check(cudaGetLastError(), "launching the row write-back");
+  cudaStream_t serial = write_back_stream_->get();
+  check(cudaEventRecord(slot.trained.get(), stream), "ordering the row write-back");
+  check(cudaStreamWaitEvent(serial, slot.trained.get(), 0), "ordering the row write-back");
+  check(launch_scatter_mapped(mapped_first_, stride, elements, rows.device_first,
+                              static_cast<std::uint32_t>(rows.first.size()), copy, originals, storage, serial),
+        "launching the row write-back");
+  check(launch_scatter_mapped(mapped_second_, stride, elements, rows.device_second,
+                              static_cast<std::uint32_t>(rows.second.size()), copy + offset, originals + offset, storage,
+                              serial),
+        "launching the row write-back");
+  check(cudaEventRecord(slot.written.get(), serial), "ordering the row write-back");
+  check(cudaStreamWaitEvent(stream, slot.written.get(), 0), "ordering the row write-back");
 }
 
 void HostTables::add_deltas(const BatchSlot& slot, const BatchRows& rows) const {
@@ -77,8 +93,8 @@ void HostTables::add_deltas(const BatchSlot& slot, const BatchRows& rows) const 
   const std::size_t offset = second_offset(rows);
   const auto* updated = slot.updated.get<std::byte>();
   const auto* staged = slot.staged.get<std::byte>();
-  scatter_deltas(*first_, rows.first, storage_, updated, staged);
-  scatter_deltas(*second_, rows.second, storage_, updated + offset, staged + offset);
+  scatter_deltas(*first_, rows.first, storage_, updated, staged, first_locks_.get());
+  scatter_deltas(*second_, rows.second, storage_, updated + offset, staged + offset, second_locks_.get());
 }
 
 }  // namespace embed::cuda

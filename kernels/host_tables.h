@@ -1,13 +1,17 @@
-// Host placement, shared by the CUDA training backends: two tables stay in pinned host
-// memory and each batch trains a copy of just the rows it touches in its slot (the
-// first table's rows, then the second's). The rows go to the device and their changes
-// come back as deltas (new − old), which commute, so batches in flight at once lose
-// nothing: CPU threads gather into pinned staging and add the deltas (gather), or
-// kernels read the pinned tables through their mapped addresses and add the deltas
-// there (mapped).
+// Host placement, shared by the CUDA training backends: two tables stay in host memory
+// and each batch trains a copy of just the rows it touches in its slot (the first
+// table's rows, then the second's). The rows go to the device and their changes come
+// back as deltas (new − old), which commute, so batches in flight at once lose nothing
+// as long as no two adds to one row overlap:
+// - gather: CPU threads copy the rows into pinned staging buffers, and the worker that
+//   completes a batch adds its deltas holding each row's stripe lock (row_locks.h);
+// - mapped: the tables are pinned and mapped into the device's address space; kernels
+//   read the rows through it and add the deltas there, all write-back kernels queued on
+//   one stream so that no two run at once (a scatter lists each row once).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 
 #include <cuda_runtime.h>
@@ -16,6 +20,7 @@
 #include "cuda_memory.h"
 #include "format/dtype.h"
 #include "train/gpu_plan.h"
+#include "train/row_locks.h"
 #include "train/row_matrix.h"
 #include "w2v_kernels.h"
 
@@ -35,7 +40,8 @@ struct BatchRows {
 class HostTables {
  public:
   HostTables() = default;
-  // Pins both tables (f32 on the host); the slot copies are in `storage`.
+  // Both tables are f32 on the host; the slot copies are in `storage`. Mapped transfers
+  // pin and map the tables (the device must be current); gather transfers leave them be.
   HostTables(RowMatrix& first, RowMatrix& second, DType storage, HostTransfer transfer, const char* first_name,
              const char* second_name);
 
@@ -44,9 +50,11 @@ class HostTables {
   // Queues the copy of the rows into slot.rows, before the batch's kernels.
   void gather(BatchSlot& slot, const BatchRows& rows, cudaStream_t stream) const;
   // Queues what brings the trained rows home, after the batch's kernels: their copy
-  // back (gather) or the delta scatter into the mapped tables (mapped).
+  // back (gather) or the delta scatter into the mapped tables (mapped), after which
+  // `stream` goes on.
   void write_back(BatchSlot& slot, const BatchRows& rows, cudaStream_t stream) const;
-  // Once the batch is done: gather transfers add its deltas to the host tables.
+  // Once the batch is done: gather transfers add its deltas to the host tables. Safe
+  // from several threads at once.
   void add_deltas(const BatchSlot& slot, const BatchRows& rows) const;
 
  private:
@@ -55,9 +63,13 @@ class HostTables {
   DType storage_ = DType::f32;
   HostTransfer transfer_ = HostTransfer::gather;
   std::size_t row_bytes_ = 0;  // one row of the slot's copy
+  // mapped
   HostRegistration pinned_first_, pinned_second_;
   float* mapped_first_ = nullptr;
   float* mapped_second_ = nullptr;
+  std::unique_ptr<Stream> write_back_stream_;
+  // gather
+  std::unique_ptr<RowLocks> first_locks_, second_locks_;
 };
 
 }  // namespace embed::cuda

@@ -307,63 +307,69 @@ cudaError_t allow_shared_memory(std::size_t bytes) {
   return status;
 }
 
-void launch_skipgram(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic,
+cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic,
                      float learning_rate, double* loss, cudaStream_t stream) {
-  if (batch.windows == 0) return;
+  if (batch.windows == 0) return cudaSuccess;
   const std::size_t shared = skipgram_shared_bytes(batch.max_inputs, batch.negatives_per_window, t.stride);
   with_storage(t.storage, [&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
     skipgram_kernel<T><<<batch.windows, window_threads(t.dim), shared, stream>>>(
         batch, static_cast<T*>(t.input), static_cast<T*>(t.output), t.stride, t.dim, logistic, learning_rate, loss);
   });
+  return cudaGetLastError();
 }
 
-void launch_cbow(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic, float learning_rate,
+cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic, float learning_rate,
                  double* loss, cudaStream_t stream) {
-  if (batch.windows == 0) return;
+  if (batch.windows == 0) return cudaSuccess;
   const std::size_t shared = cbow_shared_bytes(t.stride);
   with_storage(t.storage, [&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
     cbow_kernel<T><<<batch.windows, window_threads(t.dim), shared, stream>>>(
         batch, static_cast<T*>(t.input), static_cast<T*>(t.output), t.stride, t.dim, logistic, learning_rate, loss);
   });
+  return cudaGetLastError();
 }
 
-void launch_gather_mapped(const float* host_table, std::uint32_t stride, const std::uint32_t* rows, std::uint32_t count,
+cudaError_t launch_gather_mapped(const float* host_table, std::uint32_t stride, const std::uint32_t* rows, std::uint32_t count,
                           void* out, Storage storage, cudaStream_t stream) {
-  if (count == 0) return;
+  if (count == 0) return cudaSuccess;
   with_storage(storage, [&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
     gather_mapped_kernel<T><<<grid_for(std::size_t{count} * stride, 256), 256, 0, stream>>>(host_table, stride, rows,
                                                                                             count, static_cast<T*>(out));
   });
+  return cudaGetLastError();
 }
 
-void launch_scatter_mapped(float* host_table, std::uint32_t stride, std::uint32_t dim, const std::uint32_t* rows,
+cudaError_t launch_scatter_mapped(float* host_table, std::uint32_t stride, std::uint32_t dim, const std::uint32_t* rows,
                            std::uint32_t count, const void* updated, const void* original, Storage storage,
                            cudaStream_t stream) {
-  if (count == 0) return;
+  if (count == 0) return cudaSuccess;
   with_storage(storage, [&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
     scatter_mapped_kernel<T><<<grid_for(std::size_t{count} * stride, 256), 256, 0, stream>>>(
         host_table, stride, dim, rows, count, static_cast<const T*>(updated), static_cast<const T*>(original));
   });
+  return cudaGetLastError();
 }
 
-void launch_to_storage(const float* in, void* out, std::size_t count, Storage storage, cudaStream_t stream) {
-  if (count == 0) return;
+cudaError_t launch_to_storage(const float* in, void* out, std::size_t count, Storage storage, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
   with_storage(storage, [&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
     to_storage_kernel<T><<<grid_for(count, 256), 256, 0, stream>>>(in, static_cast<T*>(out), count);
   });
+  return cudaGetLastError();
 }
 
-void launch_to_f32(const void* in, float* out, std::size_t count, Storage storage, cudaStream_t stream) {
-  if (count == 0) return;
+cudaError_t launch_to_f32(const void* in, float* out, std::size_t count, Storage storage, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
   with_storage(storage, [&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
     to_f32_kernel<T><<<grid_for(count, 256), 256, 0, stream>>>(static_cast<const T*>(in), out, count);
   });
+  return cudaGetLastError();
 }
 
 }  // namespace embed::cuda

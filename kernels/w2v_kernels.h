@@ -57,23 +57,27 @@ inline constexpr std::size_t kStaticSharedBytes = 256;
 // Lets the kernels use up to `bytes` of shared memory per block (above the 48 KB default).
 cudaError_t allow_shared_memory(std::size_t bytes);
 
+// The launchers queue their kernel on `stream` and return the launch's status
+// (cudaGetLastError), which the caller checks: a launch can fail (no kernel image for
+// the device, too much shared memory) without any later call saying why.
+
 // Adds the batch's loss to *loss (device memory).
-void launch_skipgram(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic,
+cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic,
                      float learning_rate, double* loss, cudaStream_t stream);
-void launch_cbow(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic,
+cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic,
                  float learning_rate, double* loss, cudaStream_t stream);
 
 // out[k] = host_table[rows[k]] converted to `storage`; host_table is the device
 // address of mapped pinned f32 memory, rows of `stride` floats.
-void launch_gather_mapped(const float* host_table, std::uint32_t stride, const std::uint32_t* rows,
+cudaError_t launch_gather_mapped(const float* host_table, std::uint32_t stride, const std::uint32_t* rows,
                           std::uint32_t count, void* out, Storage storage, cudaStream_t stream);
 // host_table[rows[k]][e] += updated[k][e] - original[k][e] for e < dim.
-void launch_scatter_mapped(float* host_table, std::uint32_t stride, std::uint32_t dim, const std::uint32_t* rows,
+cudaError_t launch_scatter_mapped(float* host_table, std::uint32_t stride, std::uint32_t dim, const std::uint32_t* rows,
                            std::uint32_t count, const void* updated, const void* original, Storage storage,
                            cudaStream_t stream);
 
 // Element-wise conversions between f32 and the storage type (count elements).
-void launch_to_storage(const float* in, void* out, std::size_t count, Storage storage, cudaStream_t stream);
-void launch_to_f32(const void* in, float* out, std::size_t count, Storage storage, cudaStream_t stream);
+cudaError_t launch_to_storage(const float* in, void* out, std::size_t count, Storage storage, cudaStream_t stream);
+cudaError_t launch_to_f32(const void* in, float* out, std::size_t count, Storage storage, cudaStream_t stream);
 
 }  // namespace embed::cuda

@@ -33,9 +33,9 @@
 #   glove-quality  text8-head, GLOVE_QUALITY_EPOCHS epochs, dim 100: cpu, device, host-gather
 #               GloVe vectors (W + W̃) evaluated as above.
 #
-# Needs a GPU and a CUDA build (build/embed-train, build/embed-query, build/bench-gpu-
-# bandwidth); skips with a message without them or without ../shared/data.
-# Environment: PARTS ("throughput quality glove glove-quality"), GLOVE_COPIES (8),
+# Needs a GPU and a CUDA build (BUILD, default build/: embed-train, embed-query, bench-gpu-
+# bandwidth); skips with a message without them or without $SHARED/data (../shared/data).
+# Environment: BUILD, PYTHON (python3), PARTS ("throughput quality glove glove-quality"), GLOVE_COPIES (8),
 # GLOVE_EPOCHS (3), GLOVE_QUALITY_EPOCHS (15), DIMS ("100 300"), WORDS (100000000), THREADS
 # (nproc), SEEDS ("1 2"), EPOCHS (5), MODES ("fasttext cpu device host-gather host-mapped"),
 # SHARED, BENCH_DIR, KEEP=1.
@@ -55,16 +55,17 @@ THREADS=${THREADS:-$(nproc)}
 SEEDS=${SEEDS:-1 2}
 EPOCHS=${EPOCHS:-5}
 MODES=${MODES:-fasttext cpu device host-gather host-mapped}
-ET=$repo/build/embed-train
-EQ=$repo/build/embed-query
-BW=$repo/build/bench-gpu-bandwidth
+BUILD=${BUILD:-$repo/build}
+ET=$BUILD/embed-train
+EQ=$BUILD/embed-query
+BW=$BUILD/bench-gpu-bandwidth
 PYTHON=${PYTHON:-python3}
 has() { [[ " $1 " == *" $2 "* ]]; }
 
 for f in text8-head.txt questions-words.txt wordsim353.tsv; do
   [[ -f $data/$f ]] || { echo "bench-gpu.sh: skipped: $data/$f not found (needs ../shared beside the repo)"; exit 0; }
 done
-[[ -x $ET && -x $EQ ]] || { echo "bench-gpu.sh: build first: cmake --build build" >&2; exit 1; }
+[[ -x $ET && -x $EQ ]] || { echo "bench-gpu.sh: no $ET or $EQ: build first (cmake --build build)" >&2; exit 1; }
 if ! "$ET" --version | grep -q 'CUDA backend built, [0-9]'; then
   echo "bench-gpu.sh: skipped: no usable GPU ($("$ET" --version | tail -1))"
   exit 0

@@ -11,8 +11,10 @@
 # GPU_ROWS x 300 vectors, beside the bare cuBLAS GEMMs of the same product (the floor) and the
 # CPU's search() on the same file; without one it says so and stops after the CPU figures.
 #
-# Needs a build (build/embed-query, build/glove-convert, build/bench-search) and Debian's
-# /usr/bin/python3 with numpy; gensim (python3-gensim) for the comparison, skipped without it.
+# Needs a build (BUILD, default build/: embed-query, glove-convert, bench-search) and a Python
+# with numpy (PYTHON, default Debian's /usr/bin/python3); gensim (python3-gensim) for the
+# comparison, skipped without it. PARTS ("cpu gpu"): "cpu" is the table against gensim, "gpu"
+# the GPU figures (the device kit runs PARTS=gpu).
 # Environment: ROWS, DIM (400000, 300), THREADS (2), QUERIES (1000), GENSIM_QUERIES (100:
 # gensim needs ~0.1-0.2 s per query here), DTYPE (f32; f16/bf16 to time 16-bit files),
 # BENCH_DIR (scratch parent, default /tmp), KEEP=1 keeps the files. GPU: GPU_ROWS ("400000 4000000";
@@ -35,7 +37,8 @@ GPU_ROWS=${GPU_ROWS:-400000 4000000}
 GPU_QUERIES=${GPU_QUERIES:-10000}
 GPU_CPU_QUERIES=${GPU_CPU_QUERIES:-1000}
 GPU_CPU_THREADS=${GPU_CPU_THREADS:-$(nproc)}
-PYTHON=/usr/bin/python3
+PYTHON=${PYTHON:-/usr/bin/python3}
+PARTS=${PARTS:-cpu gpu}
 
 die() { echo "bench-query: $*" >&2; exit 1; }
 for tool in embed-query glove-convert bench-search; do
@@ -52,22 +55,25 @@ echo "cpus:    $(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinf
 echo "memory:  $(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
 echo "tool:    $("$BUILD/embed-query" --version | tr '\n' ' ')"
 
-echo "== preparing $ROWS x $DIM vectors ($DTYPE) in $work"
-"$PYTHON" "$repo/scripts/make-glove-text.py" "$work/vectors.txt" "$ROWS" "$DIM"
-"$BUILD/glove-convert" -q "$work/vectors.txt" --dtype "$DTYPE" -o "$work/vectors.emb"
-"$BUILD/glove-convert" -q "$work/vectors.emb" --to w2v-bin -o "$work/vectors.bin"
-rm "$work/vectors.txt"
-sync
-# Warm the page cache the way a user's earlier query does (through the mapping): pages read
-# by `cat` instead sit in small page-cache folios that take embed-query's first pass about
-# 15 ms more to map on these VMs.
-cat "$work/vectors.bin" > /dev/null
-"$BUILD/embed-query" -q "$work/vectors.emb" w0 > /dev/null
+if [[ " $PARTS " == *" cpu "* ]]; then
+  echo "== preparing $ROWS x $DIM vectors ($DTYPE) in $work"
+  "$PYTHON" "$repo/scripts/make-glove-text.py" "$work/vectors.txt" "$ROWS" "$DIM"
+  "$BUILD/glove-convert" -q "$work/vectors.txt" --dtype "$DTYPE" -o "$work/vectors.emb"
+  "$BUILD/glove-convert" -q "$work/vectors.emb" --to w2v-bin -o "$work/vectors.bin"
+  rm "$work/vectors.txt"
+  sync
+  # Warm the page cache the way a user's earlier query does (through the mapping): pages read
+  # by `cat` instead sit in small page-cache folios that take embed-query's first pass about
+  # 15 ms more to map on these VMs.
+  cat "$work/vectors.bin" > /dev/null
+  "$BUILD/embed-query" -q "$work/vectors.emb" w0 > /dev/null
 
-"$PYTHON" "$repo/scripts/bench-query.py" "$BUILD/embed-query" "$BUILD/bench-search" "$work/vectors.emb" \
-  "$work/vectors.bin" "$THREADS" "$QUERIES" "$GENSIM_QUERIES"
+  "$PYTHON" "$repo/scripts/bench-query.py" "$BUILD/embed-query" "$BUILD/bench-search" "$work/vectors.emb" \
+    "$work/vectors.bin" "$THREADS" "$QUERIES" "$GENSIM_QUERIES"
+  echo
+fi
 
-echo
+[[ " $PARTS " == *" gpu "* ]] || exit 0
 if [[ ! -x $BUILD/bench-gpu-search ]]; then
   echo "no GPU: skipping GPU figures (this build has no CUDA backend)"
   exit 0

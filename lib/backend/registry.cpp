@@ -19,7 +19,7 @@ bool cuda_built() {
 
 std::string backend_summary() {
 #ifdef EMBED_HAVE_CUDA
-  return "CPU; CUDA backend built, " + cuda::describe_devices();
+  return "CPU; CUDA backend built, " + cuda::describe_devices() + "; GPU code for " + cuda::built_architectures();
 #else
   return "CPU only (built without CUDA)";
 #endif

@@ -12,8 +12,9 @@ namespace embed {
 // True when this build includes the CUDA backend (nvcc was found at configure time).
 bool cuda_built();
 
-// One line for --version: "CPU; CUDA backend built, 1 device: NVIDIA H100 80GB HBM3 (79.1 GiB)",
-// "CPU; CUDA backend built, no usable device (...)" or "CPU only (built without CUDA)".
+// One line for --version: "CPU; CUDA backend built, 1 device: NVIDIA H100 80GB HBM3 (79.1 GiB,
+// sm_90); GPU code for sm_80, ...", "CPU; CUDA backend built, no usable device (why); GPU code
+// for ..." or "CPU only (built without CUDA)".
 std::string backend_summary();
 
 // The GPU trainer of this build: empty functions when it was built without CUDA.

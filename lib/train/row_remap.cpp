@@ -1,6 +1,7 @@
 #include "train/row_remap.h"
 
 #include <cstring>
+#include <mutex>
 
 #include "core/error.h"
 #include "core/half.h"
@@ -75,10 +76,12 @@ void gather_rows(const RowMatrix& table, std::span<const std::uint32_t> rows, DT
 }
 
 void scatter_deltas(RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, const void* updated,
-                    const void* original) {
+                    const void* original, RowLocks* locks) {
   const std::size_t stride = table.stride();
   const std::size_t dim = table.dim();  // padding stays zero
   for (std::size_t k = 0; k < rows.size(); ++k) {
+    std::unique_lock<std::mutex> lock;
+    if (locks) lock = std::unique_lock(locks->of(rows[k]));
     float* row = table.row(rows[k]);
     if (storage == DType::f32) {
       const float* now = static_cast<const float*>(updated) + k * stride;

@@ -12,6 +12,7 @@
 
 #include "format/dtype.h"
 #include "train/glove_model.h"
+#include "train/row_locks.h"
 #include "train/row_matrix.h"
 #include "train/window_batch.h"
 
@@ -52,7 +53,9 @@ class RowRemapper {
 void gather_rows(const RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, void* out);
 
 // table[rows[k]] += updated[k] - original[k], both in `storage` at the table's stride.
+// With `locks`, each row's adds hold its stripe, so threads that scatter into the same
+// rows at once lose nothing (row_locks.h); without, the caller must be the only writer.
 void scatter_deltas(RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, const void* updated,
-                    const void* original);
+                    const void* original, RowLocks* locks = nullptr);
 
 }  // namespace embed

@@ -4,11 +4,13 @@
 # (f32 and f16 files, 3CosAdd and 3CosMul, --restrict, the rows resident and streamed
 # through a small --gpu-memory), --device auto choosing the GPU for large batches only,
 # eval's numbers, and the refusals.
-# Usage: gpu_query_cli_test.sh EMBED_QUERY GLOVE_CONVERT (run from the repo root)
+# Usage: gpu_query_cli_test.sh EMBED_QUERY GLOVE_CONVERT
+# The fixtures come from EMBED_DATA, by default the data/ folder two levels above this
+# script (the repository's, or the device kit's: scripts/device-kit.sh).
 set -u
 EQ=$(realpath "${1:?usage: gpu_query_cli_test.sh EMBED_QUERY GLOVE_CONVERT}")
 GC=$(realpath "${2:?usage}")
-DATA=$(realpath data)
+DATA=$(realpath "${EMBED_DATA:-$(dirname "${BASH_SOURCE[0]}")/../../data}")
 if ! "$EQ" --version | grep -q 'CUDA backend built, [0-9]'; then
   echo "skipped: $("$EQ" --version | grep backends)"
   exit 77

@@ -3,12 +3,15 @@
 # GPU is usable): device and host placements, both host transfers, f16/bf16 tables, GloVe,
 # out-of-memory advice, and Ctrl-C → checkpoint → --resume on the GPU. Quality is the
 # CPU trainer's within noise: the last epoch's loss on the bundled text8 slice.
-# Usage: gpu_train_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT (run from the repo root)
+# Usage: gpu_train_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT
+# The fixtures come from EMBED_DATA, by default the data/ folder two levels above this
+# script (the repository's, or the device kit's: scripts/device-kit.sh).
 set -u
 ET=$(realpath "${1:?usage: gpu_train_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT}")
 EQ=$(realpath "${2:?usage}")
 GC=$(realpath "${3:?usage}")
-CORPUS=$(realpath data/text8-200k.txt.gz)
+DATA=$(realpath "${EMBED_DATA:-$(dirname "${BASH_SOURCE[0]}")/../../data}")
+CORPUS=$DATA/text8-200k.txt.gz
 if ! "$ET" --version | grep -q 'CUDA backend built, [0-9]'; then
   echo "skipped: $("$ET" --version | tail -1)"
   exit 77
@@ -31,7 +34,7 @@ for placement in "device gather" "host gather" "host mapped"; do
   grep -q "training skipgram on cuda (" "$name.log" && ok || bad "$name: trained on the GPU: $(grep training "$name.log")"
   grep -q "epoch 5/5" "$name.log" && ok || bad "$name: one line per epoch"
   within "$(last_loss "$name.log")" "$cpu_loss" 0.03 && ok || bad "$name: loss $(last_loss "$name.log") vs CPU $cpu_loss"
-  "$EQ" eval "$name.emb" --analogies "$OLDPWD/data/analogies-sample.txt" --word-pairs "$OLDPWD/data/wordsim-sample.tsv" \
+  "$EQ" eval "$name.emb" --analogies "$DATA/analogies-sample.txt" --word-pairs "$DATA/wordsim-sample.tsv" \
     > "$name.eval" && ok || bad "$name: the vectors evaluate"
 done
 "$ET" "${RUN[@]}" -o cbow.emb --model cbow --device cuda 2> cbow.log && ok || bad "cbow on the GPU"

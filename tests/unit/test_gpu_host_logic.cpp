@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <thread>
 
 #include "core/half.h"
 #include "test_util.h"
@@ -11,6 +12,7 @@
 #include "train/corpus.h"
 #include "train/gpu_plan.h"
 #include "train/packed_batch.h"
+#include "train/row_locks.h"
 #include "train/row_remap.h"
 #include "train/trainer.h"
 
@@ -150,6 +152,37 @@ TEST_CASE("deltas from copies taken before each other's write-back are both kept
     REQUIRE(table.row(2)[e] == Approx(before.row(2)[e] + 0.25f - 0.125f * static_cast<float>(e)).margin(1e-6));
     REQUIRE(table.row(1)[e] == before.row(1)[e]);
   }
+}
+
+TEST_CASE("threads scattering deltas into the same rows at once lose none of them", "[gpu-host]") {
+  // Gather transfers: each worker thread adds its completed batch's deltas to the host
+  // table while the others do too. Every scatter adds exactly 1 to every element of the
+  // same rows (small integers: float sums are exact), so the table must end at exactly
+  // the number of scatters; an unlocked read-modify-write would lose some.
+  constexpr std::size_t kRows = 48, kDim = 40, kScatters = 3000;
+  constexpr unsigned kThreads = 4;
+  RowMatrix table(kRows + 2, kDim);
+  RowLocks locks;
+  std::vector<std::uint32_t> rows;
+  for (std::uint32_t r = 0; r < kRows; ++r) rows.push_back(r + 1);  // rows 0 and kRows + 1 stay untouched
+  const std::vector<float> before(rows.size() * table.stride(), 0.0f);
+  std::vector<float> after(rows.size() * table.stride(), 1.0f);
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (std::size_t i = 0; i < kScatters; ++i) {
+        scatter_deltas(table, rows, DType::f32, after.data(), before.data(), &locks);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  std::size_t wrong = 0;
+  for (std::uint32_t r : rows) {
+    for (std::size_t e = 0; e < kDim; ++e) wrong += table.row(r)[e] != static_cast<float>(kThreads * kScatters);
+  }
+  REQUIRE(wrong == 0);
+  REQUIRE(table.row(0)[0] == 0.0f);
+  REQUIRE(table.row(kRows + 1)[kDim - 1] == 0.0f);
 }
 
 TEST_CASE("gather and write-back in f16 and bf16 round once each way", "[gpu-host]") {

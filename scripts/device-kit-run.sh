@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# run.sh: the device kit's runner (scripts/device-kit.sh copies it to .device-kit/run.sh;
+# docs/GPU.md is the runbook). Runs our GPU tests and benchmarks from the kit alone, on
+# a machine with an NVIDIA GPU, the CUDA runtime's driver and Python 3, and none of our
+# Debian packages.
+#
+#   run.sh quick [OUTDIR]     every GPU test (Catch2 suites, then the CLI tests), each under
+#                             timeout, then one short benchmark: inside 8 minutes
+#   run.sh bench [OUTDIR]     the GPU benchmarks: words/s in device and host placement at dim
+#                             100 and 300 beside the CPU and the roofline, GloVe records/s, GPU
+#                             query q/s against the CPU, GPU-trained vectors' quality: inside 9 minutes
+#   run.sh memcheck [OUTDIR]  the Catch2 suites and a short training run under
+#                             compute-sanitizer's memcheck: inside 9 minutes
+#
+# OUTDIR (default $OUT, else ./out) receives log.txt (everything) and summary.txt (one line
+# per test, PASS, FAIL, TIMEOUT, SKIP or NOTRUN, and the benchmarks' tables), which is also
+# printed last. Exits 1 when a test failed, timed out or was not reached. Where no GPU is
+# usable every test reports SKIP and the run exits 0.
+# Environment: CUBLAS_DIR (where libcublas.so.N is, when the search below misses it),
+# BUDGET_S (overrides the mode's time budget), KEEP=1 keeps the scratch folder.
+set -uo pipefail
+
+kit=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+mode=${1:-}
+case $mode in
+  quick) budget=${BUDGET_S:-470} ;;
+  bench | memcheck) budget=${BUDGET_S:-530} ;;
+  *) echo "usage: run.sh quick|bench|memcheck [OUTDIR]" >&2; exit 2 ;;
+esac
+out=${2:-${OUT:-./out}}
+mkdir -p "$out" && out=$(cd "$out" && pwd) || { echo "run.sh: cannot write to $out" >&2; exit 2; }
+log=$out/log.txt
+summary=$out/summary.txt
+: > "$log"
+: > "$summary"
+start=$SECONDS
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/embed-kit.XXXXXX")
+trap '[[ ${KEEP:-0} == 1 ]] || rm -rf "$scratch"' EXIT
+
+say() { echo "$*" | tee -a "$log"; }              # to the log and the caller
+note() { echo "$*" >> "$summary"; say "$*"; }    # ... and the summary
+left() { echo $((budget - (SECONDS - start))); }  # seconds of the budget left
+manifest() { awk -v k="$1" '$1 == k {sub(/^[^ ]+ /, ""); print; exit}' "$kit/MANIFEST" 2>/dev/null; }
+
+# --- the machine ------------------------------------------------------------------------
+note "embed device kit: $mode, $(date -u '+%Y-%m-%d %H:%M UTC'), kit $(manifest commit), built $(manifest built)"
+note "host: $(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
+  "$(awk '/^MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
+if command -v nvidia-smi > /dev/null; then
+  note "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | head -4 | tr '\n' ' ')"
+  nvidia-smi >> "$log" 2>&1
+else
+  note "gpu: nvidia-smi not found"
+fi
+
+# unxz FILE.xz TARGET: with xz, or Python's lzma where the image has no xz.
+unxz() {
+  xz -dc "$1" > "$2" 2> /dev/null ||
+    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
+      "$1" "$2" 2>> "$log" || { rm -f "$2"; note "warning: cannot unpack $1"; return 1; }
+}
+
+# --- libraries: the kit's, OpenBLAS unpacked, cuBLAS wherever this machine keeps it ------
+mkdir -p "$scratch/lib"
+for packed in "$kit"/lib-dlopen/*.xz; do
+  [[ -e $packed ]] && unxz "$packed" "$scratch/lib/$(basename "$packed" .xz)"
+done
+cuda_major=$(manifest cuda_major)
+cuda_major=${cuda_major:-13}
+find_cublas() {
+  local name=libcublas.so.$cuda_major dir
+  for dir in "${CUBLAS_DIR:-}" /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda/lib \
+    /usr/local/cuda-"$cuda_major"*/lib64 /usr/local/cuda-"$cuda_major"*/targets/x86_64-linux/lib /usr/lib/x86_64-linux-gnu; do
+    [[ -n $dir && -e $dir/$name ]] && { echo "$dir"; return; }
+  done
+  dir=$(ldconfig -p 2> /dev/null | awk -v n="$name" '$1 == n {print $NF; exit}')
+  [[ -n $dir ]] && { dirname "$dir"; return; }
+  # The nvidia-* Python wheels (nvidia/cu13/lib, nvidia/cublas/lib) of any Python here.
+  local roots
+  roots=$(python3 -c 'import site, sys; print("\n".join(site.getsitepackages() + [site.getusersitepackages()]))' 2> /dev/null)
+  for dir in $roots /opt /usr/local/lib; do
+    [[ -d $dir ]] || continue
+    dir=$(find "$dir" -maxdepth 6 -name "$name" -print -quit 2> /dev/null)
+    [[ -n $dir ]] && { dirname "$dir"; return; }
+  done
+}
+cublas_dir=$(find_cublas)
+libpath=$kit/lib:$scratch/lib${cublas_dir:+:$cublas_dir}
+if [[ -n $cublas_dir ]]; then
+  note "cuBLAS: $cublas_dir/libcublas.so.$cuda_major"
+else
+  note "cuBLAS: libcublas.so.$cuda_major not found (set CUBLAS_DIR): GPU search tests will fail"
+fi
+# libstdc++ fallback: only where the image's is older than the build's.
+if ! LD_LIBRARY_PATH=$libpath "$kit/bin/embed-train" --version > /dev/null 2> "$scratch/start.err"; then
+  if grep -q 'GLIBCXX\|CXXABI\|GCC_' "$scratch/start.err"; then
+    libpath=$kit/lib-fallback:$libpath
+    note "libstdc++: this image's is too old, using the kit's ($(head -1 "$scratch/start.err"))"
+  fi
+fi
+export LD_LIBRARY_PATH=$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+unresolved=$(for f in "$kit"/bin/*; do ldd "$f" 2>&1 | grep 'not found' | sed "s|^|$(basename "$f"): |"; done)
+[[ -z $unresolved ]] || note "unresolved libraries: $(echo "$unresolved" | tr '\n' ' ')"
+for tool in embed-train embed-query glove-convert; do
+  say "$("$kit/bin/$tool" --version 2>&1 | tr '\n' ' ')"
+done
+note "backends: $("$kit/bin/embed-query" --version 2>&1 | sed -n 's/^backends: //p')"
+note "$("$kit/bin/embed-query" --version 2>&1 | grep '^products' || echo 'products: ?')"
+
+# --- running steps ------------------------------------------------------------------------
+passed=0 failed=0 skipped=0
+# step NAME CAP_S COMMAND...: runs COMMAND under timeout (CAP_S, or what is left of the
+# budget less a reserve), appends its output to the log and one status line to the summary.
+step() {
+  local name=$1 cap=$2 reserve=${RESERVE_S:-20}
+  shift 2
+  local allowed=$(($(left) - reserve))
+  ((allowed < cap)) && cap=$allowed
+  if ((cap < 5)); then
+    note "$(printf '%-8s %-22s %7s  %s' NOTRUN "$name" - "no time left in the $budget s budget")"
+    failed=$((failed + 1))
+    return
+  fi
+  local t0=$SECONDS status
+  {
+    echo
+    echo "===== $name: $* (timeout ${cap}s)"
+  } >> "$log"
+  (cd "$scratch" && timeout -k 10 "$cap" "$@") > "$scratch/step.txt" 2>&1
+  status=$?
+  cat "$scratch/step.txt" >> "$log"
+  echo "===== $name: exit $status after $((SECONDS - t0)) s" >> "$log"
+  local verdict detail=""
+  case $status in
+    0) verdict=PASS ;;
+    77) verdict=SKIP; detail=$(grep -m1 -i 'skipped' "$scratch/step.txt") ;;
+    124 | 137) verdict=TIMEOUT; detail="killed after ${cap}s" ;;
+    *) verdict=FAIL; detail=$(grep -E 'FAIL|failed|error|Error|REQUIRE|CHECK' "$scratch/step.txt" | head -3 | tr '\n' ' ') ;;
+  esac
+  # A benchmark that found no GPU says "skipped" and exits 0.
+  [[ $verdict == PASS ]] && grep -qE '^([a-z.-]+: )?skipped|^no GPU: skipping' "$scratch/step.txt" && {
+    verdict=SKIP
+    detail=$(grep -m1 -E 'skipped|skipping' "$scratch/step.txt")
+  }
+  case $verdict in
+    PASS) passed=$((passed + 1)) ;;
+    SKIP) skipped=$((skipped + 1)) ;;
+    *) failed=$((failed + 1)) ;;
+  esac
+  note "$(printf '%-8s %-22s %6ss  %s' "$verdict" "$name" $((SECONDS - t0)) "${detail:0:300}")"
+}
+# bench_step NAME CAP_S COMMAND...: a step whose output (its table) also goes to the summary.
+bench_step() {
+  step "$@"
+  {
+    echo "--- $1"
+    grep -v '^$' "$scratch/step.txt" | tail -40
+  } >> "$summary"
+}
+
+bin=$kit/bin
+tests=$kit/tests
+bench_env=(env BUILD="$bin" SHARED="$scratch/shared" PYTHON=python3 BENCH_DIR="$scratch" THREADS="$(nproc)")
+prepare_shared() {  # the benchmarks' corpora and evaluation sets, unpacked into scratch
+  mkdir -p "$scratch/shared/data"
+  cp "$kit"/shared/data/*.txt "$kit"/shared/data/*.tsv "$scratch/shared/data/" 2> /dev/null
+  unxz "$kit/shared/data/text8-head.txt.xz" "$scratch/shared/data/text8-head.txt"
+}
+
+case $mode in
+  quick)
+    step gpu_smoke 30 "$bin/gpu_smoke_test"
+    step gpu_search 90 "$bin/gpu_search_tests"
+    step gpu_train 120 "$bin/gpu_train_tests"
+    step gpu_glove 90 "$bin/gpu_glove_tests"
+    step gpu_query_cli 120 bash "$tests/gpu/gpu_query_cli_test.sh" "$bin/embed-query" "$bin/glove-convert"
+    step gpu_train_cli 180 bash "$tests/gpu/gpu_train_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
+    prepare_shared
+    RESERVE_S=5 bench_step bench_short 90 "${bench_env[@]}" PARTS=throughput DIMS=100 WORDS=20000000 \
+      MODES="cpu device host-gather" bash "$kit/scripts/bench-gpu.sh"
+    ;;
+  bench)
+    prepare_shared
+    bench_step bench_throughput 200 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
+      MODES="cpu device host-gather host-mapped" bash "$kit/scripts/bench-gpu.sh"
+    bench_step bench_glove 120 "${bench_env[@]}" PARTS=glove bash "$kit/scripts/bench-gpu.sh"
+    bench_step bench_query 170 "${bench_env[@]}" PARTS=gpu GPU_ROWS="400000 2000000" bash "$kit/scripts/bench-query.sh"
+    bench_step bench_quality 90 "${bench_env[@]}" PARTS=quality SEEDS=1 bash "$kit/scripts/bench-gpu.sh"
+    RESERVE_S=5 bench_step bench_glove_quality 90 "${bench_env[@]}" PARTS=glove-quality SEEDS=1 \
+      bash "$kit/scripts/bench-gpu.sh"
+    ;;
+  memcheck)
+    sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2> /dev/null)
+    if [[ -z $sanitizer ]]; then
+      note "compute-sanitizer not found: nothing to run"
+    else
+      memcheck=("$sanitizer" --tool memcheck --leak-check no --error-exitcode 99)
+      step memcheck_search 120 "${memcheck[@]}" "$bin/gpu_search_tests"
+      step memcheck_train 150 "${memcheck[@]}" "$bin/gpu_train_tests"
+      step memcheck_glove 120 "${memcheck[@]}" "$bin/gpu_glove_tests"
+      RESERVE_S=5 step memcheck_train_cli 100 "${memcheck[@]}" "$bin/embed-train" --corpus "$kit/data/text8-200k.txt.gz" \
+        -o "$scratch/m.emb" --dim 32 --epochs 1 --threads 4 --device cuda --table host --host-transfer mapped
+    fi
+    ;;
+esac
+
+note "result: $passed passed, $failed failed or not run, $skipped skipped, in $((SECONDS - start)) s"
+echo
+echo "===== summary ($summary)"
+cat "$summary"
+((failed == 0))

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# device-kit.sh: builds .device-kit/, a self-contained folder that runs our GPU tests and
+# benchmarks on a lent GPU machine (a bare CUDA image: no Debian packages, no network),
+# so that none of its minutes go to setting up. docs/GPU.md is the runbook.
+#
+#   bash scripts/device-kit.sh      then, there:   bash .device-kit/run.sh quick|bench|memcheck [OUTDIR]
+#
+# What goes in (at most 48 MiB; the build fails above that):
+#   bin/           the three tools, every gpu-labelled test executable and the GPU benchmark
+#                  helpers, built in Release for KIT_ARCH (sm_90: H100, H200) with the CUDA
+#                  runtime linked statically (cuBLAS is loaded at run time from that machine)
+#   lib/           the shared libraries ldd shows beyond the base set every image has (glibc,
+#                  libstdc++, libgcc_s, libz and the driver's libcuda): fmt, spdlog, libdeflate
+#   lib-dlopen/    OpenBLAS and what it needs, xz-compressed: embed-query loads it at run time
+#                  for the CPU figures beside the GPU's (run.sh unpacks it)
+#   lib-fallback/  this machine's libstdc++ and libgcc_s, used only where that machine's are too
+#                  old for the binaries (run.sh tries without them first)
+#   tests/, data/  the GPU test scripts and the fixtures they read
+#   shared/data/   text8-head (xz) and the evaluation sets, for the benchmarks' quality runs
+#   scripts/       the GPU benchmarks; run.sh; MANIFEST (commit, CUDA version, sizes)
+#
+# Environment: KIT (output folder, default .device-kit), KIT_BUILD (build folder, default
+# build-kit), KIT_ARCH (CMAKE_CUDA_ARCHITECTURES, default 90), SHARED (default ../shared).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo=$PWD
+kit=${KIT:-$repo/.device-kit}
+build=${KIT_BUILD:-$repo/build-kit}
+arch=${KIT_ARCH:-90}
+shared=${SHARED:-$repo/../shared}
+max_bytes=$((48 << 20))
+
+die() { echo "device-kit: $*" >&2; exit 1; }
+trap 'echo "device-kit: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+[[ -x $nvcc ]] || die "needs nvcc (the CUDA toolkit) on the PATH or in /usr/local/cuda/bin"
+for f in text8-head.txt questions-words.txt wordsim353.tsv; do
+  [[ -f $shared/data/$f ]] || die "needs $shared/data/$f (set SHARED to the folder holding data/)"
+done
+
+echo "device-kit: building for sm_$arch in $build"
+cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMBED_CUDA=ON -DEMBED_WERROR=ON -DBUILD_TESTING=ON \
+  -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$arch" > "$build.configure.log" 2>&1 ||
+  { cat "$build.configure.log"; die "configure failed"; }
+rm -f "$build.configure.log"
+tools=(glove-convert embed-query embed-train bench-search bench-gpu-bandwidth bench-gpu-search)
+tests=(gpu_smoke_test gpu_train_tests gpu_glove_tests gpu_search_tests)
+cmake --build "$build" -j"$(nproc)" --target "${tools[@]}" "${tests[@]}"
+
+rm -rf "$kit"
+mkdir -p "$kit"/{bin,lib,lib-dlopen,lib-fallback,tests/gpu,tests/cli,data,shared/data,scripts}
+for t in "${tools[@]}"; do install -m 755 "$build/$t" "$kit/bin/"; done
+for t in "${tests[@]}"; do install -m 755 "$build/tests/$t" "$kit/bin/"; done
+
+# The base set: what every Linux image with an NVIDIA driver has. Anything else that ldd
+# resolves for a binary (or for a library copied for one) is copied into lib/.
+base='^(linux-vdso|ld-linux|libc|libm|libpthread|libdl|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libz|libcuda)\.so'
+# needed FILE...: "soname path" of the libraries ldd resolves for FILE outside the base set.
+needed() {
+  for f in "$@"; do
+    ldd "$f" | awk '/=>/ && $3 ~ /^\// {print $1, $3}' | while read -r name path; do
+      if [[ ! $name =~ $base ]]; then echo "$name $path"; fi
+    done
+  done | sort -u
+}
+copy_needed() {  # copy_needed DEST FILE...: the non-base libraries of FILE..., recursively
+  local dest=$1 name path added=1
+  shift
+  local files=("$@")
+  while ((added)); do
+    added=0
+    while read -r name path; do
+      if [[ -z $name || -e $dest/$name ]]; then continue; fi
+      install -m 644 "$(readlink -f "$path")" "$dest/$name"
+      files+=("$dest/$name")
+      added=1
+    done < <(needed "${files[@]}")
+  done
+}
+copy_needed "$kit/lib" "$kit"/bin/*
+missing=$(for f in "$kit"/bin/*; do LD_LIBRARY_PATH=$kit/lib ldd "$f" | grep 'not found' || true; done)
+[[ -z $missing ]] || die "unresolved libraries: $missing"
+
+# OpenBLAS is loaded with dlopen (ldd does not show it): without it the CPU figures beside
+# the GPU's would be the portable loop's. Compressed, with its own needs.
+compress() { xz -9 -T0 -c "$1" > "$2.xz"; }
+openblas=$(ldconfig -p | awk '/libopenblas\.so\.0 / {print $NF; exit}')
+if [[ -n $openblas ]]; then
+  tmp=$(mktemp -d)
+  install -m 644 "$(readlink -f "$openblas")" "$tmp/libopenblas.so.0"
+  copy_needed "$tmp" "$tmp/libopenblas.so.0"
+  for f in "$tmp"/*; do compress "$f" "$kit/lib-dlopen/$(basename "$f")"; done
+  rm -rf "$tmp"
+else
+  echo "device-kit: OpenBLAS not found (libopenblas-dev): the CPU query figures will use the portable loop"
+fi
+
+# Fallbacks for an image whose libstdc++ is older than this compiler's.
+for name in libstdc++.so.6 libgcc_s.so.1; do
+  path=$(ldd "$kit/bin/embed-train" | awk -v n="$name" '$1 == n {print $3}')
+  if [[ -n $path ]]; then install -m 644 "$(readlink -f "$path")" "$kit/lib-fallback/$name"; fi
+done
+
+# Tests, fixtures, benchmarks and the runner.
+install -m 644 tests/gpu/*.sh "$kit/tests/gpu/"
+install -m 644 tests/cli/lib.sh tests/cli/on_tty.py "$kit/tests/cli/"
+install -m 644 data/* "$kit/data/"
+install -m 644 "$shared/data/questions-words.txt" "$shared/data/wordsim353.tsv" "$kit/shared/data/"
+compress "$shared/data/text8-head.txt" "$kit/shared/data/text8-head.txt"
+install -m 644 scripts/bench-gpu.sh scripts/bench-query.sh scripts/bench-common.sh scripts/bench-query-gpu.py \
+  scripts/make-vectors-bin.py scripts/make-glove-text.py "$kit/scripts/"
+install -m 755 scripts/device-kit-run.sh "$kit/run.sh"
+
+cuda_version=$("$nvcc" --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
+{
+  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "built $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname)"
+  echo "cuda $cuda_version"
+  echo "cuda_major ${cuda_version%%.*}"
+  echo "architectures sm_$arch"
+  (cd "$kit" && find . -type f ! -name MANIFEST -printf '%s %P\n' | sort -k2)
+} > "$kit/MANIFEST"
+
+bytes=$(du -sb "$kit" | cut -f1)
+((bytes <= max_bytes)) || die "$kit is $((bytes >> 20)) MiB, over the 48 MiB that may travel with the working tree"
+echo "device-kit: $kit ready: $(awk "BEGIN {printf \"%.1f\", $bytes / 1048576}") MiB, CUDA $cuda_version, sm_$arch"
+echo "device-kit: run it there with: bash .device-kit/run.sh quick   (carry: [\".device-kit\"]; docs/GPU.md)"

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The device kit (scripts/device-kit.sh) as a lent GPU machine receives it, checked on a
+# machine without a GPU (CI runs it after building the kit, so the kit cannot rot):
+# - it fits the 48 MiB that may travel beside the working tree;
+# - every binary and library in it, with the kit's library path, resolves nothing outside
+#   the kit but the base set a bare CUDA image has (glibc, libstdc++, libgcc_s, libz, libcuda);
+# - it holds what run.sh runs: the tools, every gpu-labelled test, the fixtures;
+# - run.sh quick, in a clean environment, reports every GPU test SKIP, none FAIL, and exits 0,
+#   with its log and summary in the folder given.
+# Usage: kit_test.sh [KIT] (default .device-kit)
+set -u
+kit=$(realpath "${1:-.device-kit}")
+[[ -f $kit/run.sh && -f $kit/MANIFEST ]] || { echo "no kit at $kit: run scripts/device-kit.sh first" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/../cli/lib.sh"
+
+bytes=$(du -sb "$kit" | cut -f1)
+((bytes <= 48 << 20)) && ok || bad "the kit is $bytes bytes, over 48 MiB"
+
+for f in glove-convert embed-query embed-train gpu_smoke_test gpu_train_tests gpu_glove_tests gpu_search_tests \
+  bench-gpu-bandwidth bench-gpu-search bench-search; do
+  [[ -x $kit/bin/$f ]] && ok || bad "bin/$f missing"
+done
+for f in tests/gpu/gpu_train_cli_test.sh tests/gpu/gpu_query_cli_test.sh tests/cli/lib.sh data/text8-200k.txt.gz \
+  data/analogies-sample.txt shared/data/text8-head.txt.xz shared/data/questions-words.txt \
+  shared/data/wordsim353.tsv scripts/bench-gpu.sh scripts/bench-query.sh lib-dlopen/libopenblas.so.0.xz; do
+  [[ -s $kit/$f ]] && ok || bad "$f missing"
+done
+
+base='^(linux-vdso|ld-linux|libc|libm|libpthread|libdl|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libz|libcuda)\.so'
+outside=""
+for f in "$kit"/bin/* "$kit"/lib/*; do
+  while read -r name arrow path _; do
+    [[ $arrow == "=>" ]] || continue
+    if [[ $path == "not" ]]; then outside+="$(basename "$f"): $name not found; "; continue; fi
+    [[ $path == "$kit"/* || $name =~ $base ]] || outside+="$(basename "$f"): $name => $path; "
+  done < <(LD_LIBRARY_PATH=$kit/lib ldd "$f")
+done
+check "libraries resolved outside the kit and the base set" "$outside" ""
+# The CUDA runtime is inside the binaries, and cuBLAS is loaded only when used.
+for f in "$kit"/bin/*; do
+  readelf -d "$f" | grep -qE 'NEEDED.*(libcudart|libcublas)' && bad "$(basename "$f") links a CUDA library" || ok
+done
+
+env -i PATH=/usr/bin:/bin bash "$kit/run.sh" quick "$work/out" > run.txt 2>&1
+check "run.sh quick without a GPU: exit status" "$?" "0"
+[[ -s $work/out/log.txt && -s $work/out/summary.txt ]] && ok || bad "log.txt and summary.txt written"
+for t in gpu_smoke gpu_search gpu_train gpu_glove gpu_query_cli gpu_train_cli; do
+  grep -qE "^SKIP +$t " "$work/out/summary.txt" && ok || bad "$t: not reported SKIP: $(grep " $t " "$work/out/summary.txt")"
+done
+grep -qE '^(FAIL|TIMEOUT|NOTRUN) ' "$work/out/summary.txt" && bad "failures reported: $(cat "$work/out/summary.txt")" || ok
+grep -q '^result: 0 passed, 0 failed or not run, 7 skipped' "$work/out/summary.txt" && ok ||
+  bad "result line: $(tail -1 "$work/out/summary.txt")"
+tail -1 run.txt | grep -q '^result: ' && ok || bad "the summary is printed last: $(tail -2 run.txt)"
+bash "$kit/run.sh" sideways "$work/x" > /dev/null 2>&1
+check "run.sh with an unknown mode" "$?" "2"
+finish
