@@ -74,9 +74,9 @@ class HostRegistration {
   std::unique_ptr<void, detail::Unregister> data_;
 };
 
-// Makes a device current. As the first member of a class that owns streams, events or
-// a cuBLAS handle, it selects the device before they are made (they belong to the
-// device current when they are created).
+// Makes a device current. As a member declared before a class's streams, events or
+// cuBLAS handle, it selects the device before they are made (they belong to the device
+// current when they are created).
 struct CurrentDevice {
   explicit CurrentDevice(int ordinal);
 };
