@@ -101,11 +101,13 @@ fi
 export LD_LIBRARY_PATH=$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 unresolved=$(for f in "$kit"/bin/*; do ldd "$f" 2>&1 | grep 'not found' | sed "s|^|$(basename "$f"): |"; done)
 [[ -z $unresolved ]] || note "unresolved libraries: $(echo "$unresolved" | tr '\n' ' ')"
-for tool in embed-train embed-query glove-convert; do
-  say "$("$kit/bin/$tool" --version 2>&1 | tr '\n' ' ')"
+for tool in embed-train glove-convert embed-query; do
+  version=$("$kit/bin/$tool" --version 2>&1)
+  say "$(tr '\n' ' ' <<<"$version")"
 done
-note "backends: $("$kit/bin/embed-query" --version 2>&1 | sed -n 's/^backends: //p')"
-note "$("$kit/bin/embed-query" --version 2>&1 | grep '^products' || echo 'products: ?')"
+# embed-query's, the last above: the devices found and the CPU's matrix products.
+note "backends: $(sed -n 's/^backends: //p' <<<"$version")"
+note "$(grep '^products' <<<"$version" || echo 'products: ?')"
 
 # --- running steps ------------------------------------------------------------------------
 passed=0 failed=0 skipped=0
@@ -114,6 +116,7 @@ passed=0 failed=0 skipped=0
 step() {
   local name=$1 cap=$2 reserve=${RESERVE_S:-20}
   shift 2
+  : > "$scratch/step.txt"  # a step that does not run leaves no output of the last one behind
   local allowed=$(($(left) - reserve))
   ((allowed < cap)) && cap=$allowed
   if ((cap < 5)); then
