@@ -180,17 +180,17 @@ case $mode in
     step gpu_train_cli 180 bash "$tests/gpu/gpu_train_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     prepare_shared
     RESERVE_S=5 bench_step bench_short 90 "${bench_env[@]}" PARTS=throughput DIMS=100 WORDS=20000000 \
-      MODES="cpu device host-gather" bash "$kit/scripts/bench-gpu.sh"
+      MODES="cpu device host-gather" bash "$kit/scripts/bench/gpu.sh"
     ;;
   bench)
     prepare_shared
     bench_step bench_throughput 200 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
-      MODES="cpu device host-gather host-mapped" bash "$kit/scripts/bench-gpu.sh"
-    bench_step bench_glove 120 "${bench_env[@]}" PARTS=glove bash "$kit/scripts/bench-gpu.sh"
-    bench_step bench_query 170 "${bench_env[@]}" PARTS=gpu GPU_ROWS="400000 2000000" bash "$kit/scripts/bench-query.sh"
-    bench_step bench_quality 90 "${bench_env[@]}" PARTS=quality SEEDS=1 bash "$kit/scripts/bench-gpu.sh"
+      MODES="cpu device host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
+    bench_step bench_glove 120 "${bench_env[@]}" PARTS=glove bash "$kit/scripts/bench/gpu.sh"
+    bench_step bench_query 170 "${bench_env[@]}" PARTS=gpu GPU_ROWS="400000 2000000" bash "$kit/scripts/bench/query.sh"
+    bench_step bench_quality 90 "${bench_env[@]}" PARTS=quality SEEDS=1 bash "$kit/scripts/bench/gpu.sh"
     RESERVE_S=5 bench_step bench_glove_quality 90 "${bench_env[@]}" PARTS=glove-quality SEEDS=1 \
-      bash "$kit/scripts/bench-gpu.sh"
+      bash "$kit/scripts/bench/gpu.sh"
     ;;
   memcheck)
     sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2> /dev/null)

@@ -17,7 +17,9 @@
 #                  old for the binaries (run.sh tries without them first)
 #   tests/, data/  the GPU test scripts and the fixtures they read
 #   shared/data/   text8-head (xz) and the evaluation sets, for the benchmarks' quality runs
-#   scripts/       the GPU benchmarks; run.sh; MANIFEST (commit, CUDA version, sizes)
+#   scripts/bench/ the GPU benchmarks with what they source and run, laid out as in the repo
+#                  (they find lib.sh and their Python helpers beside them)
+#   run.sh, MANIFEST  the runner; the commit, CUDA version and sizes
 #
 # Environment: KIT (output folder, default .device-kit), KIT_BUILD (build folder, default
 # build-kit), KIT_ARCH (CMAKE_CUDA_ARCHITECTURES, default 90), SHARED (default ../shared).
@@ -48,7 +50,7 @@ tests=(gpu_smoke_test gpu_train_tests gpu_glove_tests gpu_search_tests)
 cmake --build "$build" -j"$(nproc)" --target "${tools[@]}" "${tests[@]}"
 
 rm -rf "$kit"
-mkdir -p "$kit"/{bin,lib,lib-dlopen,lib-fallback,tests/gpu,tests/cli,data,shared/data,scripts}
+mkdir -p "$kit"/{bin,lib,lib-dlopen,lib-fallback,tests/gpu,tests/cli,data,shared/data,scripts/bench}
 for t in "${tools[@]}"; do install -m 755 "$build/$t" "$kit/bin/"; done
 for t in "${tests[@]}"; do install -m 755 "$build/tests/$t" "$kit/bin/"; done
 
@@ -107,8 +109,8 @@ install -m 644 tests/cli/lib.sh tests/cli/on_tty.py "$kit/tests/cli/"
 install -m 644 data/* "$kit/data/"
 install -m 644 "$shared/data/questions-words.txt" "$shared/data/wordsim353.tsv" "$kit/shared/data/"
 compress "$shared/data/text8-head.txt" "$kit/shared/data/text8-head.txt"
-install -m 644 scripts/bench-gpu.sh scripts/bench-query.sh scripts/bench-common.sh scripts/bench-query-gpu.py \
-  scripts/make-vectors-bin.py scripts/make-glove-text.py "$kit/scripts/"
+install -m 644 scripts/bench/{gpu.sh,query.sh,lib.sh,query.py,query_gpu.py,make_vectors_bin.py,make_glove_text.py} \
+  "$kit/scripts/bench/"
 install -m 755 scripts/device-kit-run.sh "$kit/run.sh"
 
 cuda_version=$("$nvcc" --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')

@@ -1,10 +1,10 @@
 #include "backend/registry.h"
 
 #ifdef EMBED_HAVE_CUDA
-#include "cuda_glove_backend.h"
-#include "cuda_searcher.h"
-#include "cuda_train_backend.h"
-#include "device_info.h"
+#include "kernels/common/device_info.h"
+#include "kernels/search/cuda_searcher.h"
+#include "kernels/train/cuda_glove_backend.h"
+#include "kernels/train/cuda_word2vec_backend.h"
 #endif
 
 namespace embed {
@@ -25,9 +25,17 @@ std::string backend_summary() {
 #endif
 }
 
+std::string gpu_summary() {
+#ifdef EMBED_HAVE_CUDA
+  return cuda::list_device_ordinals();
+#else
+  return "none (built without CUDA)";
+#endif
+}
+
 GpuTrainer gpu_trainer() {
 #ifdef EMBED_HAVE_CUDA
-  return {cuda::find_training_device, cuda::make_cuda_train_backend, cuda::make_cuda_glove_backend};
+  return {cuda::open_device, cuda::make_cuda_word2vec_backend, cuda::make_cuda_glove_backend};
 #else
   return {};
 #endif

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "query/gpu_search.h"
-#include "train/gpu_backend.h"
+#include "search/gpu_index.h"
+#include "train/gpu/gpu_backend.h"
 
 namespace embed {
 
@@ -16,6 +16,10 @@ bool cuda_built();
 // sm_90); GPU code for sm_80, ...", "CPU; CUDA backend built, no usable device (why); GPU code
 // for ..." or "CPU only (built without CUDA)".
 std::string backend_summary();
+
+// Every usable GPU with its --gpu number, for --version's "gpus:" line:
+// "0 NVIDIA H100 80GB HBM3 (79.1 GiB, sm_90); 1 ...", or "none (why)".
+std::string gpu_summary();
 
 // The GPU trainer of this build: empty functions when it was built without CUDA.
 GpuTrainer gpu_trainer();

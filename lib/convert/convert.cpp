@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <iostream>
 
 #include <spdlog/spdlog.h>
 
@@ -111,6 +112,21 @@ void convert(const ConvertOptions& options) {
                table.rows(), table.dim, format_name(loaded.format), format_name(to),
                to == VectorFormat::emb ? fmt::format(" ({})", vector_dtype_name(dtype)) : "",
                seconds);
+}
+
+void run_convert_command(const ConvertOptions& options) {
+  if (options.info || (options.verify && options.output.empty())) {
+    if (!options.output.empty()) fail("--info prints to stdout and takes no -o");
+    EmbFile file = open_emb(options.input);
+    if (options.verify) file.verify();
+    if (options.info) std::cout << describe_emb(file) << (options.verify ? "verify      ok\n" : "");
+    if (!options.info) {
+      spdlog::info("{}: ok ({} rows x {} dims, checksums and index verified)", file.name(), file.rows(), file.dim());
+    }
+    return;
+  }
+  if (options.output.empty()) throw UsageError("no output given: use -o OUTPUT (or -o - for stdout), or --info");
+  convert(options);
 }
 
 std::string describe_emb(const EmbFile& file) {

@@ -22,8 +22,14 @@ struct ConvertOptions {
   std::string vocab_path;              // keep only the words listed here
   unsigned threads = 1;
   bool verify = false;
+  bool info = false;                   // print describe_emb() of the input instead of converting
   std::string creator = "glove-convert " EMBED_VERSION;
 };
+
+// glove-convert's run: --info and --verify alone check and describe an .emb input on
+// standard output; otherwise convert(). Throws UsageError without -o, embed::Error for
+// -o with --info and for bad input.
+void run_convert_command(const ConvertOptions& options);
 
 // Converts options.input to options.output atomically. Throws embed::Error.
 void convert(const ConvertOptions& options);

@@ -1,19 +1,34 @@
-// The inverse of the name functions that spell command-line enums ("skipgram",
-// "adagrad", "host", ...): one loop instead of a parser per enum.
+// The spellings of command-line and file enums ("skipgram", "adagrad", "host", "F32"),
+// each enum's as one table of (value, name) pairs that both directions read, instead
+// of a switch and a parser per enum.
 #pragma once
 
-#include <initializer_list>
+#include <cstddef>
 #include <optional>
 #include <string_view>
 
 namespace embed {
 
-// The value among `values` that `name_of` spells `name`; nullopt for any other name.
 template <typename Enum>
-std::optional<Enum> parse_by_name(std::string_view name, std::initializer_list<Enum> values,
-                                  std::string_view (*name_of)(Enum)) {
-  for (Enum value : values) {
-    if (name == name_of(value)) return value;
+struct EnumName {
+  Enum value;
+  std::string_view name;
+};
+
+// The name `table` gives `value` ("?" for a value it lacks, which is a bug).
+template <typename Enum, std::size_t N>
+constexpr std::string_view name_in(const EnumName<Enum> (&table)[N], Enum value) {
+  for (const EnumName<Enum>& entry : table) {
+    if (entry.value == value) return entry.name;
+  }
+  return "?";
+}
+
+// The value `table` spells `name`; nullopt for any other name.
+template <typename Enum, std::size_t N>
+constexpr std::optional<Enum> parse_in(const EnumName<Enum> (&table)[N], std::string_view name) {
+  for (const EnumName<Enum>& entry : table) {
+    if (entry.name == name) return entry.value;
   }
   return std::nullopt;
 }

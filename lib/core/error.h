@@ -17,6 +17,13 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A command line whose options contradict each other: the tools print it with "; see
+// --help" and exit with their usage status (2), as for what the option parser rejects.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
 // Throws embed::Error with a fmt-formatted message.
 template <typename... Args>
 [[noreturn]] void fail(fmt::format_string<Args...> format, Args&&... args) {

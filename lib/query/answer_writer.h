@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "query/query_parse.h"
-#include "query/top_k.h"
-#include "query/vector_space.h"
+#include "search/top_k.h"
+#include "search/vector_space.h"
 
 namespace embed {
 

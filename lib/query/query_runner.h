@@ -1,6 +1,6 @@
 // Answering a batch of parsed queries in input order: words are looked up, every
 // neighbour and expression query of the batch goes through one search (one pass of
-// blocked GEMM over the matrix, on the CPU or the GPU: query/searcher.h), similarities
+// blocked GEMM over the matrix, on the CPU or the GPU: search/searcher.h), similarities
 // are computed directly, and a query that names an unknown word fails alone, with a
 // message on stderr, while the rest are answered.
 #pragma once
@@ -13,9 +13,9 @@
 
 #include "query/answer_writer.h"
 #include "query/query_parse.h"
-#include "query/search.h"
-#include "query/searcher.h"
-#include "query/vector_space.h"
+#include "search/exact_search.h"
+#include "search/searcher.h"
+#include "search/vector_space.h"
 
 namespace embed {
 

@@ -3,27 +3,21 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/enum_names.h"
 #include "format/safetensors.h"
 #include "text/text_reader.h"
 
 namespace embed {
 
-std::string_view format_name(VectorFormat format) {
-  switch (format) {
-    case VectorFormat::glove: return "glove";
-    case VectorFormat::w2v_text: return "w2v-text";
-    case VectorFormat::w2v_bin: return "w2v-bin";
-    case VectorFormat::emb: return "emb";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<VectorFormat> kFormatNames[] = {{VectorFormat::glove, "glove"},
+                                                   {VectorFormat::w2v_text, "w2v-text"},
+                                                   {VectorFormat::w2v_bin, "w2v-bin"},
+                                                   {VectorFormat::emb, "emb"}};
+}  // namespace
 
-std::optional<VectorFormat> parse_format_name(std::string_view name) {
-  for (auto f : {VectorFormat::glove, VectorFormat::w2v_text, VectorFormat::w2v_bin, VectorFormat::emb}) {
-    if (format_name(f) == name) return f;
-  }
-  return std::nullopt;
-}
+std::string_view format_name(VectorFormat format) { return name_in(kFormatNames, format); }
+std::optional<VectorFormat> parse_format_name(std::string_view name) { return parse_in(kFormatNames, name); }
 
 VectorFormat detect_format(InputStream& in) {
   const std::string_view head = in.peek(1 << 16);

@@ -7,18 +7,13 @@
 #include "core/atomic_output.h"
 #include "core/error.h"
 #include "format/tensor_file.h"
+#include "train/training_model.h"
 
 namespace embed {
 namespace {
 
 constexpr const char* kFormat = "embed-train checkpoint";
 constexpr const char* kVersion = "2";
-
-// Row width of a table in the checkpoint of a run with these settings.
-std::size_t table_width(const TrainSettings& s) {
-  if (s.model == Model::glove) return GloveLayout(s.dim, s.optimizer, s.adagrad).width;
-  return RowMatrix::stride_for(s.dim);
-}
 
 }  // namespace
 
@@ -44,17 +39,14 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
       {"corpus.ids", DType::u32, {corpus.ids.size()}, std::as_bytes(std::span(corpus.ids))},
       {"vocab.bytes", DType::u8, {words.bytes.size()}, std::as_bytes(std::span(words.bytes))},
   };
-  // GloVe's records in this epoch's order: (row, column, log count, weight), the last two as float bits.
-  if (settings.model == Model::glove) {
-    blobs.push_back({"records", DType::u32, {run.records.size(), 4}, std::as_bytes(std::span(run.records))});
-  }
+  training_model(settings.model).save_items(run, blobs);
   const OutputSettings& output = run.output;
   std::map<std::string, std::string> metadata = settings_metadata(settings);
   metadata.insert({
       {"dim", std::to_string(settings.dim)},
       {"threads", std::to_string(settings.threads)},
       {"output", output.output},
-      {"dtype", output.dtype},
+      {"dtype", std::string(vector_dtype_name(output.dtype))},
       {"save_context", output.save_context ? "1" : "0"},
       {"min_count", std::to_string(output.min_count)},
       {"max_vocab", std::to_string(output.max_vocab)},
@@ -62,7 +54,7 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
       {"corpus_tokens", std::to_string(corpus.tokens)},
       {"corpus_distinct_words", std::to_string(corpus.distinct_words)},
       {"epoch", std::to_string(state.epoch)},
-      {"words_done", std::to_string(state.words_done)},
+      {"words_done", std::to_string(state.items_done)},  // the key of version 1 files: words or records
       {"epoch_loss", fmt::format("{}", state.epoch_loss)},
       {"epoch_examples", std::to_string(state.epoch_examples)},
   });
@@ -76,10 +68,10 @@ namespace {
 TrainSettings read_settings(const TensorFileReader& r) {
   const std::string& path = r.path();
   TrainSettings s;
-  const std::string model = r.meta("model");
-  const std::optional<Model> parsed = parse_model_name(model);
-  if (!parsed) fail("{}: unknown model \"{}\" in the checkpoint", path, model);
-  s.model = *parsed;
+  const std::string name = r.meta("model");
+  const TrainingModel* model = find_training_model(name);
+  if (!model) fail("{}: unknown model \"{}\" in the checkpoint", path, name);
+  s.model = model->id();
   s.dim = r.meta_uint("dim");
   s.window = r.meta_uint("window");
   s.epochs = static_cast<unsigned>(r.meta_uint("epochs"));
@@ -87,23 +79,9 @@ TrainSettings read_settings(const TensorFileReader& r) {
   s.seed = r.meta_uint("seed");
   s.threads = static_cast<unsigned>(r.meta_uint("threads"));
   const std::optional<Optimizer> optimizer = parse_optimizer(r.meta("optimizer"));
-  if (!optimizer || !optimizer_supported(s.model, *optimizer)) fail("{}: the checkpoint's optimizer is invalid", path);
+  if (!optimizer || !model->supports(*optimizer)) fail("{}: the checkpoint's optimizer is invalid", path);
   s.optimizer = *optimizer;
-  bool valid = s.dim > 0 && s.window > 0 && s.threads > 0 && s.epochs > 0;
-  if (s.model == Model::glove) {
-    s.x_max = r.meta_double("x_max");
-    s.alpha = r.meta_double("alpha");
-    s.symmetric = r.meta("symmetric") == "1";
-    const std::optional<AdagradMode> adagrad = parse_adagrad_mode(r.meta("adagrad"));
-    const std::optional<GloveVectors> vectors = parse_glove_vectors(r.meta("vectors"));
-    valid = valid && adagrad && vectors && s.x_max > 0;
-    if (adagrad) s.adagrad = *adagrad;
-    if (vectors) s.vectors = *vectors;
-  } else {
-    s.negative = r.meta_uint("negative");
-    s.sample = r.meta_double("sample");
-    valid = valid && s.negative <= 60;
-  }
+  const bool valid = s.dim > 0 && s.window > 0 && s.threads > 0 && s.epochs > 0 && model->read_settings(r, s);
   if (!valid) fail("{}: the checkpoint's settings are invalid", path);
   return s;
 }
@@ -116,13 +94,16 @@ TrainingRun load_checkpoint(const std::string& path) {
   TrainSettings& s = c.settings;
   s = read_settings(r);
   c.output.output = r.meta("output");
-  c.output.dtype = r.meta("dtype");
+  const std::optional<DType> dtype = parse_vector_dtype(r.meta("dtype"));
+  if (!dtype) fail("{}: the checkpoint's dtype \"{}\" is not f32, f16 or bf16", path, r.meta("dtype"));
+  c.output.dtype = *dtype;
   c.output.save_context = r.meta("save_context") == "1";
   c.output.min_count = r.meta_uint("min_count");
   c.output.max_vocab = r.meta_uint("max_vocab");
 
   const std::uint64_t rows = r.elements("counts");
-  const std::uint64_t width = table_width(s);
+  const TrainingModel& model = training_model(s.model);
+  const std::uint64_t width = model.table_width(s);
   if (rows == 0) fail("{}: the checkpoint has an empty vocabulary", path);
   c.corpus.vocab.counts = r.copy<std::int64_t>("counts", DType::i64, rows);
   const auto offsets = r.copy<std::int64_t>("vocab.offsets", DType::i64, rows + 1);
@@ -145,15 +126,7 @@ TrainingRun load_checkpoint(const std::string& path) {
   c.corpus.name = r.meta("corpus");
   c.corpus.tokens = r.meta_uint("corpus_tokens");
   c.corpus.distinct_words = r.meta_uint("corpus_distinct_words");
-  std::uint64_t items = c.corpus.ids.size();  // what the workers' positions index
-  if (s.model == Model::glove) {
-    const std::uint64_t records = r.elements("records") / 4;
-    c.records = r.copy<GloveRecord>("records", DType::u32, records * 4);
-    for (const GloveRecord& record : c.records) {
-      if (record.row >= rows || record.column >= rows) fail("{}: the checkpoint's records name a word beyond the vocabulary", path);
-    }
-    items = records;
-  }
+  const std::uint64_t items = model.load_items(r, c);  // what the workers' positions index
 
   c.input = RowMatrix(rows, width);
   c.output_table = RowMatrix(rows, width);
@@ -164,7 +137,7 @@ TrainingRun load_checkpoint(const std::string& path) {
 
   TrainState& state = c.state;
   state.epoch = static_cast<unsigned>(r.meta_uint("epoch"));
-  state.words_done = r.meta_uint("words_done");
+  state.items_done = r.meta_uint("words_done");
   state.epoch_loss = r.meta_double("epoch_loss");
   state.epoch_examples = r.meta_uint("epoch_examples");
   for (auto p : r.copy<std::int64_t>("positions", DType::i64, s.threads)) {

@@ -41,17 +41,17 @@ bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool
   const auto workers = static_cast<unsigned>(state.positions.size());
   EMBED_ASSERT(workers > 0 && state.random.size() == workers);
   const auto start = std::chrono::steady_clock::now();
-  const std::uint64_t items_at_start = state.words_done;
-  std::atomic<std::uint64_t> items_done{state.words_done};
+  const std::uint64_t items_at_start = state.items_done;
+  std::atomic<std::uint64_t> items_done{state.items_done};
 
   auto progress_now = [&](double loss_sum, std::uint64_t examples) {
     TrainProgress p;
     p.epoch = state.epoch;
-    p.words_done = items_done.load(std::memory_order_relaxed);
-    p.learning_rate = task.learning_rate(p.words_done);
+    p.items_done = items_done.load(std::memory_order_relaxed);
+    p.learning_rate = task.learning_rate(p.items_done);
     p.loss = examples > 0 ? loss_sum / static_cast<double>(examples) : 0;
     p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    p.words_this_run = p.words_done - items_at_start;
+    p.items_this_run = p.items_done - items_at_start;
     return p;
   };
 
@@ -123,7 +123,7 @@ bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool
     const auto [sum, examples] = loss_so_far();
     state.epoch_loss = sum;
     state.epoch_examples = examples;
-    state.words_done = items_done.load();
+    state.items_done = items_done.load();
 
     bool epoch_finished = true;
     for (unsigned w = 0; w < workers; ++w) {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "train/random.h"
-#include "train/window_batch.h"
+#include "train/batch_loss.h"
 
 namespace embed {
 
@@ -20,7 +20,7 @@ struct TrainState {
   unsigned epoch = 0;                    // the epoch under way (== epochs when done)
   std::vector<std::uint64_t> positions;  // per worker: the next item of its shard in this epoch
   std::vector<Random::State> random;     // per worker
-  std::uint64_t words_done = 0;          // items done over all epochs, for the learning-rate schedule
+  std::uint64_t items_done = 0;          // items done over all epochs, for the learning-rate schedule
   double epoch_loss = 0;                 // this epoch so far
   std::uint64_t epoch_examples = 0;
 
@@ -34,11 +34,11 @@ std::pair<std::uint64_t, std::uint64_t> shard_bounds(std::uint64_t items, unsign
 // Reported after each epoch and, while it runs, a few times a second.
 struct TrainProgress {
   unsigned epoch = 0;         // 0-based epoch under way
-  std::uint64_t words_done;   // items, over all epochs
+  std::uint64_t items_done;   // items, over all epochs
   float learning_rate;
   double loss;                // mean loss per example in this epoch so far
   double seconds;             // since this run (or resumed run) started
-  std::uint64_t words_this_run;
+  std::uint64_t items_this_run;
 };
 
 // What a model plugs into the loop.

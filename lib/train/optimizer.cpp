@@ -4,23 +4,16 @@
 
 namespace embed {
 
-std::string_view optimizer_name(Optimizer optimizer) {
-  switch (optimizer) {
-    case Optimizer::sgd: return "sgd";
-    case Optimizer::adagrad: return "adagrad";
-    case Optimizer::adam: return "adam";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<Optimizer> kOptimizerNames[] = {
+    {Optimizer::sgd, "sgd"}, {Optimizer::adagrad, "adagrad"}, {Optimizer::adam, "adam"}};
+constexpr EnumName<AdagradMode> kAdagradModeNames[] = {{AdagradMode::element, "element"}, {AdagradMode::row, "row"}};
+}  // namespace
 
-std::optional<Optimizer> parse_optimizer(std::string_view name) {
-  return parse_by_name(name, {Optimizer::sgd, Optimizer::adagrad, Optimizer::adam}, optimizer_name);
-}
+std::string_view optimizer_name(Optimizer optimizer) { return name_in(kOptimizerNames, optimizer); }
+std::optional<Optimizer> parse_optimizer(std::string_view name) { return parse_in(kOptimizerNames, name); }
 
-std::string_view adagrad_mode_name(AdagradMode mode) { return mode == AdagradMode::element ? "element" : "row"; }
-
-std::optional<AdagradMode> parse_adagrad_mode(std::string_view name) {
-  return parse_by_name(name, {AdagradMode::element, AdagradMode::row}, adagrad_mode_name);
-}
+std::string_view adagrad_mode_name(AdagradMode mode) { return name_in(kAdagradModeNames, mode); }
+std::optional<AdagradMode> parse_adagrad_mode(std::string_view name) { return parse_in(kAdagradModeNames, name); }
 
 }  // namespace embed

@@ -2,7 +2,7 @@
 //
 // Every optimizer here is sparse: its state lives beside the parameters of each row,
 // and only the rows a step touches pay for state updates (lazy AdaGrad and Adam).
-// Which models take which optimizer (see optimizer_supported):
+// Which models take which optimizer (each model's supports(), training_model.h):
 //   skipgram, cbow  sgd (word2vec's: the learning rate falls linearly to lr × 1e-4)
 //   glove           adagrad (default; per element, or per row with --adagrad row),
 //                   adam (lazy, bias-corrected per row), sgd (linear decay, as above)

@@ -1,32 +1,37 @@
-// embed-train's whole run, from parsed options to files: read the corpus (or a
-// checkpoint, or GloVe's co-occurrence counts), train, and write the vectors, or on
-// SIGINT/SIGTERM a checkpoint.
+// embed-train's whole run, from parsed options to files: check the options against each
+// other and fill in the model's defaults, read the corpus (or a checkpoint, or GloVe's
+// co-occurrence counts), train, and write the vectors, or on SIGINT/SIGTERM a checkpoint.
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "train/checkpoint.h"
-#include "train/gpu_backend.h"
-#include "train/trainer.h"
+#include "device/gpu_device.h"
+#include "train/gpu/gpu_backend.h"
+#include "train/train_settings.h"
+#include "train/training_run.h"
 
 namespace embed {
 
 struct TrainCommand {
-  std::vector<std::string> corpus;  // files, "-" for standard input
+  TrainingInput input;        // --corpus, or glove's --cooc; --save-cooc, --memory
   TrainSettings settings;
-  OutputSettings output;            // output path, dtype, --save-context, vocabulary limits
-  std::string checkpoint;           // where checkpoints go; empty: OUTPUT.ckpt, on interruption only
-  std::string resume;               // a checkpoint to continue from; its settings win
-  std::string device = "cpu";       // cpu | cuda | auto
-  GpuOptions gpu;                   // --table, --gpu-memory, --host-transfer
-  GpuTrainer gpu_trainer;           // what this build offers (backend/registry.h); empty: CPU only
-  // GloVe
-  std::string cooc;                 // train on these counts instead of counting the corpus
-  std::string save_cooc;            // also write the counts here (without --output: only count)
-  std::uint64_t memory = 4ull << 30;  // bytes for counting and training
+  OutputSettings output;      // output path, dtype, --save-context, vocabulary limits
+  std::string checkpoint;     // where checkpoints go; empty: OUTPUT.ckpt, on interruption only
+  std::string resume;         // a checkpoint to continue from; its settings win
+  std::string metrics;        // --metrics: JSON lines of progress and epochs
+  GpuRequest gpu;             // --device, --gpu, --gpu-memory
+  GpuOptions gpu_options;     // --table, --host-transfer
+  GpuTrainer gpu_trainer;     // what this build offers (backend/registry.h); empty: CPU only
 };
+
+// The rules between options, given the long names of those on the command line
+// ("--window"): throws UsageError for a combination that cannot be run, logs a warning
+// for options a checkpoint or a counts file overrides, and fills in what was left to
+// the model (window, epochs, lr, optimizer).
+void resolve_train_command(TrainCommand& command, const std::set<std::string>& given);
 
 // Exit status of a run that a signal stopped (after writing its checkpoint).
 inline constexpr int kExitInterrupted = 130;

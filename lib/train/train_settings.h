@@ -12,9 +12,10 @@
 
 namespace embed {
 
+// The models of the registry (training_model.h, models.cpp).
 enum class Model { skipgram, cbow, glove };
 
-// The command-line and metadata spelling: "skipgram", "cbow" or "glove".
+// The command-line and metadata spelling: "skipgram", "cbow" or "glove", from the registry.
 std::string_view model_name(Model model);
 std::optional<Model> parse_model_name(std::string_view name);
 
@@ -48,9 +49,5 @@ struct TrainSettings {
 // "x_max", "alpha", "symmetric", "adagrad" and "vectors". Written into every .emb and
 // every checkpoint.
 std::map<std::string, std::string> settings_metadata(const TrainSettings& settings);
-
-// Whether `model` can train with `optimizer` (see optimizer.h for the table), and its default.
-bool optimizer_supported(Model model, Optimizer optimizer);
-Optimizer default_optimizer(Model model);
 
 }  // namespace embed

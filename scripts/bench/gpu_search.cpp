@@ -1,5 +1,5 @@
 // bench-gpu-search: embed-query's GPU search against the bare cuBLAS GEMM it is built on,
-// in one run, on the same matrices. Used by scripts/bench-query.sh; exits 77 without a
+// in one run, on the same matrices. Used by scripts/bench/query.sh; exits 77 without a
 // usable GPU (`bench-gpu-search --probe` only says whether there is one).
 //
 //   bench-gpu-search VECTORS.emb [QUERIES=10000] [K=10] [REPEATS=3] [THREADS=all]
@@ -23,12 +23,12 @@
 #include "backend/registry.h"
 #include "core/error.h"
 #include "core/parallel.h"
-#include "cublas_loader.h"
-#include "cuda_memory.h"
-#include "query/query_matrix.h"
-#include "query/query_split.h"
-#include "query/searcher.h"
-#include "query/vector_space.h"
+#include "kernels/search/cublas_loader.h"
+#include "kernels/common/cuda_memory.h"
+#include "search/query_matrix.h"
+#include "search/query_split.h"
+#include "search/searcher.h"
+#include "search/vector_space.h"
 
 namespace {
 
@@ -99,9 +99,9 @@ double floor_seconds(const embed::VectorSpace& space, const std::vector<embed::S
 int main(int argc, char** argv) {
   const embed::GpuSearcher gpu = embed::gpu_searcher();
   std::string why;
-  const std::optional<embed::GpuSearchDevice> device = gpu.built() ? gpu.find_device(why) : std::nullopt;
+  const std::optional<embed::GpuDevice> device = gpu.built() ? gpu.find_device(0, why) : std::nullopt;
   if (argc > 1 && std::strcmp(argv[1], "--probe") == 0) {
-    std::printf("%s\n", device ? device->description.c_str() : ("no usable GPU (" + why + ")").c_str());
+    std::printf("%s\n", device ? device->description().c_str() : ("no usable GPU (" + why + ")").c_str());
     return device ? 0 : 77;
   }
   if (argc < 2) {
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     for (std::size_t q = 0; q < count; ++q) queries[q].terms = {{(q * 7919 + 13) % space.rows(), 1.0f}};
     const double floor = floor_seconds(space, queries, repeats);
 
-    embed::Searcher searcher(space, {embed::SearchDevice::cuda, 0, gpu}, k, 0);
+    embed::Searcher searcher(space, {{embed::DeviceChoice::cuda, 0, 0}, gpu}, k, 0);
     embed::SearchOptions options;
     options.k = k;
     options.threads = threads;
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
     }
     const double flops = 2.0 * static_cast<double>(count) * static_cast<double>(space.rows()) *
                          static_cast<double>(space.dim());
-    std::printf("gpu %s\n", device->description.c_str());
+    std::printf("gpu %s\n", device->description().c_str());
     std::printf("shape %zu queries x %llu rows x %zu dims, %s, k %zu\n", count,
                 static_cast<unsigned long long>(space.rows()), space.dim(),
                 std::string(embed::vector_dtype_name(space.dtype())).c_str(), k);

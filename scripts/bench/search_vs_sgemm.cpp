@@ -1,5 +1,5 @@
 // bench-search: batched nearest-neighbour search against the bare matrix product it is
-// built on, in one run, on the same matrices. Used by scripts/bench-query.sh.
+// built on, in one run, on the same matrices. Used by scripts/bench/query.sh.
 //
 //   bench-search VECTORS.emb [QUERIES=1000] [THREADS=all] [K=10] [REPEATS=3]
 //
@@ -16,8 +16,8 @@
 
 #include "core/parallel.h"
 #include "math/sgemm.h"
-#include "query/search.h"
-#include "query/vector_space.h"
+#include "search/exact_search.h"
+#include "search/vector_space.h"
 
 namespace {
 

@@ -167,6 +167,11 @@ check "--gpu-memory with --device cpu: exit 2" "$?" "2"
 grep -q -- '--gpu-memory applies to --device cuda or auto only' err.txt && ok || bad "--gpu-memory message: $(cat err.txt)"
 "$EQ" eval v.emb --analogies "$DATA/analogies-sample.txt" --device cpu --gpu-memory 1G > /dev/null 2>&1
 check "eval --gpu-memory with --device cpu: exit 2" "$?" "2"
+"$EQ" v.emb a --device cpu --gpu 1 > /dev/null 2> err.txt
+check "--gpu with --device cpu: exit 2" "$?" "2"
+grep -q -- '--gpu applies to --device cuda or auto only' err.txt && ok || bad "--gpu message: $(cat err.txt)"
+"$EQ" v.emb a --gpu -1 > /dev/null 2>&1; check "--gpu -1: exit 2" "$?" "2"
+"$EQ" --version | grep -qE '^gpus: (none \(.+\)|[0-9]+ .+)$' && ok || bad "--version lists the GPUs: $("$EQ" --version)"
 "$EQ" v.emb a --device cuda -k 1025 > /dev/null 2> err.txt
 check "--device cuda with -k above the GPU's limit: exit 2" "$?" "2"
 grep -q "limit of 1024 neighbours per query; use --device cpu" err.txt && ok || bad "-k limit message: $(cat err.txt)"

@@ -60,8 +60,26 @@ grep -q 'lr = 0.05' <<<"$("$GC" --info cbow.emb)" && ok || bad "cbow's default l
 grep -qE '^rows +100$' <<<"$("$GC" --info small.emb)" && ok || bad "--max-vocab"
 "$ET" --corpus "$CORPUS" -o auto.emb "${FAST[@]}" --device auto -q && ok || bad "--device auto"
 "$ET" --version | grep -q '^embed-train ' && ok || bad "--version"
+"$ET" --version | grep -qE '^gpus: (none \(.+\)|[0-9]+ .+)$' && ok || bad "--version lists the GPUs: $("$ET" --version)"
+# --metrics: one JSON object per line, one per epoch (and progress ticks), with the numbers the log prints.
+"$ET" --corpus "$CORPUS" -o m.emb --dim 16 --epochs 2 --threads 1 --seed 3 --metrics metrics.jsonl -q
+python3 - metrics.jsonl <<'PY' && ok || bad "--metrics: $(head -c 400 metrics.jsonl)"
+import json, sys
+lines = [json.loads(line) for line in open(sys.argv[1])]
+epochs = [m for m in lines if m["event"] == "epoch"]
+assert [m["epoch"] for m in epochs] == [1, 2], epochs
+assert all(m["event"] in ("epoch", "progress") and m["unit"] == "words" and m["epochs"] == 2 for m in lines)
+assert epochs[-1]["done"] == 2 * 177600 and epochs[0]["done"] == 177600, epochs
+assert all(m["per_second"] > 0 and m["loss"] > 0 and 0 < m["lr"] <= 0.025 and m["time"] >= 0 for m in epochs)
+assert epochs[1]["time"] >= epochs[0]["time"] and epochs[1]["loss"] < epochs[0]["loss"]
+PY
+check "--metrics leaves the vectors as they were" "$(vectors m.emb)" \
+  "$("$ET" --corpus "$CORPUS" -o m2.emb --dim 16 --epochs 2 --threads 1 --seed 3 -q && vectors m2.emb)"
+expect_error "unwritable --metrics" 1 "--metrics: cannot write no-such-dir/m.jsonl" \
+  "$ET" --corpus "$CORPUS" -o e.emb --metrics no-such-dir/m.jsonl
 for flag in --corpus --output --model --dim --window --negative --min-count --sample --epochs --lr --threads \
-  --seed --max-vocab --dtype --device --checkpoint --resume --save-context --table --gpu-memory --host-transfer; do
+  --seed --max-vocab --dtype --device --gpu --checkpoint --resume --save-context --table --gpu-memory --host-transfer \
+  --metrics; do
   "$ET" --help | grep -q -- "$flag" || bad "--help lacks $flag"
 done
 ok
@@ -88,6 +106,8 @@ expect_error "GPU flags with --device cpu" 2 "--table applies to --device cuda o
   "$ET" --corpus "$CORPUS" -o e.emb --table host
 expect_error "--gpu-memory without a GPU device" 2 "--gpu-memory applies to --device cuda or auto only" \
   "$ET" --corpus "$CORPUS" -o e.emb --device cpu --gpu-memory 1G
+expect_error "--gpu without a GPU device" 2 "--gpu applies to --device cuda or auto only" \
+  "$ET" --corpus "$CORPUS" -o e.emb --gpu 1
 expect_error "--host-transfer with --table device" 2 "--host-transfer applies to --table host or auto only" \
   "$ET" --corpus "$CORPUS" -o e.emb --device auto --table device --host-transfer mapped
 expect_error "--device cuda with glove and adam" 1 "--optimizer adam trains on the CPU" "$ET" --corpus "$CORPUS" -o e.emb \

@@ -7,12 +7,12 @@
 #include <cstring>
 #include <string>
 
-#include "train/cooc_counter.h"
+#include "train/glove/cooc_counter.h"
 #include "train/corpus.h"
-#include "train/glove_model.h"
+#include "train/glove/glove_model.h"
 #include "train/random.h"
 #include "train/row_matrix.h"
-#include "train/run_setup.h"
+#include "train/glove/glove_setup.h"
 
 namespace embed::test {
 

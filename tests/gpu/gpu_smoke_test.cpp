@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "device_info.h"
+#include "kernels/common/device_info.h"
 
 int main() {
   std::string why;

@@ -27,13 +27,13 @@ inline const Placement kPlacements[] = {{TablePlacement::device, HostTransfer::g
 inline int run_gpu_tests(int argc, char** argv) {
   std::string why;
   const GpuTrainer trainer = gpu_trainer();
-  const std::optional<GpuDevice> device = trainer.built() ? trainer.find_device(why) : std::nullopt;
+  const std::optional<GpuDevice> device = trainer.built() ? trainer.find_device(0, why) : std::nullopt;
   if (!device) {
     std::printf("skipped: no usable CUDA device (%s)\n", why.c_str());
     return 77;
   }
   the_device = *device;
-  std::printf("device: %s, %.1f GiB free\n", device->description.c_str(),
+  std::printf("device: %s, %.1f GiB free\n", device->description().c_str(),
               static_cast<double>(device->free_memory) / (1u << 30));
   return Catch::Session().run(argc, argv);
 }

@@ -9,7 +9,8 @@
 #include <cstdio>
 #include <limits>
 
-#include "train/glove_trainer.h"
+#include "train/glove/glove_cpu_backend.h"
+#include "train/glove/glove_trainer.h"
 #include "gpu_train_fixtures.h"
 #include "train_fixtures.h"
 

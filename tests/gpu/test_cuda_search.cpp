@@ -16,15 +16,15 @@
 #include "backend/registry.h"
 #include "core/atomic_output.h"
 #include "format/emb_writer.h"
-#include "query/searcher.h"
-#include "query/vector_space.h"
+#include "search/searcher.h"
+#include "search/vector_space.h"
 #include "test_util.h"
 
 using namespace embed;
 
 namespace {
 
-GpuSearchDevice the_device;
+GpuDevice the_device;
 
 EmbeddingTable random_table(std::size_t rows, std::size_t dim, std::uint32_t seed) {
   std::mt19937 rng(seed);
@@ -131,7 +131,7 @@ Comparison compare(const VectorSpace& space, std::span<const SearchQuery> querie
 }
 
 Searcher gpu_searcher_for(const VectorSpace& space, std::size_t k, std::uint64_t restrict_rows, std::uint64_t budget = 0) {
-  return Searcher(space, {SearchDevice::cuda, budget, gpu_searcher()}, k, restrict_rows);
+  return Searcher(space, {{DeviceChoice::cuda, 0, budget}, gpu_searcher()}, k, restrict_rows);
 }
 
 }  // namespace
@@ -222,13 +222,13 @@ TEST_CASE("GPU search streams rows that do not fit in --gpu-memory, over several
 int main(int argc, char** argv) {
   std::string why;
   const GpuSearcher searcher = gpu_searcher();
-  const std::optional<GpuSearchDevice> device = searcher.built() ? searcher.find_device(why) : std::nullopt;
+  const std::optional<GpuDevice> device = searcher.built() ? searcher.find_device(0, why) : std::nullopt;
   if (!device) {
     std::printf("skipped: no usable CUDA device (%s)\n", why.c_str());
     return 77;
   }
   the_device = *device;
-  std::printf("device: %s, %.1f GiB free, %zu KB shared memory per block\n", device->description.c_str(),
+  std::printf("device: %s, %.1f GiB free, %zu KB shared memory per block\n", device->description().c_str(),
               static_cast<double>(device->free_memory) / (1u << 30), device->shared_memory / 1024);
   return Catch::Session().run(argc, argv);
 }

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "train/corpus.h"
-#include "train/trainer.h"
+#include "train/word2vec/word2vec_trainer.h"
 #include "gpu_train_fixtures.h"
 #include "train_fixtures.h"
 
@@ -19,7 +19,7 @@ using namespace embed::test;
 
 namespace {
 
-std::unique_ptr<TrainBackend> cuda_backend(Model model, RowMatrix& input, RowMatrix& output, std::size_t window,
+std::unique_ptr<Word2vecBackend> cuda_backend(Model model, RowMatrix& input, RowMatrix& output, std::size_t window,
                                            std::size_t negatives, unsigned workers, const Placement& placement,
                                            DType storage = DType::f32, std::uint64_t budget = 0) {
   GpuTrainShape shape;
@@ -68,7 +68,7 @@ TEST_CASE("one batch on the GPU equals the CPU backend's update", "[gpu]") {
         RowMatrix cpu_in = copy_of(input), cpu_out = copy_of(output);
         const WindowBatch batch = disjoint_batch(windows, negatives);
         BatchLoss cpu_loss, gpu_loss;
-        make_cpu_backend(model, cpu_in, cpu_out, 1, 4)->train(batch, 0, cpu_loss);
+        make_word2vec_cpu_backend(model, cpu_in, cpu_out, 1, 4)->train(batch, 0, cpu_loss);
         auto gpu = cuda_backend(model, input, output, 2, negatives, 1, placement);
         gpu->train(batch, 0, gpu_loss);
         gpu->finish(0, gpu_loss);
@@ -92,7 +92,7 @@ TEST_CASE("f16 and bf16 tables train one batch to the CPU's result within their 
       RowMatrix cpu_in = copy_of(input), cpu_out = copy_of(output);
       const WindowBatch batch = disjoint_batch(40, 5);
       BatchLoss cpu_loss, gpu_loss;
-      make_cpu_backend(Model::skipgram, cpu_in, cpu_out, 1, 4)->train(batch, 0, cpu_loss);
+      make_word2vec_cpu_backend(Model::skipgram, cpu_in, cpu_out, 1, 4)->train(batch, 0, cpu_loss);
       auto gpu = cuda_backend(Model::skipgram, input, output, 2, 5, 1, placement, storage);
       gpu->train(batch, 0, gpu_loss);
       gpu->finish(0, gpu_loss);
@@ -124,10 +124,10 @@ TEST_CASE("host and device placements train to the same quality as the CPU", "[g
     for (int which = -1; which < 3; ++which) {
       RowMatrix input(corpus.vocab.size(), s.dim), output(corpus.vocab.size(), s.dim);
       init_uniform(input, s.seed, 1);
-      std::unique_ptr<TrainBackend> backend =
-          which < 0 ? make_cpu_backend(model, input, output, s.threads, 2 * s.window)
+      std::unique_ptr<Word2vecBackend> backend =
+          which < 0 ? make_word2vec_cpu_backend(model, input, output, s.threads, 2 * s.window)
                     : cuda_backend(model, input, output, s.window, s.negative, s.threads, kPlacements[which]);
-      Trainer trainer(s, corpus, *backend);
+      Word2vecTrainer trainer(s, corpus, *backend);
       TrainState state = TrainState::start(s.threads, s.seed, corpus.ids.size());
       std::atomic<bool> stop{false};
       double last_epoch_loss = 0;
@@ -181,7 +181,7 @@ TEST_CASE("a 2,000,000 x 128 table trains with 256 MB of GPU memory", "[gpu]") {
                                 256ull << 20);
     INFO(backend->name());
     REQUIRE(backend->name().find("pinned host memory") != std::string::npos);
-    Trainer trainer(s, corpus, *backend);
+    Word2vecTrainer trainer(s, corpus, *backend);
     TrainState state = TrainState::start(s.threads, s.seed, corpus.ids.size());
     std::atomic<bool> stop{false};
     std::vector<double> losses;

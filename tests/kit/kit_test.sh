@@ -22,7 +22,7 @@ for f in glove-convert embed-query embed-train gpu_smoke_test gpu_train_tests gp
 done
 for f in tests/gpu/gpu_train_cli_test.sh tests/gpu/gpu_query_cli_test.sh tests/cli/lib.sh data/text8-200k.txt.gz \
   data/analogies-sample.txt shared/data/text8-head.txt.xz shared/data/questions-words.txt \
-  shared/data/wordsim353.tsv scripts/bench-gpu.sh scripts/bench-query.sh lib-dlopen/libopenblas.so.0.xz; do
+  shared/data/wordsim353.tsv scripts/bench/gpu.sh scripts/bench/query.sh lib-dlopen/libopenblas.so.0.xz; do
   [[ -s $kit/$f ]] && ok || bad "$f missing"
 done
 

@@ -1,10 +1,10 @@
 // Which GPUs a CUDA build can run on, and what it says when the driver is the problem
-// (kernels/device_support.h: plain C++, checked on every build).
+// (kernels/common/device_support.h: plain C++, checked on every build).
 #include <catch2/catch.hpp>
 
 #include <vector>
 
-#include "device_support.h"
+#include "kernels/common/device_support.h"
 
 using namespace embed::cuda;
 

@@ -7,11 +7,12 @@
 
 #include "test_util.h"
 #include "train/checkpoint.h"
-#include "train/cooc_counter.h"
-#include "train/cooc_file.h"
+#include "train/glove/cooc_counter.h"
+#include "train/glove/cooc_file.h"
 #include "train/corpus.h"
-#include "train/glove_trainer.h"
-#include "train/run_setup.h"
+#include "train/glove/glove_cpu_backend.h"
+#include "train/glove/glove_trainer.h"
+#include "train/glove/glove_setup.h"
 
 using namespace embed;
 

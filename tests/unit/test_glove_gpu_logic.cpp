@@ -7,9 +7,10 @@
 #include <numeric>
 
 #include "test_util.h"
-#include "train/glove_trainer.h"
-#include "train/gpu_backend.h"
-#include "train/row_remap.h"
+#include "train/glove/glove_cpu_backend.h"
+#include "train/glove/glove_trainer.h"
+#include "train/gpu/gpu_backend.h"
+#include "train/gpu/row_remap.h"
 #include "train_fixtures.h"
 
 using namespace embed;
@@ -200,7 +201,7 @@ TEST_CASE("the GPU memory plan for GloVe: device when the tables fit, else host 
   REQUIRE(layout.width == 608);
   GpuMemoryPlan plan = plan_glove_gpu_memory({71000, layout.width, 16}, options, 8192 * MB);
   REQUIRE(plan.placement == TablePlacement::device);
-  REQUIRE(plan.batch_words == kGloveBatchRecords);
+  REQUIRE(plan.batch_items == kGloveBatchRecords);
   REQUIRE(plan.table_bytes == 2ull * 71000 * 608 * 4);
   REQUIRE(plan.ids_words == kGloveBatchRecords * 4);
   REQUIRE(plan.total_bytes() <= 8192 * MB);
@@ -209,10 +210,10 @@ TEST_CASE("the GPU memory plan for GloVe: device when the tables fit, else host 
   plan = plan_glove_gpu_memory({2000000, layout.width, 4}, options, 1024 * MB);
   REQUIRE(plan.placement == TablePlacement::host);
   REQUIRE(plan.total_bytes() <= 1024 * MB);
-  REQUIRE(plan.batch_words >= kMinGloveBatchRecords);
-  REQUIRE(plan.batch_words < kGloveBatchRecords);
-  REQUIRE(plan.max_input_rows == plan.batch_words);
-  REQUIRE(plan.ids_words == plan.batch_words * 6);
+  REQUIRE(plan.batch_items >= kMinGloveBatchRecords);
+  REQUIRE(plan.batch_items < kGloveBatchRecords);
+  REQUIRE(plan.max_input_rows == plan.batch_items);
+  REQUIRE(plan.ids_words == plan.batch_items * 6);
 
   options.table = TablePlacement::device;
   REQUIRE_ERROR_CONTAINS(plan_glove_gpu_memory({2000000, layout.width, 4}, options, 1024 * MB),

@@ -10,11 +10,11 @@
 #include "test_util.h"
 #include "train_fixtures.h"
 #include "train/corpus.h"
-#include "train/gpu_plan.h"
-#include "train/packed_batch.h"
-#include "train/row_locks.h"
-#include "train/row_remap.h"
-#include "train/trainer.h"
+#include "train/gpu/gpu_plan.h"
+#include "train/gpu/packed_batch.h"
+#include "train/gpu/row_locks.h"
+#include "train/gpu/row_remap.h"
+#include "train/word2vec/word2vec_trainer.h"
 
 using namespace embed;
 using namespace embed::test;
@@ -36,7 +36,7 @@ WindowBatch sample_batch() {
 
 // What the CUDA backend does with host-resident tables, on the CPU: remap the batch
 // to the rows it touches, gather them, train the copy, add the deltas back.
-class RemappingBackend final : public TrainBackend {
+class RemappingBackend final : public Word2vecBackend {
  public:
   RemappingBackend(Model model, RowMatrix& input, RowMatrix& output, std::size_t max_inputs, unsigned workers = 1)
       : model_(model), input_(input), output_(output), max_inputs_(max_inputs), workers_(workers) {
@@ -51,7 +51,7 @@ class RemappingBackend final : public TrainBackend {
     gather_rows(input_, w.local.input_rows, DType::f32, in.data());
     gather_rows(output_, w.local.output_rows, DType::f32, out.data());
     const RowMatrix in_before = copy_of(in), out_before = copy_of(out);
-    make_cpu_backend(model_, in, out, 1, max_inputs_)->train(w.local.batch, 0, loss);
+    make_word2vec_cpu_backend(model_, in, out, 1, max_inputs_)->train(w.local.batch, 0, loss);
     scatter_deltas(input_, w.local.input_rows, DType::f32, in.data(), in_before.data());
     scatter_deltas(output_, w.local.output_rows, DType::f32, out.data(), out_before.data());
     ++batches_;
@@ -121,7 +121,7 @@ TEST_CASE("gathered rows trained and written back as deltas equal training in pl
     fill_uniform(output, 2, 0.5f);
     RowMatrix direct_in = copy_of(input), direct_out = copy_of(output);
     BatchLoss direct_loss, remapped_loss;
-    make_cpu_backend(model, direct_in, direct_out, 1, 3)->train(sample_batch(), 0, direct_loss);
+    make_word2vec_cpu_backend(model, direct_in, direct_out, 1, 3)->train(sample_batch(), 0, direct_loss);
     RemappingBackend remapping(model, input, output, 3);
     remapping.train(sample_batch(), 0, remapped_loss);
     INFO(model_name(model));
@@ -218,7 +218,7 @@ TEST_CASE("a trainer over the remapping backend learns, asks for its batch size 
   RowMatrix input(corpus.vocab.size(), s.dim), output(corpus.vocab.size(), s.dim);
   init_uniform(input, s.seed, 1);
   RemappingBackend backend(s.model, input, output, 2 * s.window, s.threads);
-  Trainer trainer(s, corpus, backend);
+  Word2vecTrainer trainer(s, corpus, backend);
   TrainState state = TrainState::start(s.threads, s.seed, corpus.ids.size());
   std::atomic<bool> stop{false};
   REQUIRE(trainer.run(state, stop, nullptr, nullptr));
@@ -250,7 +250,7 @@ TEST_CASE("the GPU memory plan: device when the tables fit, else host, within th
   // 71k words x 100 dims fit in 8 GB: device placement, full batches, double-buffered.
   GpuMemoryPlan plan = plan_gpu_memory(shape_of(71000, 100, 16), options, 8192 * MB);
   REQUIRE(plan.placement == TablePlacement::device);
-  REQUIRE(plan.batch_words == TrainBackend::kDefaultBatchWords);
+  REQUIRE(plan.batch_items == Word2vecBackend::kDefaultBatchWords);
   REQUIRE(plan.slots_per_worker == 2);
   REQUIRE(plan.table_bytes == 2ull * 71000 * 112 * 4);
   REQUIRE(plan.max_input_rows == 0);
@@ -261,14 +261,14 @@ TEST_CASE("the GPU memory plan: device when the tables fit, else host, within th
   REQUIRE(plan.placement == TablePlacement::host);
   REQUIRE(plan.table_bytes == 0);
   REQUIRE(plan.total_bytes() <= 256 * MB);
-  REQUIRE(plan.batch_words >= kMinBatchWords);
-  REQUIRE(plan.max_input_rows == plan.batch_words);
-  REQUIRE(plan.max_output_rows == plan.batch_words * 6);
+  REQUIRE(plan.batch_items >= kMinBatchWords);
+  REQUIRE(plan.max_input_rows == plan.batch_items);
+  REQUIRE(plan.max_output_rows == plan.batch_items * 6);
   // Mapped transfers keep the originals on the device too: smaller batches.
   options.transfer = HostTransfer::mapped;
   const GpuMemoryPlan mapped = plan_gpu_memory(shape_of(2000000, 128, 16), options, 256 * MB);
   REQUIRE(mapped.total_bytes() <= 256 * MB);
-  REQUIRE(mapped.batch_words * mapped.slots_per_worker < plan.batch_words * plan.slots_per_worker);
+  REQUIRE(mapped.batch_items * mapped.slots_per_worker < plan.batch_items * plan.slots_per_worker);
 
   // f16 storage halves the tables: 2 x 71k x 112 x 2 bytes.
   GpuTrainShape half = shape_of(71000, 100, 4);

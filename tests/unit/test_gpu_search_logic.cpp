@@ -1,6 +1,6 @@
 // The GPU search's host-side logic, on every build: the memory plan, the split of f32
 // query rows into 16-bit parts, the radix select the kernel runs (its key encoding and
-// per-round choice, from kernels/radix_select.h, driven here by a sequential reference
+// per-round choice, from kernels/search/radix_select.h, driven here by a sequential reference
 // that follows the kernel block by block) against TopK, and the Searcher's choice of
 // device with a stand-in GPU.
 #include <algorithm>
@@ -9,12 +9,12 @@
 #include <random>
 
 #include "core/half.h"
-#include "query/gpu_search_plan.h"
-#include "query/query_matrix.h"
-#include "query/query_split.h"
-#include "query/searcher.h"
-#include "query/top_k.h"
-#include "radix_select.h"
+#include "search/gpu_search_plan.h"
+#include "search/query_matrix.h"
+#include "search/query_split.h"
+#include "search/searcher.h"
+#include "search/top_k.h"
+#include "kernels/search/radix_select.h"
 #include "test_util.h"
 
 using namespace embed;
@@ -284,9 +284,10 @@ struct FakeGpu {
   std::uint64_t last_rows = 0;
 
   GpuSearcher searcher() {
-    struct Matrix final : MatrixSearcher {
+    struct Matrix final : Index {
       FakeGpu* gpu;
       const VectorSpace* space;
+      std::string where() const override { return "Fake GPU"; }
       std::vector<std::vector<Hit>> search(std::span<const SearchQuery> queries, const SearchOptions& options) override {
         ++gpu->searches;
         if (gpu->fail_search) fail("CUDA error while searching: an illegal memory access was encountered");
@@ -294,15 +295,19 @@ struct FakeGpu {
       }
     };
     GpuSearcher g;
-    g.find_device = [this](std::string& why) -> std::optional<GpuSearchDevice> {
+    g.find_device = [this](int, std::string& why) -> std::optional<GpuDevice> {
       ++probes;
       if (!usable) {
         why = "no CUDA-capable device is detected";
         return std::nullopt;
       }
-      return GpuSearchDevice{0, "Fake GPU", 80 * kGiB, kH100Shared};
+      GpuDevice device;
+      device.name = "Fake GPU";
+      device.free_memory = 80 * kGiB;
+      device.shared_memory = kH100Shared;
+      return device;
     };
-    g.make = [this](const GpuSearchRequest& request) -> std::unique_ptr<MatrixSearcher> {
+    g.make = [this](const GpuSearchRequest& request) -> std::unique_ptr<Index> {
       ++made;
       last_rows = request.shape.rows;
       auto m = std::make_unique<Matrix>();
@@ -340,7 +345,7 @@ std::vector<SearchQuery> batch_of(std::size_t n, std::size_t terms = 1) {
 TEST_CASE("Searcher: --device cpu never asks for the GPU", "[gpu-search]") {
   const VectorSpace space = VectorSpace::from_table(small_table(200, 8), "mem", 1);
   FakeGpu gpu;
-  Searcher searcher(space, {SearchDevice::cpu, 0, gpu.searcher()}, 10, 0);
+  Searcher searcher(space, {{DeviceChoice::cpu, 0, 0}, gpu.searcher()}, 10, 0);
   const std::vector<SearchQuery> queries = batch_of(100);
   SearchOptions options;
   const auto got = searcher.search(queries, options);
@@ -354,7 +359,7 @@ TEST_CASE("Searcher: --device auto sends large batches to a usable GPU, the rest
   SearchOptions options;
   SECTION("with a GPU") {
     FakeGpu gpu;
-    Searcher searcher(space, {SearchDevice::automatic, 0, gpu.searcher()}, 10, 0);
+    Searcher searcher(space, {{DeviceChoice::automatic, 0, 0}, gpu.searcher()}, 10, 0);
     CHECK(gpu.probes == 0);  // nothing touches the GPU until a batch needs it
     searcher.search(batch_of(kGpuMinQueries - 1), options);
     CHECK(gpu.probes == 0);
@@ -375,20 +380,20 @@ TEST_CASE("Searcher: --device auto sends large batches to a usable GPU, the rest
   SECTION("without a device: one probe, then the CPU") {
     FakeGpu gpu;
     gpu.usable = false;
-    Searcher searcher(space, {SearchDevice::automatic, 0, gpu.searcher()}, 10, 0);
+    Searcher searcher(space, {{DeviceChoice::automatic, 0, 0}, gpu.searcher()}, 10, 0);
     CHECK(searcher.search(batch_of(100), options).size() == 100);
     searcher.search(batch_of(100), options);
     CHECK(gpu.probes == 1);
     CHECK(gpu.made == 0);
   }
   SECTION("in a build without CUDA") {
-    Searcher searcher(space, {SearchDevice::automatic, 0, GpuSearcher{}}, 10, 0);
+    Searcher searcher(space, {{DeviceChoice::automatic, 0, 0}, GpuSearcher{}}, 10, 0);
     CHECK(searcher.search(batch_of(100), options).size() == 100);
   }
   SECTION("a GPU that fails: this batch and the next ones on the CPU") {
     FakeGpu gpu;
     gpu.fail_search = true;
-    Searcher searcher(space, {SearchDevice::automatic, 0, gpu.searcher()}, 10, 0);
+    Searcher searcher(space, {{DeviceChoice::automatic, 0, 0}, gpu.searcher()}, 10, 0);
     const auto got = searcher.search(batch_of(100), options);
     const auto expected = embed::search(space, batch_of(100), options);
     REQUIRE(got.size() == expected.size());
@@ -401,7 +406,7 @@ TEST_CASE("Searcher: --device auto sends large batches to a usable GPU, the rest
   }
   SECTION("a budget too small: the CPU") {
     FakeGpu gpu;
-    Searcher searcher(space, {SearchDevice::automatic, 1000, gpu.searcher()}, 10, 0);
+    Searcher searcher(space, {{DeviceChoice::automatic, 0, 1000}, gpu.searcher()}, 10, 0);
     CHECK(searcher.search(batch_of(100), options).size() == 100);
     CHECK(gpu.made == 0);
   }
@@ -412,7 +417,7 @@ TEST_CASE("Searcher: --device cuda answers every batch on the GPU, or refuses at
   SearchOptions options;
   SECTION("with a GPU: even one query; restricted rows are planned, more rows re-made") {
     FakeGpu gpu;
-    Searcher searcher(space, {SearchDevice::cuda, 0, gpu.searcher()}, 10, 50);
+    Searcher searcher(space, {{DeviceChoice::cuda, 0, 0}, gpu.searcher()}, 10, 50);
     CHECK(gpu.probes == 1);
     CHECK(gpu.made == 0);  // the rows are copied on the first batch
     options.restrict_rows = 50;
@@ -431,31 +436,31 @@ TEST_CASE("Searcher: --device cuda answers every batch on the GPU, or refuses at
   SECTION("no device") {
     FakeGpu gpu;
     gpu.usable = false;
-    REQUIRE_ERROR_CONTAINS(Searcher(space, {SearchDevice::cuda, 0, gpu.searcher()}, 10, 0),
+    REQUIRE_ERROR_CONTAINS(Searcher(space, {{DeviceChoice::cuda, 0, 0}, gpu.searcher()}, 10, 0),
                            "--device cuda: no usable GPU: no CUDA-capable device is detected");
   }
   SECTION("a build without CUDA") {
-    REQUIRE_ERROR_CONTAINS(Searcher(space, {SearchDevice::cuda, 0, GpuSearcher{}}, 10, 0),
+    REQUIRE_ERROR_CONTAINS(Searcher(space, {{DeviceChoice::cuda, 0, 0}, GpuSearcher{}}, 10, 0),
                            "--device cuda: no usable GPU: this build has no CUDA backend");
   }
   SECTION("k above the limit, a budget too small") {
     FakeGpu gpu;
-    REQUIRE_ERROR_CONTAINS(Searcher(space, {SearchDevice::cuda, 0, gpu.searcher()}, kGpuMaxK + 1, 0),
+    REQUIRE_ERROR_CONTAINS(Searcher(space, {{DeviceChoice::cuda, 0, 0}, gpu.searcher()}, kGpuMaxK + 1, 0),
                            "above the GPU's limit of 1024 neighbours per query; use --device cpu");
-    REQUIRE_ERROR_CONTAINS(Searcher(space, {SearchDevice::cuda, 1000, gpu.searcher()}, 10, 0),
+    REQUIRE_ERROR_CONTAINS(Searcher(space, {{DeviceChoice::cuda, 0, 1000}, gpu.searcher()}, 10, 0),
                            "--device cuda: --gpu-memory 1 kB is too small");
   }
   SECTION("a GPU that fails: the error") {
     FakeGpu gpu;
     gpu.fail_search = true;
-    Searcher searcher(space, {SearchDevice::cuda, 0, gpu.searcher()}, 10, 0);
+    Searcher searcher(space, {{DeviceChoice::cuda, 0, 0}, gpu.searcher()}, 10, 0);
     REQUIRE_ERROR_CONTAINS(searcher.search(batch_of(1), options), "illegal memory access");
   }
 }
 
 TEST_CASE("search device names round-trip", "[gpu-search]") {
-  for (SearchDevice d : {SearchDevice::cpu, SearchDevice::cuda, SearchDevice::automatic}) {
-    CHECK(parse_search_device(search_device_name(d)) == d);
+  for (DeviceChoice d : {DeviceChoice::cpu, DeviceChoice::cuda, DeviceChoice::automatic}) {
+    CHECK(parse_device_choice(device_choice_name(d)) == d);
   }
-  CHECK_FALSE(parse_search_device("gpu").has_value());
+  CHECK_FALSE(parse_device_choice("gpu").has_value());
 }

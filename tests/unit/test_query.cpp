@@ -10,10 +10,10 @@
 #include "format/emb_writer.h"
 #include "query/line_reader.h"
 #include "query/query_parse.h"
-#include "query/rank_correlation.h"
-#include "query/search.h"
-#include "query/top_k.h"
-#include "query/vector_space.h"
+#include "eval/rank_correlation.h"
+#include "search/exact_search.h"
+#include "search/top_k.h"
+#include "search/vector_space.h"
 #include "test_util.h"
 
 using namespace embed;

@@ -5,7 +5,7 @@
 
 #include "test_util.h"
 #include "train/corpus.h"
-#include "train/sampling.h"
+#include "train/word2vec/sampling.h"
 #include "train/word_counter.h"
 
 using namespace embed;

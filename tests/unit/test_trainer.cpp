@@ -7,7 +7,7 @@
 #include "train_fixtures.h"
 #include "train/checkpoint.h"
 #include "train/corpus.h"
-#include "train/trainer.h"
+#include "train/word2vec/word2vec_trainer.h"
 
 using namespace embed;
 using test::cosine;
@@ -84,8 +84,8 @@ struct Tables {
 Tables train(const TrainSettings& s, const Corpus& corpus) {
   Tables t{RowMatrix(corpus.vocab.size(), s.dim), RowMatrix(corpus.vocab.size(), s.dim)};
   init_uniform(t.input, s.seed, s.threads);
-  auto backend = make_cpu_backend(s.model, t.input, t.output, s.threads, 2 * s.window);
-  Trainer trainer(s, corpus, *backend);
+  auto backend = make_word2vec_cpu_backend(s.model, t.input, t.output, s.threads, 2 * s.window);
+  Word2vecTrainer trainer(s, corpus, *backend);
   TrainState state = TrainState::start(s.threads, s.seed, corpus.ids.size());
   std::atomic<bool> stop{false};
   REQUIRE(trainer.run(state, stop, nullptr, nullptr));
@@ -94,9 +94,9 @@ Tables train(const TrainSettings& s, const Corpus& corpus) {
 }
 
 // A backend that asks the trainer to stop after a given number of batches.
-class StoppingBackend final : public TrainBackend {
+class StoppingBackend final : public Word2vecBackend {
  public:
-  StoppingBackend(TrainBackend& inner, std::atomic<bool>& stop, int batches) : inner_(inner), stop_(stop), left_(batches) {}
+  StoppingBackend(Word2vecBackend& inner, std::atomic<bool>& stop, int batches) : inner_(inner), stop_(stop), left_(batches) {}
   std::string name() const override { return "stopping"; }
   void train(const WindowBatch& batch, unsigned worker, BatchLoss& loss) override {
     inner_.train(batch, worker, loss);
@@ -104,7 +104,7 @@ class StoppingBackend final : public TrainBackend {
   }
 
  private:
-  TrainBackend& inner_;
+  Word2vecBackend& inner_;
   std::atomic<bool>& stop_;
   int left_;
 };
@@ -142,7 +142,7 @@ TEST_CASE("CPU backend: one batch equals the reference update", "[train]") {
       batch.negatives.insert(batch.negatives.end(), negatives[w].begin(), negatives[w].end());
       reference_window(model, in, out, inputs[w], targets[w], negatives[w], 0.1);
     }
-    auto backend = make_cpu_backend(model, input, output, 1, 6);
+    auto backend = make_word2vec_cpu_backend(model, input, output, 1, 6);
     BatchLoss loss;
     backend->train(batch, 0, loss);
     REQUIRE(loss.examples == (model == Model::skipgram ? 12u : 3u));
@@ -170,8 +170,8 @@ TEST_CASE("plan_batch: reduced windows inside the sentence, negatives per window
   s.window = 2;
   s.negative = 3;
   RowMatrix in(corpus.vocab.size(), 4), out(corpus.vocab.size(), 4);
-  auto backend = make_cpu_backend(s.model, in, out, 1, 4);
-  Trainer trainer(s, corpus, *backend);
+  auto backend = make_word2vec_cpu_backend(s.model, in, out, 1, 4);
+  Word2vecTrainer trainer(s, corpus, *backend);
   REQUIRE(trainer.sentence_end(0, corpus.ids.size()) == 7);
   REQUIRE(trainer.sentence_end(7, corpus.ids.size()) == 9);
   REQUIRE(trainer.sentence_end(9, corpus.ids.size()) == 10);
@@ -245,10 +245,10 @@ TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-iden
 
     Tables part{RowMatrix(corpus.vocab.size(), s.dim), RowMatrix(corpus.vocab.size(), s.dim)};
     init_uniform(part.input, s.seed, 1);
-    auto cpu = make_cpu_backend(s.model, part.input, part.output, threads, 2 * s.window);
+    auto cpu = make_word2vec_cpu_backend(s.model, part.input, part.output, threads, 2 * s.window);
     std::atomic<bool> stop{false};
     StoppingBackend stopping(*cpu, stop, 500);  // 400 lines per epoch: stops in epoch 2
-    Trainer first(s, corpus, stopping);
+    Word2vecTrainer first(s, corpus, stopping);
     TrainState state = TrainState::start(s.threads, s.seed, corpus.ids.size());
     REQUIRE_FALSE(first.run(state, stop, nullptr, nullptr));
     REQUIRE(state.epoch == 1);
@@ -269,11 +269,11 @@ TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-iden
     REQUIRE(c.corpus.vocab.words == corpus.vocab.words);
     REQUIRE(c.state.positions == state.positions);
     REQUIRE(c.state.random == state.random);
-    REQUIRE(c.state.words_done == state.words_done);
+    REQUIRE(c.state.items_done == state.items_done);
     REQUIRE(same_bits(c.input, saved.input));
 
-    auto resumed_cpu = make_cpu_backend(c.settings.model, c.input, c.output_table, threads, 2 * s.window);
-    Trainer second(c.settings, c.corpus, *resumed_cpu);
+    auto resumed_cpu = make_word2vec_cpu_backend(c.settings.model, c.input, c.output_table, threads, 2 * s.window);
+    Word2vecTrainer second(c.settings, c.corpus, *resumed_cpu);
     std::atomic<bool> no_stop{false};
     REQUIRE(second.run(c.state, no_stop, nullptr, nullptr));
     if (threads == 1) {

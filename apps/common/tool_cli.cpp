@@ -1,0 +1,85 @@
+#include "common/tool_cli.h"
+
+#include <spdlog/spdlog.h>
+
+#include "backend/registry.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "core/report_errors.h"
+
+namespace embed::cli {
+
+void add_log_flags(CLI::App& app, LogFlags& flags) {
+  app.add_flag("-v,--verbose", flags.verbose, "more messages (repeat for more)");
+  app.add_flag("-q,--quiet", flags.quiet, "errors only");
+}
+
+void add_version_flag(CLI::App& app, const std::string& tool, std::function<std::string()> extra) {
+  app.set_version_flag("--version", std::function<std::string()>([tool, extra] {
+    std::string text = tool + " " EMBED_VERSION "\nbackends: " + backend_summary() + "\ngpus: " + gpu_summary();
+    if (extra) text += "\n" + extra();
+    return text;
+  }));
+}
+
+void add_device_options(CLI::App& app, GpuRequest& request, const std::string& device_help,
+                        const std::string& gpu_memory_help) {
+  app.add_option_function<std::string>(
+         "--device", [&request](const std::string& name) { request.device = *parse_device_choice(name); },
+         device_help + " (default: " + std::string(device_choice_name(request.device)) + ")")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+  app.add_option("--gpu", request.ordinal, "GPU: which device --device cuda or auto uses, by CUDA number")
+      ->check(CLI::Range(0, 1023))
+      ->capture_default_str();
+  app.add_option("--gpu-memory", request.memory, gpu_memory_help)->transform(CLI::AsSizeValue(false));
+}
+
+CLI::Option* add_dtype_option(CLI::App& app, std::optional<DType>& dtype, const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          "--dtype", [&dtype](const std::string& name) { dtype = parse_vector_dtype(name); }, help)
+      ->check(CLI::IsMember({"f32", "f16", "bf16"}));
+}
+
+std::optional<int> parse(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  return std::nullopt;
+}
+
+int usage_exit(CLI::App& app, const CLI::ParseError& error) {
+  app.exit(error);
+  return kExitUsage;
+}
+
+namespace {
+void collect_given(const CLI::App& app, std::set<std::string>& given) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->count() > 0 && !option->get_lnames().empty()) given.insert("--" + option->get_lnames().front());
+  }
+  for (const CLI::App* sub : app.get_subcommands()) collect_given(*sub, given);
+}
+}  // namespace
+
+std::set<std::string> given_options(const CLI::App& app) {
+  std::set<std::string> given;
+  collect_given(app, given);
+  return given;
+}
+
+int run(const std::string& tool, const LogFlags& flags, const std::function<int()>& body) {
+  init_logging(tool, flags.quiet ? -1 : flags.verbose);
+  return report_errors(kExitFailure, [&]() -> int {
+    try {
+      return body();
+    } catch (const UsageError& e) {
+      spdlog::error("{}; see --help", e.what());
+      return kExitUsage;
+    }
+  });
+}
+
+}  // namespace embed::cli

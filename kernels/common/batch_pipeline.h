@@ -1,0 +1,166 @@
+// The per-batch pipeline both CUDA training backends run (word2vec's batches of
+// windows, GloVe's blocks of records). Each trainer worker owns one or two slots
+// (GpuMemoryPlan::slots_per_worker) and takes them in turn: taking a slot completes the
+// batch it last held (wait, add its deltas to the host tables, add its loss), then the
+// new batch is queued on the slot's stream: its ids to the device, for host-resident
+// tables the rows it touches gathered, the model's kernels, the rows written back, the
+// totals copied home. So the CPU prepares batch i + 1 while the GPU trains batch i.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "device/gpu_device.h"
+#include "kernels/common/batch_slot.h"
+#include "core/error.h"
+#include "kernels/common/cuda_memory.h"
+#include "kernels/common/device_tables.h"
+#include "kernels/common/host_tables.h"
+#include "train/batch_loss.h"
+#include "train/gpu/gpu_plan.h"
+#include "train/gpu/row_remap.h"
+#include "train/row_matrix.h"
+
+namespace embed::cuda {
+
+// `Slot` derives from BatchSlot with what the model keeps per batch; `Local` is the
+// model's batch in slot-local row ids (host placement, RowRemapper).
+template <typename Slot, typename Local>
+class BatchPipeline {
+ public:
+  struct Worker {
+    std::vector<Slot> slots;
+    unsigned next = 0;                    // the slot to take next
+    std::optional<RowRemapper> remapper;  // host placement
+    Local local;
+  };
+
+  virtual ~BatchPipeline() = default;
+
+ protected:
+  BatchPipeline(const GpuMemoryPlan& plan, const GpuDevice& device) : plan_(plan), device_(device) {}
+
+  // The host-placement rows of the slot's batch, as packed after its ids.
+  virtual BatchRows rows_of(const Slot& slot) const = 0;
+  // Adds the slot's totals, copied back with it, to `loss`.
+  virtual void add_loss(const Slot& slot, BatchLoss& loss) const = 0;
+
+  bool device_placement() const { return plan_.placement == TablePlacement::device; }
+  void select_device() const { check(cudaSetDevice(device_.ordinal), "selecting the GPU"); }
+
+  // Puts the two host tables where the plan says (copies in GPU memory, or pinned in
+  // place with the rows each batch touches moved), then makes a worker per
+  // plan.workers, each with plan.slots_per_worker slots of `totals_bytes` totals and,
+  // for host placement, a RowRemapper. `first_name` and `second_name` name the tables
+  // in messages ("the input table").
+  void place_tables(RowMatrix& first, RowMatrix& second, DType storage, const char* first_name,
+                    const char* second_name, std::size_t totals_bytes) {
+    first_ = &first;
+    second_ = &second;
+    if (device_placement()) {
+      device_tables_ = DeviceTables(first, second, storage_of(storage), first_name, second_name);
+    } else {
+      host_ = HostTables(first, second, storage, plan_.transfer, first_name, second_name);
+    }
+    // cudaMemcpy from pageable memory may return before its copy has landed, and the
+    // batches run on non-blocking streams that do not wait for it.
+    check(cudaDeviceSynchronize(), "copying the tables to the GPU");
+    const std::size_t row_bytes = first.stride() * storage_bytes(storage_of(storage));
+    workers_.resize(plan_.workers);
+    for (Worker& worker : workers_) {
+      if (!device_placement()) worker.remapper.emplace(first.rows());
+      for (unsigned s = 0; s < plan_.slots_per_worker; ++s) {
+        worker.slots.emplace_back().allocate(plan_, row_bytes, totals_bytes);
+      }
+    }
+  }
+
+  // Where the kernels find the tables: the device copies, or for host placement the
+  // slot's copy of the batch's rows (the first table's, then the second's).
+  std::pair<void*, void*> kernel_tables(const Slot& slot) const {
+    if (device_placement()) return {device_tables_.first(), device_tables_.second()};
+    std::byte* rows = slot.rows.template get<std::byte>();
+    return {rows, rows + host_.second_offset(rows_of(slot))};
+  }
+
+  // After every worker has finished: device placement copies the tables back into the
+  // host tables (host placement trains those in place).
+  void copy_tables_home() {
+    if (!device_placement()) return;
+    select_device();
+    check(cudaDeviceSynchronize(), "finishing the GPU's batches");
+    device_tables_.copy_to_host(*first_, *second_);
+  }
+
+  // Waits until no slot's stream still runs: the backend's destructor calls it before
+  // the host tables or the buffers its batches use go away.
+  void synchronize_all() {
+    for (Worker& worker : workers_) {
+      for (Slot& slot : worker.slots) cudaStreamSynchronize(slot.stream.get());
+    }
+  }
+
+  // `worker`'s next slot, after completing the batch it last held.
+  Slot& take_slot(unsigned worker_index, BatchLoss& loss) {
+    select_device();
+    Worker& worker = workers_[worker_index];
+    Slot& slot = worker.slots[worker.next];
+    worker.next = (worker.next + 1) % static_cast<unsigned>(worker.slots.size());
+    complete(slot, loss);
+    return slot;
+  }
+
+  // Queues the slot's batch on its stream: the first `id_words` of its ids to the
+  // device and its `totals_bytes` of totals cleared; for host placement its rows
+  // gathered; `launch(stream)`, the model's kernels; the rows written back; the totals
+  // copied home.
+  template <typename Launch>
+  void queue(Slot& slot, std::size_t id_words, std::size_t totals_bytes, Launch&& launch) {
+    cudaStream_t stream = slot.stream.get();
+    check(cudaMemcpyAsync(slot.device_ids.get(), slot.host_ids.get(), id_words * sizeof(std::uint32_t),
+                          cudaMemcpyHostToDevice, stream),
+          "copying a batch to the GPU");
+    check(cudaMemsetAsync(slot.device_totals.get(), 0, totals_bytes, stream), "clearing a batch's loss");
+    if (!device_placement()) host_.gather(slot, rows_of(slot), stream);
+    check(std::forward<Launch>(launch)(stream), "launching the training kernel");
+    if (!device_placement()) host_.write_back(slot, rows_of(slot), stream);
+    check(cudaMemcpyAsync(slot.host_totals.get(), slot.device_totals.get(), totals_bytes, cudaMemcpyDeviceToHost,
+                          stream),
+          "copying a batch's loss");
+    check(cudaEventRecord(slot.done.get(), stream), "recording a batch's end");
+    slot.pending = true;
+  }
+
+  // Completes `worker`'s batches in flight.
+  void finish_worker(unsigned worker_index, BatchLoss& loss) {
+    EMBED_ASSERT(worker_index < workers_.size());
+    select_device();
+    for (Slot& slot : workers_[worker_index].slots) complete(slot, loss);
+  }
+
+  GpuMemoryPlan plan_;
+  GpuDevice device_;
+  std::vector<Worker> workers_;
+
+ private:
+  RowMatrix* first_ = nullptr;
+  RowMatrix* second_ = nullptr;
+  DeviceTables device_tables_;  // device placement
+  HostTables host_;             // host placement
+
+  // Waits for the slot's batch; for gather transfers adds its deltas to the host
+  // tables; adds its loss.
+  void complete(Slot& slot, BatchLoss& loss) {
+    if (!slot.pending) return;
+    slot.pending = false;
+    check(cudaEventSynchronize(slot.done.get()), "training a batch on the GPU");
+    if (!device_placement()) host_.add_deltas(slot, rows_of(slot));
+    add_loss(slot, loss);
+  }
+};
+
+}  // namespace embed::cuda

@@ -1,0 +1,37 @@
+// What the CUDA training backends keep per batch in flight: a slot is a stream with
+// the buffers of one batch (its ids or records, its loss, and for host-resident tables
+// a copy of the rows it touches). Each trainer worker owns one or two slots
+// (GpuMemoryPlan::slots_per_worker) and takes them in turn, so the CPU prepares batch
+// i + 1 while the GPU trains batch i.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "kernels/common/cuda_memory.h"
+#include "train/gpu/gpu_plan.h"
+
+namespace embed::cuda {
+
+struct BatchSlot {
+  Stream stream;
+  Event done;
+  // Host placement, mapped transfers: the batch's kernels have run (the shared write-back
+  // stream waits for it), and its deltas are in the host tables (the slot's stream waits).
+  Event trained, written;
+  PinnedBuffer host_ids;  // the batch as the kernels read it (plan.ids_words uint32 words)
+  DeviceBuffer device_ids;
+  PinnedBuffer host_totals;  // what the kernels add up (the loss), copied back
+  DeviceBuffer device_totals;
+  // Host placement: the rows the batch touches.
+  DeviceBuffer rows;       // trained in place
+  DeviceBuffer originals;  // mapped: the rows as gathered, for the deltas
+  PinnedBuffer staged;     // gather: the rows as gathered
+  PinnedBuffer updated;    // gather: the rows as trained
+  bool pending = false;    // a batch is queued and not yet completed
+
+  // Allocates the buffers `plan` sizes: rows of `row_bytes`, totals of `totals_bytes`.
+  void allocate(const GpuMemoryPlan& plan, std::size_t row_bytes, std::size_t totals_bytes);
+};
+
+}  // namespace embed::cuda

@@ -1,0 +1,146 @@
+// The CUDA GloVe backend: the shared per-batch pipeline (batch_pipeline.h) carrying
+// blocks of co-occurrence records to the GloVe kernel, so the CPU stages block i+1
+// while the GPU trains block i.
+//
+// The records always stream from host memory: the worker copies its block into the
+// slot's pinned buffer and the copy to the device is asynchronous. Device placement
+// keeps W and W̃ (vectors, biases, optimizer state: GloveLayout rows, f32) in GPU
+// memory for the whole run; host placement pins them and moves only the rows a block
+// touches (RowRemapper, host_tables.h), adding the changes back as deltas, by CPU threads (gather)
+// or by a kernel through the mapped tables (mapped).
+#include "kernels/train/cuda_glove_backend.h"
+
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/progress.h"
+#include "kernels/common/batch_pipeline.h"
+#include "kernels/common/cuda_memory.h"
+#include "kernels/common/host_tables.h"
+#include "kernels/train/glove_kernels.h"
+#include "train/gpu/row_remap.h"
+
+namespace embed::cuda {
+namespace {
+
+static_assert(sizeof(KernelGloveRecord) == sizeof(GloveRecord));
+
+// What a block's kernels add up, copied back with it.
+struct BlockTotals {
+  double loss;
+  unsigned long long trained;
+};
+
+GloveRule rule_of(Optimizer optimizer, AdagradMode adagrad) {
+  EMBED_ASSERT(supports_glove_on_gpu(optimizer));
+  if (optimizer == Optimizer::sgd) return GloveRule::sgd;
+  return adagrad == AdagradMode::element ? GloveRule::adagrad_element : GloveRule::adagrad_row;
+}
+
+struct Slot : BatchSlot {
+  // The ids hold the records, then (host placement) the word rows and context rows.
+  std::uint32_t records = 0, word_rows = 0, context_rows = 0;
+};
+
+constexpr std::size_t kRecordWords = sizeof(GloveRecord) / sizeof(std::uint32_t);
+
+class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGloveBlock> {
+ public:
+  explicit CudaGloveBackend(const GloveGpuRequest& request)
+      : BatchPipeline(request.plan, request.device),
+        words_(*request.words),
+        contexts_(*request.contexts),
+        layout_(request.layout),
+        rule_(rule_of(request.optimizer, request.adagrad)) {
+    // The kernels index rows by `width`: the host tables must not pad beyond it.
+    EMBED_ASSERT(words_.stride() == layout_.width && contexts_.stride() == layout_.width);
+    select_device();
+    place_tables(words_, contexts_, DType::f32, "the word table W", "the context table W̃", sizeof(BlockTotals));
+  }
+
+  // Nothing may still write to the host tables or the buffers being freed.
+  ~CudaGloveBackend() override { synchronize_all(); }
+
+  std::string name() const override {
+    const std::string where = device_placement()
+                                  ? "tables in GPU memory"
+                                  : fmt::format("tables in pinned host memory, {} transfers", host_transfer_name(plan_.transfer));
+    return fmt::format("cuda ({}; {}, blocks of {} records; {} of GPU memory planned)", device_.description(), where,
+                       plan_.batch_items, human_bytes(static_cast<double>(plan_.total_bytes())));
+  }
+
+  std::size_t max_block_records() const override { return plan_.batch_items; }
+
+  void train(std::span<const GloveRecord> records, unsigned worker_index, float learning_rate, BatchLoss& loss) override {
+    EMBED_ASSERT(worker_index < workers_.size() && records.size() <= plan_.batch_items);
+    Slot& slot = take_slot(worker_index, loss);
+    if (records.empty()) return;
+
+    Worker& worker = workers_[worker_index];
+    auto* ids = slot.host_ids.get<std::uint32_t>();
+    slot.records = static_cast<std::uint32_t>(records.size());
+    slot.word_rows = slot.context_rows = 0;
+    if (device_placement()) {
+      std::memcpy(ids, records.data(), records.size_bytes());
+    } else {
+      worker.remapper->remap(records, worker.local);
+      const LocalGloveBlock& local = worker.local;
+      slot.word_rows = static_cast<std::uint32_t>(local.word_rows.size());
+      slot.context_rows = static_cast<std::uint32_t>(local.context_rows.size());
+      std::memcpy(ids, local.records.data(), records.size_bytes());
+      std::copy(local.word_rows.begin(), local.word_rows.end(), ids + word_rows_at(slot));
+      std::copy(local.context_rows.begin(), local.context_rows.end(), ids + context_rows_at(slot));
+    }
+
+    const auto [words, contexts] = kernel_tables(slot);
+    const GloveTables tables{static_cast<float*>(words), static_cast<float*>(contexts),
+                             static_cast<std::uint32_t>(layout_.width), static_cast<std::uint32_t>(layout_.dim),
+                             static_cast<std::uint32_t>(layout_.state())};
+    const auto* device_records = reinterpret_cast<const KernelGloveRecord*>(slot.device_ids.get<std::uint32_t>());
+    auto* totals = slot.device_totals.get<BlockTotals>();
+    const std::size_t id_words = std::size_t{slot.records} * kRecordWords + slot.word_rows + slot.context_rows;
+    queue(slot, id_words, sizeof(BlockTotals), [&](cudaStream_t stream) {
+      return launch_glove(device_records, slot.records, tables, rule_, learning_rate, &totals->loss, &totals->trained,
+                          stream);
+    });
+  }
+
+  void finish(unsigned worker_index, BatchLoss& loss) override { finish_worker(worker_index, loss); }
+  void copy_tables_to_host() override { copy_tables_home(); }
+
+ private:
+  static std::size_t word_rows_at(const Slot& slot) { return std::size_t{slot.records} * kRecordWords; }
+  static std::size_t context_rows_at(const Slot& slot) { return word_rows_at(slot) + slot.word_rows; }
+
+  // Host placement: the block's unique rows, as staged after its records.
+  BatchRows rows_of(const Slot& slot) const override {
+    const auto* host = slot.host_ids.get<std::uint32_t>();
+    const auto* device = slot.device_ids.get<std::uint32_t>();
+    return {{host + word_rows_at(slot), slot.word_rows},
+            {host + context_rows_at(slot), slot.context_rows},
+            device + word_rows_at(slot),
+            device + context_rows_at(slot)};
+  }
+
+  void add_loss(const Slot& slot, BatchLoss& loss) const override {
+    const BlockTotals& totals = *slot.host_totals.get<BlockTotals>();
+    loss.sum += totals.loss;
+    loss.examples += totals.trained;
+  }
+
+  RowMatrix& words_;
+  RowMatrix& contexts_;
+  GloveLayout layout_;
+  GloveRule rule_;
+};
+
+}  // namespace
+
+std::unique_ptr<GloveBackend> make_cuda_glove_backend(const GloveGpuRequest& request) {
+  return std::make_unique<CudaGloveBackend>(request);
+}
+
+}  // namespace embed::cuda

@@ -1,0 +1,165 @@
+// The CUDA word2vec backend: the shared per-batch pipeline (batch_pipeline.h) carrying
+// packed batches of windows (train/gpu/packed_batch.h) to the skip-gram and CBOW kernels.
+//
+// Device placement trains the device copy of both tables in place; host placement
+// trains a slot-local copy of the rows the batch touches (RowRemapper) and adds the
+// changes back to the pinned host tables as deltas, either by CPU threads from pinned
+// staging buffers (gather) or by a kernel through the mapped table (mapped): host_tables.h.
+#include "kernels/train/cuda_word2vec_backend.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/progress.h"
+#include "kernels/common/batch_pipeline.h"
+#include "kernels/common/cuda_memory.h"
+#include "kernels/common/host_tables.h"
+#include "kernels/common/row_movers.h"
+#include "train/word2vec/logistic_table.h"
+#include "train/gpu/packed_batch.h"
+#include "train/gpu/row_remap.h"
+#include "kernels/train/word2vec_kernels.h"
+
+namespace embed::cuda {
+namespace {
+
+struct Slot : BatchSlot {
+  PackedBatchShape shape;
+  std::uint64_t examples = 0;
+};
+
+class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, LocalBatch> {
+ public:
+  explicit CudaWord2vecBackend(const GpuBackendRequest& request)
+      : BatchPipeline(request.plan, request.device),
+        model_(request.model),
+        input_(*request.input),
+        output_(*request.output),
+        shape_(request.shape),
+        storage_(storage_of(request.shape.storage)) {
+    EMBED_ASSERT(input_.stride() == shape_.stride && output_.stride() == shape_.stride);
+    select_device();
+    check_shared_memory();
+    const LogisticTable& table = logistic_table();
+    const std::size_t entries = LogisticTable::kSteps + 1;
+    sigmoid_ = DeviceBuffer(entries * sizeof(float), "the sigmoid table");
+    loss_table_ = DeviceBuffer(entries * sizeof(float), "the loss table");
+    check(cudaMemcpy(sigmoid_.get(), table.sigmoid_values(), entries * sizeof(float), cudaMemcpyHostToDevice),
+          "copying the sigmoid table");
+    check(cudaMemcpy(loss_table_.get(), table.loss_values(), entries * sizeof(float), cudaMemcpyHostToDevice),
+          "copying the loss table");
+    logistic_ = {sigmoid_.get<float>(), loss_table_.get<float>(), LogisticTable::kRange, LogisticTable::kSteps};
+
+    place_tables(input_, output_, shape_.storage, "the input table", "the output table", sizeof(double));
+  }
+
+  // Nothing may still write to the host tables or the buffers being freed.
+  ~CudaWord2vecBackend() override { synchronize_all(); }
+
+  std::string name() const override {
+    const std::string where = device_placement()
+                                  ? "tables in GPU memory"
+                                  : fmt::format("tables in pinned host memory, {} transfers, batches of {} words",
+                                                host_transfer_name(plan_.transfer), plan_.batch_items);
+    return fmt::format("cuda ({}; {}, {}; {} of GPU memory planned)", device_.description(), where,
+                       vector_dtype_name(shape_.storage), human_bytes(static_cast<double>(plan_.total_bytes())));
+  }
+
+  std::size_t max_batch_words() const override { return plan_.batch_items; }
+
+  void train(const WindowBatch& batch, unsigned worker_index, BatchLoss& loss) override {
+    EMBED_ASSERT(worker_index < workers_.size());
+    Slot& slot = take_slot(worker_index, loss);
+    if (batch.windows() == 0) return;
+    EMBED_ASSERT(batch.negatives_per_window == shape_.negatives);
+
+    Worker& worker = workers_[worker_index];
+    const WindowBatch* to_train = &batch;
+    if (!device_placement()) {
+      worker.remapper->remap(batch, worker.local);
+      to_train = &worker.local.batch;
+    }
+    const std::size_t words = packed_words_bound(to_train->windows(), shape_.max_inputs_per_window, shape_.negatives,
+                                                 worker.local.input_rows.size() + worker.local.output_rows.size());
+    EMBED_ASSERT(words <= plan_.ids_words);
+    slot.shape = pack_batch(*to_train, worker.local.input_rows, worker.local.output_rows, slot.host_ids.get<std::uint32_t>());
+    slot.examples = model_ == Model::skipgram ? batch.inputs.size() : batch.windows();
+
+    const auto [input, output] = kernel_tables(slot);
+    const KernelTables tables{input, output, static_cast<std::uint32_t>(shape_.stride),
+                              static_cast<std::uint32_t>(shape_.dim), storage_};
+    const auto* ids = slot.device_ids.get<std::uint32_t>();
+    const KernelBatch kernel_batch{ids + slot.shape.targets_at(),
+                                   ids + slot.shape.offsets_at(),
+                                   ids + slot.shape.inputs_at(),
+                                   ids + slot.shape.negatives_at(),
+                                   slot.shape.windows,
+                                   slot.shape.negatives_per_window,
+                                   static_cast<std::uint32_t>(shape_.max_inputs_per_window)};
+    auto* device_loss = slot.device_totals.get<double>();
+    queue(slot, slot.shape.words(), sizeof(double), [&](cudaStream_t stream) {
+      return model_ == Model::skipgram
+                 ? launch_skipgram(kernel_batch, tables, logistic_, batch.learning_rate, device_loss, stream)
+                 : launch_cbow(kernel_batch, tables, logistic_, batch.learning_rate, device_loss, stream);
+    });
+  }
+
+  void finish(unsigned worker_index, BatchLoss& loss) override { finish_worker(worker_index, loss); }
+  void copy_tables_to_host() override { copy_tables_home(); }
+
+ private:
+  // Host placement: the batch's unique rows, as packed into the slot's ids.
+  BatchRows rows_of(const Slot& slot) const override {
+    const auto* host = slot.host_ids.get<std::uint32_t>();
+    const auto* device = slot.device_ids.get<std::uint32_t>();
+    const PackedBatchShape& shape = slot.shape;
+    return {{host + shape.input_rows_at(), shape.input_rows},
+            {host + shape.output_rows_at(), shape.output_rows},
+            device + shape.input_rows_at(),
+            device + shape.output_rows_at()};
+  }
+
+  // A window's rows live in shared memory: refuse shapes that cannot fit, and let the
+  // kernels use more than the default 48 KB where they need it.
+  void check_shared_memory() {
+    int limit = 0;
+    check(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_.ordinal),
+          "reading the GPU's shared memory size");
+    const auto stride = static_cast<std::uint32_t>(shape_.stride);
+    const std::size_t needed = model_ == Model::skipgram
+                                   ? skipgram_shared_bytes(static_cast<std::uint32_t>(shape_.max_inputs_per_window),
+                                                           static_cast<std::uint32_t>(shape_.negatives), stride)
+                                   : cbow_shared_bytes(stride);
+    if (needed + kStaticSharedBytes > static_cast<std::size_t>(limit)) {
+      fail("--window {} with --negative {} at --dim {} needs {} of GPU shared memory per window, more than the {} "
+           "this GPU has; use a smaller --window or --dim, or --device cpu",
+           shape_.max_inputs_per_window / 2, shape_.negatives, shape_.dim, human_bytes(static_cast<double>(needed)),
+           human_bytes(limit));
+    }
+    check(allow_shared_memory(needed), "raising the kernels' shared memory limit");
+  }
+
+  void add_loss(const Slot& slot, BatchLoss& loss) const override {
+    loss.sum += *slot.host_totals.get<double>();
+    loss.examples += slot.examples;
+  }
+
+  Model model_;
+  RowMatrix& input_;
+  RowMatrix& output_;
+  GpuTrainShape shape_;
+  Storage storage_;
+  DeviceBuffer sigmoid_, loss_table_;
+  KernelLogistic logistic_{};
+};
+
+}  // namespace
+
+std::unique_ptr<Word2vecBackend> make_cuda_word2vec_backend(const GpuBackendRequest& request) {
+  return std::make_unique<CudaWord2vecBackend>(request);
+}
+
+}  // namespace embed::cuda

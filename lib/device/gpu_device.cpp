@@ -1,0 +1,22 @@
+#include "device/gpu_device.h"
+
+#include <fmt/format.h>
+
+#include "core/enum_names.h"
+
+namespace embed {
+
+namespace {
+constexpr EnumName<DeviceChoice> kDeviceNames[] = {
+    {DeviceChoice::cpu, "cpu"}, {DeviceChoice::cuda, "cuda"}, {DeviceChoice::automatic, "auto"}};
+}  // namespace
+
+std::string_view device_choice_name(DeviceChoice device) { return name_in(kDeviceNames, device); }
+std::optional<DeviceChoice> parse_device_choice(std::string_view name) { return parse_in(kDeviceNames, name); }
+
+std::string GpuDevice::description() const {
+  return fmt::format("{} ({:.1f} GiB, sm_{}{})", name, static_cast<double>(total_memory) / (1u << 30), compute_major,
+                     compute_minor);
+}
+
+}  // namespace embed

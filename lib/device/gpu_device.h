@@ -1,0 +1,51 @@
+// The one idea of a GPU that training and search share: which device (its CUDA
+// ordinal, chosen with --gpu), what it is, and how much of its memory a run may plan
+// for. Plain C++: lib/ never includes CUDA headers; kernels/common/device_info.cpp
+// fills these in, and backend/registry.h hands that to the tools.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace embed {
+
+// Where the tools compute (--device on embed-train and embed-query).
+enum class DeviceChoice { cpu, cuda, automatic };
+
+std::string_view device_choice_name(DeviceChoice device);  // "cpu", "cuda", "auto"
+std::optional<DeviceChoice> parse_device_choice(std::string_view name);
+
+struct GpuDevice {
+  int ordinal = 0;               // the CUDA device number (--gpu)
+  std::string name;              // "NVIDIA H100 80GB HBM3"
+  std::uint64_t total_memory = 0;
+  std::uint64_t free_memory = 0;  // when the device was opened (0 from a listing)
+  int compute_major = 0;
+  int compute_minor = 0;
+  std::size_t shared_memory = 0;  // bytes of shared memory a thread block may opt in to
+
+  // "NVIDIA H100 80GB HBM3 (79.1 GiB, sm_90)"
+  std::string description() const;
+};
+
+// What the user asked for: the device, the GPU's ordinal and its memory budget.
+struct GpuRequest {
+  DeviceChoice device = DeviceChoice::cpu;
+  int ordinal = 0;               // --gpu
+  std::uint64_t memory = 0;      // --gpu-memory; 0: default_gpu_budget
+};
+
+// Device memory a run may plan for when --gpu-memory is not given: 90% of what is free,
+// leaving room for the CUDA context's own allocations and other processes' growth.
+inline std::uint64_t default_gpu_budget(std::uint64_t free_bytes) { return free_bytes / 10 * 9; }
+inline std::uint64_t gpu_budget(const GpuRequest& request, const GpuDevice& device) {
+  return request.memory ? request.memory : default_gpu_budget(device.free_memory);
+}
+
+// Why a build without CUDA has no GPU, for every message that needs to say so.
+inline constexpr std::string_view kNoCudaBackend = "this build has no CUDA backend (nvcc was not found when it was built)";
+
+}  // namespace embed

@@ -1,0 +1,146 @@
+#include "query/query_command.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "core/error.h"
+#include "eval/case_insensitive_vocab.h"
+#include "eval/eval_report.h"
+#include "math/sgemm.h"
+#include "query/line_reader.h"
+
+namespace embed {
+namespace {
+
+// Queries answered per pass over the matrix when reading a stream.
+constexpr std::size_t kBatchLines = 1024;
+
+VectorSpace open_vectors(const std::string& path, const std::optional<VectorFormat>& format, unsigned threads) {
+  const auto start = std::chrono::steady_clock::now();
+  VectorSpace space = VectorSpace::open(path, format, threads);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (space.converted()) {
+    spdlog::info("{}: read {} words x {} dims in {:.1f} s; convert it once (glove-convert {} -o VECTORS.emb) to open "
+                 "it instantly",
+                 space.name(), space.rows(), space.dim(), seconds, path == "-" ? "INPUT" : path);
+  }
+  spdlog::debug("{}: {} rows x {} dims ({}), opened in {:.1f} ms; products by {}", space.name(), space.rows(),
+                space.dim(), dtype_name(space.dtype()), seconds * 1000, sgemm_description());
+  return space;
+}
+
+// Reads queries from standard input until its end: batches from a pipe or file, a
+// prompt and one answer per line from a terminal. Returns how many failed.
+std::size_t answer_stdin(QueryRunner& runner, const VectorSpace& space) {
+  LineReader reader(STDIN_FILENO);
+  std::size_t failed = 0;
+  const bool interactive = ::isatty(STDIN_FILENO) == 1;
+  if (interactive) {
+    std::cerr << space.rows() << " words x " << space.dim()
+              << " dims. Type a word, an expression (king - man + woman), or two words separated by a tab; "
+                 "Ctrl-D ends.\n";
+  }
+  for (;;) {
+    if (interactive) std::cerr << "query> " << std::flush;
+    std::vector<std::string> lines;
+    if (interactive) {
+      std::string line;
+      if (reader.next_line(line)) lines.push_back(std::move(line));
+    } else {
+      lines = reader.next_batch(kBatchLines);
+    }
+    if (lines.empty()) break;
+    const std::size_t first_line = reader.lines_read() - lines.size() + 1;
+    std::vector<QueryInput> inputs;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (interactive && lines[i].find_first_not_of(" \t\r") == std::string::npos) continue;
+      inputs.push_back(make_query_input(fmt::format("<stdin>:{}", first_line + i), lines[i]));
+    }
+    failed += runner.answer(inputs);
+    std::cout << std::flush;
+  }
+  if (interactive) std::cerr << "\n";
+  return failed;
+}
+
+// The queries given as arguments: each WORD, each --analogy, and --similarity.
+std::vector<QueryInput> command_line_queries(const QueryCommand& command) {
+  std::vector<QueryInput> inputs;
+  for (const std::string& word : command.words) {
+    QueryInput input;
+    input.text = word;
+    input.query = {QueryKind::neighbours, {{word, 1.0f}}, word};
+    inputs.push_back(std::move(input));
+  }
+  for (const std::string& expression : command.analogies) {
+    QueryInput input;
+    input.text = expression;
+    try {
+      input.query = parse_expression(expression);
+    } catch (const Error& e) {
+      input.parse_error = fmt::format("--analogy: {}", e.what());
+    }
+    inputs.push_back(std::move(input));
+  }
+  if (!command.similarity.empty()) {
+    inputs.push_back(make_query_input("", command.similarity[0] + "\t" + command.similarity[1]));
+  }
+  return inputs;
+}
+
+}  // namespace
+
+void check_query_options(const QueryOptions& options, bool k_applies, const std::set<std::string>& given) {
+  const DeviceChoice device = options.device.request.device;
+  if (device == DeviceChoice::cpu) {
+    for (const char* option : {"--gpu-memory", "--gpu"}) {
+      if (given.count(option)) throw UsageError(fmt::format("{} applies to --device cuda or auto only", option));
+    }
+  }
+  if (device == DeviceChoice::cuda && k_applies && options.k > kGpuMaxK) {
+    throw UsageError(fmt::format("--device cuda: -k {} is above the GPU's limit of {} neighbours per query; use "
+                                 "--device cpu",
+                                 options.k, kGpuMaxK));
+  }
+}
+
+int run_query_command(const QueryCommand& command) {
+  const VectorSpace space = open_vectors(command.vectors, command.from, command.options.threads);
+  QueryRunner runner(space, command.options, std::cout);
+  std::size_t failed = 0;
+  if (command.words.empty() && command.analogies.empty() && command.similarity.empty()) {
+    if (command.vectors == "-") fail("the vectors were read from stdin, so queries must be arguments");
+    failed = answer_stdin(runner, space);
+  } else {
+    failed = runner.answer(command_line_queries(command));
+  }
+  std::cout << std::flush;
+  return failed ? kExitQueriesFailed : 0;
+}
+
+int run_eval_command(const EvalCommand& command) {
+  const VectorSpace space = open_vectors(command.vectors, command.from, command.options.threads);
+  const CaseInsensitiveVocab vocab(space, command.restrict_rows);
+  EvalReport report;
+  report.vectors = space.name();
+  report.restrict_rows = vocab.rows();
+  report.method = command.method;
+  if (!command.analogies.empty()) {
+    const AnalogyEvalOptions analogy_options{command.options.method, command.options.threads, command.options.device};
+    report.analogies_path = command.analogies;
+    report.analogies = evaluate_analogies(space, vocab, command.analogies, analogy_options);
+  }
+  if (!command.word_pairs.empty()) {
+    report.word_pairs_path = command.word_pairs;
+    report.word_pairs = evaluate_word_pairs(space, vocab, command.word_pairs);
+  }
+  write_eval_report(std::cout, report, command.format);
+  return 0;
+}
+
+}  // namespace embed

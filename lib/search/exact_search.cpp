@@ -1,0 +1,134 @@
+#include "search/exact_search.h"
+
+#include <algorithm>
+
+#include "core/parallel.h"
+#include "math/sgemm.h"
+#include "search/query_matrix.h"
+
+namespace embed {
+namespace {
+
+// Stored rows per SGEMM: their f32 copy (when converting from f16) stays in L2.
+constexpr std::size_t kBlockRows = 1024;
+// Query rows per pass over the matrix: bounds each thread's score block to 4 MB.
+constexpr std::size_t kQueryRowsPerPass = 1024;
+
+// The scores of one query against one block of rows, from that block's SGEMM output.
+void combine_scores(const SearchQuery& query, const float* products, std::size_t products_stride,
+                    const float* inverse_norms, std::size_t count, float* scores) {
+  if (query.combination == Combination::add) {
+    for (std::size_t j = 0; j < count; ++j) scores[j] = products[j] * inverse_norms[j];
+    return;
+  }
+  // 3CosMul, as gensim: cosines mapped to [0, 1] so that the product is well behaved.
+  for (std::size_t j = 0; j < count; ++j) {
+    float positive = 1.0f, negative = 1.0f;
+    for (std::size_t t = 0; t < query.terms.size(); ++t) {
+      const float shifted = (1.0f + products[t * products_stride + j] * inverse_norms[j]) / 2.0f;
+      (query.terms[t].weight > 0 ? positive : negative) *= shifted;
+    }
+    scores[j] = positive / (negative + 0.000001f);
+  }
+}
+
+bool is_term(const SearchQuery& query, std::uint64_t row) {
+  for (const Term& t : query.terms) {
+    if (t.row == row) return true;
+  }
+  return false;
+}
+
+// Pushes the block's scores that can enter `best`. Most blocks hold no candidate,
+// so a vectorisable maximum over 16 scores at a time is checked first.
+void select(const SearchQuery& query, const float* scores, std::size_t count, std::uint64_t first_row, TopK& best) {
+  constexpr std::size_t kGroup = 16;
+  float threshold = best.threshold();
+  for (std::size_t g = 0; g < count; g += kGroup) {
+    const std::size_t end = std::min(count, g + kGroup);
+    float group_max = scores[g];
+    for (std::size_t j = g + 1; j < end; ++j) group_max = std::max(group_max, scores[j]);
+    if (!(group_max >= threshold)) continue;
+    for (std::size_t j = g; j < end; ++j) {
+      if (scores[j] >= threshold && !is_term(query, first_row + j)) {
+        best.push({first_row + j, scores[j]});
+        threshold = best.threshold();
+      }
+    }
+  }
+}
+
+// Each worker's share: a top-k per query and its buffers.
+struct Worker {
+  std::vector<TopK> best;
+  std::vector<float> converted, products, scores;
+  std::vector<float> inverse_norms;
+};
+
+}  // namespace
+
+std::vector<std::vector<Hit>> search(const VectorSpace& space, std::span<const SearchQuery> queries,
+                                     const SearchOptions& options) {
+  std::vector<std::vector<Hit>> results(queries.size());
+  const std::uint64_t searched =
+      options.restrict_rows ? std::min(options.restrict_rows, space.rows()) : space.rows();
+  if (queries.empty() || searched == 0 || options.k == 0) return results;
+  const std::size_t dim = space.dim();
+  const QueryMatrix matrix = build_query_matrix(space, queries);
+  const std::span<const float> norms = space.norms();
+
+  // Passes over the matrix, each with as many whole queries as fit kQueryRowsPerPass rows.
+  for (std::size_t first_query = 0; first_query < queries.size();) {
+    const std::size_t end_query = pass_end(matrix, first_query, kQueryRowsPerPass);
+    const std::size_t a_first = matrix.first_row[first_query];
+    const std::size_t a_rows =
+        (end_query < queries.size() ? matrix.first_row[end_query] : matrix.rows) - a_first;
+    const float* a = matrix.values.data() + a_first * dim;
+
+    const std::size_t blocks = (searched + kBlockRows - 1) / kBlockRows;
+    const unsigned threads = static_cast<unsigned>(std::clamp<std::size_t>(options.threads, 1, blocks));
+    std::vector<Worker> workers(threads);
+    for (Worker& w : workers) {
+      w.best.assign(end_query - first_query, TopK(options.k));
+      if (space.dtype() != DType::f32) w.converted.resize(kBlockRows * dim);
+      w.products.resize(a_rows * kBlockRows);
+      w.scores.resize(kBlockRows);
+      w.inverse_norms.resize(kBlockRows);
+    }
+    parallel_for_workers(blocks, threads, [&](std::size_t block, unsigned worker_id) {
+      Worker& w = workers[worker_id];
+      const std::uint64_t first_row = block * kBlockRows;
+      const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(kBlockRows, searched - first_row));
+      const float* b = space.rows_f32(first_row, count, w.converted.data());
+      sgemm_abt(a_rows, count, dim, a, dim, b, dim, w.products.data(), count);
+      for (std::size_t j = 0; j < count; ++j) {
+        const float norm = norms[first_row + j];
+        w.inverse_norms[j] = norm > 0 ? 1.0f / norm : 0.0f;
+      }
+      for (std::size_t q = first_query; q < end_query; ++q) {
+        const float* products = w.products.data() + (matrix.first_row[q] - a_first) * count;
+        combine_scores(queries[q], products, count, w.inverse_norms.data(), count, w.scores.data());
+        select(queries[q], w.scores.data(), count, first_row, w.best[q - first_query]);
+      }
+    });
+    for (std::size_t q = first_query; q < end_query; ++q) {
+      TopK& best = workers[0].best[q - first_query];
+      for (std::size_t t = 1; t < workers.size(); ++t) best.merge(workers[t].best[q - first_query]);
+      results[q] = best.sorted();
+    }
+    first_query = end_query;
+    if (options.on_progress) options.on_progress(first_query);
+  }
+  return results;
+}
+
+float cosine(const VectorSpace& space, std::uint64_t a, std::uint64_t b) {
+  std::vector<float> va = space.row_f32(a), vb = space.row_f32(b);
+  make_unit(va);
+  make_unit(vb);
+  float dot = 0;
+  for (std::size_t x = 0; x < va.size(); ++x) dot += va[x] * vb[x];
+  return dot;
+}
+
+}  // namespace embed

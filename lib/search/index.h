@@ -1,0 +1,52 @@
+// The one interface every nearest-neighbour index implements, in the spirit of
+// faiss's Index::search: a batch of queries in, for each the best k rows out, under the
+// query's scoring rule, within a prefix of the rows (restrict) and never returning the
+// query's own words (its exclusions). The exact CPU search (exact_search.h) and the
+// CUDA searcher (kernels/search/) implement it; Searcher (searcher.h) chooses between
+// them per batch. An approximate index is one more implementation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "search/top_k.h"
+
+namespace embed {
+
+// How an expression's words combine (Levy and Goldberg 2014):
+//  add: cosine with the normalised sum of the words' unit vectors, each weighted +1 or
+//       -1 (3CosAdd; a single word is a plain nearest-neighbour query), as gensim's most_similar;
+//  mul: the product of (1 + cos) / 2 over positive words divided by the product over
+//       negative words plus 1e-6 (3CosMul), as gensim's most_similar_cosmul.
+enum class Combination { add, mul };
+
+struct Term {
+  std::uint64_t row;
+  float weight;  // +1 or -1
+};
+
+struct SearchQuery {
+  std::vector<Term> terms;  // the query's words, which are never among its answers
+  Combination combination = Combination::add;
+};
+
+struct SearchOptions {
+  std::size_t k = 10;
+  std::uint64_t restrict_rows = 0;  // search only rows [0, restrict_rows); 0: all
+  unsigned threads = 1;
+  std::function<void(std::size_t queries_done)> on_progress;  // called after each pass over the matrix
+};
+
+class Index {
+ public:
+  virtual ~Index() = default;
+  // For messages: "the CPU", "NVIDIA H100 80GB HBM3 (79.1 GiB, sm_90)".
+  virtual std::string where() const = 0;
+  // The best options.k rows for each query, best first (equal scores by lower row).
+  virtual std::vector<std::vector<Hit>> search(std::span<const SearchQuery> queries, const SearchOptions& options) = 0;
+};
+
+}  // namespace embed

@@ -1,0 +1,30 @@
+// GloVe's CPU backend: trains blocks of co-occurrence records on the host tables in
+// place, one step per record, with Stanford GloVe's update rules.
+#pragma once
+
+#include <memory>
+#include <span>
+
+#include "train/batch_loss.h"
+#include "train/glove/glove_backend.h"
+#include "train/glove/glove_model.h"
+#include "train/optimizer.h"
+#include "train/row_matrix.h"
+
+namespace embed {
+
+// Stanford GloVe clips each gradient element to this magnitude.
+inline constexpr float kGloveGradientClip = 100.0f;
+
+// Trains `records` (in order) against the two tables: one step per record. Adds
+// 0.5 f(X) (prediction - log X)² per record to `loss` (Stanford's cost). Records with a
+// non-finite prediction are skipped, as the reference skips them.
+void train_glove_records(std::span<const GloveRecord> records, RowMatrix& words, RowMatrix& contexts,
+                         const GloveLayout& layout, Optimizer optimizer, AdagradMode adagrad, float learning_rate,
+                         BatchLoss& loss);
+
+// The CPU: updates `words` and `contexts` (GloveLayout rows) in place.
+std::unique_ptr<GloveBackend> make_cpu_glove_backend(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout,
+                                                     Optimizer optimizer, AdagradMode adagrad);
+
+}  // namespace embed

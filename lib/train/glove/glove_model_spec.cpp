@@ -1,0 +1,134 @@
+#include "train/glove/glove_model_spec.h"
+
+#include <memory>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "core/error.h"
+#include "train/glove/glove_cpu_backend.h"
+#include "train/glove/glove_setup.h"
+#include "train/glove/glove_trainer.h"
+
+namespace embed {
+namespace {
+
+// Adam's per-row step counts are a product that concurrent GPU updates of a row cannot
+// share without losing steps, so GloVe trains with Adam on the CPU only.
+class GloveModel final : public TrainingModel {
+ public:
+  Model id() const override { return Model::glove; }
+  std::string_view name() const override { return "glove"; }
+  Defaults defaults() const override { return {10, 25, 0.05f, Optimizer::adagrad}; }
+  bool supports(Optimizer) const override { return true; }
+  bool takes_option(std::string_view option) const override {
+    return option != "--negative" && option != "--sample";
+  }
+  std::string_view item_name() const override { return "records"; }
+  std::string_view loss_name() const override { return "cost"; }
+
+  void write_settings(const TrainSettings& s, std::map<std::string, std::string>& metadata) const override {
+    metadata["x_max"] = fmt::format("{}", s.x_max);
+    metadata["alpha"] = fmt::format("{}", s.alpha);
+    metadata["symmetric"] = std::to_string(s.symmetric ? 1 : 0);
+    metadata["adagrad"] = std::string(adagrad_mode_name(s.adagrad));
+    metadata["vectors"] = std::string(glove_vectors_name(s.vectors));
+  }
+  bool read_settings(const TensorFileReader& r, TrainSettings& s) const override {
+    s.x_max = r.meta_double("x_max");
+    s.alpha = r.meta_double("alpha");
+    s.symmetric = r.meta("symmetric") == "1";
+    const std::optional<AdagradMode> adagrad = parse_adagrad_mode(r.meta("adagrad"));
+    const std::optional<GloveVectors> vectors = parse_glove_vectors(r.meta("vectors"));
+    if (adagrad) s.adagrad = *adagrad;
+    if (vectors) s.vectors = *vectors;
+    return adagrad && vectors && s.x_max > 0;
+  }
+
+  std::string gpu_refusal(const TrainSettings& s) const override {
+    return supports_glove_on_gpu(s.optimizer) ? "" : "glove trains with adagrad or sgd on the GPU; --optimizer adam trains on the CPU";
+  }
+
+  void start(const TrainingInput& input, TrainingRun& run, AtomicOutput* counts_out) const override {
+    glove_cooccurrences(input, run, counts_out, true);
+    start_glove_run(input, run);
+  }
+  void count_only(const TrainingInput& input, TrainingRun& run, AtomicOutput& counts_out) const override {
+    glove_cooccurrences(input, run, &counts_out, false);
+  }
+
+  std::uint64_t items_per_epoch(const TrainingRun& run) const override { return run.records.size(); }
+  std::size_t table_width(const TrainSettings& s) const override {
+    return GloveLayout(s.dim, s.optimizer, s.adagrad).width;
+  }
+  // The records in this epoch's order: (row, column, log count, weight), the last two as float bits.
+  void save_items(const TrainingRun& run, std::vector<TensorBlob>& blobs) const override {
+    blobs.push_back({"records", DType::u32, {run.records.size(), 4}, std::as_bytes(std::span(run.records))});
+  }
+  std::uint64_t load_items(const TensorFileReader& r, TrainingRun& run) const override {
+    const std::uint64_t records = r.elements("records") / 4;
+    const std::uint64_t rows = run.corpus.vocab.size();
+    run.records = r.copy<GloveRecord>("records", DType::u32, records * 4);
+    for (const GloveRecord& record : run.records) {
+      if (record.row >= rows || record.column >= rows) {
+        fail("{}: the checkpoint's records name a word beyond the vocabulary", r.path());
+      }
+    }
+    return records;
+  }
+
+  bool train(TrainingRun& run, const TrainContext& context) const override {
+    const TrainSettings& s = run.settings;
+    const std::string optimizer = s.optimizer == Optimizer::adagrad
+                                      ? fmt::format("adagrad per {}", adagrad_mode_name(s.adagrad))
+                                      : std::string(optimizer_name(s.optimizer));
+    const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+    // The GPU trains an epoch faster than the CPU reshuffles the records one by one,
+    // so it reshuffles whole blocks of them between epochs.
+    std::unique_ptr<GloveBackend> backend =
+        context.gpu ? gpu_backend(run, context)
+                    : make_cpu_glove_backend(run.input, run.output_table, layout, s.optimizer, s.adagrad);
+    spdlog::info("training glove on {}: dim {}, x-max {}, alpha {}, {}, {} epochs, lr {}, {} threads, seed {}; {} "
+                 "co-occurrence records{}",
+                 backend->name(), s.dim, s.x_max, s.alpha, optimizer, s.epochs, s.lr, s.threads, s.seed,
+                 run.records.size(), context.gpu ? ", reshuffled in blocks between epochs" : "");
+    GloveTrainer trainer(s, run.records, *backend, context.gpu ? RecordShuffle::blocks : RecordShuffle::full);
+    return trainer.run(run.state, *context.stop, context.on_epoch, context.on_progress);
+  }
+
+  // W + W̃ (Stanford GloVe's -model 2): the sum of each word's two vectors.
+  RowReader vector_rows(const TrainingRun& run) const override {
+    if (run.settings.vectors != GloveVectors::word_plus_context) return TrainingModel::vector_rows(run);
+    const std::size_t dim = run.settings.dim;
+    return [&run, dim](std::size_t r, float* out) {
+      const float* w = run.input.row(r);
+      const float* c = run.output_table.row(r);
+      for (std::size_t k = 0; k < dim; ++k) out[k] = w[k] + c[k];
+    };
+  }
+  std::string output_note(const TrainingRun& run) const override {
+    return run.settings.vectors == GloveVectors::word_plus_context ? ", W + W̃" : "";
+  }
+
+ private:
+  // The GPU backend for `run` on context.gpu, within the budget.
+  static std::unique_ptr<GloveBackend> gpu_backend(TrainingRun& run, const TrainContext& context) {
+    const TrainSettings& s = run.settings;
+    const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+    const GloveGpuShape shape{run.input.rows(), layout.width, s.threads};
+    GloveGpuRequest request{&run.input, &run.output_table, layout, s.optimizer, s.adagrad,
+                            plan_glove_gpu_memory(shape, context.gpu_options, context.gpu_budget), *context.gpu};
+    explain_placement(context.gpu_options, request.plan, 2 * shape.rows * shape.width * sizeof(float),
+                      context.gpu_budget);
+    return context.gpu_trainer->make_glove_backend(request);
+  }
+};
+
+}  // namespace
+
+const TrainingModel& glove_model() {
+  static const GloveModel model;
+  return model;
+}
+
+}  // namespace embed

@@ -1,0 +1,59 @@
+// What a build offers for training on a GPU, as plain C++: lib/ never includes CUDA
+// headers. The backend registry (lib/backend) fills this in when the CUDA backend was
+// built; the train command only sees these functions.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "device/gpu_device.h"
+#include "train/glove/glove_backend.h"
+#include "train/gpu/gpu_plan.h"
+#include "train/row_matrix.h"
+#include "train/word2vec/word2vec_backend.h"
+
+namespace embed {
+
+struct GpuBackendRequest {
+  Model model = Model::skipgram;
+  RowMatrix* input = nullptr;   // the host tables: trained in place (host placement) or
+  RowMatrix* output = nullptr;  // copied to the device and back (device placement)
+  GpuTrainShape shape;
+  GpuMemoryPlan plan;
+  GpuDevice device;
+};
+
+struct GloveGpuRequest {
+  RowMatrix* words = nullptr;     // W and W̃ on the host (GloveLayout rows), trained in place
+  RowMatrix* contexts = nullptr;  // or copied to the device and back, as for word2vec
+  GloveLayout layout{0, Optimizer::adagrad, AdagradMode::element};
+  Optimizer optimizer = Optimizer::adagrad;  // adagrad or sgd (supports_glove_on_gpu)
+  AdagradMode adagrad = AdagradMode::element;
+  GpuMemoryPlan plan;
+  GpuDevice device;
+};
+
+// Adam's per-row step counts are a product that concurrent GPU updates of a row
+// cannot share without losing steps, so GloVe trains with Adam on the CPU only.
+inline bool supports_glove_on_gpu(Optimizer optimizer) { return optimizer != Optimizer::adam; }
+
+struct GpuTrainer {
+  // Device `ordinal` (--gpu) made current, when it is usable; nullopt with the reason
+  // otherwise (no such device, no driver, no code for it).
+  std::function<std::optional<GpuDevice>(int ordinal, std::string& why_not)> find_device;
+  // Throws embed::Error when the device cannot hold what the plan promised.
+  std::function<std::unique_ptr<Word2vecBackend>(const GpuBackendRequest&)> make_backend;
+  std::function<std::unique_ptr<GloveBackend>(const GloveGpuRequest&)> make_glove_backend;
+
+  bool built() const { return static_cast<bool>(find_device); }
+};
+
+// One log line when --table auto left the tables (`table_bytes`) in host memory because
+// they do not fit in `budget`: training is then much slower.
+void explain_placement(const GpuOptions& options, const GpuMemoryPlan& plan, std::uint64_t table_bytes,
+                       std::uint64_t budget);
+
+}  // namespace embed

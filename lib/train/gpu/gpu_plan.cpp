@@ -1,0 +1,152 @@
+#include "train/gpu/gpu_plan.h"
+
+#include <algorithm>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "core/enum_names.h"
+#include "core/error.h"
+#include "core/progress.h"
+#include "train/glove/glove_model.h"
+#include "train/word2vec/logistic_table.h"
+#include "train/gpu/packed_batch.h"
+#include "train/word2vec/word2vec_backend.h"
+
+namespace embed {
+namespace {
+
+std::string bytes(std::uint64_t n) { return human_bytes(static_cast<double>(n)); }
+
+std::uint64_t fixed_bytes(const GpuTrainShape& shape, TablePlacement placement) {
+  const std::uint64_t logistic = 2ull * (LogisticTable::kSteps + 1) * sizeof(float);
+  const std::uint64_t one_table = std::uint64_t{shape.rows} * shape.stride * sizeof(float);
+  return logistic + (placement == TablePlacement::device ? std::min(kTransferBufferBytes, one_table) : 0);
+}
+
+}  // namespace
+
+namespace {
+constexpr EnumName<TablePlacement> kPlacementNames[] = {
+    {TablePlacement::automatic, "auto"}, {TablePlacement::host, "host"}, {TablePlacement::device, "device"}};
+constexpr EnumName<HostTransfer> kTransferNames[] = {{HostTransfer::gather, "gather"}, {HostTransfer::mapped, "mapped"}};
+}  // namespace
+
+std::string_view table_placement_name(TablePlacement placement) { return name_in(kPlacementNames, placement); }
+std::optional<TablePlacement> parse_table_placement(std::string_view name) { return parse_in(kPlacementNames, name); }
+std::string_view host_transfer_name(HostTransfer transfer) { return name_in(kTransferNames, transfer); }
+std::optional<HostTransfer> parse_host_transfer(std::string_view name) { return parse_in(kTransferNames, name); }
+
+namespace {
+
+// The plan for `slots` batches of `batch_items` words per worker in `placement`,
+// with every size filled in; total_bytes() says whether it fits.
+GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, HostTransfer transfer, unsigned slots,
+                         std::size_t batch_items) {
+  const bool host = placement == TablePlacement::host;
+  GpuMemoryPlan plan;
+  plan.placement = placement;
+  plan.transfer = transfer;
+  plan.workers = shape.workers;
+  plan.slots_per_worker = slots;
+  plan.batch_items = batch_items;
+  plan.fixed_bytes = fixed_bytes(shape, placement);
+  const std::uint64_t row_bytes = std::uint64_t{shape.stride} * dtype_size(shape.storage);
+  plan.table_bytes = host ? 0 : 2 * shape.rows * row_bytes;
+  // A batch's inputs are its own (kept) words, its outputs those words and their negatives.
+  plan.max_input_rows = host ? std::min(shape.rows, batch_items) : 0;
+  plan.max_output_rows = host ? std::min(shape.rows, batch_items * (1 + shape.negatives)) : 0;
+  const std::size_t rows = plan.max_input_rows + plan.max_output_rows;
+  plan.ids_words = packed_words_bound(batch_items, shape.max_inputs_per_window, shape.negatives, rows);
+  // Host placement: the working copy of the rows, and for mapped transfers their
+  // originals too (gather keeps the originals in host staging).
+  const std::uint64_t copies = !host ? 0 : transfer == HostTransfer::mapped ? 2 : 1;
+  plan.slot_bytes = plan.ids_words * sizeof(std::uint32_t) + sizeof(double) + copies * rows * row_bytes;
+  return plan;
+}
+
+// Makes the plan of `slots` batches of `batch` items per worker in a placement.
+using SizedPlan = std::function<GpuMemoryPlan(TablePlacement placement, unsigned slots, std::size_t batch)>;
+
+// Device placement when asked for or when it fits, else host placement; in either,
+// the largest batches (from full_batch down to min_batch) that fit with two slots per
+// worker, else one. `tables` names the tables for the error messages.
+GpuMemoryPlan choose_plan(const SizedPlan& sized, std::size_t full_batch, std::size_t min_batch, unsigned workers,
+                          const std::string& tables, const GpuOptions& options, std::uint64_t budget) {
+  auto fits = [&](TablePlacement placement, unsigned slots, std::size_t batch) {
+    return sized(placement, slots, batch).total_bytes() <= budget;
+  };
+  auto largest_batch = [&](TablePlacement placement, unsigned slots) -> std::size_t {
+    if (!fits(placement, slots, min_batch)) return 0;
+    std::size_t low = min_batch, high = full_batch;  // fits(low); find the largest that fits
+    if (fits(placement, slots, high)) return high;
+    while (high - low > 1) {
+      const std::size_t mid = (low + high) / 2;
+      (fits(placement, slots, mid) ? low : high) = mid;
+    }
+    return low;
+  };
+  auto plan_in = [&](TablePlacement placement) -> std::optional<GpuMemoryPlan> {
+    for (unsigned slots : {2u, 1u}) {
+      const std::size_t batch = largest_batch(placement, slots);
+      // Double buffering is worth smaller batches down to a fifth of the full size.
+      if (batch > 0 && (slots == 1 || batch >= full_batch / 5)) return sized(placement, slots, batch);
+    }
+    return std::nullopt;
+  };
+  if (options.table != TablePlacement::host) {
+    if (const auto device = plan_in(TablePlacement::device)) return *device;
+  }
+  if (options.table == TablePlacement::device) {
+    fail("--table device: {} and their batches need {} of GPU memory, more than the {} allowed; use --table host (the "
+         "tables stay in host memory) or a larger --gpu-memory",
+         tables, bytes(sized(TablePlacement::device, 1, min_batch).total_bytes()), bytes(budget));
+  }
+  if (const auto host = plan_in(TablePlacement::host)) return *host;
+  fail("--table host: {} workers' batches need at least {} of GPU memory, more than the {} allowed; raise "
+       "--gpu-memory or lower --threads",
+       workers, bytes(sized(TablePlacement::host, 1, min_batch).total_bytes()), bytes(budget));
+}
+
+}  // namespace
+
+GpuMemoryPlan plan_gpu_memory(const GpuTrainShape& shape, const GpuOptions& options, std::uint64_t budget) {
+  EMBED_ASSERT(shape.workers > 0 && shape.rows > 0 && shape.stride >= shape.dim);
+  const SizedPlan sized = [&](TablePlacement placement, unsigned slots, std::size_t words) {
+    return sized_plan(shape, placement, options.transfer, slots, words);
+  };
+  return choose_plan(sized, Word2vecBackend::kDefaultBatchWords, kMinBatchWords, shape.workers,
+                     fmt::format("the two {} tables ({} rows x {} dims)", vector_dtype_name(shape.storage), shape.rows,
+                                 shape.dim),
+                     options, budget);
+}
+
+GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions& options, std::uint64_t budget) {
+  EMBED_ASSERT(shape.workers > 0 && shape.rows > 0 && shape.width > 0);
+  const std::uint64_t row_bytes = std::uint64_t{shape.width} * sizeof(float);
+  const SizedPlan sized = [&](TablePlacement placement, unsigned slots, std::size_t records) {
+    const bool host = placement == TablePlacement::host;
+    GpuMemoryPlan plan;
+    plan.placement = placement;
+    plan.transfer = options.transfer;
+    plan.workers = shape.workers;
+    plan.slots_per_worker = slots;
+    plan.batch_items = records;
+    plan.table_bytes = host ? 0 : 2 * shape.rows * row_bytes;
+    // A block of records touches at most one word row and one context row per record.
+    plan.max_input_rows = host ? std::min(shape.rows, records) : 0;
+    plan.max_output_rows = plan.max_input_rows;
+    // The records, then (host placement) the rows they touch, for the mapped kernels.
+    plan.ids_words = records * (sizeof(GloveRecord) / sizeof(std::uint32_t)) + plan.max_input_rows + plan.max_output_rows;
+    const std::uint64_t copies = !host ? 0 : options.transfer == HostTransfer::mapped ? 2 : 1;
+    plan.slot_bytes = plan.ids_words * sizeof(std::uint32_t) + sizeof(double) +
+                      copies * (plan.max_input_rows + plan.max_output_rows) * row_bytes;
+    return plan;
+  };
+  return choose_plan(sized, kGloveBatchRecords, kMinGloveBatchRecords, shape.workers,
+                     fmt::format("the two glove tables ({} rows x {} floats with biases and optimizer state)",
+                                 shape.rows, shape.width),
+                     options, budget);
+}
+
+}  // namespace embed

@@ -1,0 +1,87 @@
+// How a GPU run spends device memory, decided before anything is allocated so that a
+// run that cannot fit fails with the sizes and what to change, never with a CUDA
+// error code. Plain C++, unit-tested without a GPU.
+//
+// Device placement keeps both tables on the GPU; host placement keeps them in pinned
+// host memory and gives each batch in flight a slot holding a copy of the rows it
+// touches. Each worker has up to two slots (double buffering: it plans and gathers the
+// next batch while the GPU trains the last); when memory is short the batches shrink
+// (to kMinBatchWords) before the slots drop to one, and only then do the tables
+// leave the device.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "format/dtype.h"
+
+namespace embed {
+
+enum class TablePlacement { automatic, host, device };
+// How host-resident rows reach the GPU: CPU threads gather them into pinned staging
+// buffers that are copied (gather), or kernels read and write the pinned table through
+// its mapped device address (mapped).
+enum class HostTransfer { gather, mapped };
+
+std::string_view table_placement_name(TablePlacement placement);  // "auto", "host", "device"
+std::optional<TablePlacement> parse_table_placement(std::string_view name);
+std::string_view host_transfer_name(HostTransfer transfer);  // "gather", "mapped"
+std::optional<HostTransfer> parse_host_transfer(std::string_view name);
+
+struct GpuOptions {
+  TablePlacement table = TablePlacement::automatic;
+  HostTransfer transfer = HostTransfer::gather;
+};
+
+// What the run trains: the tables and the batch shape.
+struct GpuTrainShape {
+  std::size_t rows = 0;    // vocabulary size (rows of each table)
+  std::size_t dim = 0;
+  std::size_t stride = 0;  // floats per row, padded (RowMatrix::stride_for)
+  DType storage = DType::f32;
+  std::size_t max_inputs_per_window = 0;  // 2 × window
+  std::size_t negatives = 0;
+  unsigned workers = 1;
+};
+
+// GloVe's tables: f32 rows of vector, bias and optimizer state (GloveLayout::width).
+struct GloveGpuShape {
+  std::size_t rows = 0;
+  std::size_t width = 0;  // floats per row
+  unsigned workers = 1;
+};
+
+struct GpuMemoryPlan {
+  TablePlacement placement = TablePlacement::device;  // host or device, never automatic
+  HostTransfer transfer = HostTransfer::gather;       // host placement only
+  std::size_t batch_items = 0;                        // per batch at most: corpus words (GloVe: records)
+  unsigned slots_per_worker = 0;                      // batches in flight per worker
+  std::size_t max_input_rows = 0;                     // per slot: unique rows a batch can touch (GloVe: of W)
+  std::size_t max_output_rows = 0;                    // (GloVe: of W̃)
+  std::size_t ids_words = 0;                          // per slot: packed batch (GloVe: records), uint32 words
+  std::uint64_t table_bytes = 0;                      // both tables, device placement only
+  std::uint64_t slot_bytes = 0;                       // device memory per slot
+  std::uint64_t fixed_bytes = 0;                      // lookup tables and the upload buffer
+  unsigned workers = 1;
+
+  std::uint64_t total_bytes() const { return fixed_bytes + table_bytes + slot_bytes * slots_per_worker * workers; }
+};
+
+inline constexpr std::size_t kMinBatchWords = 500;
+// Bytes of the buffer that converts tables on their way to and from the device.
+inline constexpr std::uint64_t kTransferBufferBytes = 64ull << 20;
+
+// GloVe's blocks of records: 16 MB, a few milliseconds of GPU work each; host
+// placement shrinks them (down to kMinGloveBatchRecords) to fit the rows they touch.
+inline constexpr std::size_t kGloveBatchRecords = 1 << 20;
+inline constexpr std::size_t kMinGloveBatchRecords = 1 << 12;
+
+// Throws embed::Error when the run does not fit in `budget` bytes: naming the sizes
+// and suggesting --table host, a larger --gpu-memory or fewer --threads.
+GpuMemoryPlan plan_gpu_memory(const GpuTrainShape& shape, const GpuOptions& options, std::uint64_t budget);
+// The same for GloVe (tables always f32: AdaGrad's accumulators need the precision).
+GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions& options, std::uint64_t budget);
+
+}  // namespace embed

@@ -1,0 +1,28 @@
+#include "train/gpu/packed_batch.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace embed {
+
+PackedBatchShape pack_batch(const WindowBatch& batch, std::span<const std::uint32_t> input_rows,
+                            std::span<const std::uint32_t> output_rows, std::uint32_t* out) {
+  EMBED_ASSERT(batch.input_offsets.size() == batch.windows() + 1);
+  EMBED_ASSERT(batch.negatives.size() == batch.windows() * batch.negatives_per_window);
+  PackedBatchShape shape;
+  shape.windows = static_cast<std::uint32_t>(batch.windows());
+  shape.inputs = static_cast<std::uint32_t>(batch.inputs.size());
+  shape.negatives_per_window = static_cast<std::uint32_t>(batch.negatives_per_window);
+  shape.input_rows = static_cast<std::uint32_t>(input_rows.size());
+  shape.output_rows = static_cast<std::uint32_t>(output_rows.size());
+  std::copy(batch.targets.begin(), batch.targets.end(), out + shape.targets_at());
+  std::copy(batch.input_offsets.begin(), batch.input_offsets.end(), out + shape.offsets_at());
+  std::copy(batch.inputs.begin(), batch.inputs.end(), out + shape.inputs_at());
+  std::copy(batch.negatives.begin(), batch.negatives.end(), out + shape.negatives_at());
+  std::copy(input_rows.begin(), input_rows.end(), out + shape.input_rows_at());
+  std::copy(output_rows.begin(), output_rows.end(), out + shape.output_rows_at());
+  return shape;
+}
+
+}  // namespace embed

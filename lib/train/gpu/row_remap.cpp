@@ -1,0 +1,100 @@
+#include "train/gpu/row_remap.h"
+
+#include <cstring>
+#include <mutex>
+
+#include "core/error.h"
+#include "core/half.h"
+
+namespace embed {
+namespace {
+
+std::uint32_t local_row(std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& rows) {
+  if (slot[row] == ~std::uint32_t{0}) {
+    slot[row] = static_cast<std::uint32_t>(rows.size());
+    rows.push_back(row);
+  }
+  return slot[row];
+}
+
+}  // namespace
+
+RowRemapper::RowRemapper(std::size_t table_rows) : input_slot_(table_rows, kUnused), output_slot_(table_rows, kUnused) {}
+
+void RowRemapper::remap(const WindowBatch& batch, LocalBatch& local) {
+  WindowBatch& out = local.batch;
+  out.learning_rate = batch.learning_rate;
+  out.negatives_per_window = batch.negatives_per_window;
+  out.input_offsets = batch.input_offsets;
+  out.targets.resize(batch.targets.size());
+  out.inputs.resize(batch.inputs.size());
+  out.negatives.resize(batch.negatives.size());
+  local.input_rows.clear();
+  local.output_rows.clear();
+  for (std::size_t i = 0; i < batch.inputs.size(); ++i) {
+    out.inputs[i] = local_row(batch.inputs[i], input_slot_, local.input_rows);
+  }
+  for (std::size_t w = 0; w < batch.targets.size(); ++w) {
+    out.targets[w] = local_row(batch.targets[w], output_slot_, local.output_rows);
+  }
+  for (std::size_t i = 0; i < batch.negatives.size(); ++i) {
+    out.negatives[i] = local_row(batch.negatives[i], output_slot_, local.output_rows);
+  }
+  for (std::uint32_t row : local.input_rows) input_slot_[row] = kUnused;
+  for (std::uint32_t row : local.output_rows) output_slot_[row] = kUnused;
+}
+
+void RowRemapper::remap(std::span<const GloveRecord> records, LocalGloveBlock& local) {
+  local.records.resize(records.size());
+  local.word_rows.clear();
+  local.context_rows.clear();
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    GloveRecord r = records[i];
+    r.row = local_row(r.row, input_slot_, local.word_rows);
+    r.column = local_row(r.column, output_slot_, local.context_rows);
+    local.records[i] = r;
+  }
+  for (std::uint32_t row : local.word_rows) input_slot_[row] = kUnused;
+  for (std::uint32_t row : local.context_rows) output_slot_[row] = kUnused;
+}
+
+void gather_rows(const RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, void* out) {
+  const std::size_t stride = table.stride();
+  if (storage == DType::f32) {
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      std::memcpy(static_cast<float*>(out) + k * stride, table.row(rows[k]), stride * sizeof(float));
+    }
+    return;
+  }
+  EMBED_ASSERT(storage == DType::f16 || storage == DType::bf16);
+  std::uint16_t (*from_f32)(float) = storage == DType::f16 ? f32_to_f16 : f32_to_bf16;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const float* row = table.row(rows[k]);
+    auto* dst = static_cast<std::uint16_t*>(out) + k * stride;
+    for (std::size_t e = 0; e < stride; ++e) dst[e] = from_f32(row[e]);
+  }
+}
+
+void scatter_deltas(RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, const void* updated,
+                    const void* original, RowLocks* locks) {
+  const std::size_t stride = table.stride();
+  const std::size_t dim = table.dim();  // padding stays zero
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    std::unique_lock<std::mutex> lock;
+    if (locks) lock = std::unique_lock(locks->of(rows[k]));
+    float* row = table.row(rows[k]);
+    if (storage == DType::f32) {
+      const float* now = static_cast<const float*>(updated) + k * stride;
+      const float* before = static_cast<const float*>(original) + k * stride;
+      for (std::size_t e = 0; e < dim; ++e) row[e] += now[e] - before[e];
+      continue;
+    }
+    EMBED_ASSERT(storage == DType::f16 || storage == DType::bf16);
+    float (*to_f32)(std::uint16_t) = storage == DType::f16 ? f16_to_f32 : bf16_to_f32;
+    const auto* now = static_cast<const std::uint16_t*>(updated) + k * stride;
+    const auto* before = static_cast<const std::uint16_t*>(original) + k * stride;
+    for (std::size_t e = 0; e < dim; ++e) row[e] += to_f32(now[e]) - to_f32(before[e]);
+  }
+}
+
+}  // namespace embed

@@ -1,0 +1,61 @@
+// Host-resident tables on a GPU: a batch trains on a compact copy of just the rows it
+// touches. RowRemapper lists those rows, each once (in first-use order), and rewrites
+// the batch to index the copy; gather_rows fills the copy and scatter_deltas adds
+// what training changed back into the host table. The write-back adds deltas rather
+// than storing values, so batches in flight at once (whose copies were taken before
+// each other's write-back) lose no updates: the adds commute, as Hogwild's do.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "format/dtype.h"
+#include "train/glove/glove_model.h"
+#include "train/gpu/row_locks.h"
+#include "train/row_matrix.h"
+#include "train/word2vec/window_batch.h"
+
+namespace embed {
+
+// A batch over local rows: input row k of the copy is input_rows[k] of the table.
+struct LocalBatch {
+  WindowBatch batch;                       // the same windows, ids local
+  std::vector<std::uint32_t> input_rows;   // unique rows of the input table
+  std::vector<std::uint32_t> output_rows;  // unique rows of the output table (targets, negatives)
+};
+
+// GloVe's block of records over local rows: record k's row indexes word_rows, its
+// column context_rows.
+struct LocalGloveBlock {
+  std::vector<GloveRecord> records;
+  std::vector<std::uint32_t> word_rows;     // unique rows of W
+  std::vector<std::uint32_t> context_rows;  // unique rows of W̃
+};
+
+class RowRemapper {
+ public:
+  explicit RowRemapper(std::size_t table_rows);
+  void remap(const WindowBatch& batch, LocalBatch& local);
+  // The input table is GloVe's W, the output table W̃.
+  void remap(std::span<const GloveRecord> records, LocalGloveBlock& local);
+
+ private:
+  // Local slot of each table row in the batch being remapped; kUnused elsewhere
+  // (reset after each batch by walking the rows used, not the whole table).
+  static constexpr std::uint32_t kUnused = ~std::uint32_t{0};
+  std::vector<std::uint32_t> input_slot_;
+  std::vector<std::uint32_t> output_slot_;
+};
+
+// Copies table rows `rows` (stride floats each) into `out`, converted to `storage`
+// (f32, f16 or bf16), at the table's stride.
+void gather_rows(const RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, void* out);
+
+// table[rows[k]] += updated[k] - original[k], both in `storage` at the table's stride.
+// With `locks`, each row's adds hold its stripe, so threads that scatter into the same
+// rows at once lose nothing (row_locks.h); without, the caller must be the only writer.
+void scatter_deltas(RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, const void* updated,
+                    const void* original, RowLocks* locks = nullptr);
+
+}  // namespace embed

@@ -1,0 +1,109 @@
+// What the shared run (train_command.cpp, checkpoint.cpp) needs of a model, so that it
+// never branches on which model it runs. One object per model, listed in models.cpp;
+// each model's folder (word2vec/, glove/) implements it. docs/ARCHITECTURE.md shows how
+// a new model is added.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/atomic_output.h"
+#include "device/gpu_device.h"
+#include "format/tensor_file.h"
+#include "train/epoch_loop.h"
+#include "train/gpu/gpu_backend.h"
+#include "train/train_settings.h"
+#include "train/training_run.h"
+#include "train/vectors_output.h"
+
+namespace embed {
+
+// What a model's train() runs with: where (a GPU, or the CPU when `gpu` is empty), the
+// stop flag, and whom to tell about progress.
+struct TrainContext {
+  const GpuTrainer* gpu_trainer = nullptr;  // this build's (backend/registry.h)
+  std::optional<GpuDevice> gpu;
+  GpuOptions gpu_options;                   // --table, --host-transfer
+  std::uint64_t gpu_budget = 0;             // bytes of device memory the run may plan for
+  const std::atomic<bool>* stop = nullptr;
+  std::function<void(const TrainProgress&)> on_epoch;
+  std::function<void(const TrainProgress&)> on_progress;
+};
+
+class TrainingModel {
+ public:
+  virtual ~TrainingModel() = default;
+
+  // --model's spelling, and the .emb's and the checkpoint's "model" metadata.
+  virtual Model id() const = 0;
+  virtual std::string_view name() const = 0;
+
+  // What the settings are when the options leave them out.
+  struct Defaults {
+    std::size_t window = 5;
+    unsigned epochs = 5;
+    float lr = 0.025f;
+    Optimizer optimizer = Optimizer::sgd;
+  };
+  virtual Defaults defaults() const = 0;
+  virtual bool supports(Optimizer optimizer) const = 0;
+  // Whether this model takes `option` ("--negative"), one of those that only some models
+  // take (kModelOptions).
+  virtual bool takes_option(std::string_view option) const = 0;
+
+  // What an epoch walks ("words", or GloVe's "records"), and what its loss is called.
+  virtual std::string_view item_name() const = 0;
+  virtual std::string_view loss_name() const { return "loss"; }
+
+  // The model's own settings as metadata strings, and back from a checkpoint (false
+  // when they are invalid).
+  virtual void write_settings(const TrainSettings& settings, std::map<std::string, std::string>& metadata) const = 0;
+  virtual bool read_settings(const TensorFileReader& reader, TrainSettings& settings) const = 0;
+
+  // Why a GPU cannot train these settings (its optimizer), or empty when it can.
+  virtual std::string gpu_refusal(const TrainSettings& /*settings*/) const { return {}; }
+
+  // A fresh run: reads what `input` names into `run` and makes its tables and state.
+  // `counts_out` (glove's --save-cooc) was created by the caller, so that an unwritable
+  // path fails before the reading.
+  virtual void start(const TrainingInput& input, TrainingRun& run, AtomicOutput* counts_out) const = 0;
+  // With --save-cooc and no --output: only writes the counts.
+  virtual void count_only(const TrainingInput& input, TrainingRun& run, AtomicOutput& counts_out) const;
+
+  // Items per epoch, the width of a table's rows in a checkpoint, and what the
+  // checkpoint keeps beyond the tables and the corpus (GloVe: its records, in order).
+  virtual std::uint64_t items_per_epoch(const TrainingRun& run) const = 0;
+  virtual std::size_t table_width(const TrainSettings& settings) const = 0;
+  virtual void save_items(const TrainingRun& /*run*/, std::vector<TensorBlob>& /*blobs*/) const {}
+  // Reads them back and returns the number of items the workers' positions index.
+  virtual std::uint64_t load_items(const TensorFileReader& reader, TrainingRun& run) const = 0;
+
+  // Trains from run.state until the last epoch ends (true) or context.stop (false).
+  virtual bool train(TrainingRun& run, const TrainContext& context) const = 0;
+
+  // Row r of the vectors to write (by default the input table's), and a note for the
+  // "wrote" line (GloVe: ", W + W̃").
+  virtual RowReader vector_rows(const TrainingRun& run) const;
+  virtual std::string output_note(const TrainingRun& /*run*/) const { return {}; }
+};
+
+// The options only some models take; the app checks them against takes_option().
+inline constexpr std::string_view kModelOptions[] = {"--negative", "--sample",   "--x-max",     "--alpha",
+                                                     "--asymmetric", "--adagrad", "--vectors",   "--memory",
+                                                     "--save-cooc",  "--cooc"};
+
+// The registry (models.cpp).
+std::span<const TrainingModel* const> training_models();
+const TrainingModel& training_model(Model model);
+const TrainingModel* find_training_model(std::string_view name);
+// "skipgram and cbow": the models that take `option`, for "applies to" messages.
+std::string models_taking(std::string_view option);
+
+}  // namespace embed

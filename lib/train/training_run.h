@@ -1,0 +1,47 @@
+// A training run as every model has it: its settings, what it trains on, its two
+// tables and where the schedule stands. Exactly what a checkpoint holds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "format/dtype.h"
+#include "train/corpus.h"
+#include "train/epoch_loop.h"
+#include "train/glove/glove_model.h"
+#include "train/row_matrix.h"
+#include "train/train_settings.h"
+
+namespace embed {
+
+// Output options a resumed run must honour as the original would have.
+struct OutputSettings {
+  std::string output;        // the .emb to write
+  DType dtype = DType::f32;   // storage type of the vectors
+  bool save_context = false;  // also write the output vectors
+  std::uint64_t min_count = 5;
+  std::uint64_t max_vocab = 0;
+};
+
+// A training run: what it trains on, its two tables and where the schedule stands.
+// Exactly what a checkpoint holds. GloVe keeps only the corpus's vocabulary (its ids
+// are spent once counted) and trains on `records`; its tables are W and W̃.
+struct TrainingRun {
+  TrainSettings settings;
+  OutputSettings output;
+  Corpus corpus;
+  RowMatrix input, output_table;
+  TrainState state;
+  std::vector<GloveRecord> records;
+};
+
+// Where a fresh run's training data comes from, and within what memory.
+struct TrainingInput {
+  std::vector<std::string> corpus;    // text files, "-" for standard input
+  std::string cooc;                   // glove: counts --save-cooc wrote, instead of the corpus
+  std::string save_cooc;              // glove: also write the counts here (without --output: only count)
+  std::uint64_t memory = 4ull << 30;  // glove: bytes for counting and training
+};
+
+}  // namespace embed

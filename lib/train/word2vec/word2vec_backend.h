@@ -1,0 +1,43 @@
+// The training step behind one interface, so that the trainer (corpus walking,
+// sampling, learning-rate schedule, checkpoints) is the same for every backend:
+// a batch of windows → gather the rows it touches → update → scatter them back.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "train/row_matrix.h"
+#include "train/train_settings.h"
+#include "train/batch_loss.h"
+#include "train/word2vec/window_batch.h"
+
+namespace embed {
+
+class Word2vecBackend {
+ public:
+  virtual ~Word2vecBackend() = default;
+  virtual std::string name() const = 0;
+  // Trains on every window of `batch`. Called concurrently by the trainer's workers,
+  // each with its own `worker` index below the count the backend was made for; rows
+  // shared between concurrent batches are updated without locks (Hogwild).
+  // A backend may return before the batch is done (a GPU queues it); the loss of
+  // such a batch is added to the `loss` of a later call, or of finish().
+  virtual void train(const WindowBatch& batch, unsigned worker, BatchLoss& loss) = 0;
+  // Waits for `worker`'s batches still in flight and adds their loss. After every
+  // worker has finished, the host tables hold (or copy_tables_to_host gives) the result.
+  virtual void finish(unsigned /*worker*/, BatchLoss& /*loss*/) {}
+  // Brings the host tables up to date when the backend keeps its own copy (a GPU's
+  // device-resident tables); called after finish(), before checkpoints and output.
+  virtual void copy_tables_to_host() {}
+  // The most corpus words the trainer puts in one batch (a GPU backend with little
+  // device memory asks for smaller batches).
+  virtual std::size_t max_batch_words() const { return kDefaultBatchWords; }
+
+  static constexpr std::size_t kDefaultBatchWords = 10000;  // gensim's sentence limit
+};
+
+// The CPU backend: updates the rows of `input` and `output` in place.
+std::unique_ptr<Word2vecBackend> make_word2vec_cpu_backend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers,
+                                               std::size_t max_inputs_per_window);
+
+}  // namespace embed

@@ -1,0 +1,92 @@
+#include "train/word2vec/word2vec_model_spec.h"
+
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "core/error.h"
+#include "train/run_setup.h"
+#include "train/word2vec/word2vec_backend.h"
+#include "train/word2vec/word2vec_trainer.h"
+
+namespace embed {
+namespace {
+
+class Word2vecModel final : public TrainingModel {
+ public:
+  explicit Word2vecModel(Model model) : model_(model) {}
+
+  Model id() const override { return model_; }
+  std::string_view name() const override { return model_ == Model::skipgram ? "skipgram" : "cbow"; }
+  // word2vec's defaults: CBOW learns at twice skip-gram's rate.
+  Defaults defaults() const override { return {5, 5, model_ == Model::skipgram ? 0.025f : 0.05f, Optimizer::sgd}; }
+  bool supports(Optimizer optimizer) const override { return optimizer == Optimizer::sgd; }
+  bool takes_option(std::string_view option) const override { return option == "--negative" || option == "--sample"; }
+  std::string_view item_name() const override { return "words"; }
+
+  void write_settings(const TrainSettings& s, std::map<std::string, std::string>& metadata) const override {
+    metadata["negative"] = std::to_string(s.negative);
+    metadata["sample"] = fmt::format("{}", s.sample);
+  }
+  bool read_settings(const TensorFileReader& r, TrainSettings& s) const override {
+    s.negative = r.meta_uint("negative");
+    s.sample = r.meta_double("sample");
+    return s.negative <= 60;
+  }
+
+  void start(const TrainingInput& input, TrainingRun& run, AtomicOutput*) const override {
+    run.corpus = read_logged_corpus(input.corpus, run.output);
+    const std::size_t rows = run.corpus.vocab.size();
+    run.input = RowMatrix(rows, run.settings.dim);
+    run.output_table = RowMatrix(rows, run.settings.dim);
+    init_uniform(run.input, run.settings.seed, run.settings.threads);
+    run.state = TrainState::start(run.settings.threads, run.settings.seed, run.corpus.ids.size());
+  }
+
+  std::uint64_t items_per_epoch(const TrainingRun& run) const override { return run.corpus.ids.size(); }
+  std::size_t table_width(const TrainSettings& s) const override { return RowMatrix::stride_for(s.dim); }
+  std::uint64_t load_items(const TensorFileReader&, TrainingRun& run) const override { return run.corpus.ids.size(); }
+
+  bool train(TrainingRun& run, const TrainContext& context) const override {
+    const TrainSettings& s = run.settings;
+    std::unique_ptr<Word2vecBackend> backend =
+        context.gpu ? gpu_backend(run, context)
+                    : make_word2vec_cpu_backend(s.model, run.input, run.output_table, s.threads, 2 * s.window);
+    spdlog::info("training {} on {}: dim {}, window {}, negative {}, sample {}, {} epochs, lr {}, {} threads, seed {}",
+                 name(), backend->name(), s.dim, s.window, s.negative, s.sample, s.epochs, s.lr, s.threads, s.seed);
+    Word2vecTrainer trainer(s, run.corpus, *backend);
+    return trainer.run(run.state, *context.stop, context.on_epoch, context.on_progress);
+  }
+
+ private:
+  // The GPU backend for `run` on context.gpu, within the budget.
+  static std::unique_ptr<Word2vecBackend> gpu_backend(TrainingRun& run, const TrainContext& context) {
+    const TrainSettings& s = run.settings;
+    GpuTrainShape shape;
+    shape.rows = run.input.rows();
+    shape.dim = s.dim;
+    shape.stride = run.input.stride();
+    shape.storage = run.output.dtype;
+    shape.max_inputs_per_window = 2 * s.window;
+    shape.negatives = s.negative;
+    shape.workers = s.threads;
+    GpuBackendRequest request{s.model, &run.input, &run.output_table, shape,
+                              plan_gpu_memory(shape, context.gpu_options, context.gpu_budget), *context.gpu};
+    explain_placement(context.gpu_options, request.plan, 2 * shape.rows * shape.stride * dtype_size(shape.storage),
+                      context.gpu_budget);
+    return context.gpu_trainer->make_backend(request);
+  }
+
+  Model model_;
+};
+
+}  // namespace
+
+const TrainingModel& word2vec_model(Model model) {
+  static const Word2vecModel skipgram(Model::skipgram);
+  static const Word2vecModel cbow(Model::cbow);
+  EMBED_ASSERT(model == Model::skipgram || model == Model::cbow);
+  return model == Model::skipgram ? skipgram : cbow;
+}
+
+}  // namespace embed

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# gpu.sh: embed-train's CUDA backend against its CPU backend (and Debian's fastText
+# when installed) on one machine, in one run, with the HBM roofline beside the figures.
+#
+#   throughput  ../shared/data/text8-head.txt repeated (one copy per line) to at least
+#               WORDS words; skip-gram, 1 epoch, dim 100 and 300 (DIMS), window 5, negative
+#               5, sample 1e-4, min-count 5, THREADS threads; per mode: words/s of the epoch
+#               (corpus words before subsampling, as word2vec counts them, per wall-clock
+#               second of training: the epoch's per_second in embed-train's --metrics file)
+#               and the whole process's wall seconds. Modes: fasttext (Debian's, whole-process
+#               words/s: reading included), cpu, device (--table device), host-gather and
+#               host-mapped (--table host with each --host-transfer).
+#   quality     text8-head, EPOCHS epochs, dim 100, per seed in SEEDS: cpu, device and
+#               host-gather vectors evaluated with embed-query eval (Google analogies
+#               restricted to the 30,000 most frequent words, WordSim-353 Spearman).
+#
+# Roofline (../shared/design/gpu-training.md §2): with window-shared negatives a kept word
+# reads and writes C + K + 1 rows (C = window + 1 on average under word2vec's reduced
+# windows), so bytes per corpus word = keep × (C + K + 1) × 2 × dim × 4, where keep is the
+# fraction subsampling keeps (computed from text8-head's counts); the ceiling is the
+# measured device copy bandwidth (bench-gpu-bandwidth) over that. Host modes also move
+# rows over PCIe: their H2D/D2H rates are printed.
+#
+#   glove       GloVe (AdaGrad per element, window 10, min-count 5): the co-occurrences of
+#               text8-head written GLOVE_COPIES times with each copy's words suffixed by its
+#               copy number (so the records multiply, not just their counts; repetition alone
+#               would give text8-head's 5.03M again), counted once (--save-cooc), then
+#               GLOVE_EPOCHS epochs per mode (cpu, device, host-gather, host-mapped) at dim 100
+#               and 300: co-occurrence records/s of the last epoch (its per_second in
+#               --metrics, block reshuffle included). Roofline: a record reads and writes its
+#               two rows' vector, bias and accumulators, 2 × 2 × (dim + 1) × 4 bytes each way, over the
+#               device copy bandwidth; its 16 bytes also cross PCIe (the records stream from
+#               host memory), over the host->device bandwidth; the lower of the two.
+#   glove-quality  text8-head, GLOVE_QUALITY_EPOCHS epochs, dim 100: cpu, device, host-gather
+#               GloVe vectors (W + W̃) evaluated as above, with the last epoch's cost.
+#
+# Needs a GPU and a CUDA build (BUILD, default build/: embed-train with --metrics, embed-query,
+# bench-gpu-bandwidth); skips with a message without a usable GPU or without $SHARED/data
+# (../shared/data). The device kit (scripts/device-kit.sh) runs it from .device-kit/scripts/bench/.
+# Environment: BUILD, PYTHON (python3), PARTS ("throughput quality glove glove-quality"), GLOVE_COPIES (8),
+# GLOVE_EPOCHS (3), GLOVE_QUALITY_EPOCHS (15), DIMS ("100 300"), WORDS (100000000), THREADS
+# (nproc), SEEDS ("1 2"), EPOCHS (5), MODES ("fasttext cpu device host-gather host-mapped"),
+# SHARED, BENCH_DIR, KEEP=1.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PARTS=${PARTS:-throughput quality glove glove-quality}
+GLOVE_COPIES=${GLOVE_COPIES:-8}
+GLOVE_EPOCHS=${GLOVE_EPOCHS:-3}
+GLOVE_QUALITY_EPOCHS=${GLOVE_QUALITY_EPOCHS:-15}
+DIMS=${DIMS:-100 300}
+WORDS=${WORDS:-100000000}
+THREADS=${THREADS:-$(nproc)}
+SEEDS=${SEEDS:-1 2}
+EPOCHS=${EPOCHS:-5}
+MODES=${MODES:-fasttext cpu device host-gather host-mapped}
+EMBED_TRAIN=$BUILD/embed-train
+EMBED_QUERY=$BUILD/embed-query
+BW=$BUILD/bench-gpu-bandwidth
+PYTHON=${PYTHON:-python3}
+
+need_data "$data/text8-head.txt" "$analogies" "$wordsim"
+need_tool embed-train "$EMBED_TRAIN" BUILD
+need_tool embed-query "$EMBED_QUERY" BUILD
+# Captured, not piped into grep -q: under pipefail an early close could fail the check.
+version=$("$EMBED_TRAIN" --version) || true
+[[ $version =~ "CUDA backend built, "[0-9] ]] || skip "no usable GPU ($(tail -1 <<<"$version"))"
+need_metrics "$EMBED_TRAIN"
+bench_scratch
+machine_line
+echo "gpu: $(tail -1 <<<"$version")"
+# The newline at the end matters: read fails at an end of file without one, which set -e ends the
+# script on.
+read -r device_gbps h2d_gbps d2h_gbps < <("$BW" | awk '{printf "%s ", $2} END {print ""}')
+[[ -n $d2h_gbps ]] || die "no figures from $BW"
+echo "measured: device copy ${device_gbps} GB/s, host->device ${h2d_gbps} GB/s, device->host ${d2h_gbps} GB/s (pinned)"
+
+# The fraction of text8-head's vocabulary words that subsampling at 1e-4 keeps (word2vec's formula).
+keep=$("$PYTHON" - "$data/text8-head.txt" <<'PY'
+import collections, math, sys
+counts = collections.Counter(open(sys.argv[1]).read().split())
+counts = {w: c for w, c in counts.items() if c >= 5}
+total = sum(counts.values()); t = 1e-4 * total
+print(sum(min(1.0, (math.sqrt(c / t) + 1) * t / c) * c for c in counts.values()) / total)
+PY
+)
+roofline() { # roofline DIM: corpus words/s at the device copy bandwidth
+  "$PYTHON" -c "import sys; d, k, bw = map(float, sys.argv[1:]); print(f'{bw * 1e9 / (k * (6 + 5 + 1) * 2 * d * 4):.3g}')" \
+    "$1" "$keep" "$device_gbps"
+}
+echo "subsampling keeps $(printf '%.3f' "$keep") of text8-head's words"
+
+# elapsed START END: seconds between two `date +%s.%N`, to 0.1 s.
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b - a}'; }
+
+# run_embed NAME ARGS...: trains, leaves $wall, and from its --metrics file $epoch_wps (the
+# last epoch's words/s; GloVe: records/s) and $cost (the last epoch's loss; GloVe: its cost).
+run_embed() {
+  local name=$1
+  shift
+  # Every name epoch_figures sets is local, used or not, so that its eval leaves no globals.
+  # shellcheck disable=SC2034
+  local start end figures epochs_run unit units train_s rate last_rate loss
+  start=$(date +%s.%N)
+  "$EMBED_TRAIN" "$@" -o "$work/$name.emb" --metrics "$work/$name.metrics" 2>"$work/$name.log" ||
+    { tail -3 "$work/$name.log"; return 1; }
+  end=$(date +%s.%N)
+  wall=$(elapsed "$start" "$end")
+  figures=$(epoch_figures "$work/$name.metrics") || return 1
+  eval "$figures"
+  epoch_wps=$(printf '%.4g' "$last_rate")
+  cost=$(printf '%.4f' "$loss")
+}
+
+# x_mode MODE: this run's words/s over MODE's (at the same dim), or - when MODE has not run.
+x_mode() {
+  if [[ -n ${wps[$1]:-} ]]; then ratio "$epoch_wps" "${wps[$1]}"; else echo -; fi
+}
+
+mode_args() {
+  case $1 in
+    cpu) echo "--device cpu" ;;
+    device) echo "--device cuda --table device" ;;
+    host-gather) echo "--device cuda --table host --host-transfer gather" ;;
+    host-mapped) echo "--device cuda --table host --host-transfer mapped" ;;
+  esac
+}
+
+if has "$PARTS" throughput; then
+  per_copy=$(wc -w <"$data/text8-head.txt")
+  copies=$(((WORDS + per_copy - 1) / per_copy))
+  for ((i = 0; i < copies; i++)); do cat "$data/text8-head.txt"; echo; done >"$work/big.txt"
+  big_words=$((per_copy * copies))
+  echo
+  echo "== throughput: skip-gram, 1 epoch on text8-head x $copies ($big_words words), $THREADS threads"
+  printf '%-12s %5s %14s %9s %9s %9s %14s\n' mode dim words/s wall_s x_cpu x_fasttext roofline_w/s
+  for dim in $DIMS; do
+    declare -A wps=()
+    for mode in $MODES; do
+      if [[ $mode == fasttext ]]; then
+        command -v fasttext >/dev/null || { echo "fasttext: not installed, skipped"; continue; }
+        start=$(date +%s.%N)
+        fasttext skipgram -input "$work/big.txt" -output "$work/ft" -dim "$dim" -ws 5 -neg 5 -minCount 5 -t 1e-4 \
+          -epoch 1 -thread "$THREADS" -minn 0 -maxn 0 -lr 0.025 -verbose 0 >/dev/null
+        end=$(date +%s.%N)
+        wall=$(elapsed "$start" "$end")
+        epoch_wps=$("$PYTHON" -c "import sys; print(f'{int(sys.argv[1]) / float(sys.argv[2]):.4g}')" "$big_words" "$wall")
+      else
+        # shellcheck disable=SC2046
+        run_embed "$mode-$dim" --corpus "$work/big.txt" --dim "$dim" --epochs 1 --threads "$THREADS" $(mode_args "$mode") ||
+          { echo "$mode dim $dim: failed"; continue; }
+      fi
+      wps[$mode]=$epoch_wps
+      printf '%-12s %5s %14s %9s %9s %9s %14s\n' "$mode" "$dim" "$epoch_wps" "$wall" "$(x_mode cpu)" \
+        "$(x_mode fasttext)" "$(roofline "$dim")"
+    done
+    unset wps
+  done
+  echo "(fastText's words/s is whole-process: corpus words / wall seconds, reading included)"
+fi
+
+if has "$PARTS" quality; then
+  echo
+  echo "== quality: skip-gram dim 100, $EPOCHS epochs on text8-head, $THREADS threads, seeds: $SEEDS"
+  for seed in $SEEDS; do
+    for mode in cpu device host-gather; do
+      # shellcheck disable=SC2046
+      run_embed "q-$mode-$seed" --corpus "$data/text8-head.txt" --epochs "$EPOCHS" --seed "$seed" --threads "$THREADS" \
+        $(mode_args "$mode") || { echo "$mode seed $seed: failed"; continue; }
+      figures=$(evaluate "$work/q-$mode-$seed.emb" "$work/q.json") || exit 1
+      read -r acc _ _ _ ws _ <<<"$figures"
+      printf '  %-12s seed %s  analogy %5.2f%%  ws353 %.3f  %s words/s\n' "$mode" "$seed" "$acc" "$ws" "$epoch_wps"
+    done
+  done
+fi
+if has "$PARTS" glove; then
+  for ((i = 0; i < GLOVE_COPIES; i++)); do sed "s/\([^ ]\+\)/\1_$i/g" "$data/text8-head.txt"; echo; done >"$work/glove.txt"
+  "$EMBED_TRAIN" --corpus "$work/glove.txt" --model glove --window 10 --save-cooc "$work/glove.cooc" --threads "$THREADS" \
+    2>"$work/glove-count.log" || { tail -3 "$work/glove-count.log"; exit 1; }
+  records=$(grep -o 'into [0-9]* co-occurrences' "$work/glove-count.log" | awk '{print $2}')
+  echo
+  echo "== glove: $records co-occurrence records (text8-head x $GLOVE_COPIES, suffixed), adagrad, $GLOVE_EPOCHS epochs, $THREADS threads"
+  printf '%-12s %5s %14s %9s %9s %14s\n' mode dim records/s wall_s x_cpu roofline_r/s
+  for dim in $DIMS; do
+    declare -A rps=()
+    for mode in cpu device host-gather host-mapped; do
+      # shellcheck disable=SC2046
+      run_embed "glove-$mode-$dim" --cooc "$work/glove.cooc" --model glove --dim "$dim" --epochs "$GLOVE_EPOCHS" \
+        --threads "$THREADS" $(mode_args "$mode") || { echo "$mode dim $dim: failed"; continue; }
+      rps[$mode]=$epoch_wps
+      x_cpu=-
+      [[ -z ${rps[cpu]:-} ]] || x_cpu=$(ratio "${rps[$mode]}" "${rps[cpu]}")
+      roof=$("$PYTHON" -c "import sys; d, bw, h2d = map(float, sys.argv[1:]); print(f'{min(bw * 1e9 / (2 * 2 * (d + 1) * 4 * 2), h2d * 1e9 / 16):.3g}')" \
+        "$dim" "$device_gbps" "$h2d_gbps")
+      printf '%-12s %5s %14s %9s %9s %14s\n' "$mode" "$dim" "${rps[$mode]}" "$wall" "$x_cpu" "$roof"
+    done
+    unset rps
+  done
+fi
+
+if has "$PARTS" glove-quality; then
+  echo
+  echo "== glove quality: dim 100, window 10, $GLOVE_QUALITY_EPOCHS epochs on text8-head, $THREADS threads, seeds: $SEEDS"
+  for seed in $SEEDS; do
+    for mode in cpu device host-gather; do
+      # shellcheck disable=SC2046
+      run_embed "gq-$mode-$seed" --corpus "$data/text8-head.txt" --model glove --window 10 --dim 100 \
+        --epochs "$GLOVE_QUALITY_EPOCHS" --seed "$seed" --threads "$THREADS" $(mode_args "$mode") ||
+        { echo "$mode seed $seed: failed"; continue; }
+      figures=$(evaluate "$work/gq-$mode-$seed.emb" "$work/q.json") || exit 1
+      read -r acc _ _ _ ws _ <<<"$figures"
+      printf '  %-12s seed %s  analogy %5.2f%%  ws353 %.3f  last cost %s  %s s\n' "$mode" "$seed" "$acc" "$ws" "$cost" "$wall"
+    done
+  done
+fi
+machine_line
