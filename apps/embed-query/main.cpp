@@ -7,6 +7,7 @@
 #include "common/tool_cli.h"
 #include "core/parallel.h"
 #include "math/sgemm.h"
+#include "eval/eval_command.h"
 #include "query/query_command.h"
 
 namespace {

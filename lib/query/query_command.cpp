@@ -9,8 +9,6 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
-#include "eval/case_insensitive_vocab.h"
-#include "eval/eval_report.h"
 #include "math/sgemm.h"
 #include "query/line_reader.h"
 
@@ -19,20 +17,6 @@ namespace {
 
 // Queries answered per pass over the matrix when reading a stream.
 constexpr std::size_t kBatchLines = 1024;
-
-VectorSpace open_vectors(const std::string& path, const std::optional<VectorFormat>& format, unsigned threads) {
-  const auto start = std::chrono::steady_clock::now();
-  VectorSpace space = VectorSpace::open(path, format, threads);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (space.converted()) {
-    spdlog::info("{}: read {} words x {} dims in {:.1f} s; convert it once (glove-convert {} -o VECTORS.emb) to open "
-                 "it instantly",
-                 space.name(), space.rows(), space.dim(), seconds, path == "-" ? "INPUT" : path);
-  }
-  spdlog::debug("{}: {} rows x {} dims ({}), opened in {:.1f} ms; products by {}", space.name(), space.rows(),
-                space.dim(), dtype_name(space.dtype()), seconds * 1000, sgemm_description());
-  return space;
-}
 
 // Reads queries from standard input until its end: batches from a pipe or file, a
 // prompt and one answer per line from a terminal. Returns how many failed.
@@ -95,6 +79,20 @@ std::vector<QueryInput> command_line_queries(const QueryCommand& command) {
 
 }  // namespace
 
+VectorSpace open_query_vectors(const std::string& path, const std::optional<VectorFormat>& format, unsigned threads) {
+  const auto start = std::chrono::steady_clock::now();
+  VectorSpace space = VectorSpace::open(path, format, threads);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (space.converted()) {
+    spdlog::info("{}: read {} words x {} dims in {:.1f} s; convert it once (glove-convert {} -o VECTORS.emb) to open "
+                 "it instantly",
+                 space.name(), space.rows(), space.dim(), seconds, path == "-" ? "INPUT" : path);
+  }
+  spdlog::debug("{}: {} rows x {} dims ({}), opened in {:.1f} ms; products by {}", space.name(), space.rows(),
+                space.dim(), dtype_name(space.dtype()), seconds * 1000, sgemm_description());
+  return space;
+}
+
 void check_query_options(const QueryOptions& options, bool k_applies, const std::set<std::string>& given) {
   const DeviceChoice device = options.device.request.device;
   if (device == DeviceChoice::cpu) {
@@ -110,7 +108,7 @@ void check_query_options(const QueryOptions& options, bool k_applies, const std:
 }
 
 int run_query_command(const QueryCommand& command) {
-  const VectorSpace space = open_vectors(command.vectors, command.from, command.options.threads);
+  const VectorSpace space = open_query_vectors(command.vectors, command.from, command.options.threads);
   QueryRunner runner(space, command.options, std::cout);
   std::size_t failed = 0;
   if (command.words.empty() && command.analogies.empty() && command.similarity.empty()) {
@@ -121,26 +119,6 @@ int run_query_command(const QueryCommand& command) {
   }
   std::cout << std::flush;
   return failed ? kExitQueriesFailed : 0;
-}
-
-int run_eval_command(const EvalCommand& command) {
-  const VectorSpace space = open_vectors(command.vectors, command.from, command.options.threads);
-  const CaseInsensitiveVocab vocab(space, command.restrict_rows);
-  EvalReport report;
-  report.vectors = space.name();
-  report.restrict_rows = vocab.rows();
-  report.method = command.method;
-  if (!command.analogies.empty()) {
-    const AnalogyEvalOptions analogy_options{command.options.method, command.options.threads, command.options.device};
-    report.analogies_path = command.analogies;
-    report.analogies = evaluate_analogies(space, vocab, command.analogies, analogy_options);
-  }
-  if (!command.word_pairs.empty()) {
-    report.word_pairs_path = command.word_pairs;
-    report.word_pairs = evaluate_word_pairs(space, vocab, command.word_pairs);
-  }
-  write_eval_report(std::cout, report, command.format);
-  return 0;
 }
 
 }  // namespace embed

@@ -1,7 +1,7 @@
-// embed-query's runs, from parsed options to answers: open the vectors, check the
-// options against each other and the GPU's limits, then answer the queries given on the
-// command line or read from standard input (`embed-query VECTORS ...`), or evaluate
-// them on analogy and word-pair benchmarks (`embed-query eval VECTORS ...`).
+// embed-query's run, from parsed options to answers: open the vectors, check the options
+// against each other and the GPU's limits, then answer the queries given on the command
+// line or read from standard input (`embed-query VECTORS ...`). `embed-query eval` is
+// eval/eval_command.h.
 #pragma once
 
 #include <cstdint>
@@ -31,23 +31,13 @@ struct QueryCommand {
 // `k_applies`: for queries, not for eval, whose k is fixed); throws UsageError.
 void check_query_options(const QueryOptions& options, bool k_applies, const std::set<std::string>& given);
 
+// Opens the vectors (an .emb mapped, any other format converted in memory), saying how
+// long a conversion took and how to avoid it.
+VectorSpace open_query_vectors(const std::string& path, const std::optional<VectorFormat>& format, unsigned threads);
+
 // Answers the command-line queries, or else those on standard input until its end
 // (batches from a pipe or file, a prompt and one answer per line from a terminal).
 // Returns 0, or kExitQueriesFailed when some failed.
 int run_query_command(const QueryCommand& command);
-
-struct EvalCommand {
-  std::string vectors;
-  std::optional<VectorFormat> from;
-  std::string analogies;   // questions-words.txt format
-  std::string word_pairs;  // WordSim-353 format
-  std::uint64_t restrict_rows = 300000;  // gensim's restrict_vocab
-  std::string method = "3cosadd";        // as spelled on the command line, for the report
-  OutputFormat format = OutputFormat::text;
-  QueryOptions options;    // method, threads, device
-};
-
-// Evaluates the vectors and prints the report. Returns 0.
-int run_eval_command(const EvalCommand& command);
 
 }  // namespace embed
