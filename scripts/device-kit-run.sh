@@ -73,7 +73,7 @@ find_cublas() {
     /usr/local/cuda-"$cuda_major"*/lib64 /usr/local/cuda-"$cuda_major"*/targets/x86_64-linux/lib /usr/lib/x86_64-linux-gnu; do
     [[ -n $dir && -e $dir/$name ]] && { echo "$dir"; return; }
   done
-  dir=$(ldconfig -p 2> /dev/null | awk -v n="$name" '$1 == n {print $NF; exit}')
+  dir=$(ldconfig -p 2> /dev/null | awk -v n="$name" '$1 == n && !found {print $NF; found = 1}')
   [[ -n $dir ]] && { dirname "$dir"; return; }
   # The nvidia-* Python wheels (nvidia/cu13/lib, nvidia/cublas/lib) of any Python here.
   local roots

@@ -86,7 +86,9 @@ missing=$(for f in "$kit"/bin/*; do LD_LIBRARY_PATH=$kit/lib ldd "$f" | grep 'no
 # OpenBLAS is loaded with dlopen (ldd does not show it): without it the CPU figures beside
 # the GPU's would be the portable loop's. Compressed, with its own needs.
 compress() { xz -9 -T0 -c "$1" > "$2.xz"; }
-openblas=$(ldconfig -p | awk '/libopenblas\.so\.0 / {print $NF; exit}')
+# awk reads to the end: leaving early would kill ldconfig with SIGPIPE, which pipefail
+# turns into a failure (as it once did in CI).
+openblas=$(ldconfig -p | awk '/libopenblas\.so\.0 / && !found {print $NF; found = 1}')
 if [[ -n $openblas ]]; then
   tmp=$(mktemp -d)
   install -m 644 "$(readlink -f "$openblas")" "$tmp/libopenblas.so.0"
