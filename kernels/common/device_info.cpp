@@ -29,6 +29,15 @@ std::string no_device_reason(cudaError_t status) {
   return reason.empty() ? cudaGetErrorString(status) : reason;
 }
 
+// "0 NVIDIA H100 80GB HBM3 (79.1 GiB, sm_90); 1 ...".
+std::string ordinals_of(const std::vector<GpuDevice>& devices) {
+  std::string text;
+  for (const GpuDevice& device : devices) {
+    text += (text.empty() ? "" : "; ") + std::to_string(device.ordinal) + " " + device.description();
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string built_architectures() {
@@ -85,12 +94,7 @@ std::string describe_devices() {
 std::string list_device_ordinals() {
   std::string why;
   const auto devices = list_devices(&why);
-  if (devices.empty()) return "none (" + why + ")";
-  std::string text;
-  for (const GpuDevice& device : devices) {
-    text += (text.empty() ? "" : "; ") + std::to_string(device.ordinal) + " " + device.description();
-  }
-  return text;
+  return devices.empty() ? "none (" + why + ")" : ordinals_of(devices);
 }
 
 std::optional<GpuDevice> open_device(int ordinal, std::string& why_not) {
@@ -99,7 +103,7 @@ std::optional<GpuDevice> open_device(int ordinal, std::string& why_not) {
   const auto found =
       std::find_if(devices.begin(), devices.end(), [&](const GpuDevice& d) { return d.ordinal == ordinal; });
   if (found == devices.end()) {
-    why_not = "--gpu " + std::to_string(ordinal) + " is not among the usable devices (" + list_device_ordinals() + ")";
+    why_not = "--gpu " + std::to_string(ordinal) + " is not among the usable devices (" + ordinals_of(devices) + ")";
     return std::nullopt;
   }
   GpuDevice device = *found;

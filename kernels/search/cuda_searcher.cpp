@@ -117,8 +117,6 @@ class CudaSearcher final : public Index {
     check(cudaDeviceSynchronize(), "copying the rows' norms to the GPU");
   }
 
-  std::string where() const override { return device_.description(); }
-
   std::vector<std::vector<Hit>> search(std::span<const SearchQuery> queries, const SearchOptions& options) override {
     std::vector<std::vector<Hit>> results(queries.size());
     const std::uint64_t rows = options.restrict_rows ? std::min(options.restrict_rows, space_.rows()) : space_.rows();

@@ -30,6 +30,12 @@ template <typename... Args>
   throw Error(fmt::format(format, std::forward<Args>(args)...));
 }
 
+// Throws embed::UsageError with a fmt-formatted message.
+template <typename... Args>
+[[noreturn]] void fail_usage(fmt::format_string<Args...> format, Args&&... args) {
+  throw UsageError(fmt::format(format, std::forward<Args>(args)...));
+}
+
 // "path:line: message", the shape every input error takes.
 template <typename... Args>
 [[noreturn]] void fail_at(const std::string& path, unsigned long long line,

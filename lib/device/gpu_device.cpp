@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/enum_names.h"
+#include "core/error.h"
 
 namespace embed {
 
@@ -13,6 +14,14 @@ constexpr EnumName<DeviceChoice> kDeviceNames[] = {
 
 std::string_view device_choice_name(DeviceChoice device) { return name_in(kDeviceNames, device); }
 std::optional<DeviceChoice> parse_device_choice(std::string_view name) { return parse_in(kDeviceNames, name); }
+
+void check_gpu_options(DeviceChoice device, const std::set<std::string>& given,
+                       std::initializer_list<std::string_view> gpu_options) {
+  if (device != DeviceChoice::cpu) return;
+  for (std::string_view option : gpu_options) {
+    if (given.count(std::string(option))) fail_usage("{} applies to --device cuda or auto only", option);
+  }
+}
 
 std::string GpuDevice::description() const {
   return fmt::format("{} ({:.1f} GiB, sm_{}{})", name, static_cast<double>(total_memory) / (1u << 30), compute_major,

@@ -6,7 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -44,6 +46,11 @@ inline std::uint64_t default_gpu_budget(std::uint64_t free_bytes) { return free_
 inline std::uint64_t gpu_budget(const GpuRequest& request, const GpuDevice& device) {
   return request.memory ? request.memory : default_gpu_budget(device.free_memory);
 }
+
+// Throws UsageError "OPTION applies to --device cuda or auto only" for the first of
+// `gpu_options` among `given` (the long names on the command line) when `device` is cpu.
+void check_gpu_options(DeviceChoice device, const std::set<std::string>& given,
+                       std::initializer_list<std::string_view> gpu_options);
 
 // Why a build without CUDA has no GPU, for every message that needs to say so.
 inline constexpr std::string_view kNoCudaBackend = "this build has no CUDA backend (nvcc was not found when it was built)";

@@ -95,15 +95,10 @@ VectorSpace open_query_vectors(const std::string& path, const std::optional<Vect
 
 void check_query_options(const QueryOptions& options, bool k_applies, const std::set<std::string>& given) {
   const DeviceChoice device = options.device.request.device;
-  if (device == DeviceChoice::cpu) {
-    for (const char* option : {"--gpu-memory", "--gpu"}) {
-      if (given.count(option)) throw UsageError(fmt::format("{} applies to --device cuda or auto only", option));
-    }
-  }
+  check_gpu_options(device, given, {"--gpu-memory", "--gpu"});
   if (device == DeviceChoice::cuda && k_applies && options.k > kGpuMaxK) {
-    throw UsageError(fmt::format("--device cuda: -k {} is above the GPU's limit of {} neighbours per query; use "
-                                 "--device cpu",
-                                 options.k, kGpuMaxK));
+    fail_usage("--device cuda: -k {} is above the GPU's limit of {} neighbours per query; use --device cpu", options.k,
+               kGpuMaxK);
   }
 }
 

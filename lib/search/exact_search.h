@@ -23,7 +23,6 @@ std::vector<std::vector<Hit>> search(const VectorSpace& space, std::span<const S
 class ExactIndex final : public Index {
  public:
   explicit ExactIndex(const VectorSpace& space) : space_(space) {}
-  std::string where() const override { return "the CPU"; }
   std::vector<std::vector<Hit>> search(std::span<const SearchQuery> queries, const SearchOptions& options) override {
     return embed::search(space_, queries, options);
   }

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <functional>
 #include <span>
-#include <string>
 #include <vector>
 
 #include "search/top_k.h"
@@ -43,8 +42,6 @@ struct SearchOptions {
 class Index {
  public:
   virtual ~Index() = default;
-  // For messages: "the CPU", "NVIDIA H100 80GB HBM3 (79.1 GiB, sm_90)".
-  virtual std::string where() const = 0;
   // The best options.k rows for each query, best first (equal scores by lower row).
   virtual std::vector<std::vector<Hit>> search(std::span<const SearchQuery> queries, const SearchOptions& options) = 0;
 };

@@ -23,10 +23,7 @@ Searcher::Searcher(const VectorSpace& space, DeviceOptions options, std::size_t 
   if (k > kGpuMaxK) {
     fail("--device cuda: -k {} is above the GPU's limit of {} neighbours per query; use --device cpu", k, kGpuMaxK);
   }
-  std::string why(kNoCudaBackend);
-  if (options_.gpu.built()) device_ = options_.gpu.find_device(options_.request.ordinal, why);
-  probed_ = true;
-  if (!device_) fail("--device cuda: no usable GPU: {}", why);
+  if (const std::string why = probe_device(); !device_) fail("--device cuda: no usable GPU: {}", why);
   // Planned now so that a budget too small fails before any query is read.
   GpuSearchShape shape{searched_rows(space_, rows), space_.dim(), space_.dtype(), k, device_->shared_memory};
   try {
@@ -37,6 +34,13 @@ Searcher::Searcher(const VectorSpace& space, DeviceOptions options, std::size_t 
 }
 
 Searcher::~Searcher() = default;
+
+std::string Searcher::probe_device() {
+  probed_ = true;
+  std::string why(kNoCudaBackend);
+  if (options_.gpu.built()) device_ = options_.gpu.find_device(options_.request.ordinal, why);
+  return why;
+}
 
 bool Searcher::wants_gpu(std::span<const SearchQuery> queries, const SearchOptions& options) const {
   if (options_.request.device == DeviceChoice::cpu || gpu_off_) return false;
@@ -53,10 +57,7 @@ bool Searcher::wants_gpu(std::span<const SearchQuery> queries, const SearchOptio
 Index* Searcher::gpu_for(const SearchOptions& options) {
   std::uint64_t rows = searched_rows(space_, options.restrict_rows);
   if (!probed_) {
-    probed_ = true;
-    std::string why(kNoCudaBackend);
-    if (options_.gpu.built()) device_ = options_.gpu.find_device(options_.request.ordinal, why);
-    if (!device_) {
+    if (const std::string why = probe_device(); !device_) {
       spdlog::debug("--device auto: no usable GPU ({}); searching on the CPU", why);
       gpu_off_ = true;
       return nullptr;

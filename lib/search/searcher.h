@@ -52,6 +52,8 @@ class Searcher {
 
  private:
   bool wants_gpu(std::span<const SearchQuery> queries, const SearchOptions& options) const;
+  // Looks for the GPU --gpu names, once: sets device_, or returns why there is none.
+  std::string probe_device();
   // The GPU index for the batch's rows and k, made on first use; nullptr (auto only) when unusable.
   Index* gpu_for(const SearchOptions& options);
 

@@ -16,28 +16,26 @@ std::string number(double value) { return std::isfinite(value) ? fmt::format("{}
 
 }  // namespace
 
-MetricsLog::MetricsLog(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "w")) {
+MetricsLog::MetricsLog(const std::string& path, unsigned epochs, std::string_view unit)
+    : path_(path), epochs_(epochs), unit_(unit), file_(std::fopen(path.c_str(), "w")) {
   if (!file_) fail("--metrics: cannot write {}: {}", path, std::strerror(errno));
 }
 
 MetricsLog::~MetricsLog() { std::fclose(file_); }
 
-void MetricsLog::progress(const TrainProgress& p, unsigned epochs, std::string_view unit, double per_second) {
+void MetricsLog::progress(const TrainProgress& p, double per_second) {
   if (last_tick_ >= 0 && p.seconds - last_tick_ < 1.0) return;
   last_tick_ = p.seconds;
-  write("progress", p, epochs, unit, per_second);
+  write("progress", p, per_second);
 }
 
-void MetricsLog::epoch(const TrainProgress& p, unsigned epochs, std::string_view unit, double per_second) {
-  write("epoch", p, epochs, unit, per_second);
-}
+void MetricsLog::epoch(const TrainProgress& p, double per_second) { write("epoch", p, per_second); }
 
-void MetricsLog::write(std::string_view event, const TrainProgress& p, unsigned epochs, std::string_view unit,
-                       double per_second) {
+void MetricsLog::write(std::string_view event, const TrainProgress& p, double per_second) {
   const std::string line = fmt::format(
       "{{\"event\":\"{}\",\"time\":{:.3f},\"epoch\":{},\"epochs\":{},\"unit\":\"{}\",\"done\":{},\"per_second\":{},"
       "\"lr\":{},\"loss\":{}}}\n",
-      event, p.seconds, p.epoch + 1, epochs, unit, p.items_this_run, number(per_second), number(p.learning_rate),
+      event, p.seconds, p.epoch + 1, epochs_, unit_, p.items_this_run, number(per_second), number(p.learning_rate),
       number(p.loss));
   if (std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0) {
     fail("--metrics: cannot write {}: {}", path_, std::strerror(errno));

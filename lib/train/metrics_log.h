@@ -18,20 +18,22 @@ namespace embed {
 
 class MetricsLog {
  public:
-  // Creates (truncates) `path`; throws embed::Error when it cannot.
-  explicit MetricsLog(const std::string& path);
+  // Creates (truncates) `path` for a run of `epochs` epochs over `unit` ("words",
+  // "records"); throws embed::Error when it cannot.
+  MetricsLog(const std::string& path, unsigned epochs, std::string_view unit);
   ~MetricsLog();
   MetricsLog(const MetricsLog&) = delete;
   MetricsLog& operator=(const MetricsLog&) = delete;
 
-  void progress(const TrainProgress& p, unsigned epochs, std::string_view unit, double per_second);
-  void epoch(const TrainProgress& p, unsigned epochs, std::string_view unit, double per_second);
+  void progress(const TrainProgress& p, double per_second);
+  void epoch(const TrainProgress& p, double per_second);
 
  private:
-  void write(std::string_view event, const TrainProgress& p, unsigned epochs, std::string_view unit,
-             double per_second);
+  void write(std::string_view event, const TrainProgress& p, double per_second);
 
   std::string path_;
+  unsigned epochs_;
+  std::string unit_;
   std::FILE* file_ = nullptr;
   double last_tick_ = -1;  // seconds of the last progress line
 };

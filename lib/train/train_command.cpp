@@ -97,7 +97,7 @@ int run_train_command(TrainCommand command) {
   if (run.output.save_context) context_out.emplace(context_output_path(run.output.output));
   { AtomicOutput probe(checkpoint_path); }
   std::optional<MetricsLog> metrics;
-  if (!command.metrics.empty()) metrics.emplace(command.metrics);
+  if (!command.metrics.empty()) metrics.emplace(command.metrics, settings.epochs, model.item_name());
 
   // Until training starts there is nothing to save: Ctrl-C just ends the process (and
   // removes the temporaries). From here on it asks for a checkpoint.
@@ -122,7 +122,7 @@ int run_train_command(TrainCommand command) {
     progress.update(p.items_this_run, fmt::format("epoch {}/{}, {}/s per thread, lr {:.3g}, {} {:.4f}", p.epoch + 1,
                                                   settings.epochs, human_count(per_second / settings.threads),
                                                   p.learning_rate, loss_name, p.loss));
-    if (metrics) metrics->progress(p, settings.epochs, items, per_second);
+    if (metrics) metrics->progress(p, per_second);
   };
   context.on_epoch = [&](const TrainProgress& p) {
     const double seconds = p.seconds - epoch_started;
@@ -132,7 +132,7 @@ int run_train_command(TrainCommand command) {
     spdlog::info("epoch {}/{}: {} {:.4f}, lr {:.3g}, {} {} in {:.1f} s, {} {}/s ({}/s per thread)", p.epoch + 1,
                  settings.epochs, loss_name, p.loss, p.learning_rate, done, items, seconds, human_count(per_second), items,
                  human_count(per_second / settings.threads));
-    if (metrics) metrics->epoch(p, settings.epochs, items, per_second);
+    if (metrics) metrics->epoch(p, per_second);
     epoch_started = p.seconds;
     epoch_items_start = p.items_done;
     if (keep_epoch_checkpoints) save_checkpoint(checkpoint_path, run);
@@ -154,10 +154,7 @@ int run_train_command(TrainCommand command) {
   write_trained_vectors(vectors_out, run.corpus.vocab, settings.dim, model.vector_rows(run), run.output.dtype,
                         run.corpus.name, metadata, settings.threads);
   if (context_out) {
-    const RowMatrix& contexts = run.output_table;
-    const std::size_t dim = settings.dim;
-    write_trained_vectors(*context_out, run.corpus.vocab, dim,
-                          [&contexts, dim](std::size_t r, float* out) { std::copy_n(contexts.row(r), dim, out); },
+    write_trained_vectors(*context_out, run.corpus.vocab, settings.dim, table_rows(run.output_table, settings.dim),
                           run.output.dtype, run.corpus.name, metadata, settings.threads);
   }
   spdlog::info("wrote {} ({} words x {} dims, {}{}){}", run.output.output, run.corpus.vocab.size(), settings.dim,

@@ -11,28 +11,20 @@
 namespace embed {
 namespace {
 
-template <typename... Args>
-[[noreturn]] void usage(fmt::format_string<Args...> format, Args&&... args) {
-  throw UsageError(fmt::format(format, std::forward<Args>(args)...));
-}
-
 // The options a checkpoint fixes: every training setting.
 constexpr std::string_view kTrainingOptions[] = {
     "--model", "--dim",     "--window",  "--min-count", "--max-vocab",    "--epochs",     "--lr",      "--optimizer",
     "--threads", "--seed",  "--dtype",   "--save-context", "--negative",  "--sample",     "--x-max",   "--alpha",
     "--asymmetric", "--adagrad", "--vectors"};
-constexpr std::string_view kGpuOptions[] = {"--table", "--gpu-memory", "--host-transfer", "--gpu"};
 
 }  // namespace
 
 void resolve_train_command(TrainCommand& command, const std::set<std::string>& given) {
   auto has = [&](std::string_view option) { return given.count(std::string(option)) > 0; };
   TrainSettings& s = command.settings;
-  for (std::string_view option : kGpuOptions) {
-    if (has(option) && command.gpu.device == DeviceChoice::cpu) usage("{} applies to --device cuda or auto only", option);
-  }
+  check_gpu_options(command.gpu.device, given, {"--table", "--gpu-memory", "--host-transfer", "--gpu"});
   if (has("--host-transfer") && command.gpu_options.table == TablePlacement::device) {
-    usage("--host-transfer applies to --table host or auto only");
+    fail_usage("--host-transfer applies to --table host or auto only");
   }
   if (!command.resume.empty()) {
     for (std::string_view option : kTrainingOptions) {
@@ -43,13 +35,15 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
 
   const TrainingModel& model = training_model(s.model);
   for (std::string_view option : kModelOptions) {
-    if (has(option) && !model.takes_option(option)) usage("{} applies to --model {} only", option, models_taking(option));
+    if (has(option) && !model.takes_option(option)) {
+      fail_usage("{} applies to --model {} only", option, models_taking(option));
+    }
   }
   if (command.input.corpus.empty() && command.input.cooc.empty()) {
-    if (model.takes_option("--cooc")) usage("--corpus or --cooc is required (or --resume a checkpoint)");
-    usage("--corpus is required (or --resume a checkpoint)");
+    if (model.takes_option("--cooc")) fail_usage("--corpus or --cooc is required (or --resume a checkpoint)");
+    fail_usage("--corpus is required (or --resume a checkpoint)");
   }
-  if (command.output.output.empty() && command.input.save_cooc.empty()) usage("--output is required");
+  if (command.output.output.empty() && command.input.save_cooc.empty()) fail_usage("--output is required");
   if (!command.input.cooc.empty()) {
     for (std::string_view option : {"--window", "--min-count", "--max-vocab", "--asymmetric"}) {
       if (has(option)) spdlog::warn("{} is ignored with --cooc: the counts were made with their own", option);
@@ -59,10 +53,10 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
   const TrainingModel::Defaults defaults = model.defaults();
   if (!has("--optimizer")) s.optimizer = defaults.optimizer;
   if (!model.supports(s.optimizer)) {
-    usage("--optimizer {} does not apply to --model {}: it trains with {}", optimizer_name(s.optimizer), model.name(),
+    fail_usage("--optimizer {} does not apply to --model {}: it trains with {}", optimizer_name(s.optimizer), model.name(),
           optimizer_name(defaults.optimizer));
   }
-  if (s.optimizer != Optimizer::adagrad && has("--adagrad")) usage("--adagrad applies to --optimizer adagrad only");
+  if (s.optimizer != Optimizer::adagrad && has("--adagrad")) fail_usage("--adagrad applies to --optimizer adagrad only");
   if (!has("--window")) s.window = defaults.window;
   if (!has("--epochs")) s.epochs = defaults.epochs;
   if (!has("--lr")) s.lr = defaults.lr;

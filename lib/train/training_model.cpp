@@ -1,7 +1,5 @@
 #include "train/training_model.h"
 
-#include <algorithm>
-
 #include "core/error.h"
 
 namespace embed {
@@ -10,11 +8,7 @@ void TrainingModel::count_only(const TrainingInput&, TrainingRun&, AtomicOutput&
   fail("--save-cooc applies to a model that counts co-occurrences, not to --model {}", name());
 }
 
-RowReader TrainingModel::vector_rows(const TrainingRun& run) const {
-  const RowMatrix& table = run.input;
-  const std::size_t dim = run.settings.dim;
-  return [&table, dim](std::size_t r, float* out) { std::copy_n(table.row(r), dim, out); };
-}
+RowReader TrainingModel::vector_rows(const TrainingRun& run) const { return table_rows(run.input, run.settings.dim); }
 
 const TrainingModel& training_model(Model model) {
   for (const TrainingModel* m : training_models()) {

@@ -8,6 +8,10 @@
 
 namespace embed {
 
+RowReader table_rows(const RowMatrix& table, std::size_t dim) {
+  return [&table, dim](std::size_t r, float* out) { std::copy_n(table.row(r), dim, out); };
+}
+
 void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, std::size_t dim, const RowReader& row, DType dtype,
                            const std::string& source, const std::map<std::string, std::string>& metadata,
                            unsigned threads) {

@@ -9,12 +9,16 @@
 
 #include "core/atomic_output.h"
 #include "format/dtype.h"
+#include "train/row_matrix.h"
 #include "train/vocabulary.h"
 
 namespace embed {
 
 // Writes `dim` values of row r to `out`; called for every row in order.
 using RowReader = std::function<void(std::size_t row, float* out)>;
+
+// The first `dim` values of each row of `table`, which must outlive the reader.
+RowReader table_rows(const RowMatrix& table, std::size_t dim);
 
 void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, std::size_t dim, const RowReader& row, DType dtype,
                            const std::string& source, const std::map<std::string, std::string>& metadata,

@@ -287,7 +287,6 @@ struct FakeGpu {
     struct Matrix final : Index {
       FakeGpu* gpu;
       const VectorSpace* space;
-      std::string where() const override { return "Fake GPU"; }
       std::vector<std::vector<Hit>> search(std::span<const SearchQuery> queries, const SearchOptions& options) override {
         ++gpu->searches;
         if (gpu->fail_search) fail("CUDA error while searching: an illegal memory access was encountered");

@@ -22,7 +22,11 @@ class GloveModel final : public TrainingModel {
   Defaults defaults() const override { return {10, 25, 0.05f, Optimizer::adagrad}; }
   bool supports(Optimizer) const override { return true; }
   bool takes_option(std::string_view option) const override {
-    return option != "--negative" && option != "--sample";
+    for (std::string_view own : {"--x-max", "--alpha", "--asymmetric", "--adagrad", "--vectors", "--memory",
+                                 "--save-cooc", "--cooc"}) {
+      if (option == own) return true;
+    }
+    return false;
   }
   std::string_view item_name() const override { return "records"; }
   std::string_view loss_name() const override { return "cost"; }
