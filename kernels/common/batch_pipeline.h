@@ -5,6 +5,11 @@
 // new batch is queued on the slot's stream: its ids to the device, for host-resident
 // tables the rows it touches gathered, the model's kernels, the rows written back, the
 // totals copied home. So the CPU prepares batch i + 1 while the GPU trains batch i.
+//
+// The kernels of all slots run one after another on one compute stream, while the
+// copies of other slots overlap them: each model's kernels cap how many of its items
+// train at once (word2vec_kernels.h says why), and kernels of several slots running
+// side by side would multiply that number.
 #pragma once
 
 #include <cstddef>
@@ -61,10 +66,14 @@ class BatchPipeline {
                     const char* second_name, std::size_t totals_bytes) {
     first_ = &first;
     second_ = &second;
+    compute_.emplace();
     if (device_placement()) {
-      device_tables_ = DeviceTables(first, second, storage_of(storage), first_name, second_name);
+      device_tables_ = DeviceTables(first, second, first.rows(), storage_of(storage), first_name, second_name);
     } else {
       host_ = HostTables(first, second, storage, plan_.transfer, first_name, second_name);
+      if (plan_.hot_rows > 0) {
+        device_tables_ = DeviceTables(first, second, plan_.hot_rows, storage_of(storage), first_name, second_name);
+      }
     }
     // cudaMemcpy from pageable memory may return before its copy has landed, and the
     // batches run on non-blocking streams that do not wait for it.
@@ -72,7 +81,7 @@ class BatchPipeline {
     const std::size_t row_bytes = first.stride() * storage_bytes(storage_of(storage));
     workers_.resize(plan_.workers);
     for (Worker& worker : workers_) {
-      if (!device_placement()) worker.remapper.emplace(first.rows());
+      if (!device_placement()) worker.remapper.emplace(first.rows(), plan_.hot_rows);
       for (unsigned s = 0; s < plan_.slots_per_worker; ++s) {
         worker.slots.emplace_back().allocate(plan_, row_bytes, totals_bytes);
       }
@@ -80,17 +89,22 @@ class BatchPipeline {
   }
 
   // Where the kernels find the tables: the device copies, or for host placement the
-  // slot's copy of the batch's rows (the first table's, then the second's).
-  std::pair<void*, void*> kernel_tables(const Slot& slot) const {
-    if (device_placement()) return {device_tables_.first(), device_tables_.second()};
+  // hot rows' device copies and the slot's copy of the batch's other rows (the first
+  // table's, then the second's).
+  std::pair<SplitTable, SplitTable> kernel_tables(const Slot& slot) const {
+    if (device_placement()) {
+      return {{device_tables_.first(), nullptr, kAllRowsHot}, {device_tables_.second(), nullptr, kAllRowsHot}};
+    }
     std::byte* rows = slot.rows.template get<std::byte>();
-    return {rows, rows + host_.second_offset(rows_of(slot))};
+    const auto hot = static_cast<std::uint32_t>(plan_.hot_rows);
+    return {{device_tables_.first(), rows, hot}, {device_tables_.second(), rows + host_.second_offset(rows_of(slot)), hot}};
   }
 
-  // After every worker has finished: device placement copies the tables back into the
-  // host tables (host placement trains those in place).
+  // After every worker has finished: the rows trained in GPU memory (all of them, or
+  // host placement's hot rows) are copied back into the host tables; host placement
+  // has added the other rows' changes there already.
   void copy_tables_home() {
-    if (!device_placement()) return;
+    if (device_tables_.rows() == 0) return;
     select_device();
     check(cudaDeviceSynchronize(), "finishing the GPU's batches");
     device_tables_.copy_to_host(*first_, *second_);
@@ -102,6 +116,7 @@ class BatchPipeline {
     for (Worker& worker : workers_) {
       for (Slot& slot : worker.slots) cudaStreamSynchronize(slot.stream.get());
     }
+    if (compute_) cudaStreamSynchronize(compute_->get());
   }
 
   // `worker`'s next slot, after completing the batch it last held.
@@ -116,8 +131,8 @@ class BatchPipeline {
 
   // Queues the slot's batch on its stream: the first `id_words` of its ids to the
   // device and its `totals_bytes` of totals cleared; for host placement its rows
-  // gathered; `launch(stream)`, the model's kernels; the rows written back; the totals
-  // copied home.
+  // gathered; `launch(stream)`, the model's kernels, on the compute stream once those
+  // copies are done; the rows written back; the totals copied home.
   template <typename Launch>
   void queue(Slot& slot, std::size_t id_words, std::size_t totals_bytes, Launch&& launch) {
     cudaStream_t stream = slot.stream.get();
@@ -126,7 +141,11 @@ class BatchPipeline {
           "copying a batch to the GPU");
     check(cudaMemsetAsync(slot.device_totals.get(), 0, totals_bytes, stream), "clearing a batch's loss");
     if (!device_placement()) host_.gather(slot, rows_of(slot), stream);
-    check(std::forward<Launch>(launch)(stream), "launching the training kernel");
+    check(cudaEventRecord(slot.ready.get(), stream), "ordering a batch's kernels");
+    check(cudaStreamWaitEvent(compute_->get(), slot.ready.get(), 0), "ordering a batch's kernels");
+    check(std::forward<Launch>(launch)(compute_->get()), "launching the training kernel");
+    check(cudaEventRecord(slot.computed.get(), compute_->get()), "ordering a batch's kernels");
+    check(cudaStreamWaitEvent(stream, slot.computed.get(), 0), "ordering a batch's kernels");
     if (!device_placement()) host_.write_back(slot, rows_of(slot), stream);
     check(cudaMemcpyAsync(slot.host_totals.get(), slot.device_totals.get(), totals_bytes, cudaMemcpyDeviceToHost,
                           stream),
@@ -149,7 +168,8 @@ class BatchPipeline {
  private:
   RowMatrix* first_ = nullptr;
   RowMatrix* second_ = nullptr;
-  DeviceTables device_tables_;  // device placement
+  std::optional<Stream> compute_;  // every slot's kernels, one batch at a time (made on the GPU in place_tables)
+  DeviceTables device_tables_;  // device placement; host placement's hot rows
   HostTables host_;             // host placement
 
   // Waits for the slot's batch; for gather transfers adds its deltas to the host

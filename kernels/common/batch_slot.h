@@ -16,6 +16,9 @@ namespace embed::cuda {
 struct BatchSlot {
   Stream stream;
   Event done;
+  // The batch's copies to the device are done (the compute stream waits for it), and
+  // its kernels are (the slot's stream waits).
+  Event ready, computed;
   // Host placement, mapped transfers: the batch's kernels have run (the shared write-back
   // stream waits for it), and its deltas are in the host tables (the slot's stream waits).
   Event trained, written;

@@ -1,7 +1,8 @@
 // Device placement, shared by the CUDA training backends: both tables copied to GPU
 // memory in the storage type (f32 rows stay f32; f16 and bf16 are converted on the
 // device), trained there in place, and copied back to the host's f32 tables for
-// checkpoints and output.
+// checkpoints and output. Host placement keeps the tables' first rows (the most
+// frequent words') here the same way.
 #pragma once
 
 #include "format/dtype.h"
@@ -14,15 +15,16 @@ namespace embed::cuda {
 class DeviceTables {
  public:
   DeviceTables() = default;
-  // Copies both tables to the device (the device must be current); `first_name` and
-  // `second_name` name them in messages ("the input table").
-  DeviceTables(const RowMatrix& first, const RowMatrix& second, Storage storage, const char* first_name,
-               const char* second_name);
+  // Copies the first `rows` rows of both tables to the device (the device must be
+  // current); `first_name` and `second_name` name them in messages ("the input table").
+  DeviceTables(const RowMatrix& first, const RowMatrix& second, std::size_t rows, Storage storage,
+               const char* first_name, const char* second_name);
 
   void* first() const { return first_.get(); }
   void* second() const { return second_.get(); }
 
-  // Copies both tables back into the host tables, once no kernel still writes them.
+  std::size_t rows() const { return rows_; }
+  // Copies the rows back into the host tables, once no kernel still writes them.
   void copy_to_host(RowMatrix& first, RowMatrix& second) const;
 
  private:
@@ -30,6 +32,7 @@ class DeviceTables {
   void download(const DeviceBuffer& device, RowMatrix& host) const;
 
   Storage storage_ = Storage::f32;
+  std::size_t rows_ = 0;
   std::size_t row_bytes_ = 0;  // one row in the storage type
   DeviceBuffer first_, second_;
 };

@@ -44,6 +44,13 @@ __device__ inline float to_float(float x) { return x; }
 __device__ inline float to_float(__half x) { return __half2float(x); }
 __device__ inline float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 
+// Row `id` of `table` (storage.h's SplitTable), `stride` elements per row.
+template <typename T>
+__device__ inline T* row_at(const SplitTable& table, std::uint32_t id, std::uint32_t stride) {
+  return id < table.hot_rows ? static_cast<T*>(table.hot) + static_cast<std::size_t>(id) * stride
+                             : static_cast<T*>(table.cold) + static_cast<std::size_t>(id - table.hot_rows) * stride;
+}
+
 // Blocks for a grid-stride loop over `count` elements: enough to fill the device, at
 // most the grid's limit.
 inline unsigned grid_for(std::size_t count, unsigned threads) {

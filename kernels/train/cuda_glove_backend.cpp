@@ -10,6 +10,7 @@
 // or by a kernel through the mapped tables (mapped).
 #include "kernels/train/cuda_glove_backend.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -65,11 +66,10 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
   ~CudaGloveBackend() override { synchronize_all(); }
 
   std::string name() const override {
-    const std::string where = device_placement()
-                                  ? "tables in GPU memory"
-                                  : fmt::format("tables in pinned host memory, {} transfers", host_transfer_name(plan_.transfer));
-    return fmt::format("cuda ({}; {}, blocks of {} records; {} of GPU memory planned)", device_.description(), where,
-                       plan_.batch_items, human_bytes(static_cast<double>(plan_.total_bytes())));
+    const std::string where = device_placement() ? "tables in GPU memory" : host_placement_description(plan_);
+    return fmt::format("cuda ({}; {}, blocks of {} records; {} of GPU memory planned; {} records at a time)",
+                       device_.description(), where, plan_.batch_items,
+                       human_bytes(static_cast<double>(plan_.total_bytes())), max_in_flight_);
   }
 
   std::size_t max_block_records() const override { return plan_.batch_items; }
@@ -96,7 +96,7 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
     }
 
     const auto [words, contexts] = kernel_tables(slot);
-    const GloveTables tables{static_cast<float*>(words), static_cast<float*>(contexts),
+    const GloveTables tables{words, contexts,
                              static_cast<std::uint32_t>(layout_.width), static_cast<std::uint32_t>(layout_.dim),
                              static_cast<std::uint32_t>(layout_.state())};
     const auto* device_records = reinterpret_cast<const KernelGloveRecord*>(slot.device_ids.get<std::uint32_t>());
@@ -104,7 +104,7 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
     const std::size_t id_words = std::size_t{slot.records} * kRecordWords + slot.word_rows + slot.context_rows;
     queue(slot, id_words, sizeof(BlockTotals), [&](cudaStream_t stream) {
       return launch_glove(device_records, slot.records, tables, rule_, learning_rate, &totals->loss, &totals->trained,
-                          stream);
+                          max_in_flight_, stream);
     });
   }
 
@@ -135,6 +135,9 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
   RowMatrix& contexts_;
   GloveLayout layout_;
   GloveRule rule_;
+  // Records trained at once: half the vocabulary's size (a record touches two rows),
+  // at least a block's worth, and the whole GPU's worth (32,768) from 65,536 words up.
+  unsigned max_in_flight_ = static_cast<unsigned>(std::clamp<std::size_t>(words_.rows() / 2, 32, 32768));
 };
 
 }  // namespace

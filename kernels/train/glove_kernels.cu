@@ -1,5 +1,8 @@
 #include "kernels/train/glove_kernels.h"
 
+#include <algorithm>
+
+#include "kernels/common/storage.cuh"
 #include "kernels/common/warp_sum.cuh"
 
 namespace embed::cuda {
@@ -36,8 +39,8 @@ __global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord
   const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
   for (std::size_t i = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5; i < count; i += warps) {
     const KernelGloveRecord r = records[i];
-    float* w = t.words + static_cast<std::size_t>(r.row) * t.width;
-    float* c = t.contexts + static_cast<std::size_t>(r.column) * t.width;
+    float* w = row_at<float>(t.words, r.row, t.width);
+    float* c = row_at<float>(t.contexts, r.column, t.width);
     float dot = 0;
     for (std::uint32_t k = lane; k < dim; k += 32) dot += w[k] * c[k];
     dot = warp_sum(dot);
@@ -120,14 +123,16 @@ __global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord
 
 }  // namespace
 
-cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables, GloveRule rule,
-                         float learning_rate, double* loss, unsigned long long* trained, cudaStream_t stream) {
+cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables,
+                         GloveRule rule, float learning_rate, double* loss, unsigned long long* trained,
+                         unsigned max_in_flight, cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
   // A warp per record in flight; a few blocks per SM is enough to hide the row loads,
   // and a bounded grid keeps the final atomics on the totals few.
   constexpr std::size_t kMaxBlocks = 4096;
   const std::size_t wanted = (std::size_t{count} + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  const auto blocks = static_cast<unsigned>(wanted < kMaxBlocks ? wanted : kMaxBlocks);
+  const std::size_t allowed = std::max<std::size_t>(1, (std::size_t{max_in_flight} + kWarpsPerBlock - 1) / kWarpsPerBlock);
+  const auto blocks = static_cast<unsigned>(std::min({wanted, kMaxBlocks, allowed}));
   switch (rule) {
     case GloveRule::adagrad_element:
       glove_kernel<GloveRule::adagrad_element><<<blocks, kThreads, 0, stream>>>(records, count, tables, learning_rate,

@@ -11,6 +11,8 @@
 
 #include <cuda_runtime.h>
 
+#include "kernels/common/storage.h"
+
 namespace embed::cuda {
 
 // lib/train/glove/glove_model.h's GloveRecord, bit for bit.
@@ -23,11 +25,12 @@ struct KernelGloveRecord {
 
 enum class GloveRule { adagrad_element, adagrad_row, sgd };
 
-// W and W̃ (or a block's copies of their rows): `rows` rows of `width` f32 each,
-// [vector (dim) | bias | pad] then the optimizer's state from `state`.
+// W and W̃ (storage.h's SplitTable: on the GPU, or partly a block's copies of their
+// rows): rows of `width` f32 each, [vector (dim) | bias | pad] then the optimizer's
+// state from `state`.
 struct GloveTables {
-  float* words;
-  float* contexts;
+  SplitTable words;
+  SplitTable contexts;
   std::uint32_t width;
   std::uint32_t dim;
   std::uint32_t state;
@@ -36,7 +39,13 @@ struct GloveTables {
 // Trains `count` records; adds 0.5 f(X) (prediction - log X)² per trained record to
 // *loss and the number trained to *trained (device memory). Records whose prediction
 // is not finite are skipped, as on the CPU. Returns the launch's status (cudaGetLastError).
-cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables, GloveRule rule,
-                  float learning_rate, double* loss, unsigned long long* trained, cudaStream_t stream);
+// At most `max_in_flight` records train at once (rounded up to whole blocks of 8 warps):
+// records in flight all read their rows before any adds to them, and over a small
+// vocabulary thousands at once pile stale steps on every row (seen on an H100,
+// 2026-11-22: 100 words, 32,768 records at once, a last cost of 0.16 where the CPU
+// reached 0.0034).
+cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables,
+                         GloveRule rule, float learning_rate, double* loss, unsigned long long* trained,
+                         unsigned max_in_flight, cudaStream_t stream);
 
 }  // namespace embed::cuda

@@ -1,6 +1,6 @@
 // Word2vec's kernels (skip-gram and CBOW), behind launch functions. Plain structs in, so that this header needs nothing from lib/.
 //
-// One thread block trains one window, as the CPU backend does (HogBatch): skip-gram
+// A thread block trains a window at a time, as the CPU backend does (HogBatch): skip-gram
 // loads the window's C input rows and 1 + K output rows (target, shared negatives)
 // into shared memory, computes the C × (1+K) scores a warp per score, then adds both
 // gradients, computed from the old values, with atomics, so that windows training
@@ -8,6 +8,18 @@
 // outputs one after another, as word2vec does. Tables are stored as f32, f16 or bf16
 // and every product is computed in f32. The sigmoid and loss come from the CPU's
 // tables, so one window gives the CPU's result up to the order of float sums.
+//
+// A block trains a run of consecutive windows in order, and the grid is capped
+// (max_blocks): windows trained at once all read a row before any of them adds to it,
+// so thousands at once over a Zipfian vocabulary ("the" is a negative in one window of
+// twelve) add hundreds of stale steps to the same rows and the loss diverges (seen on
+// an H100, 2026-11-22: one window per block over a 10,000-word batch climbed from 3.6
+// to 5.9 where the CPU went to 2.6). The cap bounds how many windows train at once.
+// Each block's run is at least max_inputs + 1 windows long, so that the windows training
+// at once lie at least a window's width apart: neighbouring windows share most of
+// their rows, and trained at once each misses the others' steps on all of them (seen
+// on an H100: 985-word batches, a window per block, a loss that climbed to 5.5 where
+// the CPU reached 2.6, with only 345 windows at once).
 #pragma once
 
 #include <cstddef>
@@ -31,8 +43,8 @@ struct KernelBatch {
 };
 
 struct KernelTables {
-  void* input;   // rows × stride elements of `storage`
-  void* output;
+  SplitTable input;  // rows of stride elements of `storage`
+  SplitTable output;
   std::uint32_t stride;
   std::uint32_t dim;
   Storage storage;
@@ -59,9 +71,10 @@ cudaError_t allow_shared_memory(std::size_t bytes);
 // the device, too much shared memory) without any later call saying why.
 
 // Adds the batch's loss to *loss (device memory).
+// At most `max_blocks` blocks (0: no cap).
 cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic,
-                     float learning_rate, double* loss, cudaStream_t stream);
+                            float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream);
 cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic,
-                 float learning_rate, double* loss, cudaStream_t stream);
+                        float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream);
 
 }  // namespace embed::cuda

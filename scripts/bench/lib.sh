@@ -172,8 +172,9 @@ for e in epochs:
     seconds += units / e["per_second"] if e["per_second"] > 0 else 0.0
 last = epochs[-1]
 rate = last["done"] / seconds if seconds > 0 else 0.0
+loss = float("nan") if last["loss"] is None else float(last["loss"])  # JSON has no inf or NaN: a diverged run's is null
 print(f"epochs_run={len(epochs)} unit={last['unit']} units={last['done']} train_s={seconds!r} "
-      f"rate={rate!r} last_rate={float(last['per_second'])!r} loss={float(last['loss'])!r}")
+      f"rate={rate!r} last_rate={float(last['per_second'])!r} loss={loss!r}")
 EOF
 }
 

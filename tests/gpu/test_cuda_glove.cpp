@@ -31,10 +31,7 @@ const Rule kRules[] = {{Optimizer::adagrad, AdagradMode::element, "adagrad per e
 std::unique_ptr<GloveBackend> cuda_glove(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout,
                                          const Rule& rule, unsigned workers, const Placement& placement,
                                          std::uint64_t budget = 0) {
-  GpuOptions options;
-  options.table = placement.table;
-  options.transfer = placement.transfer;
-  const GpuMemoryPlan plan = plan_glove_gpu_memory({words.rows(), layout.width, workers}, options,
+  const GpuMemoryPlan plan = plan_glove_gpu_memory({words.rows(), layout.width, workers}, placement.options(words.rows()),
                                                    budget ? budget : default_gpu_budget(the_device.free_memory));
   return gpu_trainer().make_glove_backend({&words, &contexts, layout, rule.optimizer, rule.adagrad, plan, the_device});
 }
@@ -83,7 +80,9 @@ TEST_CASE("one block of GloVe records on the GPU equals the CPU's update", "[gpu
 }
 
 TEST_CASE("GloVe on the GPU trains to the CPU's cost and separation on the same co-occurrences", "[gpu]") {
-  const Corpus corpus = topic_corpus(11, 4000, 40, 500);
+  // Topics that meet where their lines run together (test_glove.cpp: GloVe cannot
+  // separate topics that never meet).
+  const Corpus corpus = topic_corpus(11, 4000, 40, 50, false);
   const std::vector<GloveRecord> counted = glove_records_of(corpus);
   for (const Rule& rule : kRules) {
     TrainSettings s;
@@ -96,14 +95,14 @@ TEST_CASE("GloVe on the GPU trains to the CPU's cost and separation on the same 
     s.adagrad = rule.adagrad;
     const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
     double cpu_separation = 0, cpu_cost = 0;
-    for (int which = -1; which < 3; ++which) {
+    for (int which = -1; which < kQualityCount; ++which) {
       std::vector<GloveRecord> records = counted;
       shuffle_records(records, s.seed, 0);
       RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 0, 1);
       RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 1, 1);
       std::unique_ptr<GloveBackend> backend =
           which < 0 ? make_cpu_glove_backend(words, contexts, layout, s.optimizer, s.adagrad)
-                    : cuda_glove(words, contexts, layout, rule, s.threads, kPlacements[which]);
+                    : cuda_glove(words, contexts, layout, rule, s.threads, kQualityPlacements[which]);
       GloveTrainer trainer(s, records, *backend, which < 0 ? RecordShuffle::full : RecordShuffle::blocks);
       TrainState state = TrainState::start(s.threads, s.seed, records.size());
       std::atomic<bool> stop{false};
@@ -111,13 +110,13 @@ TEST_CASE("GloVe on the GPU trains to the CPU's cost and separation on the same 
       REQUIRE(trainer.run(state, stop, [&](const TrainProgress& p) { cost = p.loss; }, nullptr));
       const double separation = topic_separation(corpus, words);
       std::printf("glove, %s, %s: separation %.3f, last epoch cost %.4f\n", rule.name,
-                  which < 0 ? "cpu" : kPlacements[which].name, separation, cost);
+                  which < 0 ? "cpu" : kQualityPlacements[which].name, separation, cost);
       if (which < 0) {
         cpu_separation = separation;
         cpu_cost = cost;
         continue;
       }
-      INFO(rule.name << ", " << kPlacements[which].name);
+      INFO(rule.name << ", " << kQualityPlacements[which].name);
       CHECK(separation > 0.5 * cpu_separation);
       CHECK(separation == Approx(cpu_separation).epsilon(0.15));
       CHECK(cost == Approx(cpu_cost).epsilon(0.05));

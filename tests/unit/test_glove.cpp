@@ -6,6 +6,7 @@
 #include <random>
 
 #include "test_util.h"
+#include "train_fixtures.h"
 #include "train/checkpoint.h"
 #include "train/glove/cooc_counter.h"
 #include "train/glove/cooc_file.h"
@@ -244,6 +245,30 @@ TEST_CASE("GloVe: the cost falls under every optimizer", "[glove]") {
     CHECK(costs.back() < 0.6 * costs.front());
     for (std::size_t e = 1; e < costs.size(); ++e) CHECK(costs[e] < costs[e - 1] * 1.01);
   }
+}
+
+TEST_CASE("GloVe separates two topics that meet only where their lines run together", "[glove]") {
+  // GloVe fits only the pairs that co-occur, so topics that never meet give it nothing
+  // to tell apart; lines that run together give the cross-topic pairs small counts.
+  // The GPU tests judge their GloVe by this fixture.
+  const Corpus corpus = test::topic_corpus(11, 4000, 40, 50, false);
+  TrainSettings s;
+  s.model = Model::glove;
+  s.dim = 32;
+  s.epochs = 10;
+  s.threads = 1;
+  s.lr = 0.05f;
+  const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+  std::vector<GloveRecord> records = test::glove_records_of(corpus);
+  RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 0, 1);
+  RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 1, 1);
+  TrainState state = TrainState::start(1, s.seed, records.size());
+  std::atomic<bool> stop{false};
+  GloveTrainer trainer(s, records, words, contexts);
+  REQUIRE(trainer.run(state, stop, [](const TrainProgress&) {}, nullptr));
+  const double separation = test::topic_separation(corpus, words);
+  INFO("separation " << separation);
+  CHECK(separation > 0.3);
 }
 
 TEST_CASE("GloVe: a run stopped between epochs and resumed from its checkpoint ends bit for bit the same", "[glove]") {

@@ -41,7 +41,7 @@ std::vector<GloveRecord> random_records(std::size_t count, std::uint32_t rows, s
 // rows, gather copies, train the copies, add the deltas back.
 void train_through_copies(std::span<const GloveRecord> records, RowMatrix& words, RowMatrix& contexts,
                           const GloveLayout& layout, const Rule& rule, BatchLoss& loss) {
-  RowRemapper remapper(words.rows());
+  RowRemapper remapper(words.rows(), 0);
   LocalGloveBlock local;
   remapper.remap(records, local);
   RowMatrix word_copy(local.word_rows.size(), layout.width), context_copy(local.context_rows.size(), layout.width);
@@ -116,7 +116,7 @@ TEST_CASE("GloVe: a block trained on copies of its rows and added back equals tr
 
 TEST_CASE("GloVe: the remapped block lists each row once and rewrites the records to index the lists", "[gpu-host]") {
   const std::vector<GloveRecord> records = {{7, 3, 1.0f, 0.5f}, {2, 3, 2.0f, 0.25f}, {7, 9, 3.0f, 1.0f}};
-  RowRemapper remapper(10);
+  RowRemapper remapper(10, 0);
   LocalGloveBlock local;
   remapper.remap(records, local);
   CHECK(local.word_rows == std::vector<std::uint32_t>{7, 2});
@@ -214,6 +214,8 @@ TEST_CASE("the GPU memory plan for GloVe: device when the tables fit, else host 
   REQUIRE(plan.batch_items < kGloveBatchRecords);
   REQUIRE(plan.max_input_rows == plan.batch_items);
   REQUIRE(plan.ids_words == plan.batch_items * 6);
+  REQUIRE(plan.hot_rows > 0);
+  REQUIRE(plan.table_bytes == 2ull * plan.hot_rows * 608 * 4);
 
   options.table = TablePlacement::device;
   REQUIRE_ERROR_CONTAINS(plan_glove_gpu_memory({2000000, layout.width, 4}, options, 1024 * MB),

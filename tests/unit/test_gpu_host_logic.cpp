@@ -6,6 +6,8 @@
 #include <optional>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "core/half.h"
 #include "test_util.h"
 #include "train_fixtures.h"
@@ -40,7 +42,7 @@ class RemappingBackend final : public Word2vecBackend {
  public:
   RemappingBackend(Model model, RowMatrix& input, RowMatrix& output, std::size_t max_inputs, unsigned workers = 1)
       : model_(model), input_(input), output_(output), max_inputs_(max_inputs), workers_(workers) {
-    for (Worker& w : workers_) w.remapper.emplace(input.rows());
+    for (Worker& w : workers_) w.remapper.emplace(input.rows(), 0);
   }
   std::string name() const override { return "remapping"; }
   void train(const WindowBatch& batch, unsigned worker, BatchLoss& loss) override {
@@ -98,7 +100,7 @@ TEST_CASE("pack_batch lays the arrays out where the shape says", "[gpu-host]") {
 
 TEST_CASE("RowRemapper lists each touched row once and rewrites the batch to local rows", "[gpu-host]") {
   const WindowBatch b = sample_batch();
-  RowRemapper remapper(10);
+  RowRemapper remapper(10, 0);
   LocalBatch local;
   for (int round = 0; round < 2; ++round) {  // the second round checks the slots were reset
     remapper.remap(b, local);
@@ -112,6 +114,25 @@ TEST_CASE("RowRemapper lists each touched row once and rewrites the batch to loc
     REQUIRE(local.batch.input_offsets == b.input_offsets);
     REQUIRE(local.batch.learning_rate == b.learning_rate);
   }
+}
+
+TEST_CASE("RowRemapper leaves hot rows their ids and numbers the copied rows after them", "[gpu-host]") {
+  const WindowBatch b = sample_batch();  // inputs 7 3 7 5 2, targets 5 7, negatives 3 9 7 0
+  RowRemapper remapper(10, 4);           // rows 0-3 are hot
+  LocalBatch local;
+  remapper.remap(b, local);
+  REQUIRE(local.input_rows == std::vector<std::uint32_t>{7, 5});
+  REQUIRE(local.output_rows == std::vector<std::uint32_t>{5, 7, 9});
+  REQUIRE(local.batch.inputs == std::vector<std::uint32_t>{4, 3, 4, 5, 2});
+  REQUIRE(local.batch.targets == std::vector<std::uint32_t>{4, 5});
+  REQUIRE(local.batch.negatives == std::vector<std::uint32_t>{3, 6, 5, 0});
+  // Every row hot: nothing to copy, the batch unchanged.
+  RowRemapper all_hot(10, 10);
+  all_hot.remap(b, local);
+  REQUIRE(local.input_rows.empty());
+  REQUIRE(local.output_rows.empty());
+  REQUIRE(local.batch.inputs == b.inputs);
+  REQUIRE(local.batch.negatives == b.negatives);
 }
 
 TEST_CASE("gathered rows trained and written back as deltas equal training in place", "[gpu-host]") {
@@ -250,7 +271,7 @@ TEST_CASE("the GPU memory plan: device when the tables fit, else host, within th
   // 71k words x 100 dims fit in 8 GB: device placement, full batches, double-buffered.
   GpuMemoryPlan plan = plan_gpu_memory(shape_of(71000, 100, 16), options, 8192 * MB);
   REQUIRE(plan.placement == TablePlacement::device);
-  REQUIRE(plan.batch_items == Word2vecBackend::kDefaultBatchWords);
+  REQUIRE(plan.batch_items == kGpuBatchWords);
   REQUIRE(plan.slots_per_worker == 2);
   REQUIRE(plan.table_bytes == 2ull * 71000 * 112 * 4);
   REQUIRE(plan.max_input_rows == 0);
@@ -259,8 +280,14 @@ TEST_CASE("the GPU memory plan: device when the tables fit, else host, within th
   // The issue's case: 2,000,000 x 128 in f32 (1 GB per table) with 256 MB of GPU memory.
   plan = plan_gpu_memory(shape_of(2000000, 128, 16), options, 256 * MB);
   REQUIRE(plan.placement == TablePlacement::host);
-  REQUIRE(plan.table_bytes == 0);
   REQUIRE(plan.total_bytes() <= 256 * MB);
+  // The batches take at most half; the hot rows most of the rest.
+  REQUIRE(plan.total_bytes() - plan.table_bytes <= 128 * MB);
+  REQUIRE(plan.table_bytes == 2ull * plan.hot_rows * 128 * 4);
+  REQUIRE(plan.table_bytes > 100 * MB);
+  REQUIRE(plan.table_rows == 2000000);
+  REQUIRE(host_placement_description(plan).find(fmt::format("the {} most frequent rows", plan.hot_rows)) !=
+          std::string::npos);
   REQUIRE(plan.batch_items >= kMinBatchWords);
   REQUIRE(plan.max_input_rows == plan.batch_items);
   REQUIRE(plan.max_output_rows == plan.batch_items * 6);
@@ -275,10 +302,25 @@ TEST_CASE("the GPU memory plan: device when the tables fit, else host, within th
   half.storage = DType::f16;
   REQUIRE(plan_gpu_memory(half, GpuOptions{}, 8192 * MB).table_bytes == 2ull * 71000 * 112 * 2);
 
-  // Host placement when asked, even where the tables would fit.
+  // Host placement when asked, even where the tables would fit: then every row is hot,
+  // unless max_hot_rows says otherwise.
   options = GpuOptions{};
   options.table = TablePlacement::host;
-  REQUIRE(plan_gpu_memory(shape_of(71000, 100, 2), options, 8192 * MB).placement == TablePlacement::host);
+  plan = plan_gpu_memory(shape_of(71000, 100, 2), options, 8192 * MB);
+  REQUIRE(plan.placement == TablePlacement::host);
+  REQUIRE(plan.hot_rows == 71000);
+  options.max_hot_rows = 1000;
+  plan = plan_gpu_memory(shape_of(71000, 100, 2), options, 8192 * MB);
+  REQUIRE(plan.hot_rows == 1000);
+  REQUIRE(plan.table_bytes == 2ull * 1000 * 112 * 4);
+  // f16 hot rows also count their share of the conversion buffer.
+  options = GpuOptions{};
+  options.table = TablePlacement::host;
+  GpuTrainShape big_half = shape_of(2000000, 128, 4);
+  big_half.storage = DType::f16;
+  plan = plan_gpu_memory(big_half, options, 256 * MB);
+  REQUIRE(plan.hot_rows > 0);
+  REQUIRE(plan.total_bytes() <= 256 * MB);
 }
 
 TEST_CASE("a GPU memory plan that cannot fit names the sizes and what to change", "[gpu-host]") {

@@ -35,6 +35,12 @@ constexpr EnumName<HostTransfer> kTransferNames[] = {{HostTransfer::gather, "gat
 std::string_view table_placement_name(TablePlacement placement) { return name_in(kPlacementNames, placement); }
 std::optional<TablePlacement> parse_table_placement(std::string_view name) { return parse_in(kPlacementNames, name); }
 std::string_view host_transfer_name(HostTransfer transfer) { return name_in(kTransferNames, transfer); }
+
+std::string host_placement_description(const GpuMemoryPlan& plan) {
+  const double percent = plan.table_rows == 0 ? 0 : 100.0 * static_cast<double>(plan.hot_rows) / static_cast<double>(plan.table_rows);
+  return fmt::format("tables in pinned host memory, the {} most frequent rows ({:.1f}%) in GPU memory, {} transfers",
+                     plan.hot_rows, percent, host_transfer_name(plan.transfer));
+}
 std::optional<HostTransfer> parse_host_transfer(std::string_view name) { return parse_in(kTransferNames, name); }
 
 namespace {
@@ -50,6 +56,7 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
   plan.workers = shape.workers;
   plan.slots_per_worker = slots;
   plan.batch_items = batch_items;
+  plan.table_rows = shape.rows;
   plan.fixed_bytes = fixed_bytes(shape, placement);
   const std::uint64_t row_bytes = std::uint64_t{shape.stride} * dtype_size(shape.storage);
   plan.table_bytes = host ? 0 : 2 * shape.rows * row_bytes;
@@ -68,41 +75,64 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
 // Makes the plan of `slots` batches of `batch` items per worker in a placement.
 using SizedPlan = std::function<GpuMemoryPlan(TablePlacement placement, unsigned slots, std::size_t batch)>;
 
+// What a hot row costs in GPU memory: its two tables' rows in storage, and for f16/bf16
+// its f32 row in the conversion buffer (up to kTransferBufferBytes).
+struct HotRowCost {
+  std::uint64_t row_bytes = 0;      // one row of one table, as stored on the device
+  std::uint64_t convert_bytes = 0;  // one f32 row, where storage is converted; else 0
+};
+
+// Host placement: `plan` with as many hot rows as the rest of the budget holds.
+GpuMemoryPlan with_hot_rows(GpuMemoryPlan plan, const HotRowCost& cost, const GpuOptions& options,
+                            std::uint64_t budget) {
+  const std::uint64_t left = budget - plan.total_bytes();
+  // Either the conversion buffer holds all the hot rows, or it is full size.
+  std::uint64_t hot = left / (2 * cost.row_bytes + cost.convert_bytes);
+  if (hot * cost.convert_bytes > kTransferBufferBytes) hot = (left - kTransferBufferBytes) / (2 * cost.row_bytes);
+  plan.hot_rows = static_cast<std::size_t>(std::min<std::uint64_t>({hot, plan.table_rows, options.max_hot_rows}));
+  plan.table_bytes = 2 * plan.hot_rows * cost.row_bytes;
+  plan.fixed_bytes += std::min<std::uint64_t>(kTransferBufferBytes, plan.hot_rows * cost.convert_bytes);
+  EMBED_ASSERT(plan.total_bytes() <= budget);
+  return plan;
+}
+
 // Device placement when asked for or when it fits, else host placement; in either,
 // the largest batches (from full_batch down to min_batch) that fit with two slots per
-// worker, else one. `tables` names the tables for the error messages.
-GpuMemoryPlan choose_plan(const SizedPlan& sized, std::size_t full_batch, std::size_t min_batch, unsigned workers,
-                          const std::string& tables, const GpuOptions& options, std::uint64_t budget) {
-  auto fits = [&](TablePlacement placement, unsigned slots, std::size_t batch) {
-    return sized(placement, slots, batch).total_bytes() <= budget;
-  };
-  auto largest_batch = [&](TablePlacement placement, unsigned slots) -> std::size_t {
-    if (!fits(placement, slots, min_batch)) return 0;
+// worker, else one. Host placement's batches take half the budget when they fit in it,
+// and its hot rows the rest. `tables` names the tables for the error messages.
+GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, std::size_t full_batch,
+                          std::size_t min_batch, unsigned workers, const std::string& tables, const GpuOptions& options,
+                          std::uint64_t budget) {
+  auto largest_batch = [&](TablePlacement placement, unsigned slots, std::uint64_t limit) -> std::size_t {
+    auto fits = [&](std::size_t batch) { return sized(placement, slots, batch).total_bytes() <= limit; };
+    if (!fits(min_batch)) return 0;
     std::size_t low = min_batch, high = full_batch;  // fits(low); find the largest that fits
-    if (fits(placement, slots, high)) return high;
+    if (fits(high)) return high;
     while (high - low > 1) {
       const std::size_t mid = (low + high) / 2;
-      (fits(placement, slots, mid) ? low : high) = mid;
+      (fits(mid) ? low : high) = mid;
     }
     return low;
   };
-  auto plan_in = [&](TablePlacement placement) -> std::optional<GpuMemoryPlan> {
+  auto plan_in = [&](TablePlacement placement, std::uint64_t limit) -> std::optional<GpuMemoryPlan> {
     for (unsigned slots : {2u, 1u}) {
-      const std::size_t batch = largest_batch(placement, slots);
+      const std::size_t batch = largest_batch(placement, slots, limit);
       // Double buffering is worth smaller batches down to a fifth of the full size.
       if (batch > 0 && (slots == 1 || batch >= full_batch / 5)) return sized(placement, slots, batch);
     }
     return std::nullopt;
   };
   if (options.table != TablePlacement::host) {
-    if (const auto device = plan_in(TablePlacement::device)) return *device;
+    if (const auto device = plan_in(TablePlacement::device, budget)) return *device;
   }
   if (options.table == TablePlacement::device) {
     fail("--table device: {} and their batches need {} of GPU memory, more than the {} allowed; use --table host (the "
          "tables stay in host memory) or a larger --gpu-memory",
          tables, bytes(sized(TablePlacement::device, 1, min_batch).total_bytes()), bytes(budget));
   }
-  if (const auto host = plan_in(TablePlacement::host)) return *host;
+  for (const std::uint64_t limit : {budget / 2, budget}) {
+    if (const auto host = plan_in(TablePlacement::host, limit)) return with_hot_rows(*host, hot_cost, options, budget);
+  }
   fail("--table host: {} workers' batches need at least {} of GPU memory, more than the {} allowed; raise "
        "--gpu-memory or lower --threads",
        workers, bytes(sized(TablePlacement::host, 1, min_batch).total_bytes()), bytes(budget));
@@ -115,7 +145,9 @@ GpuMemoryPlan plan_gpu_memory(const GpuTrainShape& shape, const GpuOptions& opti
   const SizedPlan sized = [&](TablePlacement placement, unsigned slots, std::size_t words) {
     return sized_plan(shape, placement, options.transfer, slots, words);
   };
-  return choose_plan(sized, Word2vecBackend::kDefaultBatchWords, kMinBatchWords, shape.workers,
+  const HotRowCost hot_cost{std::uint64_t{shape.stride} * dtype_size(shape.storage),
+                            shape.storage == DType::f32 ? 0 : std::uint64_t{shape.stride} * sizeof(float)};
+  return choose_plan(sized, hot_cost, kGpuBatchWords, kMinBatchWords, shape.workers,
                      fmt::format("the two {} tables ({} rows x {} dims)", vector_dtype_name(shape.storage), shape.rows,
                                  shape.dim),
                      options, budget);
@@ -132,6 +164,7 @@ GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions
     plan.workers = shape.workers;
     plan.slots_per_worker = slots;
     plan.batch_items = records;
+    plan.table_rows = shape.rows;
     plan.table_bytes = host ? 0 : 2 * shape.rows * row_bytes;
     // A block of records touches at most one word row and one context row per record.
     plan.max_input_rows = host ? std::min(shape.rows, records) : 0;
@@ -143,7 +176,7 @@ GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions
                       copies * (plan.max_input_rows + plan.max_output_rows) * row_bytes;
     return plan;
   };
-  return choose_plan(sized, kGloveBatchRecords, kMinGloveBatchRecords, shape.workers,
+  return choose_plan(sized, HotRowCost{row_bytes, 0}, kGloveBatchRecords, kMinGloveBatchRecords, shape.workers,
                      fmt::format("the two glove tables ({} rows x {} floats with biases and optimizer state)",
                                  shape.rows, shape.width),
                      options, budget);

@@ -7,19 +7,20 @@
 #include "core/half.h"
 
 namespace embed {
-namespace {
+RowRemapper::RowRemapper(std::size_t table_rows, std::size_t hot_rows)
+    : input_slot_(table_rows, kUnused), output_slot_(table_rows, kUnused), hot_rows_(static_cast<std::uint32_t>(hot_rows)) {
+  EMBED_ASSERT(hot_rows <= table_rows && table_rows < kUnused);
+}
 
-std::uint32_t local_row(std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& rows) {
-  if (slot[row] == ~std::uint32_t{0}) {
-    slot[row] = static_cast<std::uint32_t>(rows.size());
+std::uint32_t RowRemapper::local_row(std::uint32_t row, std::vector<std::uint32_t>& slot,
+                                     std::vector<std::uint32_t>& rows) const {
+  if (row < hot_rows_) return row;
+  if (slot[row] == kUnused) {
+    slot[row] = hot_rows_ + static_cast<std::uint32_t>(rows.size());
     rows.push_back(row);
   }
   return slot[row];
 }
-
-}  // namespace
-
-RowRemapper::RowRemapper(std::size_t table_rows) : input_slot_(table_rows, kUnused), output_slot_(table_rows, kUnused) {}
 
 void RowRemapper::remap(const WindowBatch& batch, LocalBatch& local) {
   WindowBatch& out = local.batch;

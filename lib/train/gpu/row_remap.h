@@ -1,6 +1,8 @@
 // Host-resident tables on a GPU: a batch trains on a compact copy of just the rows it
-// touches. RowRemapper lists those rows, each once (in first-use order), and rewrites
-// the batch to index the copy; gather_rows fills the copy and scatter_deltas adds
+// touches, apart from the hot rows (the tables' first rows, kept in GPU memory:
+// gpu_plan.h). RowRemapper lists the other rows, each once (in first-use order), and
+// rewrites the batch to index them: a hot row keeps its id, the k-th listed row becomes
+// hot_rows + k (the kernels' SplitTable reads ids so); gather_rows fills the copy and scatter_deltas adds
 // what training changed back into the host table. The write-back adds deltas rather
 // than storing values, so batches in flight at once (whose copies were taken before
 // each other's write-back) lose no updates: the adds commute, as Hogwild's do.
@@ -18,7 +20,8 @@
 
 namespace embed {
 
-// A batch over local rows: input row k of the copy is input_rows[k] of the table.
+// A batch over local rows: id hot_rows + k is input_rows[k] of the table, a smaller
+// id the hot row itself.
 struct LocalBatch {
   WindowBatch batch;                       // the same windows, ids local
   std::vector<std::uint32_t> input_rows;   // unique rows of the input table
@@ -35,7 +38,7 @@ struct LocalGloveBlock {
 
 class RowRemapper {
  public:
-  explicit RowRemapper(std::size_t table_rows);
+  RowRemapper(std::size_t table_rows, std::size_t hot_rows);
   void remap(const WindowBatch& batch, LocalBatch& local);
   // The input table is GloVe's W, the output table W̃.
   void remap(std::span<const GloveRecord> records, LocalGloveBlock& local);
@@ -46,6 +49,9 @@ class RowRemapper {
   static constexpr std::uint32_t kUnused = ~std::uint32_t{0};
   std::vector<std::uint32_t> input_slot_;
   std::vector<std::uint32_t> output_slot_;
+  std::uint32_t hot_rows_ = 0;
+
+  std::uint32_t local_row(std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& rows) const;
 };
 
 // Copies table rows `rows` (stride floats each) into `out`, converted to `storage`
