@@ -313,6 +313,15 @@ TEST_CASE("the GPU memory plan: device when the tables fit, else host, within th
   plan = plan_gpu_memory(shape_of(71000, 100, 2), options, 8192 * MB);
   REQUIRE(plan.hot_rows == 1000);
   REQUIRE(plan.table_bytes == 2ull * 1000 * 112 * 4);
+  // Batches that do not fit in half the budget take their smallest size and one slot,
+  // leaving the rest to the hot rows.
+  options = GpuOptions{};
+  plan = plan_gpu_memory(shape_of(4554, 200, 2), options, 9 * MB);
+  REQUIRE(plan.placement == TablePlacement::host);
+  REQUIRE(plan.batch_items == kMinBatchWords);
+  REQUIRE(plan.slots_per_worker == 1);
+  REQUIRE(plan.hot_rows > 1000);
+  REQUIRE(plan.total_bytes() <= 9 * MB);
   // f16 hot rows also count their share of the conversion buffer.
   options = GpuOptions{};
   options.table = TablePlacement::host;

@@ -99,7 +99,7 @@ GpuMemoryPlan with_hot_rows(GpuMemoryPlan plan, const HotRowCost& cost, const Gp
 // Device placement when asked for or when it fits, else host placement; in either,
 // the largest batches (from full_batch down to min_batch) that fit with two slots per
 // worker, else one. Host placement's batches take half the budget when they fit in it,
-// and its hot rows the rest. `tables` names the tables for the error messages.
+// else their smallest size, and its hot rows the rest. `tables` names the tables for the error messages.
 GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, std::size_t full_batch,
                           std::size_t min_batch, unsigned workers, const std::string& tables, const GpuOptions& options,
                           std::uint64_t budget) {
@@ -130,9 +130,11 @@ GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, st
          "tables stay in host memory) or a larger --gpu-memory",
          tables, bytes(sized(TablePlacement::device, 1, min_batch).total_bytes()), bytes(budget));
   }
-  for (const std::uint64_t limit : {budget / 2, budget}) {
-    if (const auto host = plan_in(TablePlacement::host, limit)) return with_hot_rows(*host, hot_cost, options, budget);
-  }
+  if (const auto host = plan_in(TablePlacement::host, budget / 2)) return with_hot_rows(*host, hot_cost, options, budget);
+  // Batches that do not fit in half the budget get their smallest size, one slot per
+  // worker, so that the hot rows get what is left (rather than the batches all of it).
+  const GpuMemoryPlan smallest = sized(TablePlacement::host, 1, min_batch);
+  if (smallest.total_bytes() <= budget) return with_hot_rows(smallest, hot_cost, options, budget);
   fail("--table host: {} workers' batches need at least {} of GPU memory, more than the {} allowed; raise "
        "--gpu-memory or lower --threads",
        workers, bytes(sized(TablePlacement::host, 1, min_batch).total_bytes()), bytes(budget));
