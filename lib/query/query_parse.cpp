@@ -1,11 +1,12 @@
 #include "query/query_parse.h"
 
+#include "core/ascii_space.h"
 #include "core/error.h"
 
 namespace embed {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_space(char c) { return is_ascii_space(static_cast<unsigned char>(c)); }
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && is_space(text.front())) text.remove_prefix(1);

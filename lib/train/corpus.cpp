@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "core/ascii_space.h"
 #include "core/byte_source.h"
 #include "core/error.h"
 #include "core/progress.h"
@@ -31,8 +32,6 @@ PackedWords pack_words(const Vocabulary& vocab) {
 
 namespace {
 
-bool is_space(unsigned char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
 // Records that a line ended at `position` of the id stream, unless the line was empty
 // (no words since the last end, or none at all yet).
 void end_line_at(std::vector<std::uint64_t>& line_ends, std::uint64_t position) {
@@ -49,14 +48,14 @@ class Tokenizer {
   void feed(const char* data, std::size_t size) {
     std::size_t i = 0;
     while (i < size) {
-      if (is_space(static_cast<unsigned char>(data[i]))) {
+      if (is_ascii_space(static_cast<unsigned char>(data[i]))) {
         end_token();
         if (data[i] == '\n') end_line();
         ++i;
         continue;
       }
       std::size_t j = i;
-      while (j < size && !is_space(static_cast<unsigned char>(data[j]))) ++j;
+      while (j < size && !is_ascii_space(static_cast<unsigned char>(data[j]))) ++j;
       if (partial_.empty() && j < size) {
         add_token(std::string_view(data + i, j - i));  // the common case: no copy
       } else {

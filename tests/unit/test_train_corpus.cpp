@@ -1,10 +1,15 @@
 // The trainer's input side: counting, vocabulary order and limits, the id stream,
 // and the two samplers.
 #include <cmath>
+#include <algorithm>
 #include <map>
+#include <random>
+#include <string_view>
 
 #include "test_util.h"
+#include "core/ascii_space.h"
 #include "train/corpus.h"
+#include "train/corpus_shards.h"
 #include "train/word2vec/sampling.h"
 #include "train/word_counter.h"
 
@@ -112,4 +117,70 @@ TEST_CASE("keep_thresholds follows word2vec's subsampling formula", "[train]") {
   REQUIRE(static_cast<double>(thresholds[1]) / 4294967296.0 == Approx(keep1).epsilon(1e-7));
   REQUIRE(thresholds[2] == kAlwaysKeep);  // keep probability above 1
   REQUIRE(keep_thresholds(counts, 0) == std::vector<std::uint32_t>(3, kAlwaysKeep));
+}
+
+namespace {
+
+// The file's tokens, split as the corpus reader splits them.
+std::vector<std::string> tokens_of(std::string_view text) {
+  std::vector<std::string> tokens;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && is_ascii_space(static_cast<unsigned char>(text[i]))) ++i;
+    std::size_t j = i;
+    while (j < text.size() && !is_ascii_space(static_cast<unsigned char>(text[j]))) ++j;
+    if (j > i) tokens.emplace_back(text.substr(i, j - i));
+    i = j;
+  }
+  return tokens;
+}
+
+}  // namespace
+
+TEST_CASE("byte ranges cut at token boundaries and cover every token once, for 1 to 16 workers", "[train]") {
+  test::TempDir dir;
+  // Tokens of 1 to 12 bytes (some UTF-8), one of 300,000 bytes, separated by runs of
+  // every kind of whitespace, with whitespace at both ends.
+  std::mt19937 random(7);
+  const std::string separators = " \n\t\r\v\f";
+  std::string text = "\n  ";
+  for (int t = 0; t < 20000; ++t) {
+    if (t == 9000) {
+      text += std::string(300000, 'x');
+    } else {
+      const int length = 1 + static_cast<int>(random() % 12);
+      for (int c = 0; c < length; ++c) text += random() % 9 == 0 ? "\xc3\xa9" : std::string(1, static_cast<char>('a' + random() % 26));
+    }
+    const int run = 1 + static_cast<int>(random() % 3);
+    for (int s = 0; s < run; ++s) text += separators[random() % separators.size()];
+  }
+  const std::string path = dir.file("corpus.txt");
+  test::write_file(path, text);
+  const std::vector<std::string> all = tokens_of(text);
+  for (unsigned workers = 1; workers <= 16; ++workers) {
+    const std::vector<ByteRange> ranges = token_aligned_ranges(path, workers);
+    INFO(workers << " workers");
+    REQUIRE(ranges.size() == workers);
+    REQUIRE(ranges.front().begin == 0);
+    REQUIRE(ranges.back().end == text.size());
+    std::vector<std::string> joined;
+    for (std::size_t r = 0; r < ranges.size(); ++r) {
+      REQUIRE(ranges[r].begin <= ranges[r].end);
+      if (r > 0) REQUIRE(ranges[r].begin == ranges[r - 1].end);
+      // A cut lies on whitespace or at the end.
+      if (ranges[r].end < text.size()) REQUIRE(is_ascii_space(static_cast<unsigned char>(text[ranges[r].end])));
+      const auto part = tokens_of(std::string_view(text).substr(ranges[r].begin, ranges[r].end - ranges[r].begin));
+      joined.insert(joined.end(), part.begin(), part.end());
+    }
+    REQUIRE(joined == all);
+  }
+  // The long token leaves the ranges nominally inside it empty; a file without
+  // whitespace is one range; an empty file gives empty ranges.
+  const auto ranges = token_aligned_ranges(path, 16);
+  REQUIRE(std::count_if(ranges.begin(), ranges.end(), [](const ByteRange& r) { return r.begin == r.end; }) > 0);
+  test::write_file(path, "oneword");
+  REQUIRE(token_aligned_ranges(path, 3) == std::vector<ByteRange>{{0, 7}, {7, 7}, {7, 7}});
+  test::write_file(path, "");
+  REQUIRE(token_aligned_ranges(path, 2) == std::vector<ByteRange>{{0, 0}, {0, 0}});
+  REQUIRE_ERROR_CONTAINS(token_aligned_ranges(dir.file("missing.txt"), 2), "missing.txt: cannot read");
 }
