@@ -10,6 +10,8 @@
 #include "core/ascii_space.h"
 #include "train/corpus.h"
 #include "train/corpus_shards.h"
+#include "train/epoch_loop.h"
+#include "train/optimizer.h"
 #include "train/word2vec/sampling.h"
 #include "train/word_counter.h"
 
@@ -183,4 +185,29 @@ TEST_CASE("byte ranges cut at token boundaries and cover every token once, for 1
   test::write_file(path, "");
   REQUIRE(token_aligned_ranges(path, 2) == std::vector<ByteRange>{{0, 0}, {0, 0}});
   REQUIRE_ERROR_CONTAINS(token_aligned_ranges(dir.file("missing.txt"), 2), "missing.txt: cannot read");
+}
+
+TEST_CASE("counts above 2^32: sampling, the schedule and the workers' shards", "[train]") {
+  // A Wikipedia-sized corpus: billions of tokens. Only proportions may matter.
+  const std::vector<std::int64_t> huge{6000000000, 3000000000, 1000000000, 7};
+  const std::vector<std::int64_t> small{6000000, 3000000, 1000000, 0};
+  const NegativeSampler big_sampler(huge, 0.75), small_sampler(small, 0.75);
+  for (std::uint32_t row = 0; row < 3; ++row) {
+    CHECK(big_sampler.probability(row) == Approx(small_sampler.probability(row)).epsilon(1e-6));
+  }
+  const auto big_keep = keep_thresholds(huge, 1e-4), small_keep = keep_thresholds(small, 1e-4);
+  for (std::size_t row = 0; row < 3; ++row) CHECK(big_keep[row] == Approx(small_keep[row]).epsilon(1e-6));
+  CHECK(big_keep[3] == kAlwaysKeep);  // a rare word survives
+  // Half of 10^10 words done: half the learning rate.
+  CHECK(linear_decay_learning_rate(0.025f, 5e9, 1e10) == Approx(0.0125f));
+  // 10^10 items over 16 workers: contiguous shards of 625M each, the last ending at the end.
+  const std::uint64_t items = 10000000000ull;
+  std::uint64_t expected_first = 0;
+  for (unsigned w = 0; w < 16; ++w) {
+    const auto [first, last] = shard_bounds(items, w, 16);
+    CHECK(first == expected_first);
+    CHECK(last - first == items / 16);
+    expected_first = last;
+  }
+  CHECK(expected_first == items);
 }
