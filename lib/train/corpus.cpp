@@ -30,6 +30,13 @@ PackedWords pack_words(const Vocabulary& vocab) {
   return packed;
 }
 
+std::string_view cut_token(std::string_view token, std::size_t max_token_bytes) {
+  if (token.size() <= max_token_bytes) return token;
+  std::size_t cut = max_token_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(token[cut]) & 0xC0) == 0x80) --cut;
+  return token.substr(0, cut == 0 ? max_token_bytes : cut);
+}
+
 namespace {
 
 // Records that a line ended at `position` of the id stream, unless the line was empty
@@ -77,14 +84,9 @@ class Tokenizer {
   }
   void end_line() { end_line_at(corpus_.line_ends, corpus_.ids.size()); }
   void add_token(std::string_view token) {
-    if (token.size() > max_token_bytes_) {
-      std::size_t cut = max_token_bytes_;
-      // Back up to the start of a UTF-8 character so the cut word stays valid.
-      while (cut > 0 && (static_cast<unsigned char>(token[cut]) & 0xC0) == 0x80) --cut;
-      token = token.substr(0, cut == 0 ? max_token_bytes_ : cut);
-      ++corpus_.truncated_tokens;
-    }
-    corpus_.ids.push_back(counter_.add(token));
+    const std::string_view cut = cut_token(token, max_token_bytes_);
+    if (cut.size() < token.size()) ++corpus_.truncated_tokens;
+    corpus_.ids.push_back(counter_.add(cut));
     ++corpus_.tokens;
   }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "train/vocabulary.h"
@@ -30,6 +31,10 @@ struct Corpus {
   std::uint64_t invalid_utf8_words = 0;  // distinct words dropped for not being UTF-8
   std::string name;                      // the corpus files, for messages ("a.txt, b.txt.gz")
 };
+
+// A token longer than `max_token_bytes` cut to that many bytes, backed up to the start
+// of a UTF-8 character so that the cut word stays valid (word2vec cuts at 100 bytes).
+std::string_view cut_token(std::string_view token, std::size_t max_token_bytes);
 
 // Reads `paths` ("-" is standard input) in order as one corpus. Throws embed::Error
 // for an unreadable file, an empty corpus, or a vocabulary that min-count empties.

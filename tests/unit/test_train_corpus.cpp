@@ -9,6 +9,7 @@
 #include "test_util.h"
 #include "core/ascii_space.h"
 #include "train/corpus.h"
+#include "train/corpus_range_reader.h"
 #include "train/corpus_shards.h"
 #include "train/epoch_loop.h"
 #include "train/optimizer.h"
@@ -210,4 +211,66 @@ TEST_CASE("counts above 2^32: sampling, the schedule and the workers' shards", "
     expected_first = last;
   }
   CHECK(expected_first == items);
+}
+
+TEST_CASE("the byte ranges read as rows give read_corpus's ids and line ends, for 1 to 16 workers", "[train]") {
+  test::TempDir dir;
+  // Lines of Zipf-ish words (some under --min-count, some cut at 100 bytes, some UTF-8),
+  // empty lines, and every kind of whitespace.
+  std::mt19937 random(11);
+  std::string text = "\n";
+  for (int line = 0; line < 400; ++line) {
+    const int words = static_cast<int>(random() % 40);
+    for (int w = 0; w < words; ++w) {
+      const auto pick = random() % 100;
+      if (pick == 0) {
+        text += std::string(99, 'l') + "\xc3\xa9\xc3\xa9";  // cut at 100 bytes, inside the first é
+      } else {
+        text += "w" + std::to_string(static_cast<int>(std::sqrt(static_cast<double>(random() % 10000))));
+      }
+      text += " \t \r\v\f"[random() % 5];
+    }
+    text += random() % 7 == 0 ? "\n\n" : "\n";
+  }
+  text += "last words without a newline";
+  const std::string path = dir.file("corpus.txt");
+  test::write_file(path, text);
+  CorpusOptions options;
+  options.min_count = 3;
+  const Corpus corpus = read_corpus({path}, options);
+  REQUIRE(corpus.truncated_tokens > 0);
+  const RowLookup lookup(corpus.vocab);
+  for (unsigned workers = 1; workers <= 16; ++workers) {
+    INFO(workers << " workers");
+    std::vector<std::uint32_t> ids;
+    std::vector<std::uint64_t> line_ends;
+    std::uint64_t tokens = 0;
+    const auto ranges = token_aligned_ranges(path, workers);
+    for (std::size_t r = 0; r < ranges.size(); ++r) {
+      CorpusRangeReader reader(path, ranges[r], r + 1 == ranges.size(), lookup, options.max_token_bytes);
+      std::vector<std::uint32_t> rows;
+      std::vector<std::uint64_t> ends;
+      while (!reader.done()) {
+        reader.next(37, rows, ends);
+        for (const std::uint64_t end : ends) {
+          // read_corpus's rule: no end before any word, none twice at one place.
+          const std::uint64_t at = ids.size() + end;
+          if (line_ends.empty() ? at > 0 : line_ends.back() != at) line_ends.push_back(at);
+        }
+        ids.insert(ids.end(), rows.begin(), rows.end());
+      }
+      REQUIRE(reader.position() == ranges[r].end);
+      tokens += reader.tokens_read();
+    }
+    REQUIRE(ids == corpus.ids);
+    REQUIRE(line_ends == corpus.line_ends);
+    REQUIRE(tokens == corpus.tokens);
+  }
+  // A corpus cut short after its ranges were laid out fails with the file and byte.
+  const auto ranges = token_aligned_ranges(path, 2);
+  test::write_file(path, text.substr(0, text.size() / 2));
+  CorpusRangeReader reader(path, ranges[1], true, lookup, options.max_token_bytes);
+  std::vector<std::uint32_t> rows;
+  std::vector<std::uint64_t> ends;
+  REQUIRE_ERROR_CONTAINS(reader.next(1000000, rows, ends), "corpus.txt: cannot read at byte");
 }
