@@ -97,7 +97,8 @@ class BatchPipeline {
     }
     std::byte* rows = slot.rows.template get<std::byte>();
     const auto hot = static_cast<std::uint32_t>(plan_.hot_rows);
-    return {{device_tables_.first(), rows, hot}, {device_tables_.second(), rows + host_.second_offset(rows_of(slot)), hot}};
+    std::byte* second_rows = rows + host_.second_offset(rows_of(slot));
+    return {{device_tables_.first(), rows, hot}, {device_tables_.second(), second_rows, hot}};
   }
 
   // After every worker has finished: the rows trained in GPU memory (all of them, or

@@ -55,7 +55,6 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     logistic_ = {sigmoid_.get<float>(), loss_table_.get<float>(), LogisticTable::kRange, LogisticTable::kSteps};
 
     place_tables(input_, output_, shape_.storage, "the input table", "the output table", sizeof(double));
-    max_blocks_ = concurrent_windows(input_.rows());
   }
 
   // Nothing may still write to the host tables or the buffers being freed.
@@ -172,7 +171,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   // multiprocessors. Measured on an H100 (text8-head, dim 100, 5 epochs): 512 at once
   // ended 0.5% above the CPU's loss with its analogy score, 1024 1.4% above.
   static constexpr unsigned kConcurrentWindows = 512;
-  unsigned max_blocks_ = 0;
+  const unsigned max_blocks_ = concurrent_windows(input_.rows());
 };
 
 }  // namespace

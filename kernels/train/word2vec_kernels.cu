@@ -59,8 +59,9 @@ __device__ inline void add_weighted_row(const SplitTable& table, std::uint32_t t
   add_pair(row_at<T>(table, to_id, stride) + e, a, b);
 }
 
-// The windows [first, last) of block `block` of `blocks`: consecutive windows, so that
-// the block trains a stretch of the corpus in order, as a CPU thread does.
+// The windows [first, last) this block trains: consecutive windows, an equal share of
+// the batch's, so that the block trains a stretch of the corpus in order, as a CPU
+// thread does.
 __device__ inline void block_windows(std::uint32_t windows, std::uint32_t& first, std::uint32_t& last) {
   const std::uint32_t per_block = (windows + gridDim.x - 1) / gridDim.x;
   first = min(windows, blockIdx.x * per_block);

@@ -10,6 +10,7 @@
 
 #include "core/ascii_space.h"
 #include "core/error.h"
+#include "train/epoch_loop.h"
 
 namespace embed {
 namespace {
@@ -46,10 +47,11 @@ std::vector<ByteRange> token_aligned_ranges(const std::string& path, unsigned co
   std::vector<ByteRange> ranges(count);
   std::uint64_t begin = 0;
   for (unsigned i = 0; i < count; ++i) {
-    // Nominal cuts at i/count of the file; a cut that falls inside a token moves to
-    // the whitespace after it (never back: the ranges stay in order).
-    const std::uint64_t nominal = i + 1 == count ? size : size / count * (i + 1) + size % count * (i + 1) / count;
-    const std::uint64_t end = i + 1 == count ? size : next_space(in, path, std::max(begin, nominal), size);
+    // The nominal cut is where the epochs' item shards would end; a cut that falls
+    // inside a token moves to the whitespace after it (never back: the ranges stay in
+    // order). The last nominal cut is the end of the file.
+    const std::uint64_t nominal = shard_bounds(size, i, count).second;
+    const std::uint64_t end = next_space(in, path, std::max(begin, nominal), size);
     ranges[i] = {begin, end};
     begin = end;
   }

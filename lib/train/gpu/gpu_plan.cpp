@@ -35,13 +35,14 @@ constexpr EnumName<HostTransfer> kTransferNames[] = {{HostTransfer::gather, "gat
 std::string_view table_placement_name(TablePlacement placement) { return name_in(kPlacementNames, placement); }
 std::optional<TablePlacement> parse_table_placement(std::string_view name) { return parse_in(kPlacementNames, name); }
 std::string_view host_transfer_name(HostTransfer transfer) { return name_in(kTransferNames, transfer); }
+std::optional<HostTransfer> parse_host_transfer(std::string_view name) { return parse_in(kTransferNames, name); }
 
 std::string host_placement_description(const GpuMemoryPlan& plan) {
-  const double percent = plan.table_rows == 0 ? 0 : 100.0 * static_cast<double>(plan.hot_rows) / static_cast<double>(plan.table_rows);
+  const double rows = static_cast<double>(plan.table_rows);
+  const double percent = plan.table_rows == 0 ? 0 : 100.0 * static_cast<double>(plan.hot_rows) / rows;
   return fmt::format("tables in pinned host memory, the {} most frequent rows ({:.1f}%) in GPU memory, {} transfers",
                      plan.hot_rows, percent, host_transfer_name(plan.transfer));
 }
-std::optional<HostTransfer> parse_host_transfer(std::string_view name) { return parse_in(kTransferNames, name); }
 
 namespace {
 
@@ -99,7 +100,8 @@ GpuMemoryPlan with_hot_rows(GpuMemoryPlan plan, const HotRowCost& cost, const Gp
 // Device placement when asked for or when it fits, else host placement; in either,
 // the largest batches (from full_batch down to min_batch) that fit with two slots per
 // worker, else one. Host placement's batches take half the budget when they fit in it,
-// else their smallest size, and its hot rows the rest. `tables` names the tables for the error messages.
+// else their smallest size, and its hot rows the rest. `tables` names the tables for
+// the error messages.
 GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, std::size_t full_batch,
                           std::size_t min_batch, unsigned workers, const std::string& tables, const GpuOptions& options,
                           std::uint64_t budget) {
@@ -130,14 +132,16 @@ GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, st
          "tables stay in host memory) or a larger --gpu-memory",
          tables, bytes(sized(TablePlacement::device, 1, min_batch).total_bytes()), bytes(budget));
   }
-  if (const auto host = plan_in(TablePlacement::host, budget / 2)) return with_hot_rows(*host, hot_cost, options, budget);
+  if (const auto host = plan_in(TablePlacement::host, budget / 2)) {
+    return with_hot_rows(*host, hot_cost, options, budget);
+  }
   // Batches that do not fit in half the budget get their smallest size, one slot per
   // worker, so that the hot rows get what is left (rather than the batches all of it).
   const GpuMemoryPlan smallest = sized(TablePlacement::host, 1, min_batch);
   if (smallest.total_bytes() <= budget) return with_hot_rows(smallest, hot_cost, options, budget);
   fail("--table host: {} workers' batches need at least {} of GPU memory, more than the {} allowed; raise "
        "--gpu-memory or lower --threads",
-       workers, bytes(sized(TablePlacement::host, 1, min_batch).total_bytes()), bytes(budget));
+       workers, bytes(smallest.total_bytes()), bytes(budget));
 }
 
 }  // namespace

@@ -21,7 +21,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -8,7 +8,9 @@
 
 namespace embed {
 RowRemapper::RowRemapper(std::size_t table_rows, std::size_t hot_rows)
-    : input_slot_(table_rows, kUnused), output_slot_(table_rows, kUnused), hot_rows_(static_cast<std::uint32_t>(hot_rows)) {
+    : input_slot_(table_rows, kUnused),
+      output_slot_(table_rows, kUnused),
+      hot_rows_(static_cast<std::uint32_t>(hot_rows)) {
   EMBED_ASSERT(hot_rows <= table_rows && table_rows < kUnused);
 }
 

@@ -2,8 +2,8 @@
 // touches, apart from the hot rows (the tables' first rows, kept in GPU memory:
 // gpu_plan.h). RowRemapper lists the other rows, each once (in first-use order), and
 // rewrites the batch to index them: a hot row keeps its id, the k-th listed row becomes
-// hot_rows + k (the kernels' SplitTable reads ids so); gather_rows fills the copy and scatter_deltas adds
-// what training changed back into the host table. The write-back adds deltas rather
+// hot_rows + k (the kernels' SplitTable reads ids so); gather_rows fills the copy and
+// scatter_deltas adds what training changed back into the host table. The write-back adds deltas rather
 // than storing values, so batches in flight at once (whose copies were taken before
 // each other's write-back) lose no updates: the adds commute, as Hogwild's do.
 #pragma once
