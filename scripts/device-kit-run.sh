@@ -9,8 +9,8 @@
 #   run.sh bench [OUTDIR]     the GPU benchmarks: words/s in device and host placement at dim
 #                             100 and 300 beside the CPU and the roofline, GloVe records/s, GPU
 #                             query q/s against the CPU, GPU-trained vectors' quality: inside 9 minutes
-#   run.sh memcheck [OUTDIR]  the Catch2 suites and a short training run under
-#                             compute-sanitizer's memcheck: inside 9 minutes
+#   run.sh memcheck [OUTDIR]  the Catch2 suites (but the [large] case) and short training
+#                             runs with cold rows under compute-sanitizer's memcheck: inside 9 minutes
 #
 # OUTDIR (default $OUT, else ./out) receives log.txt (everything) and summary.txt (one line
 # per test, PASS, FAIL, TIMEOUT, SKIP or NOTRUN, and the benchmarks' tables), which is also
@@ -199,10 +199,18 @@ case $mode in
     else
       memcheck=("$sanitizer" --tool memcheck --leak-check no --error-exitcode 99)
       step memcheck_search 120 "${memcheck[@]}" "$bin/gpu_search_tests"
-      step memcheck_train 150 "${memcheck[@]}" "$bin/gpu_train_tests"
+      # The [large] 2M-row case takes minutes under memcheck; the CLI steps below cover
+      # the same cold-row paths (a --gpu-memory that holds a third of the rows hot).
+      step memcheck_train 150 "${memcheck[@]}" "$bin/gpu_train_tests" "~[large]"
       step memcheck_glove 120 "${memcheck[@]}" "$bin/gpu_glove_tests"
-      RESERVE_S=5 step memcheck_train_cli 100 "${memcheck[@]}" "$bin/embed-train" --corpus "$kit/data/text8-200k.txt.gz" \
-        -o "$scratch/m.emb" --dim 32 --epochs 1 --threads 4 --device cuda --table host --host-transfer mapped
+      for transfer in mapped gather; do
+        step "memcheck_train_cli_$transfer" 100 "${memcheck[@]}" "$bin/embed-train" \
+          --corpus "$kit/data/text8-200k.txt.gz" -o "$scratch/m.emb" --dim 200 --epochs 1 --threads 1 \
+          --device cuda --table host --host-transfer "$transfer" --gpu-memory 9M
+      done
+      RESERVE_S=5 step memcheck_glove_cli 100 "${memcheck[@]}" "$bin/embed-train" --model glove \
+        --corpus "$kit/data/text8-200k.txt.gz" -o "$scratch/g.emb" --dim 200 --epochs 2 --threads 1 \
+        --device cuda --table host --gpu-memory 16M
     fi
     ;;
 esac

@@ -147,7 +147,7 @@ TEST_CASE("host and device placements train to the same quality as the CPU", "[g
   }
 }
 
-TEST_CASE("a 2,000,000 x 128 table trains with 256 MB of GPU memory", "[gpu]") {
+TEST_CASE("a 2,000,000 x 128 table trains with 256 MB of GPU memory", "[gpu][large]") {
   // 1 GB per f32 table, four times the budget: host placement, rows moved per batch.
   const std::size_t rows = 2000000, dim = 128;
   Corpus corpus;
