@@ -11,6 +11,8 @@
 #                             query q/s against the CPU, GPU-trained vectors' quality: inside 9 minutes
 #   run.sh memcheck [OUTDIR]  the Catch2 suites (but the [large] case) and short training
 #                             runs with cold rows under compute-sanitizer's memcheck: inside 9 minutes
+#   run.sh large [OUTDIR]     one epoch of skip-gram on a 1e9-word corpus streamed from disk, on
+#                             the GPU and on every CPU core: words/s and peak RSS (inside 9 minutes)
 #
 # OUTDIR (default $OUT, else ./out) receives log.txt (everything) and summary.txt (one line
 # per test, PASS, FAIL, TIMEOUT, SKIP or NOTRUN, and the benchmarks' tables), which is also
@@ -24,8 +26,8 @@ kit=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mode=${1:-}
 case $mode in
   quick) budget=${BUDGET_S:-470} ;;
-  bench | memcheck) budget=${BUDGET_S:-530} ;;
-  *) echo "usage: run.sh quick|bench|memcheck [OUTDIR]" >&2; exit 2 ;;
+  bench | memcheck | large) budget=${BUDGET_S:-530} ;;
+  *) echo "usage: run.sh quick|bench|memcheck|large [OUTDIR]" >&2; exit 2 ;;
 esac
 out=${2:-${OUT:-./out}}
 mkdir -p "$out" && out=$(cd "$out" && pwd) || { echo "run.sh: cannot write to $out" >&2; exit 2; }
@@ -191,6 +193,17 @@ case $mode in
     bench_step bench_quality 90 "${bench_env[@]}" PARTS=quality SEEDS=1 bash "$kit/scripts/bench/gpu.sh"
     RESERVE_S=5 bench_step bench_glove_quality 90 "${bench_env[@]}" PARTS=glove-quality SEEDS=1 \
       bash "$kit/scripts/bench/gpu.sh"
+    ;;
+  large)
+    prepare_shared
+    # bin/embed-train-inmem, when put there by hand (a build of commit ad08b68 or earlier),
+    # is the in-memory trainer the streamed one is compared with on 100M words.
+    parts=billion
+    [[ ! -x $bin/embed-train-inmem ]] || parts="disk billion"
+    bench_step large_cuda 250 "${bench_env[@]}" PARTS="$parts" DEVICE=cuda RUNS=1 BASELINE_TRAIN="$bin/embed-train-inmem" \
+      bash "$kit/scripts/bench/large_corpus.sh"
+    RESERVE_S=5 bench_step large_cpu 250 "${bench_env[@]}" PARTS=billion DEVICE=cpu \
+      bash "$kit/scripts/bench/large_corpus.sh"
     ;;
   memcheck)
     sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2> /dev/null)

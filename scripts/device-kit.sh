@@ -111,7 +111,7 @@ install -m 644 tests/cli/lib.sh tests/cli/on_tty.py "$kit/tests/cli/"
 install -m 644 data/* "$kit/data/"
 install -m 644 "$shared/data/questions-words.txt" "$shared/data/wordsim353.tsv" "$kit/shared/data/"
 compress "$shared/data/text8-head.txt" "$kit/shared/data/text8-head.txt"
-install -m 644 scripts/bench/{gpu.sh,query.sh,lib.sh,query.py,query_gpu.py,make_vectors_bin.py,make_glove_text.py} \
+install -m 644 scripts/bench/{gpu.sh,query.sh,large_corpus.sh,lib.sh,query.py,query_gpu.py,make_vectors_bin.py,make_glove_text.py} \
   "$kit/scripts/bench/"
 install -m 755 scripts/device-kit-run.sh "$kit/run.sh"
 

@@ -46,8 +46,6 @@ void install_cleanup_handlers() {
   });
 }
 
-namespace {
-
 int register_temporary(const std::string& path) {
   for (int i = 0; i < kMaxPending; ++i) {
     char* expected = nullptr;
@@ -61,6 +59,8 @@ int register_temporary(const std::string& path) {
 void unregister_temporary(int slot) {
   if (slot >= 0) std::free(pending_temporaries[slot].exchange(nullptr));
 }
+
+namespace {
 
 mode_t default_file_mode() {
   static const mode_t mode = [] {

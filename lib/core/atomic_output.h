@@ -21,6 +21,11 @@ void install_cleanup_handlers();
 // What those handlers do: removes every pending temporary, restores the signal's default
 // action and re-raises it. Async-signal-safe, for handlers that take a signal over.
 void remove_temporaries_and_die(int signo);
+// Adds a file this process owns (a spool) to what those handlers remove, and takes it
+// off again: a slot for unregister_temporary, or -1 when all slots are taken (the file
+// is then left behind by a signal). install_cleanup_handlers() must have run.
+int register_temporary(const std::string& path);
+void unregister_temporary(int slot);
 
 class AtomicOutput {
  public:

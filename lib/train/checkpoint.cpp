@@ -1,6 +1,7 @@
 #include "train/checkpoint.h"
 
 #include <cstring>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -13,7 +14,12 @@ namespace embed {
 namespace {
 
 constexpr const char* kFormat = "embed-train checkpoint";
-constexpr const char* kVersion = "2";
+// Version 3 (issue 17): the corpus is named (files, sizes, modification times), not held;
+// the workers' shards are stored with their positions.
+constexpr const char* kVersion = "3";
+
+// The metadata key of a corpus file's field: "corpus_file.0.path".
+std::string file_key(std::size_t file, std::string_view field) { return fmt::format("corpus_file.{}.{}", file, field); }
 
 }  // namespace
 
@@ -22,8 +28,9 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
   const Corpus& corpus = run.corpus;
   const TrainState& state = run.state;
   const PackedWords words = pack_words(corpus.vocab);
-  std::vector<std::int64_t> line_ends(corpus.line_ends.begin(), corpus.line_ends.end());
   std::vector<std::int64_t> positions(state.positions.begin(), state.positions.end());
+  std::vector<std::int64_t> shards;
+  for (const PositionRange& shard : state.shards) shards.insert(shards.end(), {static_cast<std::int64_t>(shard.begin), static_cast<std::int64_t>(shard.end)});
   std::vector<std::uint64_t> random_words;
   for (const auto& r : state.random) random_words.insert(random_words.end(), r.begin(), r.end());
 
@@ -33,10 +40,9 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
       {"output", DType::f32, {rows, stride}, std::as_bytes(run.output_table.span())},
       {"counts", DType::i64, {rows}, std::as_bytes(std::span(corpus.vocab.counts))},
       {"vocab.offsets", DType::i64, {rows + 1}, std::as_bytes(std::span(words.offsets))},
-      {"corpus.line_ends", DType::i64, {line_ends.size()}, std::as_bytes(std::span(line_ends))},
+      {"shards", DType::i64, {state.shards.size(), 2}, std::as_bytes(std::span(shards))},
       {"positions", DType::i64, {positions.size()}, std::as_bytes(std::span(positions))},
       {"random", DType::i64, {state.random.size(), 4}, std::as_bytes(std::span(random_words))},
-      {"corpus.ids", DType::u32, {corpus.ids.size()}, std::as_bytes(std::span(corpus.ids))},
       {"vocab.bytes", DType::u8, {words.bytes.size()}, std::as_bytes(std::span(words.bytes))},
   };
   training_model(settings.model).save_items(run, blobs);
@@ -53,11 +59,21 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
       {"corpus", corpus.name},
       {"corpus_tokens", std::to_string(corpus.tokens)},
       {"corpus_distinct_words", std::to_string(corpus.distinct_words)},
+      {"corpus_words", std::to_string(corpus.words)},
+      {"corpus_max_token_bytes", std::to_string(corpus.max_token_bytes)},
+      {"corpus_files", std::to_string(corpus.files.size())},
       {"epoch", std::to_string(state.epoch)},
       {"words_done", std::to_string(state.items_done)},  // the key of version 1 files: words or records
       {"epoch_loss", fmt::format("{}", state.epoch_loss)},
       {"epoch_examples", std::to_string(state.epoch_examples)},
   });
+  for (std::size_t i = 0; i < corpus.files.size(); ++i) {
+    const CorpusFile& file = corpus.files[i];
+    metadata[file_key(i, "path")] = file.path;
+    metadata[file_key(i, "size")] = std::to_string(file.size);
+    metadata[file_key(i, "mtime_ns")] = std::to_string(file.mtime_ns);
+    metadata[file_key(i, "spooled")] = std::to_string(file.spooled ? 1 : 0);
+  }
   AtomicOutput out(path);
   write_tensor_file(out, kFormat, kVersion, blobs, std::move(metadata));
 }
@@ -115,18 +131,27 @@ TrainingRun load_checkpoint(const std::string& path) {
     c.corpus.vocab.words.emplace_back(reinterpret_cast<const char*>(word_bytes.data()) + offsets[i],
                                       static_cast<std::size_t>(offsets[i + 1] - offsets[i]));
   }
-  c.corpus.ids = r.copy<std::uint32_t>("corpus.ids", DType::u32, r.elements("corpus.ids"));
-  for (std::uint32_t id : c.corpus.ids) {
-    if (id >= rows) fail("{}: the checkpoint's corpus names a word beyond the vocabulary", path);
-  }
-  for (auto end : r.copy<std::int64_t>("corpus.line_ends", DType::i64, r.elements("corpus.line_ends"))) {
-    if (end < 0 || static_cast<std::uint64_t>(end) > c.corpus.ids.size()) fail("{}: the checkpoint's line ends are malformed", path);
-    c.corpus.line_ends.push_back(static_cast<std::uint64_t>(end));
-  }
   c.corpus.name = r.meta("corpus");
   c.corpus.tokens = r.meta_uint("corpus_tokens");
   c.corpus.distinct_words = r.meta_uint("corpus_distinct_words");
-  const std::uint64_t items = model.load_items(r, c);  // what the workers' positions index
+  c.corpus.words = r.meta_uint("corpus_words");
+  c.corpus.max_token_bytes = r.meta_uint("corpus_max_token_bytes");
+  const std::uint64_t files = r.meta_uint("corpus_files");
+  if (files > 1000000) fail("{}: the checkpoint's corpus file count is malformed", path);
+  for (std::uint64_t i = 0; i < files; ++i) {
+    CorpusFile file;
+    file.path = r.meta(file_key(i, "path"));
+    file.size = r.meta_uint(file_key(i, "size"));
+    file.mtime_ns = static_cast<std::int64_t>(r.meta_uint(file_key(i, "mtime_ns")));
+    file.spooled = r.meta(file_key(i, "spooled")) == "1";
+    if (file.spooled) {
+      // The spool stays until the run completes (train_command releases it then).
+      c.corpus.spools.push_back(std::make_shared<SpoolFile>(file.path));
+      c.corpus.spools.back()->keep();
+    }
+    c.corpus.files.push_back(std::move(file));
+  }
+  const std::uint64_t bound = model.load_items(r, c);  // of the workers' positions
 
   c.input = RowMatrix(rows, width);
   c.output_table = RowMatrix(rows, width);
@@ -140,9 +165,17 @@ TrainingRun load_checkpoint(const std::string& path) {
   state.items_done = r.meta_uint("words_done");
   state.epoch_loss = r.meta_double("epoch_loss");
   state.epoch_examples = r.meta_uint("epoch_examples");
-  for (auto p : r.copy<std::int64_t>("positions", DType::i64, s.threads)) {
-    if (p < 0 || static_cast<std::uint64_t>(p) > items) fail("{}: the checkpoint's positions are malformed", path);
-    state.positions.push_back(static_cast<std::uint64_t>(p));
+  const auto shards = r.copy<std::int64_t>("shards", DType::i64, std::uint64_t{s.threads} * 2);
+  const auto positions = r.copy<std::int64_t>("positions", DType::i64, s.threads);
+  std::int64_t previous_end = 0;
+  for (unsigned w = 0; w < s.threads; ++w) {
+    const std::int64_t begin = shards[2 * w], end = shards[2 * w + 1], position = positions[w];
+    const bool valid = previous_end <= begin && begin <= end && static_cast<std::uint64_t>(end) <= bound &&
+                       begin <= position && position <= end;
+    if (!valid) fail("{}: the checkpoint's shards or positions are malformed", path);
+    state.shards.push_back({static_cast<std::uint64_t>(begin), static_cast<std::uint64_t>(end)});
+    state.positions.push_back(static_cast<std::uint64_t>(position));
+    previous_end = end;
   }
   const auto words = r.copy<std::uint64_t>("random", DType::i64, std::uint64_t{s.threads} * 4);
   for (unsigned w = 0; w < s.threads; ++w) state.random.push_back({words[4 * w], words[4 * w + 1], words[4 * w + 2], words[4 * w + 3]});

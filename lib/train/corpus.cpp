@@ -1,12 +1,21 @@
 #include "train/corpus.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "core/ascii_space.h"
+#include "core/atomic_output.h"
 #include "core/byte_source.h"
 #include "core/error.h"
 #include "core/progress.h"
@@ -39,14 +48,8 @@ std::string_view cut_token(std::string_view token, std::size_t max_token_bytes) 
 
 namespace {
 
-// Records that a line ended at `position` of the id stream, unless the line was empty
-// (no words since the last end, or none at all yet).
-void end_line_at(std::vector<std::uint64_t>& line_ends, std::uint64_t position) {
-  if (line_ends.empty() ? position > 0 : line_ends.back() != position) line_ends.push_back(position);
-}
-
-// Tokenizes a stream of text blocks into provisional ids (order of first appearance)
-// and line ends, counting as it goes.
+// Tokenizes a stream of text blocks and counts its words (tokens are cut as the
+// epochs will cut them, so that counts and the epochs' words agree).
 class Tokenizer {
  public:
   Tokenizer(WordCounter& counter, Corpus& corpus, std::size_t max_token_bytes)
@@ -57,7 +60,6 @@ class Tokenizer {
     while (i < size) {
       if (is_ascii_space(static_cast<unsigned char>(data[i]))) {
         end_token();
-        if (data[i] == '\n') end_line();
         ++i;
         continue;
       }
@@ -71,10 +73,7 @@ class Tokenizer {
       i = j;
     }
   }
-  void end_input() {
-    end_token();
-    end_line();
-  }
+  void end_input() { end_token(); }
 
  private:
   void end_token() {
@@ -82,11 +81,10 @@ class Tokenizer {
     add_token(partial_);
     partial_.clear();
   }
-  void end_line() { end_line_at(corpus_.line_ends, corpus_.ids.size()); }
   void add_token(std::string_view token) {
     const std::string_view cut = cut_token(token, max_token_bytes_);
     if (cut.size() < token.size()) ++corpus_.truncated_tokens;
-    corpus_.ids.push_back(counter_.add(cut));
+    counter_.add(cut);
     ++corpus_.tokens;
   }
 
@@ -96,8 +94,7 @@ class Tokenizer {
   std::string partial_;
 };
 
-// Orders the counted words, applies min-count and max-vocab, and rewrites the
-// provisional ids in `corpus` as vocabulary rows, dropping the rest.
+// Orders the counted words and applies min-count and max-vocab.
 void finish_corpus(const WordCounter& counter, const CorpusOptions& options, Corpus& corpus) {
   corpus.distinct_words = counter.size();
   if (corpus.tokens == 0) fail("{}: the corpus has no words", corpus.name);
@@ -122,35 +119,87 @@ void finish_corpus(const WordCounter& counter, const CorpusOptions& options, Cor
     fail("{}: no word occurs at least {} times (the most frequent, \"{}\", occurs {} times); lower --min-count",
          corpus.name, options.min_count, counter.word(most_frequent), counter.count(most_frequent));
   }
-
-  constexpr std::uint32_t kDropped = 0xFFFFFFFFu;
-  std::vector<std::uint32_t> row_of(counter.size(), kDropped);
   corpus.vocab.words.reserve(order.size());
   corpus.vocab.counts.reserve(order.size());
-  for (std::uint32_t row = 0; row < order.size(); ++row) {
-    row_of[order[row]] = row;
-    corpus.vocab.words.emplace_back(counter.word(order[row]));
-    corpus.vocab.counts.push_back(static_cast<std::int64_t>(counter.count(order[row])));
+  for (std::uint32_t id : order) {
+    corpus.vocab.words.emplace_back(counter.word(id));
+    corpus.vocab.counts.push_back(static_cast<std::int64_t>(counter.count(id)));
   }
+  corpus.words = corpus.vocab.total_count();
+  corpus.max_token_bytes = options.max_token_bytes;
+}
 
-  // Compact the id stream in place, moving the line ends with it.
-  std::size_t kept = 0, line = 0;
-  std::vector<std::uint64_t> line_ends;
-  for (std::size_t i = 0; i < corpus.ids.size(); ++i) {
-    while (line < corpus.line_ends.size() && corpus.line_ends[line] == i) {
-      end_line_at(line_ends, kept);
-      ++line;
-    }
-    const std::uint32_t row = row_of[corpus.ids[i]];
-    if (row != kDropped) corpus.ids[kept++] = row;
-  }
-  end_line_at(line_ends, kept);
-  corpus.ids.resize(kept);
-  corpus.ids.shrink_to_fit();
-  corpus.line_ends = std::move(line_ends);
+std::string spool_path(const std::string& prefix, std::size_t input) {
+  return fmt::format("{}.corpus-{}.txt", prefix, input);
+}
+
+// A spool in the temporary directory for corpus_from_text: "<tmp>/embed-corpus-XXXXXX".
+std::string temporary_prefix() {
+  std::string path = (std::filesystem::temp_directory_path() / "embed-corpus-XXXXXX").string();
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0) fail("{}: cannot create: {}", path, std::strerror(errno));
+  ::close(fd);
+  return path;  // the spool goes beside this placeholder, removed with it
 }
 
 }  // namespace
+
+SpoolFile::SpoolFile(std::string path) : path_(std::move(path)) {
+  install_cleanup_handlers();
+  cleanup_slot_ = register_temporary(path_);
+}
+
+SpoolFile::~SpoolFile() {
+  unregister_temporary(cleanup_slot_);
+  if (owned_) ::unlink(path_.c_str());
+}
+
+void SpoolFile::keep() {
+  unregister_temporary(cleanup_slot_);
+  cleanup_slot_ = -1;
+  owned_ = false;
+}
+
+void SpoolFile::release() {
+  if (!owned_) cleanup_slot_ = register_temporary(path_);
+  owned_ = true;
+}
+
+void Corpus::keep_spools() const {
+  for (const auto& spool : spools) spool->keep();
+}
+
+void Corpus::release_spools() const {
+  for (const auto& spool : spools) spool->release();
+}
+
+CorpusFile describe_corpus_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) fail("{}: cannot read: {}", path, std::strerror(errno));
+  CorpusFile file;
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  file.path = error ? path : absolute.lexically_normal().string();
+  file.size = static_cast<std::uint64_t>(st.st_size);
+  file.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return file;
+}
+
+void check_corpus_unchanged(const std::vector<CorpusFile>& files) {
+  for (const CorpusFile& file : files) {
+    struct stat st {};
+    if (::stat(file.path.c_str(), &st) != 0) {
+      fail("{}: the corpus file is gone ({}){}", file.path, std::strerror(errno),
+           file.spooled ? "; it was a spooled copy, removed once the run completed" : "");
+    }
+    const std::int64_t mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    if (static_cast<std::uint64_t>(st.st_size) != file.size || mtime_ns != file.mtime_ns) {
+      fail("{}: the corpus changed since the checkpoint was written (size {} then, {} now; modified since): a resumed "
+           "run must read the same corpus",
+           file.path, file.size, st.st_size);
+    }
+  }
+}
 
 Corpus read_corpus(const std::vector<std::string>& paths, const CorpusOptions& options) {
   Corpus corpus;
@@ -158,27 +207,57 @@ Corpus read_corpus(const std::vector<std::string>& paths, const CorpusOptions& o
   WordCounter counter;
   Tokenizer tokenizer(counter, corpus, options.max_token_bytes);
   std::vector<char> block(1 << 20);
-  for (const auto& path : paths) {
-    InputStream in = InputStream::open(path);
-    if (path == "-") spdlog::info("reading the corpus from standard input once; its words are kept in memory for the epochs");
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    InputStream in = InputStream::open(paths[i]);
+    // The epochs read each file again, from the middle: what cannot be (standard input,
+    // gzip, a pipe) is copied, decompressed, beside the output while it is counted.
+    std::optional<AtomicOutput> spool;
+    if (!in.mappable()) {
+      EMBED_ASSERT(!options.spool_prefix.empty());
+      spool.emplace(spool_path(options.spool_prefix, i));
+      spdlog::info("{}: {}; copying it to {}, which training reads instead (removed when it completes)", in.name(),
+                   paths[i] == "-" ? "standard input is read once"
+                   : in.compressed() ? "gzip cannot be read from the middle"
+                                     : "not a regular file",
+                   spool->path());
+    }
     Progress progress("reading " + in.name(), in.raw_size().value_or(0));
     while (std::size_t n = in.read(block.data(), block.size())) {
       tokenizer.feed(block.data(), n);
+      if (spool) spool->write(block.data(), n);
       progress.update(in.raw_bytes_read());
     }
     tokenizer.end_input();  // a file ends a line, whether or not it ends with "\n"
+    if (spool) {
+      spool->commit();
+      corpus.spools.push_back(std::make_shared<SpoolFile>(spool->path()));
+      corpus.files.push_back(describe_corpus_file(spool->path()));
+      corpus.files.back().spooled = true;
+    } else {
+      corpus.files.push_back(describe_corpus_file(paths[i]));
+    }
   }
   finish_corpus(counter, options, corpus);
   return corpus;
 }
 
 Corpus corpus_from_text(const std::string& text, const CorpusOptions& options) {
+  const std::string prefix = temporary_prefix();
+  auto placeholder = std::make_shared<SpoolFile>(prefix);
   Corpus corpus;
   corpus.name = "<text>";
   WordCounter counter;
   Tokenizer tokenizer(counter, corpus, options.max_token_bytes);
   tokenizer.feed(text.data(), text.size());
   tokenizer.end_input();
+  {
+    AtomicOutput out(spool_path(prefix, 0));
+    out.write(text);
+    out.commit();
+    corpus.spools = {std::make_shared<SpoolFile>(out.path()), std::move(placeholder)};
+    corpus.files.push_back(describe_corpus_file(out.path()));
+    corpus.files.back().spooled = true;
+  }
   finish_corpus(counter, options, corpus);
   return corpus;
 }

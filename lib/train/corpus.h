@@ -1,12 +1,15 @@
-// A training corpus read once and kept as word ids.
+// A training corpus: its vocabulary, counted in one pass, and the files the epochs read
+// again from disk (corpus_reader.h), so that memory does not grow with the corpus.
 //
 // The text is tokenized on ASCII whitespace (any line length: text8 is one 100 MB
-// line), counted, and stored as 4-byte ids in the same pass, so every epoch reads
-// memory, not text, and standard input needs no second read. Words that do not make
-// the vocabulary are dropped from the id stream, as word2vec and gensim drop them.
+// line). Words that do not make the vocabulary are dropped when the epochs read the
+// text, as word2vec and gensim drop them. Input that cannot be read twice or from the
+// middle (standard input, gzip, a pipe) is copied, decompressed, to a spool file during
+// the counting pass, and the epochs read that instead.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,28 +22,74 @@ struct CorpusOptions {
   std::uint64_t min_count = 5;
   std::uint64_t max_vocab = 0;         // 0: no limit
   std::size_t max_token_bytes = 100;   // longer tokens are cut (at a character boundary), as word2vec does
+  // Spool files for input that cannot be read again are "<spool_prefix>.corpus-<i>.txt"
+  // (i: the input's place among the corpus files); embed-train puts them beside its output.
+  std::string spool_prefix;
+};
+
+// A file the epochs read, as it was when the corpus was counted: a resumed run checks
+// that it is still the same.
+struct CorpusFile {
+  std::string path;             // absolute
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  bool spooled = false;         // a copy made by read_corpus, removed when the run completes
+};
+
+// Removes a spool file when the corpus that owns it goes, or when a signal ends the
+// process, unless a checkpoint still names it (keep()).
+class SpoolFile {
+ public:
+  explicit SpoolFile(std::string path);
+  ~SpoolFile();
+  SpoolFile(const SpoolFile&) = delete;
+  SpoolFile& operator=(const SpoolFile&) = delete;
+  void keep();     // a checkpoint names it: it outlives this process
+  void release();  // the run completed: remove it with the corpus
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  bool owned_ = true;      // removed with the corpus
+  int cleanup_slot_ = -1;  // registered with the signal handlers while owned
 };
 
 struct Corpus {
   Vocabulary vocab;
-  std::vector<std::uint32_t> ids;        // the vocabulary words of the corpus, in order
-  std::vector<std::uint64_t> line_ends;  // ascending positions in ids where an input line ended
-  std::uint64_t tokens = 0;              // tokens read, kept or not: what words/s counts
+  std::vector<CorpusFile> files;         // what the epochs read, in order; each file ends a line
+  std::uint64_t words = 0;               // vocabulary words in the text: what an epoch trains on
+  std::uint64_t tokens = 0;              // tokens read, kept or not
   std::uint64_t distinct_words = 0;      // before min-count and max-vocab
   std::uint64_t truncated_tokens = 0;
   std::uint64_t invalid_utf8_words = 0;  // distinct words dropped for not being UTF-8
+  std::size_t max_token_bytes = 100;     // as counted (CorpusOptions): the epochs cut tokens alike
   std::string name;                      // the corpus files, for messages ("a.txt, b.txt.gz")
+  std::vector<std::shared_ptr<SpoolFile>> spools;  // the spooled files this process owns
+
+  // Keeps the spool files past this process (a checkpoint names them), or removes them
+  // when the corpus goes (the run completed).
+  void keep_spools() const;
+  void release_spools() const;
 };
 
 // A token longer than `max_token_bytes` cut to that many bytes, backed up to the start
 // of a UTF-8 character so that the cut word stays valid (word2vec cuts at 100 bytes).
 std::string_view cut_token(std::string_view token, std::size_t max_token_bytes);
 
-// Reads `paths` ("-" is standard input) in order as one corpus. Throws embed::Error
-// for an unreadable file, an empty corpus, or a vocabulary that min-count empties.
+// Counts `paths` ("-" is standard input) in order as one corpus, spooling what cannot
+// be read again. Throws embed::Error for an unreadable file, an empty corpus, or a
+// vocabulary that min-count empties.
 Corpus read_corpus(const std::vector<std::string>& paths, const CorpusOptions& options);
 
-// Builds the vocabulary and id stream from already-tokenized text (the tests' way in).
+// The same for text in memory (the tests' way in): the text goes to a spool file in the
+// temporary directory, removed with the corpus.
 Corpus corpus_from_text(const std::string& text, const CorpusOptions& options);
+
+// Describes a file as read_corpus records it (absolute path, size, modification time).
+CorpusFile describe_corpus_file(const std::string& path);
+
+// Throws embed::Error naming the file when one of `files` is gone or changed since it
+// was described: a resumed run must read the corpus it started on.
+void check_corpus_unchanged(const std::vector<CorpusFile>& files);
 
 }  // namespace embed

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
-#include <system_error>
 #include <vector>
 
 #include "core/ascii_space.h"
@@ -37,21 +35,32 @@ std::uint64_t next_space(std::ifstream& in, const std::string& path, std::uint64
 
 }  // namespace
 
-std::vector<ByteRange> token_aligned_ranges(const std::string& path, unsigned count) {
+std::uint64_t corpus_bytes(const std::vector<CorpusFile>& files) {
+  std::uint64_t bytes = 0;
+  for (const CorpusFile& file : files) bytes += file.size;
+  return bytes;
+}
+
+std::vector<ByteRange> token_aligned_ranges(const std::vector<CorpusFile>& files, unsigned count) {
   EMBED_ASSERT(count > 0);
-  std::error_code error;
-  const std::uint64_t size = std::filesystem::file_size(path, error);
-  if (error) fail("{}: cannot read: {}", path, error.message());
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("{}: cannot open: {}", path, std::strerror(errno));
+  const std::uint64_t total = corpus_bytes(files);
   std::vector<ByteRange> ranges(count);
   std::uint64_t begin = 0;
+  std::size_t file = 0;
+  std::uint64_t file_start = 0;  // global position of files[file]
   for (unsigned i = 0; i < count; ++i) {
     // The nominal cut is where the epochs' item shards would end; a cut that falls
-    // inside a token moves to the whitespace after it (never back: the ranges stay in
-    // order). The last nominal cut is the end of the file.
-    const std::uint64_t nominal = shard_bounds(size, i, count).second;
-    const std::uint64_t end = next_space(in, path, std::max(begin, nominal), size);
+    // inside a token moves to the whitespace after it, or to the end of its file
+    // (never back: the ranges stay in order). The last nominal cut is the corpus's end.
+    const std::uint64_t nominal = std::max(begin, shard_bounds(total, i, count).second);
+    while (file < files.size() && file_start + files[file].size <= nominal) file_start += files[file++].size;
+    std::uint64_t end = nominal;
+    if (file < files.size() && nominal > file_start) {
+      const CorpusFile& f = files[file];
+      std::ifstream in(f.path, std::ios::binary);
+      if (!in) fail("{}: cannot open: {}", f.path, std::strerror(errno));
+      end = file_start + next_space(in, f.path, nominal - file_start, f.size);
+    }
     ranges[i] = {begin, end};
     begin = end;
   }

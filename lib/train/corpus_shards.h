@@ -1,26 +1,28 @@
-// Byte ranges of a corpus file, one per worker, for epochs that read the corpus from
-// disk (issue 17: each worker reads its own contiguous range, as fastText's threads
-// do). Not yet used by the trainer, which still keeps the corpus in memory as ids.
+// Byte ranges of a corpus, one per worker: each worker of an epoch reads its own
+// contiguous range from disk, as fastText's threads do. Positions are global: the
+// corpus files laid end to end, file i starting where file i-1 ends.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "train/corpus.h"
+#include "train/epoch_loop.h"
+
 namespace embed {
 
-struct ByteRange {
-  std::uint64_t begin = 0;
-  std::uint64_t end = 0;  // one past the last byte
-  bool operator==(const ByteRange&) const = default;
-};
+// [begin, end) in bytes: a worker's shard of the corpus.
+using ByteRange = PositionRange;
 
-// Cuts the regular file `path` into `count` contiguous ranges covering it, nominally
-// of equal size, each cut moved forward to the next ASCII whitespace byte (or the end
-// of the file). No token straddles a cut, so tokenizing the ranges one by one gives
-// the file's tokens exactly once, in order. A range can be empty (a token longer than
-// a range, or a file smaller than `count` bytes). Throws embed::Error when the file
-// cannot be read.
-std::vector<ByteRange> token_aligned_ranges(const std::string& path, unsigned count);
+// The corpus's bytes: the sum of its files' sizes.
+std::uint64_t corpus_bytes(const std::vector<CorpusFile>& files);
+
+// Cuts `files` into `count` contiguous ranges covering them, nominally of equal size,
+// each cut moved forward to the next ASCII whitespace byte or the end of a file. No
+// token straddles a cut, so tokenizing the ranges one by one gives the corpus's tokens
+// exactly once, in order. A range can be empty (a token longer than a range, or a
+// corpus smaller than `count` bytes). Throws embed::Error when a file cannot be read.
+std::vector<ByteRange> token_aligned_ranges(const std::vector<CorpusFile>& files, unsigned count);
 
 }  // namespace embed

@@ -19,13 +19,23 @@ struct alignas(64) WorkerCounters {
 
 }  // namespace
 
-TrainState TrainState::start(unsigned workers, std::uint64_t seed, std::uint64_t items_per_epoch) {
+TrainState TrainState::start(std::vector<PositionRange> shards, std::uint64_t seed) {
   TrainState state;
-  for (unsigned w = 0; w < workers; ++w) {
-    state.positions.push_back(shard_bounds(items_per_epoch, w, workers).first);
+  state.shards = std::move(shards);
+  for (unsigned w = 0; w < state.shards.size(); ++w) {
+    state.positions.push_back(state.shards[w].begin);
     state.random.push_back(Random(seed, w).state());
   }
   return state;
+}
+
+TrainState TrainState::start(unsigned workers, std::uint64_t seed, std::uint64_t items) {
+  std::vector<PositionRange> shards;
+  for (unsigned w = 0; w < workers; ++w) {
+    const auto [begin, end] = shard_bounds(items, w, workers);
+    shards.push_back({begin, end});
+  }
+  return start(std::move(shards), seed);
 }
 
 std::pair<std::uint64_t, std::uint64_t> shard_bounds(std::uint64_t items, unsigned worker, unsigned workers) {
@@ -39,7 +49,7 @@ bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool
                 const std::function<void(const TrainProgress&)>& on_epoch,
                 const std::function<void(const TrainProgress&)>& on_progress) {
   const auto workers = static_cast<unsigned>(state.positions.size());
-  EMBED_ASSERT(workers > 0 && state.random.size() == workers);
+  EMBED_ASSERT(workers > 0 && state.random.size() == workers && state.shards.size() == workers);
   const auto start = std::chrono::steady_clock::now();
   const std::uint64_t items_at_start = state.items_done;
   std::atomic<std::uint64_t> items_done{state.items_done};
@@ -57,39 +67,54 @@ bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool
 
   while (state.epoch < task.epochs) {
     std::vector<WorkerCounters> counters(workers);
+    std::atomic<bool> failed{false};  // one worker failed: the others stop too
     // Guarded by `mutex`: the workers still running and the first failure.
     std::mutex mutex;
     std::condition_variable done;
     unsigned running = workers;
     std::exception_ptr failure;
     std::vector<std::thread> threads;
+    // Completes the worker's work in flight and adds its loss.
+    auto finish = [&](unsigned w, BatchLoss& loss) {
+      if (task.finish_shard) task.finish_shard(w, loss);
+      counters[w].loss.store(loss.sum, std::memory_order_relaxed);
+      counters[w].examples.store(loss.examples, std::memory_order_relaxed);
+    };
     for (unsigned w = 0; w < workers; ++w) {
       threads.emplace_back([&, w] {
         std::exception_ptr error;
+        Random random(state.random[w]);
+        BatchLoss loss;
+        std::uint64_t position = state.positions[w];
+        Random::State random_before = random.state();  // at `position`
         try {
-          Random random(state.random[w]);
-          BatchLoss loss;
-          const std::uint64_t shard_end = shard_bounds(task.items, w, workers).second;
-          std::uint64_t position = state.positions[w];
-          while (position < shard_end && !stop.load(std::memory_order_relaxed)) {
+          const std::uint64_t shard_end = state.shards[w].end;
+          while (position < shard_end && !stop.load(std::memory_order_relaxed) &&
+                 !failed.load(std::memory_order_relaxed)) {
             const float lr = task.learning_rate(items_done.load(std::memory_order_relaxed));
-            const std::uint64_t end = task.train_chunk(w, position, shard_end, lr, random, loss);
-            EMBED_ASSERT(end > position && end <= shard_end);
-            items_done.fetch_add(end - position, std::memory_order_relaxed);
-            position = end;
+            random_before = random.state();
+            const ChunkDone chunk = task.train_chunk(w, position, shard_end, lr, random, loss);
+            EMBED_ASSERT(chunk.end > position && chunk.end <= shard_end);
+            items_done.fetch_add(chunk.items, std::memory_order_relaxed);
+            position = chunk.end;
             counters[w].loss.store(loss.sum, std::memory_order_relaxed);
             counters[w].examples.store(loss.examples, std::memory_order_relaxed);
           }
-          if (task.finish_shard) {
-            task.finish_shard(w, loss);
-            counters[w].loss.store(loss.sum, std::memory_order_relaxed);
-            counters[w].examples.store(loss.examples, std::memory_order_relaxed);
-          }
-          state.positions[w] = position;
-          state.random[w] = random.state();
+          random_before = random.state();
+          finish(w, loss);
         } catch (...) {
+          // The state keeps the position and random stream from before the chunk that
+          // failed (a corpus read fails before its chunk trains), so that a checkpoint
+          // taken now resumes there once what failed is mended. The others stop too.
           error = std::current_exception();
+          failed.store(true);
+          try {
+            finish(w, loss);
+          } catch (...) {
+          }
         }
+        state.positions[w] = position;
+        state.random[w] = random_before;
         {
           std::lock_guard lock(mutex);
           if (error && !failure) failure = error;
@@ -118,23 +143,23 @@ bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool
       }
     }
     for (auto& t : threads) t.join();
-    if (failure) std::rethrow_exception(failure);
     if (task.after_workers) task.after_workers();
     const auto [sum, examples] = loss_so_far();
     state.epoch_loss = sum;
     state.epoch_examples = examples;
     state.items_done = items_done.load();
+    if (failure) std::rethrow_exception(failure);  // `state` says where to resume
 
     bool epoch_finished = true;
     for (unsigned w = 0; w < workers; ++w) {
-      if (state.positions[w] < shard_bounds(task.items, w, workers).second) epoch_finished = false;
+      if (state.positions[w] < state.shards[w].end) epoch_finished = false;
     }
     if (!epoch_finished) return false;  // stopped: the state says where to resume
     const TrainProgress finished_epoch = progress_now(sum, examples);
     ++state.epoch;
     state.epoch_loss = 0;
     state.epoch_examples = 0;
-    for (unsigned w = 0; w < workers; ++w) state.positions[w] = shard_bounds(task.items, w, workers).first;
+    for (unsigned w = 0; w < workers; ++w) state.positions[w] = state.shards[w].begin;
     if (task.after_epoch && state.epoch < task.epochs) task.after_epoch(state.epoch);
     if (on_epoch) on_epoch(finished_epoch);
     if (stop.load()) return state.epoch >= task.epochs;

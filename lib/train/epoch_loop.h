@@ -15,17 +15,28 @@
 
 namespace embed {
 
-// Where a run is; stored in checkpoints. Positions index the epoch's items.
+// Positions [begin, end) in what an epoch walks: a worker's shard.
+struct PositionRange {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+  bool operator==(const PositionRange&) const = default;
+};
+
+// Where a run is; stored in checkpoints. Positions are the model's: byte offsets in the
+// corpus for word2vec (corpus_shards.h), record indices for GloVe.
 struct TrainState {
   unsigned epoch = 0;                    // the epoch under way (== epochs when done)
-  std::vector<std::uint64_t> positions;  // per worker: the next item of its shard in this epoch
+  std::vector<PositionRange> shards;     // per worker: what it walks every epoch
+  std::vector<std::uint64_t> positions;  // per worker: where it goes on in its shard this epoch
   std::vector<Random::State> random;     // per worker
   std::uint64_t items_done = 0;          // items done over all epochs, for the learning-rate schedule
   double epoch_loss = 0;                 // this epoch so far
   std::uint64_t epoch_examples = 0;
 
   // The state before the first item: positions at the shard starts, fresh random streams.
-  static TrainState start(unsigned workers, std::uint64_t seed, std::uint64_t items_per_epoch);
+  static TrainState start(std::vector<PositionRange> shards, std::uint64_t seed);
+  // The same with `items` cut into equal shards (shard_bounds).
+  static TrainState start(unsigned workers, std::uint64_t seed, std::uint64_t items);
 };
 
 // Items of the shard of `worker` among `workers`: [first, last).
@@ -41,14 +52,20 @@ struct TrainProgress {
   std::uint64_t items_this_run;
 };
 
+// What one call of EpochTask::train_chunk did.
+struct ChunkDone {
+  std::uint64_t end = 0;    // the position after the chunk
+  std::uint64_t items = 0;  // items trained, for the schedule and progress
+};
+
 // What a model plugs into the loop.
 struct EpochTask {
-  std::uint64_t items = 0;  // per epoch
+  std::uint64_t items = 0;  // per epoch, over all workers
   unsigned epochs = 1;
-  // Trains one chunk that starts at item `first` of a shard ending at `shard_end` and
-  // returns where the chunk ended (> first). Called concurrently, one call per worker.
-  std::function<std::uint64_t(unsigned worker, std::uint64_t first, std::uint64_t shard_end, float learning_rate,
-                              Random& random, BatchLoss& loss)>
+  // Trains one chunk that starts at position `first` of a shard ending at `shard_end`
+  // and says where it ended (> first). Called concurrently, one call per worker.
+  std::function<ChunkDone(unsigned worker, std::uint64_t first, std::uint64_t shard_end, float learning_rate,
+                          Random& random, BatchLoss& loss)>
       train_chunk;
   std::function<float(std::uint64_t items_done)> learning_rate;
   // Optional: called by each worker when it leaves its shard (done or stopped), to

@@ -1,4 +1,4 @@
-// What every model's fresh run starts with: the corpus, read once, with the log lines
+// What every model's fresh run starts with: the corpus, counted once, with the log lines
 // that say what it held and what the vocabulary kept.
 #pragma once
 
@@ -10,8 +10,10 @@
 
 namespace embed {
 
-// Reads `files` ("-" for standard input) with output's vocabulary limits (min-count,
-// max-vocab). Throws embed::Error when too few words are left to train on.
-Corpus read_logged_corpus(const std::vector<std::string>& files, const OutputSettings& output);
+// Counts `files` ("-" for standard input) with output's vocabulary limits (min-count,
+// max-vocab); what cannot be read again is spooled to "<spool_prefix>.corpus-<i>.txt".
+// Throws embed::Error when too few words are left to train on.
+Corpus read_logged_corpus(const std::vector<std::string>& files, const OutputSettings& output,
+                          const std::string& spool_prefix);
 
 }  // namespace embed

@@ -28,6 +28,12 @@ std::map<std::string, std::string> vectors_metadata(const TrainingRun& run) {
   return metadata;
 }
 
+// Saves the run's checkpoint; the spooled corpus files it names then outlive this process.
+void write_checkpoint(const std::string& path, const TrainingRun& run) {
+  save_checkpoint(path, run);
+  run.corpus.keep_spools();
+}
+
 TrainingRun resumed_run(const TrainCommand& command) {
   TrainingRun run = load_checkpoint(command.resume);
   if (!command.output.output.empty()) run.output.output = command.output.output;
@@ -135,13 +141,29 @@ int run_train_command(TrainCommand command) {
     if (metrics) metrics->epoch(p, per_second);
     epoch_started = p.seconds;
     epoch_items_start = p.items_done;
-    if (keep_epoch_checkpoints) save_checkpoint(checkpoint_path, run);
+    if (keep_epoch_checkpoints) write_checkpoint(checkpoint_path, run);
   };
-  const bool finished = model.train(run, context);
+  bool finished = false;
+  try {
+    finished = model.train(run, context);
+  } catch (const Error& error) {
+    // A corpus that became unreadable mid-run (or a failing GPU): the state says where
+    // each worker was before the chunk that failed, so the work so far is kept.
+    progress.erase();
+    try {
+      write_checkpoint(checkpoint_path, run);
+      spdlog::error("{}", error.what());
+      spdlog::warn("checkpoint written to {}; once the cause is mended, resume with: embed-train --resume {}",
+                   checkpoint_path, checkpoint_path);
+    } catch (const std::exception& also) {
+      spdlog::warn("no checkpoint: {}", also.what());
+    }
+    throw;
+  }
   progress.finish();
 
   if (!finished) {
-    save_checkpoint(checkpoint_path, run);
+    write_checkpoint(checkpoint_path, run);
     const double done = static_cast<double>(run.state.items_done) / static_cast<double>(items_total);
     spdlog::warn("interrupted by {} at epoch {} of {} ({:.1f}% done); checkpoint written to {}; resume with: "
                  "embed-train --resume {}",
@@ -159,8 +181,10 @@ int run_train_command(TrainCommand command) {
   }
   spdlog::info("wrote {} ({} words x {} dims, {}{}){}", run.output.output, run.corpus.vocab.size(), settings.dim,
                vector_dtype_name(run.output.dtype), model.output_note(run), context_out ? " and " + context_out->path() : "");
-  // The automatic checkpoint of an interrupted run is superseded by the vectors.
+  // The automatic checkpoint of an interrupted run is superseded by the vectors, and so
+  // are the spooled copies of the corpus.
   if (command.checkpoint.empty() && ::access(default_checkpoint.c_str(), F_OK) == 0) ::unlink(default_checkpoint.c_str());
+  run.corpus.release_spools();
   return 0;
 }
 

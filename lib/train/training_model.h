@@ -82,7 +82,8 @@ class TrainingModel {
   virtual std::uint64_t items_per_epoch(const TrainingRun& run) const = 0;
   virtual std::size_t table_width(const TrainSettings& settings) const = 0;
   virtual void save_items(const TrainingRun& /*run*/, std::vector<TensorBlob>& /*blobs*/) const {}
-  // Reads them back and returns the number of items the workers' positions index.
+  // Reads them back and returns the bound of the workers' positions (word2vec: the
+  // corpus's bytes, once it has checked that the files are still those it counted).
   virtual std::uint64_t load_items(const TensorFileReader& reader, TrainingRun& run) const = 0;
 
   // Trains from run.state until the last epoch ends (true) or context.stop (false).

@@ -1,15 +1,35 @@
 #include "train/word_counter.h"
 
+#include <cstring>
+
 #include "core/error.h"
 
 namespace embed {
-namespace {
 
-std::uint32_t hash_word(std::string_view word) {
-  std::uint32_t h = 2166136261u;  // FNV-1a
-  for (unsigned char c : word) h = (h ^ c) * 16777619u;
-  return h;
+// Eight bytes at a time, multiply-and-fold (the epochs hash every token they read, so
+// byte-at-a-time FNV-1a showed in their profile).
+std::uint32_t word_hash(std::string_view word) {
+  constexpr std::uint64_t kMultiplier = 0xff51afd7ed558ccdull;
+  std::uint64_t h = 0x9e3779b97f4a7c15ull ^ word.size();
+  const char* bytes = word.data();
+  std::size_t left = word.size();
+  for (; left >= 8; left -= 8, bytes += 8) {
+    std::uint64_t v;
+    std::memcpy(&v, bytes, 8);
+    h = (h ^ v) * kMultiplier;
+    h ^= h >> 32;
+  }
+  if (left > 0) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, bytes, left);
+    h = (h ^ v) * kMultiplier;
+    h ^= h >> 32;
+  }
+  h = (h ^ (h >> 29)) * 0xc4ceb9fe1a85ec53ull;
+  return static_cast<std::uint32_t>(h ^ (h >> 32));
 }
+
+namespace {
 
 constexpr std::size_t kInitialSlots = 1u << 16;
 
@@ -17,18 +37,24 @@ constexpr std::size_t kInitialSlots = 1u << 16;
 
 WordCounter::WordCounter() : slots_(kInitialSlots, 0), mask_(kInitialSlots - 1) {}
 
-std::uint32_t WordCounter::add(std::string_view word) {
-  const std::uint32_t hash = hash_word(word);
+std::size_t WordCounter::slot_of(std::string_view word, std::uint32_t hash) const {
   std::size_t slot = hash & mask_;
   for (;;) {
     const std::uint32_t entry = slots_[slot];
-    if (entry == 0) break;
+    if (entry == 0) return slot;
     const std::uint32_t id = entry - 1;
-    if (hashes_[id] == hash && this->word(id) == word) {
-      ++counts_[id];
-      return id;
-    }
+    if (hashes_[id] == hash && this->word(id) == word) return slot;
     slot = (slot + 1) & mask_;
+  }
+}
+
+std::uint32_t WordCounter::add(std::string_view word) {
+  const std::uint32_t hash = word_hash(word);
+  const std::size_t slot = slot_of(word, hash);
+  if (slots_[slot] != 0) {
+    const std::uint32_t id = slots_[slot] - 1;
+    ++counts_[id];
+    return id;
   }
   if (counts_.size() >= 0xFFFFFFF0u) fail("the corpus has more than 4 billion distinct words");
   const auto id = static_cast<std::uint32_t>(counts_.size());

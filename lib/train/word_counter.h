@@ -10,6 +10,9 @@
 
 namespace embed {
 
+// The hash WordCounter and RowLookup file words under.
+std::uint32_t word_hash(std::string_view word);
+
 class WordCounter {
  public:
   WordCounter();
@@ -24,6 +27,8 @@ class WordCounter {
   std::uint64_t count(std::uint32_t id) const { return counts_[id]; }
 
  private:
+  // The slot that holds `word` (whose hash is `hash`), or the empty slot where it would go.
+  std::size_t slot_of(std::string_view word, std::uint32_t hash) const;
   void grow();
   std::string arena_;
   std::vector<std::uint64_t> offsets_{0};  // word id's bytes: arena_[offsets_[id], offsets_[id+1])

@@ -41,7 +41,9 @@ zcat "$CORPUS" > corpus.txt
 check "plain text = gzip" "$(vectors plain.emb)" "$(vectors a.emb)"
 zcat "$CORPUS" | "$ET" --corpus - -o stdin.emb "${FAST[@]}" 2> stdin.log
 check "stdin = file" "$(vectors stdin.emb)" "$(vectors a.emb)"
-grep -q 'standard input once' stdin.log && ok || bad "stdin is read once and says so"
+grep -q 'standard input is read once; copying it to stdin.emb.corpus-0.txt' stdin.log && ok ||
+  bad "stdin is read once, spooled beside the output, and says so"
+[[ ! -e stdin.emb.corpus-0.txt ]] && ok || bad "the spool of standard input is removed when training completes"
 head -c 600000 corpus.txt > part1.txt
 tail -c +600001 corpus.txt > part2.txt
 "$ET" --corpus part1.txt part2.txt -o parts.emb "${FAST[@]}" -q
@@ -164,7 +166,57 @@ check "--checkpoint: exit status" "$?" "130"
 "$ET" --resume my.ckpt -o renamed.emb -q && ok || bad "--checkpoint: resume"
 cmp -s renamed.emb whole.emb && ok || bad "--checkpoint: resumed = uninterrupted"
 [[ -f my.ckpt ]] && ok || bad "a checkpoint named by --checkpoint is kept"
+
+# The corpus is read from disk every epoch: a plain file and standard input (spooled
+# beside the output, kept with the checkpoint until the run completes) resume alike.
+LONG_PLAIN=(--dim 16 --epochs 20 --threads 1 --seed 3)
+for way in file stdin; do
+  rm -f r.emb r.emb.ckpt
+  if [[ $way == file ]]; then
+    "$ET" --corpus corpus.txt "${LONG_PLAIN[@]}" -o r.emb 2> r.log &
+  else
+    zcat "$CORPUS" | "$ET" --corpus - "${LONG_PLAIN[@]}" -o r.emb 2> r.log &
+  fi
+  pid=$!
+  wait_for r.log 'epoch 2/20' || bad "$way: training never got going"
+  kill -INT $pid
+  wait $pid
+  check "$way: interrupted" "$?" "130"
+  if [[ $way == stdin ]]; then
+    [[ -f r.emb.corpus-0.txt ]] && ok || bad "stdin: the spool stays beside the checkpoint"
+  fi
+  "$ET" --resume r.emb.ckpt -q && ok || bad "$way: resume"
+  check "$way: resumed run = uninterrupted gzip run" "$(vectors r.emb)" "$(vectors whole.emb)"
+  [[ ! -e r.emb.corpus-0.txt ]] && ok || bad "$way: no spool left once the run completed"
+done
+
+# A corpus edited between stop and resume is refused, and nothing is written.
+cp corpus.txt edit.txt
+rm -f r.emb r.emb.ckpt
+"$ET" --corpus edit.txt "${LONG_PLAIN[@]}" -o r.emb 2> r.log &
+pid=$!
+wait_for r.log 'epoch 2/20' || bad "edit: training never got going"
+kill -INT $pid
+wait $pid
+echo "a few more words" >> edit.txt
+expect_error "a corpus changed since the checkpoint" 1 "edit.txt: the corpus changed since the checkpoint was written" \
+  "$ET" --resume r.emb.ckpt
+[[ ! -e r.emb ]] && ok || bad "a refused resume writes no vectors"
 set +m
+
+# Memory and checkpoints do not grow with the corpus: text8-200k and the same text 20
+# times, with the same vocabulary. Peak RSS (kB) from getrusage, as GNU time reports it.
+for _ in $(seq 20); do cat corpus.txt; done > corpus20.txt
+peak_rss() { python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"; }
+rss1=$(peak_rss "$ET" --corpus corpus.txt -o m1.emb --max-vocab 4000 --dim 16 --epochs 1 --threads 2 --checkpoint m1.ckpt -q)
+rss20=$(peak_rss "$ET" --corpus corpus20.txt -o m20.emb --max-vocab 4000 --dim 16 --epochs 1 --threads 2 --checkpoint m20.ckpt -q)
+check "peak RSS of 20x the corpus within 10 MB of 1x (${rss1} kB, ${rss20} kB)" \
+  "$(( rss20 - rss1 < 10240 ? 1 : 0 ))" "1"
+size1=$(stat -c %s m1.ckpt) size20=$(stat -c %s m20.ckpt)
+check "a checkpoint's size does not grow with the corpus ($size1, $size20 bytes)" "$(( size20 - size1 < 256 ? 1 : 0 ))" "1"
+rm -f corpus20.txt
 
 # A damaged checkpoint is refused.
 head -c 5000 my.ckpt > short.ckpt

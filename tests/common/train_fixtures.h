@@ -6,9 +6,12 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "train/glove/cooc_counter.h"
 #include "train/corpus.h"
+#include "train/corpus_reader.h"
+#include "train/corpus_shards.h"
 #include "train/glove/glove_model.h"
 #include "train/random.h"
 #include "train/row_matrix.h"
@@ -33,6 +36,23 @@ inline Corpus topic_corpus(unsigned seed, int lines, int words_per_line, unsigne
   CorpusOptions options;
   options.min_count = 1;
   return corpus_from_text(text, options);
+}
+
+// The corpus's sentences as one worker reads them from disk, at most `max_rows` words each.
+inline std::vector<std::vector<std::uint32_t>> corpus_sentences(const Corpus& corpus, std::size_t max_rows = 10000) {
+  const RowLookup lookup(corpus.vocab);
+  CorpusReader reader(corpus.files, {0, corpus_bytes(corpus.files)}, lookup, corpus.max_token_bytes);
+  std::vector<std::vector<std::uint32_t>> sentences;
+  std::vector<std::uint32_t> rows;
+  while (reader.next_sentence(max_rows, rows)) sentences.push_back(rows);
+  return sentences;
+}
+
+// All the corpus's vocabulary words, in order: what the in-memory id stream used to be.
+inline std::vector<std::uint32_t> corpus_rows(const Corpus& corpus) {
+  std::vector<std::uint32_t> rows;
+  for (const auto& sentence : corpus_sentences(corpus)) rows.insert(rows.end(), sentence.begin(), sentence.end());
+  return rows;
 }
 
 inline double cosine(const RowMatrix& m, std::size_t a, std::size_t b) {

@@ -8,6 +8,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
 
 #include "train/corpus.h"
 #include "train/word2vec/word2vec_trainer.h"
@@ -125,7 +128,7 @@ TEST_CASE("host and device placements train to the same quality as the CPU", "[g
           which < 0 ? make_word2vec_cpu_backend(model, input, output, s.threads, 2 * s.window)
                     : cuda_backend(model, input, output, s.window, s.negative, s.threads, kQualityPlacements[which]);
       Word2vecTrainer trainer(s, corpus, *backend);
-      TrainState state = TrainState::start(s.threads, s.seed, corpus.ids.size());
+      TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
       std::atomic<bool> stop{false};
       double last_epoch_loss = 0;
       REQUIRE(trainer.run(state, stop, [&](const TrainProgress& p) { last_epoch_loss = p.loss; }, nullptr));
@@ -156,15 +159,20 @@ TEST_CASE("a 2,000,000 x 128 table trains with 256 MB of GPU memory", "[gpu][lar
     corpus.vocab.words.push_back("w" + std::to_string(r));
     corpus.vocab.counts.push_back(static_cast<std::int64_t>(1000000 / (r + 1)) + 1);  // Zipf-like
   }
-  // 4M tokens drawn Zipf-like, in pairs that always follow each other: something to learn.
+  // 4M tokens drawn Zipf-like, in pairs that always follow each other: something to
+  // learn. One line, on disk as the epochs read it.
   Random random(5, 5);
+  std::string text;
   for (std::size_t i = 0; i < 2000000; ++i) {
     const auto u = random.uniform();
     const auto id = static_cast<std::uint32_t>(std::min<double>(rows - 2, std::exp(u * std::log(double(rows))) - 1));
-    corpus.ids.push_back(id & ~1u);
-    corpus.ids.push_back((id & ~1u) + 1);
+    text += corpus.vocab.words[id & ~1u] + " " + corpus.vocab.words[(id & ~1u) + 1] + " ";
   }
-  corpus.tokens = corpus.ids.size();
+  const std::string path = (std::filesystem::temp_directory_path() / "embed-gpu-test-2M.txt").string();
+  std::ofstream(path, std::ios::binary) << text;
+  const std::unique_ptr<const char, int (*)(const char*)> remove_later(path.c_str(), std::remove);
+  corpus.files = {describe_corpus_file(path)};
+  corpus.words = corpus.tokens = 4000000;
   TrainSettings s;
   s.dim = dim;
   s.epochs = 2;
@@ -184,7 +192,7 @@ TEST_CASE("a 2,000,000 x 128 table trains with 256 MB of GPU memory", "[gpu][lar
     INFO(backend->name());
     if (which >= 0) REQUIRE(backend->name().find("pinned host memory") != std::string::npos);
     Word2vecTrainer trainer(s, corpus, *backend);
-    TrainState state = TrainState::start(s.threads, s.seed, corpus.ids.size());
+    TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
     std::atomic<bool> stop{false};
     std::vector<double> losses;
     REQUIRE(trainer.run(state, stop, [&](const TrainProgress& p) { losses.push_back(p.loss); }, nullptr));

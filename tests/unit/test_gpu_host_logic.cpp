@@ -240,7 +240,7 @@ TEST_CASE("a trainer over the remapping backend learns, asks for its batch size 
   init_uniform(input, s.seed, 1);
   RemappingBackend backend(s.model, input, output, 2 * s.window, s.threads);
   Word2vecTrainer trainer(s, corpus, backend);
-  TrainState state = TrainState::start(s.threads, s.seed, corpus.ids.size());
+  TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
   std::atomic<bool> stop{false};
   REQUIRE(trainer.run(state, stop, nullptr, nullptr));
   // 12,000 words in batches of 700 per worker shard of 6,000: 9 batches per shard.

@@ -1,7 +1,11 @@
-// The trainer's input side: counting, vocabulary order and limits, the id stream,
-// and the two samplers.
+// The trainer's input side: counting, vocabulary order and limits, spooling, the
+// workers' byte ranges and the sentences read from them, and the two samplers.
 #include <cmath>
 #include <algorithm>
+#include <filesystem>
+#include <memory>
+
+#include <unistd.h>
 #include <map>
 #include <random>
 #include <string_view>
@@ -9,9 +13,11 @@
 #include "test_util.h"
 #include "core/ascii_space.h"
 #include "train/corpus.h"
-#include "train/corpus_range_reader.h"
+#include "train/corpus_reader.h"
+#include "train_fixtures.h"
 #include "train/corpus_shards.h"
 #include "train/epoch_loop.h"
+#include "train/glove/cooc_counter.h"
 #include "train/optimizer.h"
 #include "train/word2vec/sampling.h"
 #include "train/word_counter.h"
@@ -43,9 +49,9 @@ TEST_CASE("corpus: vocabulary by falling count, ties in order of first appearanc
   REQUIRE(c.vocab.total_count() == 8);
   REQUIRE(c.tokens == 12);
   REQUIRE(c.distinct_words == 7);
-  // The id stream keeps vocabulary words only; each line end is a sentence boundary.
-  REQUIRE(c.ids == std::vector<std::uint32_t>{0, 1, 2, 1, 0, 1, 2, 0});
-  REQUIRE(c.line_ends == std::vector<std::uint64_t>{4, 6, 7, 8});
+  REQUIRE(c.words == 8);
+  // The epochs read vocabulary words only; each line end ends a sentence.
+  REQUIRE(test::corpus_sentences(c) == std::vector<std::vector<std::uint32_t>>{{0, 1, 2, 1}, {0, 1}, {2}, {0}});
 }
 
 TEST_CASE("corpus: --max-vocab keeps the most frequent words", "[train]") {
@@ -54,7 +60,7 @@ TEST_CASE("corpus: --max-vocab keeps the most frequent words", "[train]") {
   options.max_vocab = 2;
   const Corpus c = corpus_from_text("x y y z z z", options);
   REQUIRE(c.vocab.words == std::vector<std::string>{"z", "y"});
-  REQUIRE(c.ids == std::vector<std::uint32_t>{1, 1, 0, 0, 0});
+  REQUIRE(test::corpus_rows(c) == std::vector<std::uint32_t>{1, 1, 0, 0, 0});
 }
 
 TEST_CASE("corpus: long tokens are cut at a character boundary, invalid UTF-8 words left out", "[train]") {
@@ -85,10 +91,27 @@ TEST_CASE("corpus: files are read in order, gzip detected, each file ending a li
   test::write_file(dir.file("b.gz"), std::string(reinterpret_cast<const char*>(gz), sizeof gz));
   CorpusOptions options;
   options.min_count = 1;
-  const Corpus c = read_corpus({dir.file("a.txt"), dir.file("b.gz")}, options);
-  REQUIRE(c.vocab.words == std::vector<std::string>{"two", "one", "three"});
-  REQUIRE(c.ids == std::vector<std::uint32_t>{1, 0, 0, 2, 0});
-  REQUIRE(c.line_ends == std::vector<std::uint64_t>{3, 5});
+  options.spool_prefix = dir.file("out.emb");
+  std::string spool;
+  {
+    const Corpus c = read_corpus({dir.file("a.txt"), dir.file("b.gz")}, options);
+    REQUIRE(c.vocab.words == std::vector<std::string>{"two", "one", "three"});
+    REQUIRE(test::corpus_sentences(c) == std::vector<std::vector<std::uint32_t>>{{1, 0, 0}, {2, 0}});
+    // The plain file is read in place; the gzip file was spooled, decompressed, beside the output.
+    REQUIRE(c.files.size() == 2);
+    REQUIRE(c.files[0].path == dir.file("a.txt"));
+    REQUIRE_FALSE(c.files[0].spooled);
+    spool = c.files[1].path;
+    REQUIRE(spool == dir.file("out.emb.corpus-1.txt"));
+    REQUIRE(c.files[1].spooled);
+    REQUIRE(test::read_file(spool) == "three two");
+  }
+  REQUIRE_FALSE(std::filesystem::exists(spool));  // removed with the corpus
+  {
+    Corpus c = read_corpus({dir.file("b.gz")}, options);
+    c.keep_spools();  // a checkpoint names it
+  }
+  REQUIRE(std::filesystem::exists(dir.file("out.emb.corpus-0.txt")));
   REQUIRE_ERROR_CONTAINS(read_corpus({dir.file("missing.txt")}, options), "missing.txt");
 }
 
@@ -161,7 +184,7 @@ TEST_CASE("byte ranges cut at token boundaries and cover every token once, for 1
   test::write_file(path, text);
   const std::vector<std::string> all = tokens_of(text);
   for (unsigned workers = 1; workers <= 16; ++workers) {
-    const std::vector<ByteRange> ranges = token_aligned_ranges(path, workers);
+    const std::vector<ByteRange> ranges = token_aligned_ranges({describe_corpus_file(path)}, workers);
     INFO(workers << " workers");
     REQUIRE(ranges.size() == workers);
     REQUIRE(ranges.front().begin == 0);
@@ -179,13 +202,21 @@ TEST_CASE("byte ranges cut at token boundaries and cover every token once, for 1
   }
   // The long token leaves the ranges nominally inside it empty; a file without
   // whitespace is one range; an empty file gives empty ranges.
-  const auto ranges = token_aligned_ranges(path, 16);
+  const auto ranges = token_aligned_ranges({describe_corpus_file(path)}, 16);
   REQUIRE(std::count_if(ranges.begin(), ranges.end(), [](const ByteRange& r) { return r.begin == r.end; }) > 0);
-  test::write_file(path, "oneword");
-  REQUIRE(token_aligned_ranges(path, 3) == std::vector<ByteRange>{{0, 7}, {7, 7}, {7, 7}});
+  // Several files: a cut never goes past the end of the file it falls in.
+  test::write_file(dir.file("b.txt"), "oneword");
+  test::write_file(dir.file("c.txt"), "x yy");
+  const std::vector<CorpusFile> files = {describe_corpus_file(dir.file("b.txt")), describe_corpus_file(dir.file("c.txt"))};
+  REQUIRE(token_aligned_ranges(files, 2) == std::vector<ByteRange>{{0, 7}, {7, 11}});
+  REQUIRE(token_aligned_ranges(files, 4) == std::vector<ByteRange>{{0, 7}, {7, 7}, {7, 8}, {8, 11}});
+  REQUIRE(token_aligned_ranges({files[0]}, 3) == std::vector<ByteRange>{{0, 7}, {7, 7}, {7, 7}});
   test::write_file(path, "");
-  REQUIRE(token_aligned_ranges(path, 2) == std::vector<ByteRange>{{0, 0}, {0, 0}});
-  REQUIRE_ERROR_CONTAINS(token_aligned_ranges(dir.file("missing.txt"), 2), "missing.txt: cannot read");
+  REQUIRE(token_aligned_ranges({describe_corpus_file(path)}, 2) == std::vector<ByteRange>{{0, 0}, {0, 0}});
+  CorpusFile missing = files[0];
+  missing.path = dir.file("missing.txt");
+  REQUIRE_ERROR_CONTAINS(token_aligned_ranges({missing}, 2), "missing.txt: cannot open");
+  REQUIRE_ERROR_CONTAINS(describe_corpus_file(dir.file("missing.txt")), "missing.txt: cannot read");
 }
 
 TEST_CASE("counts above 2^32: sampling, the schedule and the workers' shards", "[train]") {
@@ -213,10 +244,10 @@ TEST_CASE("counts above 2^32: sampling, the schedule and the workers' shards", "
   CHECK(expected_first == items);
 }
 
-TEST_CASE("the byte ranges read as rows give read_corpus's ids and line ends, for 1 to 16 workers", "[train]") {
+TEST_CASE("the byte ranges read as sentences give the corpus's words once, in order, for 1 to 16 workers", "[train]") {
   test::TempDir dir;
   // Lines of Zipf-ish words (some under --min-count, some cut at 100 bytes, some UTF-8),
-  // empty lines, and every kind of whitespace.
+  // empty lines, and every kind of whitespace, over three files.
   std::mt19937 random(11);
   std::string text = "\n";
   for (int line = 0; line < 400; ++line) {
@@ -233,44 +264,107 @@ TEST_CASE("the byte ranges read as rows give read_corpus's ids and line ends, fo
     text += random() % 7 == 0 ? "\n\n" : "\n";
   }
   text += "last words without a newline";
-  const std::string path = dir.file("corpus.txt");
-  test::write_file(path, text);
+  // Files cut at line ends, so that they hold the lines the text does.
+  const std::size_t cut1 = text.find('\n', text.size() / 3), cut2 = text.find('\n', 2 * text.size() / 3);
+  const std::vector<std::string> parts = {text.substr(0, cut1), text.substr(cut1, cut2 - cut1), text.substr(cut2)};
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    paths.push_back(dir.file("part" + std::to_string(i) + ".txt"));
+    test::write_file(paths.back(), parts[i]);
+  }
   CorpusOptions options;
   options.min_count = 3;
-  const Corpus corpus = read_corpus({path}, options);
+  const Corpus corpus = read_corpus(paths, options);
   REQUIRE(corpus.truncated_tokens > 0);
   const RowLookup lookup(corpus.vocab);
+
+  // What the sentences must be: each line's vocabulary words, cut every 37.
+  std::vector<std::vector<std::uint32_t>> expected;
+  std::size_t line_start = 0;
+  while (line_start <= text.size()) {
+    const std::size_t line_end = std::min(text.find('\n', line_start), text.size());
+    std::vector<std::uint32_t> rows;
+    for (const auto& token : tokens_of(std::string_view(text).substr(line_start, line_end - line_start))) {
+      if (const auto row = lookup.row(cut_token(token, options.max_token_bytes))) rows.push_back(*row);
+    }
+    for (std::size_t first = 0; first < rows.size(); first += 37) {
+      expected.emplace_back(rows.begin() + static_cast<std::ptrdiff_t>(first),
+                            rows.begin() + static_cast<std::ptrdiff_t>(std::min(rows.size(), first + 37)));
+    }
+    line_start = line_end + 1;
+  }
+  std::vector<std::uint32_t> expected_rows;
+  for (const auto& sentence : expected) expected_rows.insert(expected_rows.end(), sentence.begin(), sentence.end());
+  REQUIRE(expected_rows.size() == corpus.words);
+
   for (unsigned workers = 1; workers <= 16; ++workers) {
     INFO(workers << " workers");
-    std::vector<std::uint32_t> ids;
-    std::vector<std::uint64_t> line_ends;
-    std::uint64_t tokens = 0;
-    const auto ranges = token_aligned_ranges(path, workers);
-    for (std::size_t r = 0; r < ranges.size(); ++r) {
-      CorpusRangeReader reader(path, ranges[r], r + 1 == ranges.size(), lookup, options.max_token_bytes);
+    std::vector<std::vector<std::uint32_t>> sentences;
+    std::vector<std::uint32_t> rows_read;
+    const auto ranges = token_aligned_ranges(corpus.files, workers);
+    for (const ByteRange& range : ranges) {
+      // Every other sentence comes from a new reader made at the last one's position,
+      // as a resumed run makes it: the same sentences either way.
+      auto reader = std::make_unique<CorpusReader>(corpus.files, range, lookup, options.max_token_bytes);
       std::vector<std::uint32_t> rows;
-      std::vector<std::uint64_t> ends;
-      while (!reader.done()) {
-        reader.next(37, rows, ends);
-        for (const std::uint64_t end : ends) {
-          // read_corpus's rule: no end before any word, none twice at one place.
-          const std::uint64_t at = ids.size() + end;
-          if (line_ends.empty() ? at > 0 : line_ends.back() != at) line_ends.push_back(at);
+      for (int n = 0; reader->next_sentence(37, rows); ++n) {
+        REQUIRE(!rows.empty());
+        sentences.push_back(rows);
+        rows_read.insert(rows_read.end(), rows.begin(), rows.end());
+        if (n % 2 == 1) {
+          reader = std::make_unique<CorpusReader>(corpus.files, ByteRange{reader->position(), range.end}, lookup,
+                                                  options.max_token_bytes);
         }
-        ids.insert(ids.end(), rows.begin(), rows.end());
       }
-      REQUIRE(reader.position() == ranges[r].end);
-      tokens += reader.tokens_read();
+      REQUIRE(reader->position() == range.end);
     }
-    REQUIRE(ids == corpus.ids);
-    REQUIRE(line_ends == corpus.line_ends);
-    REQUIRE(tokens == corpus.tokens);
+    REQUIRE(rows_read == expected_rows);
+    if (workers == 1) REQUIRE(sentences == expected);
   }
   // A corpus cut short after its ranges were laid out fails with the file and byte.
-  const auto ranges = token_aligned_ranges(path, 2);
-  test::write_file(path, text.substr(0, text.size() / 2));
-  CorpusRangeReader reader(path, ranges[1], true, lookup, options.max_token_bytes);
+  const auto ranges = token_aligned_ranges(corpus.files, 2);
+  test::write_file(paths[2], parts[2].substr(0, parts[2].size() / 2));
+  CorpusReader reader(corpus.files, ranges[1], lookup, options.max_token_bytes);
   std::vector<std::uint32_t> rows;
-  std::vector<std::uint64_t> ends;
-  REQUIRE_ERROR_CONTAINS(reader.next(1000000, rows, ends), "corpus.txt: cannot read at byte");
+  const auto read_all = [&] {
+    while (reader.next_sentence(1000000, rows)) {
+    }
+  };
+  REQUIRE_ERROR_CONTAINS(read_all(), "part2.txt: ends at byte");
+  ::unlink(paths[1].c_str());
+  REQUIRE_ERROR_CONTAINS(check_corpus_unchanged(corpus.files), "part1.txt: the corpus file is gone");
+  REQUIRE_ERROR_CONTAINS(check_corpus_unchanged({corpus.files[2]}), "part2.txt: the corpus changed since the checkpoint");
+}
+
+TEST_CASE("GloVe counts from a streamed corpus do not depend on where its long lines are cut", "[train]") {
+  CorpusOptions options;
+  options.min_count = 1;
+  std::string text;
+  Random random(3, 3);
+  for (int w = 0; w < 3000; ++w) {
+    text += "w" + std::to_string(random.below(50)) + (w % 1000 == 999 ? "\n" : " ");  // three long lines
+  }
+  const Corpus corpus = corpus_from_text(text, options);
+  for (bool symmetric : {true, false}) {
+    CoocOptions whole;
+    whole.window = 5;
+    whole.symmetric = symmetric;
+    CoocOptions pieces = whole;
+    pieces.words_per_piece = 7;  // more words than the window
+    CoocOptions tiny = whole;
+    tiny.words_per_piece = 2;  // fewer: the carried context spans several pieces
+    CoocStats whole_stats, pieces_stats, tiny_stats;
+    const auto expected = count_cooccurrences(corpus, whole, whole_stats);
+    // Windows do not cross lines: 3 lines of 1000 words.
+    REQUIRE(whole_stats.pairs == (symmetric ? 2 : 1) * 3 * (1000 * 5 - 15));
+    const auto same = [&](const std::vector<CoocEntry>& counts) {
+      return std::equal(counts.begin(), counts.end(), expected.begin(), expected.end(),
+                        [](const CoocEntry& a, const CoocEntry& b) {
+                          return a.row == b.row && a.column == b.column && a.count == b.count;
+                        });
+    };
+    REQUIRE(same(count_cooccurrences(corpus, pieces, pieces_stats)));
+    REQUIRE(same(count_cooccurrences(corpus, tiny, tiny_stats)));
+    REQUIRE(pieces_stats.pairs == whole_stats.pairs);
+  }
 }

@@ -2,6 +2,10 @@
 // learning on a corpus with planted structure, determinism, and checkpoint/resume.
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
 
 #include "test_util.h"
 #include "train_fixtures.h"
@@ -86,7 +90,7 @@ Tables train(const TrainSettings& s, const Corpus& corpus) {
   init_uniform(t.input, s.seed, s.threads);
   auto backend = make_word2vec_cpu_backend(s.model, t.input, t.output, s.threads, 2 * s.window);
   Word2vecTrainer trainer(s, corpus, *backend);
-  TrainState state = TrainState::start(s.threads, s.seed, corpus.ids.size());
+  TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
   std::atomic<bool> stop{false};
   REQUIRE(trainer.run(state, stop, nullptr, nullptr));
   REQUIRE(state.epoch == s.epochs);
@@ -172,31 +176,33 @@ TEST_CASE("plan_batch: reduced windows inside the sentence, negatives per window
   RowMatrix in(corpus.vocab.size(), 4), out(corpus.vocab.size(), 4);
   auto backend = make_word2vec_cpu_backend(s.model, in, out, 1, 4);
   Word2vecTrainer trainer(s, corpus, *backend);
-  REQUIRE(trainer.sentence_end(0, corpus.ids.size()) == 7);
-  REQUIRE(trainer.sentence_end(7, corpus.ids.size()) == 9);
-  REQUIRE(trainer.sentence_end(9, corpus.ids.size()) == 10);
-  REQUIRE(trainer.sentence_end(2, 5) == 5);  // a shard end cuts too
+  // Sentences end at line ends and after max_rows words.
+  const auto sentences = test::corpus_sentences(corpus);
+  REQUIRE(sentences == std::vector<std::vector<std::uint32_t>>{{0, 1, 2, 3, 4, 5, 6}, {7, 8}, {9}});
+  REQUIRE(test::corpus_sentences(corpus, 3) ==
+          std::vector<std::vector<std::uint32_t>>{{0, 1, 2}, {3, 4, 5}, {6}, {7, 8}, {9}});
+  const std::vector<std::uint32_t>& sentence = sentences[0];
   Random random(1, 0);
   WindowBatch batch;
   std::vector<std::uint32_t> kept;
   for (int trial = 0; trial < 50; ++trial) {
-    trainer.plan_batch(0, 7, 0.5f, random, batch, kept);
+    trainer.plan_batch(sentence, 0.5f, random, batch, kept);
     REQUIRE(batch.learning_rate == 0.5f);
     REQUIRE(batch.windows() == 7);  // sample 0 keeps every word
     REQUIRE(batch.negatives.size() == 7 * 3);
     for (std::size_t w = 0; w < 7; ++w) {
       const auto inputs = batch.window_inputs(w);
-      REQUIRE(batch.targets[w] == corpus.ids[w]);
+      REQUIRE(batch.targets[w] == sentence[w]);
       REQUIRE(!inputs.empty());
       REQUIRE(inputs.size() <= 4);
       for (auto row : inputs) {
         REQUIRE(row != batch.targets[w]);  // every word of this sentence is distinct
-        const auto at = std::find(corpus.ids.begin(), corpus.ids.begin() + 7, row) - corpus.ids.begin();
+        const auto at = std::find(sentence.begin(), sentence.end(), row) - sentence.begin();
         REQUIRE(std::abs(static_cast<long>(at) - static_cast<long>(w)) <= 2);
       }
     }
   }
-  trainer.plan_batch(9, 10, 0.5f, random, batch, kept);
+  trainer.plan_batch(sentences[2], 0.5f, random, batch, kept);
   REQUIRE(batch.windows() == 0);  // a one-word sentence has no context
 }
 
@@ -249,7 +255,7 @@ TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-iden
     std::atomic<bool> stop{false};
     StoppingBackend stopping(*cpu, stop, 500);  // 400 lines per epoch: stops in epoch 2
     Word2vecTrainer first(s, corpus, stopping);
-    TrainState state = TrainState::start(s.threads, s.seed, corpus.ids.size());
+    TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
     REQUIRE_FALSE(first.run(state, stop, nullptr, nullptr));
     REQUIRE(state.epoch == 1);
 
@@ -264,9 +270,11 @@ TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-iden
     REQUIRE(c.settings.sample == s.sample);
     REQUIRE(c.settings.lr == s.lr);
     REQUIRE(c.output.output == "out.emb");
-    REQUIRE(c.corpus.ids == corpus.ids);
-    REQUIRE(c.corpus.line_ends == corpus.line_ends);
+    REQUIRE(c.corpus.files.size() == 1);
+    REQUIRE(c.corpus.files[0].path == corpus.files[0].path);
+    REQUIRE(c.corpus.words == corpus.words);
     REQUIRE(c.corpus.vocab.words == corpus.vocab.words);
+    REQUIRE(c.state.shards == state.shards);
     REQUIRE(c.state.positions == state.positions);
     REQUIRE(c.state.random == state.random);
     REQUIRE(c.state.items_done == state.items_done);
@@ -286,12 +294,37 @@ TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-iden
   }
 }
 
+TEST_CASE("a checkpoint is the size of its tables, not of its corpus, and names the corpus it needs", "[train]") {
+  test::TempDir dir;
+  const TrainSettings s = small_settings(Model::skipgram);
+  std::uintmax_t sizes[2];
+  Corpus corpora[2] = {topic_corpus(8), test::topic_corpus(8, 40000, 30, 15)};  // 12k and 1.2M words
+  for (int i = 0; i < 2; ++i) {
+    const Corpus& corpus = corpora[i];
+    REQUIRE(corpus.vocab.size() == 30);
+    const TrainingRun run{s, OutputSettings{}, corpus, RowMatrix(corpus.vocab.size(), s.dim),
+                          RowMatrix(corpus.vocab.size(), s.dim), Word2vecTrainer::start_state(corpus, 1, s.seed), {}};
+    save_checkpoint(dir.file("c.ckpt"), run);
+    sizes[i] = std::filesystem::file_size(dir.file("c.ckpt"));
+  }
+  REQUIRE(corpora[1].words == 100 * corpora[0].words);
+  REQUIRE(sizes[1] <= sizes[0] + 64);  // a few digits of metadata more, no words
+  // A corpus changed since the checkpoint was written is refused, naming the file.
+  {
+    std::ofstream append(corpora[1].files[0].path, std::ios::app);
+    append << "a1 a2\n";
+  }
+  REQUIRE_ERROR_CONTAINS(load_checkpoint(dir.file("c.ckpt")), "the corpus changed since the checkpoint was written");
+  ::unlink(corpora[1].files[0].path.c_str());
+  REQUIRE_ERROR_CONTAINS(load_checkpoint(dir.file("c.ckpt")), "the corpus file is gone");
+}
+
 TEST_CASE("a damaged or foreign checkpoint is refused", "[train]") {
   test::TempDir dir;
   const Corpus corpus = topic_corpus(4);
   const TrainSettings s = small_settings(Model::cbow);
   const TrainingRun run{s, OutputSettings{}, corpus, RowMatrix(corpus.vocab.size(), s.dim),
-                        RowMatrix(corpus.vocab.size(), s.dim), TrainState::start(s.threads, s.seed, corpus.ids.size()), {}};
+                        RowMatrix(corpus.vocab.size(), s.dim), Word2vecTrainer::start_state(corpus, s.threads, s.seed), {}};
   save_checkpoint(dir.file("a.ckpt"), run);
   std::string bytes = test::read_file(dir.file("a.ckpt"));
   REQUIRE(load_checkpoint(dir.file("a.ckpt")).settings.model == Model::cbow);

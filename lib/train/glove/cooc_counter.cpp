@@ -10,6 +10,8 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "train/corpus.h"
+#include "train/corpus_reader.h"
+#include "train/corpus_shards.h"
 
 namespace embed {
 namespace {
@@ -253,24 +255,25 @@ std::vector<std::unique_ptr<SortedEntries>> CoocCounter::runs_to_merge(std::uint
 std::uint64_t count_cooccurrences(const Corpus& corpus, const CoocOptions& options, CoocStats& stats,
                                   const std::function<void(std::uint64_t)>& begin,
                                   const std::function<void(const CoocEntry&)>& emit) {
-  constexpr std::size_t kWordsPerStep = 1 << 20;  // between progress updates
+  // The corpus streams past a line at a time, in pieces of at most words_per_piece
+  // words; a piece that goes on with a line brings the line's last `window` words along
+  // as context, so that the counts do not depend on where the pieces are cut.
   const auto start = std::chrono::steady_clock::now();
-  CoocCounter counter(corpus.vocab.size(), corpus.ids.size(), options);
-  Progress progress("counting co-occurrences", corpus.ids.size(), "words");
-  const std::span<const std::uint32_t> ids(corpus.ids);
-  std::uint64_t line_start = 0;
-  auto count_line = [&](std::uint64_t line_end) {
-    const auto line = ids.subspan(line_start, line_end - line_start);
-    for (std::size_t first = 0; first < line.size(); first += kWordsPerStep) {
-      counter.add_words(line, first, std::min(line.size(), first + kWordsPerStep));
-      progress.update(line_start + std::min(line.size(), first + kWordsPerStep));
-    }
-    line_start = line_end;
-  };
-  for (std::uint64_t end : corpus.line_ends) {
-    if (end > line_start) count_line(end);
+  CoocCounter counter(corpus.vocab.size(), corpus.words, options);
+  Progress progress("counting co-occurrences", corpus.words, "words");
+  const RowLookup lookup(corpus.vocab);
+  CorpusReader reader(corpus.files, {0, corpus_bytes(corpus.files)}, lookup, corpus.max_token_bytes);
+  std::vector<std::uint32_t> sentence;
+  std::vector<std::uint32_t> piece;  // the context carried over, then the sentence
+  std::uint64_t words = 0;
+  while (reader.next_sentence(options.words_per_piece, sentence)) {
+    const std::size_t carried = reader.sentence_starts_line() ? 0 : std::min(piece.size(), options.window);
+    piece.erase(piece.begin(), piece.end() - static_cast<std::ptrdiff_t>(carried));
+    piece.insert(piece.end(), sentence.begin(), sentence.end());
+    counter.add_words(piece, carried, piece.size());
+    words += sentence.size();
+    progress.update(words);
   }
-  if (line_start < ids.size()) count_line(ids.size());
   progress.finish();
   const double counting = seconds_since(start);
   const std::uint64_t merged = counter.finish(begin, emit);

@@ -33,6 +33,8 @@ struct CoocOptions {
   std::size_t bytes_per_merged_entry = 0;  // what the caller keeps of each merged count (in the budget)
   std::size_t buffer_entries = 0;       // the pair buffer's size; 0: from memory_bytes (tests set a
                                         // tiny one to force spills and multi-pass merges)
+  std::size_t words_per_piece = 1 << 20;  // the corpus is counted in pieces of a line at most this long
+                                          // (tests set a tiny one to cut lines into many pieces)
 };
 
 // What counting did, for the log and the benchmarks.

@@ -62,18 +62,19 @@ void load_counts(const TrainingInput& input, TrainingRun& run, AtomicOutput* coo
 }
 
 void count_corpus(const TrainingInput& input, TrainingRun& run, AtomicOutput* cooc_out, bool make_records) {
-  Corpus corpus = read_logged_corpus(input.corpus, run.output);
-  const std::uint64_t corpus_bytes = corpus.ids.size() * sizeof(std::uint32_t) + corpus.line_ends.size() * sizeof(std::uint64_t);
-  const std::uint64_t needed = corpus_bytes + min_cooc_memory(corpus.vocab.size());
+  // Spools go beside the output, or beside the counts of a count-only run.
+  const std::string spool_prefix = run.output.output.empty() ? input.save_cooc : run.output.output;
+  Corpus corpus = read_logged_corpus(input.corpus, run.output, spool_prefix);
+  // The corpus streams from disk while it is counted: the counting has all of --memory.
+  const std::uint64_t needed = min_cooc_memory(corpus.vocab.size());
   if (input.memory < needed) {
-    fail("--memory {} is too small: the corpus's word ids take {} and counting co-occurrences needs {} more; give at least "
-         "--memory {}",
-         memory_option(input.memory), bytes_text(corpus_bytes), bytes_text(needed - corpus_bytes), memory_option(needed));
+    fail("--memory {} is too small to count co-occurrences over {} words; give at least --memory {}",
+         memory_option(input.memory), corpus.vocab.size(), memory_option(needed));
   }
   CoocOptions options;
   options.window = run.settings.window;
   options.symmetric = run.settings.symmetric;
-  options.memory_bytes = input.memory - corpus_bytes;
+  options.memory_bytes = input.memory;
   options.bytes_per_merged_entry = make_records ? sizeof(GloveRecord) : 0;
   // The merged counts go straight into training records, and to disk for the counts file.
   std::optional<SpillWriter> counts_on_disk;
@@ -106,7 +107,8 @@ void count_corpus(const TrainingInput& input, TrainingRun& run, AtomicOutput* co
   info.corpus_tokens = corpus.tokens;
   info.corpus_distinct_words = corpus.distinct_words;
   info.vocab = std::move(corpus.vocab);
-  corpus = Corpus{};  // the word ids are spent
+  corpus.release_spools();  // the text is spent: the records are what GloVe trains on
+  corpus = Corpus{};
   if (counts_on_disk) {
     const SpillRun run_on_disk = counts_on_disk->finish();
     save_cooc(*cooc_out, info, merged, *run_on_disk.reader(1 << 16));

@@ -67,7 +67,7 @@ bool GloveTrainer::run(TrainState& state, const std::atomic<bool>& stop,
                          BatchLoss& loss) {
     const std::uint64_t end = std::min<std::uint64_t>(shard_end, first + backend_.max_block_records());
     backend_.train(std::span(records_).subspan(first, end - first), worker, lr, loss);
-    return end;
+    return ChunkDone{end, end - first};
   };
   const double total = static_cast<double>(records_.size()) * settings_.epochs;
   task.learning_rate = [&, total](std::uint64_t done) {

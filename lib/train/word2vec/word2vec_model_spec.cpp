@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "train/corpus_shards.h"
 #include "train/run_setup.h"
 #include "train/word2vec/word2vec_backend.h"
 #include "train/word2vec/word2vec_trainer.h"
@@ -35,17 +36,21 @@ class Word2vecModel final : public TrainingModel {
   }
 
   void start(const TrainingInput& input, TrainingRun& run, AtomicOutput*) const override {
-    run.corpus = read_logged_corpus(input.corpus, run.output);
+    run.corpus = read_logged_corpus(input.corpus, run.output, run.output.output);
     const std::size_t rows = run.corpus.vocab.size();
     run.input = RowMatrix(rows, run.settings.dim);
     run.output_table = RowMatrix(rows, run.settings.dim);
     init_uniform(run.input, run.settings.seed, run.settings.threads);
-    run.state = TrainState::start(run.settings.threads, run.settings.seed, run.corpus.ids.size());
+    run.state = Word2vecTrainer::start_state(run.corpus, run.settings.threads, run.settings.seed);
   }
 
-  std::uint64_t items_per_epoch(const TrainingRun& run) const override { return run.corpus.ids.size(); }
+  std::uint64_t items_per_epoch(const TrainingRun& run) const override { return run.corpus.words; }
   std::size_t table_width(const TrainSettings& s) const override { return RowMatrix::stride_for(s.dim); }
-  std::uint64_t load_items(const TensorFileReader&, TrainingRun& run) const override { return run.corpus.ids.size(); }
+  // The workers' positions are bytes of the corpus files, which must be those it counted.
+  std::uint64_t load_items(const TensorFileReader&, TrainingRun& run) const override {
+    check_corpus_unchanged(run.corpus.files);
+    return corpus_bytes(run.corpus.files);
+  }
 
   bool train(TrainingRun& run, const TrainContext& context) const override {
     const TrainSettings& s = run.settings;
