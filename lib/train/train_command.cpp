@@ -146,14 +146,14 @@ int run_train_command(TrainCommand command) {
   bool finished = false;
   try {
     finished = model.train(run, context);
-  } catch (const Error& error) {
+  } catch (const Error&) {
     // A corpus that became unreadable mid-run (or a failing GPU): the state says where
     // each worker was before the chunk that failed, so the work so far is kept.
     progress.erase();
     try {
       write_checkpoint(checkpoint_path, run);
-      spdlog::error("{}", error.what());
-      spdlog::warn("checkpoint written to {}; once the cause is mended, resume with: embed-train --resume {}",
+      spdlog::warn("training failed (below); checkpoint written to {}; once the cause is mended, resume with: "
+                   "embed-train --resume {}",
                    checkpoint_path, checkpoint_path);
     } catch (const std::exception& also) {
       spdlog::warn("no checkpoint: {}", also.what());

@@ -202,6 +202,21 @@ echo "a few more words" >> edit.txt
 expect_error "a corpus changed since the checkpoint" 1 "edit.txt: the corpus changed since the checkpoint was written" \
   "$ET" --resume r.emb.ckpt
 [[ ! -e r.emb ]] && ok || bad "a refused resume writes no vectors"
+
+# A corpus cut short during training: a clear error naming the file, a checkpoint of the
+# work so far, no vectors.
+cp corpus.txt cut.txt
+rm -f r.emb r.emb.ckpt
+"$ET" --corpus cut.txt --dim 16 --epochs 500 --threads 2 -o r.emb 2> r.log &
+pid=$!
+wait_for r.log 'epoch 2/500' || bad "cut: training never got going"
+truncate -s 100000 cut.txt
+wait $pid
+check "a corpus cut short mid-run: exit status" "$?" "1"
+grep -q 'cut.txt: ends at byte .* the corpus changed during training' r.log && ok || bad "cut: message: $(tail -2 r.log)"
+grep -q 'checkpoint written to r.emb.ckpt' r.log && [[ -f r.emb.ckpt ]] && ok || bad "cut: a checkpoint of the work so far"
+[[ ! -e r.emb ]] && ok || bad "cut: no vectors"
+check "cut: no temporaries left" "$(litter)" "0"
 set +m
 
 # Memory and checkpoints do not grow with the corpus: text8-200k and the same text 20
