@@ -19,7 +19,7 @@ RowLookup::RowLookup(const Vocabulary& vocab) : words_(vocab.words.begin(), voca
   mask_ = slots - 1;
   for (std::size_t row = 0; row < vocab.size(); ++row) {
     const std::string_view word = vocab.words[row];
-    const std::uint32_t hash = word_hash(word);
+    const std::uint32_t hash = token_hash(word);
     std::size_t s = hash & mask_;
     while (slots_[s].row_plus_one != 0) s = (s + 1) & mask_;
     slots_[s] = {key_of(word), hash, static_cast<std::uint32_t>(row + 1)};

@@ -31,7 +31,7 @@ class RowLookup {
   explicit RowLookup(const Vocabulary& vocab);
 
   std::optional<std::uint32_t> row(std::string_view word) const {
-    const std::uint32_t hash = word_hash(word);
+    const std::uint32_t hash = token_hash(word);
     const std::uint64_t key = key_of(word);
     for (std::size_t s = hash & mask_;; s = (s + 1) & mask_) {
       const Slot& slot = slots_[s];

@@ -8,7 +8,7 @@ namespace embed {
 
 // Eight bytes at a time, multiply-and-fold (the epochs hash every token they read, so
 // byte-at-a-time FNV-1a showed in their profile).
-std::uint32_t word_hash(std::string_view word) {
+std::uint32_t token_hash(std::string_view word) {
   constexpr std::uint64_t kMultiplier = 0xff51afd7ed558ccdull;
   std::uint64_t h = 0x9e3779b97f4a7c15ull ^ word.size();
   const char* bytes = word.data();
@@ -49,7 +49,7 @@ std::size_t WordCounter::slot_of(std::string_view word, std::uint32_t hash) cons
 }
 
 std::uint32_t WordCounter::add(std::string_view word) {
-  const std::uint32_t hash = word_hash(word);
+  const std::uint32_t hash = token_hash(word);
   const std::size_t slot = slot_of(word, hash);
   if (slots_[slot] != 0) {
     const std::uint32_t id = slots_[slot] - 1;

@@ -10,8 +10,9 @@
 
 namespace embed {
 
-// The hash WordCounter and RowLookup file words under.
-std::uint32_t word_hash(std::string_view word);
+// The hash WordCounter and RowLookup file corpus tokens under (in memory only; not
+// format/word_index.h's word_hash, which .emb files store).
+std::uint32_t token_hash(std::string_view word);
 
 class WordCounter {
  public:

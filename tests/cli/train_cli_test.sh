@@ -167,71 +167,7 @@ check "--checkpoint: exit status" "$?" "130"
 cmp -s renamed.emb whole.emb && ok || bad "--checkpoint: resumed = uninterrupted"
 [[ -f my.ckpt ]] && ok || bad "a checkpoint named by --checkpoint is kept"
 
-# The corpus is read from disk every epoch: a plain file and standard input (spooled
-# beside the output, kept with the checkpoint until the run completes) resume alike.
-LONG_PLAIN=(--dim 16 --epochs 20 --threads 1 --seed 3)
-for way in file stdin; do
-  rm -f r.emb r.emb.ckpt
-  if [[ $way == file ]]; then
-    "$ET" --corpus corpus.txt "${LONG_PLAIN[@]}" -o r.emb 2> r.log &
-  else
-    zcat "$CORPUS" | "$ET" --corpus - "${LONG_PLAIN[@]}" -o r.emb 2> r.log &
-  fi
-  pid=$!
-  wait_for r.log 'epoch 2/20' || bad "$way: training never got going"
-  kill -INT $pid
-  wait $pid
-  check "$way: interrupted" "$?" "130"
-  if [[ $way == stdin ]]; then
-    [[ -f r.emb.corpus-0.txt ]] && ok || bad "stdin: the spool stays beside the checkpoint"
-  fi
-  "$ET" --resume r.emb.ckpt -q && ok || bad "$way: resume"
-  check "$way: resumed run = uninterrupted gzip run" "$(vectors r.emb)" "$(vectors whole.emb)"
-  [[ ! -e r.emb.corpus-0.txt ]] && ok || bad "$way: no spool left once the run completed"
-done
-
-# A corpus edited between stop and resume is refused, and nothing is written.
-cp corpus.txt edit.txt
-rm -f r.emb r.emb.ckpt
-"$ET" --corpus edit.txt "${LONG_PLAIN[@]}" -o r.emb 2> r.log &
-pid=$!
-wait_for r.log 'epoch 2/20' || bad "edit: training never got going"
-kill -INT $pid
-wait $pid
-echo "a few more words" >> edit.txt
-expect_error "a corpus changed since the checkpoint" 1 "edit.txt: the corpus changed since the checkpoint was written" \
-  "$ET" --resume r.emb.ckpt
-[[ ! -e r.emb ]] && ok || bad "a refused resume writes no vectors"
-
-# A corpus cut short during training: a clear error naming the file, a checkpoint of the
-# work so far, no vectors.
-cp corpus.txt cut.txt
-rm -f r.emb r.emb.ckpt
-"$ET" --corpus cut.txt --dim 16 --epochs 500 --threads 2 -o r.emb 2> r.log &
-pid=$!
-wait_for r.log 'epoch 2/500' || bad "cut: training never got going"
-truncate -s 100000 cut.txt
-wait $pid
-check "a corpus cut short mid-run: exit status" "$?" "1"
-grep -q 'cut.txt: ends at byte .* the corpus changed during training' r.log && ok || bad "cut: message: $(tail -2 r.log)"
-grep -q 'checkpoint written to r.emb.ckpt' r.log && [[ -f r.emb.ckpt ]] && ok || bad "cut: a checkpoint of the work so far"
-[[ ! -e r.emb ]] && ok || bad "cut: no vectors"
-check "cut: no temporaries left" "$(litter)" "0"
 set +m
-
-# Memory and checkpoints do not grow with the corpus: text8-200k and the same text 20
-# times, with the same vocabulary. Peak RSS (kB) from getrusage, as GNU time reports it.
-for _ in $(seq 20); do cat corpus.txt; done > corpus20.txt
-peak_rss() { python3 -c 'import resource, subprocess, sys
-subprocess.run(sys.argv[1:], check=True)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"; }
-rss1=$(peak_rss "$ET" --corpus corpus.txt -o m1.emb --max-vocab 4000 --dim 16 --epochs 1 --threads 2 --checkpoint m1.ckpt -q)
-rss20=$(peak_rss "$ET" --corpus corpus20.txt -o m20.emb --max-vocab 4000 --dim 16 --epochs 1 --threads 2 --checkpoint m20.ckpt -q)
-check "peak RSS of 20x the corpus within 10 MB of 1x (${rss1} kB, ${rss20} kB)" \
-  "$(( rss20 - rss1 < 10240 ? 1 : 0 ))" "1"
-size1=$(stat -c %s m1.ckpt) size20=$(stat -c %s m20.ckpt)
-check "a checkpoint's size does not grow with the corpus ($size1, $size20 bytes)" "$(( size20 - size1 < 256 ? 1 : 0 ))" "1"
-rm -f corpus20.txt
 
 # A damaged checkpoint is refused.
 head -c 5000 my.ckpt > short.ckpt
