@@ -59,7 +59,6 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
       {"corpus", corpus.name},
       {"corpus_tokens", std::to_string(corpus.tokens)},
       {"corpus_distinct_words", std::to_string(corpus.distinct_words)},
-      {"corpus_words", std::to_string(corpus.words)},
       {"corpus_max_token_bytes", std::to_string(corpus.max_token_bytes)},
       {"corpus_files", std::to_string(corpus.files.size())},
       {"epoch", std::to_string(state.epoch)},
@@ -134,7 +133,7 @@ TrainingRun load_checkpoint(const std::string& path) {
   c.corpus.name = r.meta("corpus");
   c.corpus.tokens = r.meta_uint("corpus_tokens");
   c.corpus.distinct_words = r.meta_uint("corpus_distinct_words");
-  c.corpus.words = r.meta_uint("corpus_words");
+  c.corpus.words = c.corpus.vocab.total_count();  // as read_corpus derives it
   c.corpus.max_token_bytes = r.meta_uint("corpus_max_token_bytes");
   const std::uint64_t files = r.meta_uint("corpus_files");
   if (files > 1000000) fail("{}: the checkpoint's corpus file count is malformed", path);

@@ -173,6 +173,14 @@ void Corpus::release_spools() const {
   for (const auto& spool : spools) spool->release();
 }
 
+namespace {
+
+std::int64_t mtime_ns(const struct stat& st) {
+  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+}  // namespace
+
 CorpusFile describe_corpus_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) fail("{}: cannot read: {}", path, std::strerror(errno));
@@ -181,7 +189,7 @@ CorpusFile describe_corpus_file(const std::string& path) {
   const std::filesystem::path absolute = std::filesystem::absolute(path, error);
   file.path = error ? path : absolute.lexically_normal().string();
   file.size = static_cast<std::uint64_t>(st.st_size);
-  file.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  file.mtime_ns = mtime_ns(st);
   return file;
 }
 
@@ -192,8 +200,7 @@ void check_corpus_unchanged(const std::vector<CorpusFile>& files) {
       fail("{}: the corpus file is gone ({}){}", file.path, std::strerror(errno),
            file.spooled ? "; it was a spooled copy, removed once the run completed" : "");
     }
-    const std::int64_t mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-    if (static_cast<std::uint64_t>(st.st_size) != file.size || mtime_ns != file.mtime_ns) {
+    if (static_cast<std::uint64_t>(st.st_size) != file.size || mtime_ns(st) != file.mtime_ns) {
       fail("{}: the corpus changed since the checkpoint was written (size {} then, {} now; modified since): a resumed "
            "run must read the same corpus",
            file.path, file.size, st.st_size);

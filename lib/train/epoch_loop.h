@@ -60,7 +60,6 @@ struct ChunkDone {
 
 // What a model plugs into the loop.
 struct EpochTask {
-  std::uint64_t items = 0;  // per epoch, over all workers
   unsigned epochs = 1;
   // Trains one chunk that starts at position `first` of a shard ending at `shard_end`
   // and says where it ended (> first). Called concurrently, one call per worker.

@@ -107,8 +107,7 @@ void count_corpus(const TrainingInput& input, TrainingRun& run, AtomicOutput* co
   info.corpus_tokens = corpus.tokens;
   info.corpus_distinct_words = corpus.distinct_words;
   info.vocab = std::move(corpus.vocab);
-  corpus.release_spools();  // the text is spent: the records are what GloVe trains on
-  corpus = Corpus{};
+  corpus = Corpus{};  // the text is spent (its spools go): GloVe trains on the records
   if (counts_on_disk) {
     const SpillRun run_on_disk = counts_on_disk->finish();
     save_cooc(*cooc_out, info, merged, *run_on_disk.reader(1 << 16));

@@ -61,7 +61,6 @@ bool GloveTrainer::run(TrainState& state, const std::atomic<bool>& stop,
                        const std::function<void(const TrainProgress&)>& on_epoch,
                        const std::function<void(const TrainProgress&)>& on_progress) {
   EpochTask task;
-  task.items = records_.size();
   task.epochs = settings_.epochs;
   task.train_chunk = [&](unsigned worker, std::uint64_t first, std::uint64_t shard_end, float lr, Random&,
                          BatchLoss& loss) {

@@ -65,7 +65,6 @@ bool Word2vecTrainer::run(TrainState& state, const std::atomic<bool>& stop,
   };
   std::vector<Worker> workers(settings_.threads);
   EpochTask task;
-  task.items = corpus_.words;
   task.epochs = settings_.epochs;
   task.train_chunk = [&](unsigned worker, std::uint64_t first, std::uint64_t shard_end, float lr, Random& random,
                          BatchLoss& loss) {
