@@ -15,8 +15,9 @@ namespace {
 
 constexpr const char* kFormat = "embed-train checkpoint";
 // Version 3 (issue 17): the corpus is named (files, sizes, modification times), not held;
-// the workers' shards are stored with their positions.
-constexpr const char* kVersion = "3";
+// the workers' shards are stored with their positions. Version 4: GloVe's records are
+// named (their file beside the output), not held.
+constexpr const char* kVersion = "4";
 
 // The metadata key of a corpus file's field: "corpus_file.0.path".
 std::string file_key(std::size_t file, std::string_view field) { return fmt::format("corpus_file.{}.{}", file, field); }
@@ -45,9 +46,9 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
       {"random", DType::i64, {state.random.size(), 4}, std::as_bytes(std::span(random_words))},
       {"vocab.bytes", DType::u8, {words.bytes.size()}, std::as_bytes(std::span(words.bytes))},
   };
-  training_model(settings.model).save_items(run, blobs);
   const OutputSettings& output = run.output;
   std::map<std::string, std::string> metadata = settings_metadata(settings);
+  training_model(settings.model).save_items(run, blobs, metadata);
   metadata.insert({
       {"dim", std::to_string(settings.dim)},
       {"threads", std::to_string(settings.threads)},

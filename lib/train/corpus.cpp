@@ -144,27 +144,6 @@ std::string temporary_prefix() {
 
 }  // namespace
 
-SpoolFile::SpoolFile(std::string path) : path_(std::move(path)) {
-  install_cleanup_handlers();
-  cleanup_slot_ = register_temporary(path_);
-}
-
-SpoolFile::~SpoolFile() {
-  unregister_temporary(cleanup_slot_);
-  if (owned_) ::unlink(path_.c_str());
-}
-
-void SpoolFile::keep() {
-  unregister_temporary(cleanup_slot_);
-  cleanup_slot_ = -1;
-  owned_ = false;
-}
-
-void SpoolFile::release() {
-  if (!owned_) cleanup_slot_ = register_temporary(path_);
-  owned_ = true;
-}
-
 void Corpus::keep_spools() const {
   for (const auto& spool : spools) spool->keep();
 }

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/spool_file.h"
 #include "train/vocabulary.h"
 
 namespace embed {
@@ -34,24 +35,6 @@ struct CorpusFile {
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0;
   bool spooled = false;         // a copy made by read_corpus, removed when the run completes
-};
-
-// Removes a spool file when the corpus that owns it goes, or when a signal ends the
-// process, unless a checkpoint still names it (keep()).
-class SpoolFile {
- public:
-  explicit SpoolFile(std::string path);
-  ~SpoolFile();
-  SpoolFile(const SpoolFile&) = delete;
-  SpoolFile& operator=(const SpoolFile&) = delete;
-  void keep();     // a checkpoint names it: it outlives this process
-  void release();  // the run completed: remove it with the corpus
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  bool owned_ = true;      // removed with the corpus
-  int cleanup_slot_ = -1;  // registered with the signal handlers while owned
 };
 
 struct Corpus {

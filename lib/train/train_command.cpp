@@ -28,10 +28,11 @@ std::map<std::string, std::string> vectors_metadata(const TrainingRun& run) {
   return metadata;
 }
 
-// Saves the run's checkpoint; the spooled corpus files it names then outlive this process.
+// Saves the run's checkpoint; the files it names (spooled corpus, GloVe's records) then
+// outlive this process.
 void write_checkpoint(const std::string& path, const TrainingRun& run) {
   save_checkpoint(path, run);
-  run.corpus.keep_spools();
+  run.keep_temporaries();
 }
 
 TrainingRun resumed_run(const TrainCommand& command) {
@@ -182,9 +183,9 @@ int run_train_command(TrainCommand command) {
   spdlog::info("wrote {} ({} words x {} dims, {}{}){}", run.output.output, run.corpus.vocab.size(), settings.dim,
                vector_dtype_name(run.output.dtype), model.output_note(run), context_out ? " and " + context_out->path() : "");
   // The automatic checkpoint of an interrupted run is superseded by the vectors, and so
-  // are the spooled copies of the corpus.
+  // are the files it named (spooled corpus, GloVe's records).
   if (command.checkpoint.empty() && ::access(default_checkpoint.c_str(), F_OK) == 0) ::unlink(default_checkpoint.c_str());
-  run.corpus.release_spools();
+  run.release_temporaries();
   return 0;
 }
 

@@ -78,10 +78,12 @@ class TrainingModel {
   virtual void count_only(const TrainingInput& input, TrainingRun& run, AtomicOutput& counts_out) const;
 
   // Items per epoch, the width of a table's rows in a checkpoint, and what the
-  // checkpoint keeps beyond the tables and the corpus (GloVe: its records, in order).
+  // checkpoint keeps beyond the tables and the corpus (GloVe: which records file, and
+  // how its epochs order it).
   virtual std::uint64_t items_per_epoch(const TrainingRun& run) const = 0;
   virtual std::size_t table_width(const TrainSettings& settings) const = 0;
-  virtual void save_items(const TrainingRun& /*run*/, std::vector<TensorBlob>& /*blobs*/) const {}
+  virtual void save_items(const TrainingRun& /*run*/, std::vector<TensorBlob>& /*blobs*/,
+                          std::map<std::string, std::string>& /*metadata*/) const {}
   // Reads them back and returns the bound of the workers' positions (word2vec: the
   // corpus's bytes, once it has checked that the files are still those it counted).
   virtual std::uint64_t load_items(const TensorFileReader& reader, TrainingRun& run) const = 0;

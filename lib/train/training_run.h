@@ -9,7 +9,7 @@
 #include "format/dtype.h"
 #include "train/corpus.h"
 #include "train/epoch_loop.h"
-#include "train/glove/glove_model.h"
+#include "train/glove/glove_records.h"
 #include "train/row_matrix.h"
 #include "train/train_settings.h"
 
@@ -25,15 +25,20 @@ struct OutputSettings {
 };
 
 // A training run: what it trains on, its two tables and where the schedule stands.
-// Exactly what a checkpoint holds. GloVe keeps only the corpus's vocabulary (its ids
-// are spent once counted) and trains on `records`; its tables are W and W̃.
+// Exactly what a checkpoint holds. GloVe keeps only the corpus's vocabulary (the text
+// is spent once counted) and trains on `records`; its tables are W and W̃.
 struct TrainingRun {
   TrainSettings settings;
   OutputSettings output;
   Corpus corpus;
   RowMatrix input, output_table;
   TrainState state;
-  std::vector<GloveRecord> records;
+  GloveRecords records;
+
+  // The files a checkpoint names (spooled corpus, GloVe's records) outlive this process;
+  // or, once the run has completed, they go with it.
+  void keep_temporaries() const;
+  void release_temporaries() const;
 };
 
 // Where a fresh run's training data comes from, and within what memory.

@@ -82,7 +82,7 @@ for model in $MODELS; do
   unit=words
   [[ $model == glove ]] && unit=records
   # Items per epoch, from the first epoch line ("1104259 words in 0.7 s"), which both builds print.
-  items=$(grep -m1 -o '[0-9]* \(words\|records\) in ' "$model-new.log" | cut -d' ' -f1)
+  items=$(grep -m1 -o '[0-9]\+ \(words\|records\) in ' "$model-new.log" | cut -d' ' -f1)
   total=$((items * $(epochs_of "$model")))
   old_rate=$(awk -v n="$total" -v s="$(median "$old_s")" 'BEGIN {printf "%.0f", n / s}')
   new_rate=$(awk -v n="$total" -v s="$(median "$new_s")" 'BEGIN {printf "%.0f", n / s}')

@@ -22,6 +22,13 @@
 #             it, a count-only run (--save-cooc, no --output) at COUNT_MEMORY, since training
 #             alone needs more than a small budget (its records and tables) and so cannot show
 #             whether counting stays within one.
+#   disk      records in memory against records streamed from disk: for each of DISK_SEEDS, the
+#             DISK_EPOCHS setting at --memory MEMORY (records in memory) and at DISK_MEMORY (default:
+#             the two tables + the read buffers + a quarter of the records, so the records go to a
+#             shuffled file beside the output and every epoch streams it), interleaved. Per run:
+#             wall, training seconds, peak RSS, the last cost, analogy and WS-353; then the cost
+#             curves side by side (the largest relative difference over the epochs), the ratio of
+#             training times, and the disk runs' peak RSS against their budget.
 #
 # Needs ../shared/data (text8-head.txt, questions-words.txt, wordsim353.tsv) beside the repo
 # (skipped with a message when any is absent), a build (build/embed-train with --metrics,
@@ -29,16 +36,17 @@
 # the metrics and eval JSON).
 #
 # Environment:
-#   PARTS          "quality bounded" (default), or one of them
+#   PARTS          "quality bounded disk" (default), or some of them
 #   SEEDS          "1 2 3" (default)
 #   EPOCHS         "15 50" (default): one table per value; 15 is the one compared with Stanford's
 #   THREADS        2 (default)
 #   MEMORY         4G (default): --memory of the quality runs (Stanford's cooccur -memory 4)
-#   SMALL_MEMORY   128M (default): --memory of the bounded run; about the smallest budget that
-#                  trains on text8-head (5.03M co-occurrences: 80.5 MB of records + 27.7 MB of
-#                  tables + the corpus's ids while counting)
+#   SMALL_MEMORY   128M (default): --memory of the bounded run; about the smallest budget in which
+#                  text8-head's records still train from memory (5.03M co-occurrences: 80.5 MB of
+#                  records + 27.7 MB of tables); below it they stream from disk (the disk part)
 #   SMALL_EPOCHS   15 (default): epochs of the bounded run (its first seed is the first of SEEDS)
 #   COUNT_MEMORY   24M (default): --memory of the count-only run; empty skips it
+#   DISK_SEEDS     "1 2 3" (default); DISK_EPOCHS 15 (default); DISK_MEMORY: see "disk" above
 #   BUILD          build (default): the build directory, relative to the repo root or absolute
 #   EMBED_TRAIN    default $BUILD/embed-train;  EMBED_QUERY  default $BUILD/embed-query
 #   CORPUS         training text (default $SHARED/data/text8-head.txt)
@@ -50,7 +58,7 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-PARTS=${PARTS:-quality bounded}
+PARTS=${PARTS:-quality bounded disk}
 SEEDS=${SEEDS:-1 2 3}
 EPOCHS=${EPOCHS:-15 50}
 THREADS=${THREADS:-2}
@@ -58,6 +66,9 @@ MEMORY=${MEMORY:-4G}
 SMALL_MEMORY=${SMALL_MEMORY:-128M}
 SMALL_EPOCHS=${SMALL_EPOCHS:-15}
 COUNT_MEMORY=${COUNT_MEMORY-24M}
+DISK_SEEDS=${DISK_SEEDS:-1 2 3}
+DISK_EPOCHS=${DISK_EPOCHS:-15}
+DISK_MEMORY=${DISK_MEMORY:-}
 EMBED_TRAIN=${EMBED_TRAIN:-$BUILD/embed-train}
 EMBED_QUERY=${EMBED_QUERY:-$BUILD/embed-query}
 CORPUS=${CORPUS:-$data/text8-head.txt}
@@ -80,7 +91,7 @@ need_tool embed-train "$EMBED_TRAIN" EMBED_TRAIN
 need_tool embed-query "$EMBED_QUERY" EMBED_QUERY
 need_metrics "$EMBED_TRAIN"
 for p in $PARTS; do
-  has "quality bounded" "$p" || die "unknown part '$p' in PARTS (quality, bounded)"
+  has "quality bounded disk" "$p" || die "unknown part '$p' in PARTS (quality, bounded, disk)"
 done
 
 bench_scratch
@@ -346,6 +357,81 @@ bounded_run() {
   rm -f "$work/$name.emb" "$work/$name.cooc"
 }
 
+# epoch_costs METRICS: the cost after each epoch, space-separated.
+epoch_costs() {
+  "$PYTHON" - "$1" <<'EOF'
+import json, sys
+events = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
+costs = [e["loss"] for e in events if e.get("event") == "epoch"]
+print(" ".join(f"{c:.6f}" for c in costs))
+EOF
+}
+
+# log_number LOG REGEX: the first group of the first match of REGEX (Python syntax) in LOG.
+log_number() {
+  "$PYTHON" - "$1" "$2" <<'EOF'
+import re, sys
+m = re.search(sys.argv[2], open(sys.argv[1], encoding="utf-8", errors="replace").read())
+sys.exit(f"{sys.argv[1]}: no match for {sys.argv[2]}") if not m else print(m.group(1))
+EOF
+}
+
+# disk_runs: the DISK_EPOCHS setting with records in memory and streamed from disk, per seed.
+disk_runs() {
+  local seed name mode memory figures budget="" records rows tables
+  local pairs count_s merge_s spilled coocs epochs_run train_s per_epoch_s mrec_s cost acc correct answered ws
+  declare -A d_train d_kb d_cost d_acc d_ws d_curve
+  printf '%-6s %-7s %7s %8s %8s %8s %9s %8s\n' seed records wall_s train_s peak_MB cost analogy% ws353
+  for seed in $DISK_SEEDS; do
+    for mode in memory disk; do
+      name=disk-$seed-$mode memory=$MEMORY
+      if [[ $mode == disk ]]; then
+        if [[ -z $budget ]]; then
+          # The tables (dim 100, AdaGrad per element: rows of 2 x 112 floats, two tables), 1 MB of
+          # read buffer per thread, the counting merge's 5%, and a quarter of the records.
+          rows=$(log_number "$work/disk-$seed-memory.log" 'wrote \S+ \((\d+) words') || exit 1
+          records=$(log_number "$work/disk-$seed-memory.log" '(\d+) co-occurrence records \(') || exit 1
+          tables=$((2 * rows * 224 * 4))
+          budget=${DISK_MEMORY:-$(((tables + THREADS * 1048576 + records * 16 / 4) * 20 / 19 / 1048576 + 1))M}
+          echo "  disk budget --memory $budget: the tables $(mib $((tables / 1024)) 1) MB + $THREADS x 1 MB of read" \
+            "buffers + a quarter of the $records records ($(mib $((records * 16 / 4096)) 1) of $(mib $((records * 16 / 1024)) 1) MB)"
+        fi
+        memory=$budget
+      fi
+      train "$name" "$seed" "$DISK_EPOCHS" "$memory" || { cat "$work/$name.log" >&2; die "embed-train failed ($name)"; }
+      if [[ $mode == disk ]]; then
+        grep -q 'streamed from' "$work/$name.log" ||
+          die "$name: the records were not streamed from disk ($(grep -m1 'co-occurrence records' "$work/$name.log"))"
+      else
+        grep -q 'training reads them from memory' "$work/$name.log" || die "$name: the records were not in memory"
+      fi
+      figures=$(run_figures "$name") || die "cannot read the log or metrics of $name"
+      eval "$figures"
+      figures=$(evaluate "$work/$name.emb" "$work/$name.json") || exit 1
+      read -r acc correct answered _ ws _ <<<"$figures"
+      d_train[$mode]+="$train_s " d_kb[$mode]+="$run_kb " d_cost[$mode]+="$cost "
+      d_acc[$mode]+="$acc " d_ws[$mode]+="$ws "
+      d_curve[$mode/$seed]=$(epoch_costs "$work/$name.metrics")
+      printf '%-6s %-7s %7s %8s %8s %8s %9.2f %8.3f\n' "$seed" "$mode" "$run_secs" "$train_s" "$(mib "$run_kb")" \
+        "$cost" "$acc" "$ws"
+      rm -f "$work/$name.emb"
+    done
+  done
+  local worst time_ratio
+  worst=$(for seed in $DISK_SEEDS; do
+    paste <(tr ' ' '\n' <<<"${d_curve[memory/$seed]}") <(tr ' ' '\n' <<<"${d_curve[disk/$seed]}")
+  done | awk '$1 > 0 {d = ($2 - $1) / $1; if (d < 0) d = -d; if (d > w) w = d} END {printf "%.2f", 100 * w}')
+  time_ratio=$(ratio "$(median "${d_train[memory]}")" "$(median "${d_train[disk]}")")
+  echo "cost curves: the largest difference between an epoch's cost from disk and from memory (same seed): $worst%"
+  echo "training time: median $(median "${d_train[memory]}") s in memory, $(median "${d_train[disk]}") s from disk:" \
+    "memory/disk ${time_ratio}x (target >= 0.8: $(verdict "$time_ratio >= 0.8"))"
+  echo "quality: in memory analogy $(mean_sd "${d_acc[memory]}" 2) %, WS-353 $(mean_sd "${d_ws[memory]}" 3);" \
+    "from disk $(mean_sd "${d_acc[disk]}" 2) %, WS-353 $(mean_sd "${d_ws[disk]}" 3)"
+  echo "peak RSS: in memory $(mib "$(maximum "${d_kb[memory]}")") MB (--memory $MEMORY), from disk" \
+    "$(mib "$(maximum "${d_kb[disk]}")") MB against --memory $budget:" \
+    "$(verdict "$(maximum "${d_kb[disk]}") * 1024 <= $(size_bytes "$budget")" | sed 's/^met$/within/; s/^NOT met$/OVER/')"
+}
+
 # ---- main --------------------------------------------------------------------------------
 
 corpus_words=$(wc -w <"$CORPUS")
@@ -382,6 +468,12 @@ if has "$PARTS" bounded; then
   echo "== bounded memory"
   [[ -z $COUNT_MEMORY ]] || count_only
   bounded_run
+fi
+
+if has "$PARTS" disk; then
+  echo
+  echo "== records in memory against records streamed from disk: $DISK_EPOCHS epochs, seeds: $DISK_SEEDS"
+  disk_runs
 fi
 echo
 machine_line

@@ -3,7 +3,7 @@
 # files written (alone or while training) and reused bit for bit, counting spilled to
 # disk under a tiny --memory, every GloVe option, bad counts files and budgets refused
 # before training, and Ctrl-C → checkpoint → --resume ending where an uninterrupted
-# run ends.
+# run ends. (glove_disk_cli_test.sh: records beyond --memory, streamed from disk.)
 # Usage: glove_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT (run from the repo root)
 set -u
 

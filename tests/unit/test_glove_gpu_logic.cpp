@@ -166,9 +166,10 @@ TEST_CASE("GloVe: the block reshuffle moves whole blocks, keeps the tail, and fo
   const std::size_t n = 5 * kShuffleBlockRecords + 123;
   std::vector<GloveRecord> records(n);
   for (std::size_t i = 0; i < n; ++i) records[i] = {static_cast<std::uint32_t>(i), 0, 0, 0};
+  const std::vector<GloveRecord> file_order = records;
   std::vector<GloveRecord> again = records;
-  shuffle_record_blocks(records, 42, 1);
-  shuffle_record_blocks(again, 42, 1);
+  reorder_record_blocks(records, 42, 0, 1);
+  reorder_record_blocks(again, 42, 0, 1);
   auto order = [](const std::vector<GloveRecord>& r) {
     std::vector<std::uint32_t> rows;
     for (const GloveRecord& x : r) rows.push_back(x.row);
@@ -176,21 +177,27 @@ TEST_CASE("GloVe: the block reshuffle moves whole blocks, keeps the tail, and fo
   };
   CHECK(order(records) == order(again));
   const std::vector<std::uint32_t> rows = order(records);
-  std::vector<std::size_t> sources;
+  std::vector<std::uint64_t> sources;
   for (std::size_t b = 0; b < 5; ++b) {
     const std::uint32_t first = rows[b * kShuffleBlockRecords];
     REQUIRE(first % kShuffleBlockRecords == 0);
     sources.push_back(first / kShuffleBlockRecords);
     for (std::size_t i = 1; i < kShuffleBlockRecords; ++i) REQUIRE(rows[b * kShuffleBlockRecords + i] == first + i);
   }
-  std::vector<std::size_t> sorted = sources;
+  CHECK(sources == block_order(n, 42, 1));
+  std::vector<std::uint64_t> sorted = sources;
   std::sort(sorted.begin(), sorted.end());
-  CHECK(sorted == std::vector<std::size_t>{0, 1, 2, 3, 4});
+  CHECK(sorted == std::vector<std::uint64_t>{0, 1, 2, 3, 4});
   CHECK(sources != sorted);  // 1 in 120 seeds would keep the order; this one does not
   for (std::size_t i = 5 * kShuffleBlockRecords; i < n; ++i) REQUIRE(rows[i] == i);
-  std::vector<GloveRecord> other = again;
-  shuffle_record_blocks(other, 42, 2);
-  CHECK(order(other) != order(again));
+  // An epoch's order depends on the epoch only, not on the orders before it.
+  std::vector<GloveRecord> direct = file_order;
+  reorder_record_blocks(direct, 42, 0, 2);
+  reorder_record_blocks(again, 42, 1, 2);
+  CHECK(order(again) == order(direct));
+  CHECK(order(again) != order(records));
+  reorder_record_blocks(again, 42, 2, 0);
+  CHECK(order(again) == order(file_order));
 }
 
 TEST_CASE("the GPU memory plan for GloVe: device when the tables fit, else host blocks within the budget", "[gpu-host]") {

@@ -1,6 +1,9 @@
 #include "train/glove/cooc_file.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <utility>
 
 #include "core/error.h"
 #include "format/tensor_file.h"
@@ -53,9 +56,40 @@ void save_cooc(AtomicOutput& out, const CoocInfo& m, std::uint64_t count, Sorted
   write_tensor_file(out, kFormat, kVersion, blobs, std::move(metadata));
 }
 
-CoocMatrix load_cooc(const std::string& path) {
-  const TensorFileReader r(path, kFormat, kVersion, "co-occurrence file");
-  CoocMatrix m;
+namespace {
+
+// The entries of a mapped co-occurrence file, checked one by one.
+class CheckedEntries final : public SortedEntries {
+ public:
+  CheckedEntries(std::string path, std::span<const std::byte> bytes, std::uint64_t rows)
+      : path_(std::move(path)), bytes_(bytes), rows_(rows) {}
+  bool next(CoocEntry& e) override {
+    if (index_ * sizeof(CoocEntry) == bytes_.size()) return false;
+    std::memcpy(&e, bytes_.data() + index_ * sizeof(CoocEntry), sizeof(CoocEntry));
+    if (e.row >= rows_ || e.column >= rows_) {
+      fail("{}: co-occurrence entry {} names word {} beyond the vocabulary of {}", path_, index_, std::max(e.row, e.column), rows_);
+    }
+    if (!(e.count > 0) || !std::isfinite(e.count)) fail("{}: co-occurrence entry {} has a count of {}", path_, index_, e.count);
+    if (index_ > 0 && previous_ >= cooc_key(e)) fail("{}: co-occurrence entries {} and {} are out of order", path_, index_ - 1, index_);
+    previous_ = cooc_key(e);
+    ++index_;
+    return true;
+  }
+
+ private:
+  std::string path_;
+  std::span<const std::byte> bytes_;
+  std::uint64_t rows_;
+  std::uint64_t index_ = 0;
+  std::uint64_t previous_ = 0;
+};
+
+}  // namespace
+
+CoocFileReader::CoocFileReader(const std::string& path)
+    : file_(std::make_unique<TensorFileReader>(path, kFormat, kVersion, "co-occurrence file")) {
+  const TensorFileReader& r = *file_;
+  CoocInfo& m = info_;
   m.window = r.meta_uint("window");
   m.symmetric = r.meta("symmetric") == "1";
   m.min_count = r.meta_uint("min_count");
@@ -77,16 +111,24 @@ CoocMatrix load_cooc(const std::string& path) {
     m.vocab.words.emplace_back(reinterpret_cast<const char*>(bytes.data()) + offsets[i],
                                static_cast<std::size_t>(offsets[i + 1] - offsets[i]));
   }
-  const std::uint64_t n = r.elements("cooc") / 3;
-  m.entries = r.copy<CoocEntry>("cooc", DType::u32, n * 3);
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const CoocEntry& e = m.entries[i];
-    if (e.row >= rows || e.column >= rows) {
-      fail("{}: co-occurrence entry {} names word {} beyond the vocabulary of {}", path, i, std::max(e.row, e.column), rows);
-    }
-    if (!(e.count > 0) || !std::isfinite(e.count)) fail("{}: co-occurrence entry {} has a count of {}", path, i, e.count);
-    if (i > 0 && cooc_key(m.entries[i - 1]) >= cooc_key(e)) fail("{}: co-occurrence entries {} and {} are out of order", path, i - 1, i);
-  }
+  entries_ = r.elements("cooc") / 3;
+  r.tensor("cooc", DType::u32, entries_ * 3);  // checks the type and shape now
+}
+
+CoocFileReader::~CoocFileReader() = default;
+
+std::unique_ptr<SortedEntries> CoocFileReader::read() const {
+  return std::make_unique<CheckedEntries>(file_->path(), file_->tensor("cooc", DType::u32, entries_ * 3),
+                                          info_.vocab.size());
+}
+
+CoocMatrix load_cooc(const std::string& path) {
+  CoocFileReader reader(path);
+  CoocMatrix m;
+  static_cast<CoocInfo&>(m) = reader.info();
+  m.entries.reserve(reader.entries());
+  const auto entries = reader.read();
+  for (CoocEntry e; entries->next(e);) m.entries.push_back(e);
   return m;
 }
 

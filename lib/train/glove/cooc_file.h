@@ -7,6 +7,7 @@
 // "vocab.offsets" I64 [V+1], "vocab.bytes" U8: word i is bytes[offsets[i], offsets[i+1]).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@
 #include "train/vocabulary.h"
 
 namespace embed {
+
+class TensorFileReader;
 
 // What the counts are of and how they were made.
 struct CoocInfo {
@@ -38,8 +41,29 @@ struct CoocMatrix : CoocInfo {
 void save_cooc(AtomicOutput& out, const CoocInfo& info, std::uint64_t count, SortedEntries& source);
 void save_cooc(AtomicOutput& out, const CoocMatrix& matrix);
 
-// Throws embed::Error naming `path` for anything but an intact co-occurrence file of
-// a version this build reads, with ids inside its vocabulary and entries in order.
+// Reads a co-occurrence file without holding its entries: they stream from the
+// mapped file, each checked as it comes (ids inside the vocabulary, counts positive
+// and finite, entries in order), so that counts larger than memory can be trained on.
+class CoocFileReader {
+ public:
+  // Throws embed::Error naming `path` for anything but an intact co-occurrence file of
+  // a version this build reads.
+  explicit CoocFileReader(const std::string& path);
+  ~CoocFileReader();
+  const CoocInfo& info() const { return info_; }
+  CoocInfo& info() { return info_; }
+  std::uint64_t entries() const { return entries_; }
+  // The entries from the first, in order; throws embed::Error naming the file and the
+  // entry that is malformed.
+  std::unique_ptr<SortedEntries> read() const;
+
+ private:
+  std::unique_ptr<TensorFileReader> file_;
+  CoocInfo info_;
+  std::uint64_t entries_ = 0;
+};
+
+// The whole file in memory (tests, small counts), checked as CoocFileReader checks it.
 CoocMatrix load_cooc(const std::string& path);
 
 }  // namespace embed

@@ -1,5 +1,6 @@
 #include "train/glove/glove_model_spec.h"
 
+#include <algorithm>
 #include <memory>
 
 #include <fmt/format.h>
@@ -9,6 +10,8 @@
 #include "train/glove/glove_cpu_backend.h"
 #include "train/glove/glove_setup.h"
 #include "train/glove/glove_trainer.h"
+#include "train/glove/record_file.h"
+#include "train/glove/record_source.h"
 
 namespace embed {
 namespace {
@@ -55,7 +58,7 @@ class GloveModel final : public TrainingModel {
 
   void start(const TrainingInput& input, TrainingRun& run, AtomicOutput* counts_out) const override {
     glove_cooccurrences(input, run, counts_out, true);
-    start_glove_run(input, run);
+    start_glove_run(run);
   }
   void count_only(const TrainingInput& input, TrainingRun& run, AtomicOutput& counts_out) const override {
     glove_cooccurrences(input, run, &counts_out, false);
@@ -65,20 +68,33 @@ class GloveModel final : public TrainingModel {
   std::size_t table_width(const TrainSettings& s) const override {
     return GloveLayout(s.dim, s.optimizer, s.adagrad).width;
   }
-  // The records in this epoch's order: (row, column, log count, weight), the last two as float bits.
-  void save_items(const TrainingRun& run, std::vector<TensorBlob>& blobs) const override {
-    blobs.push_back({"records", DType::u32, {run.records.size(), 4}, std::as_bytes(std::span(run.records))});
+  // The records file (not the records: it stays beside the checkpoint), whether they
+  // train from memory, and how the epochs order them.
+  void save_items(const TrainingRun& run, std::vector<TensorBlob>&,
+                  std::map<std::string, std::string>& metadata) const override {
+    const GloveRecords& records = run.records;
+    metadata["glove_records.path"] = records.file.path;
+    metadata["glove_records.size"] = std::to_string(records.file.size);
+    metadata["glove_records.mtime_ns"] = std::to_string(records.file.mtime_ns);
+    metadata["glove_records.count"] = std::to_string(records.file.records);
+    metadata["glove_records.in_memory"] = std::to_string(records.in_memory ? 1 : 0);
+    metadata["glove_records.shuffle"] = std::string(record_shuffle_name(records.shuffle.value_or(RecordShuffle::full)));
   }
   std::uint64_t load_items(const TensorFileReader& r, TrainingRun& run) const override {
-    const std::uint64_t records = r.elements("records") / 4;
-    const std::uint64_t rows = run.corpus.vocab.size();
-    run.records = r.copy<GloveRecord>("records", DType::u32, records * 4);
-    for (const GloveRecord& record : run.records) {
-      if (record.row >= rows || record.column >= rows) {
-        fail("{}: the checkpoint's records name a word beyond the vocabulary", r.path());
-      }
-    }
-    return records;
+    GloveRecords& records = run.records;
+    records.file.path = r.meta("glove_records.path");
+    records.file.size = r.meta_uint("glove_records.size");
+    records.file.mtime_ns = static_cast<std::int64_t>(r.meta_uint("glove_records.mtime_ns"));
+    records.file.records = r.meta_uint("glove_records.count");
+    records.in_memory = r.meta("glove_records.in_memory") == "1";
+    records.shuffle = parse_record_shuffle(r.meta("glove_records.shuffle"));
+    if (!records.shuffle) fail("{}: the checkpoint's record order \"{}\" is invalid", r.path(), r.meta("glove_records.shuffle"));
+    // Refuses a missing, changed or foreign records file now, not when training starts.
+    RecordFileReader(records.file, run.corpus.vocab.size());
+    // The file stays until the run completes (train_command releases it then).
+    records.spool = std::make_shared<SpoolFile>(records.file.path);
+    records.spool->keep();
+    return records.size();
   }
 
   bool train(TrainingRun& run, const TrainContext& context) const override {
@@ -87,16 +103,24 @@ class GloveModel final : public TrainingModel {
                                       ? fmt::format("adagrad per {}", adagrad_mode_name(s.adagrad))
                                       : std::string(optimizer_name(s.optimizer));
     const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
-    // The GPU trains an epoch faster than the CPU reshuffles the records one by one,
-    // so it reshuffles whole blocks of them between epochs.
     std::unique_ptr<GloveBackend> backend =
         context.gpu ? gpu_backend(run, context)
                     : make_cpu_glove_backend(run.input, run.output_table, layout, s.optimizer, s.adagrad);
+    // The GPU trains an epoch faster than the CPU reshuffles the records one by one, and
+    // records on disk are read a block at a time: both reorder whole blocks between epochs.
+    GloveRecords& records = run.records;
+    if (!records.shuffle) records.shuffle = context.gpu || !records.in_memory ? RecordShuffle::blocks : RecordShuffle::full;
+    const RecordFileReader file(records.file, run.corpus.vocab.size());
+    const std::unique_ptr<RecordSource> source =
+        records.in_memory
+            ? memory_records(records.memory, *records.shuffle, s.seed, &file)
+            : streamed_records(file, s.seed, s.threads, std::min(backend->max_block_records(), kStreamedReadRecords));
     spdlog::info("training glove on {}: dim {}, x-max {}, alpha {}, {}, {} epochs, lr {}, {} threads, seed {}; {} "
-                 "co-occurrence records{}",
-                 backend->name(), s.dim, s.x_max, s.alpha, optimizer, s.epochs, s.lr, s.threads, s.seed,
-                 run.records.size(), context.gpu ? ", reshuffled in blocks between epochs" : "");
-    GloveTrainer trainer(s, run.records, *backend, context.gpu ? RecordShuffle::blocks : RecordShuffle::full);
+                 "co-occurrence records {}{}",
+                 backend->name(), s.dim, s.x_max, s.alpha, optimizer, s.epochs, s.lr, s.threads, s.seed, records.size(),
+                 records.in_memory ? std::string("in memory") : fmt::format("streamed from {}", records.file.path),
+                 *records.shuffle == RecordShuffle::blocks ? ", reordered in blocks between epochs" : "");
+    GloveTrainer trainer(s, *source, *backend);
     return trainer.run(run.state, *context.stop, context.on_epoch, context.on_progress);
   }
 

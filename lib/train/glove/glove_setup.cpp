@@ -1,5 +1,6 @@
 #include "train/glove/glove_setup.h"
 
+#include <chrono>
 #include <cmath>
 #include <optional>
 
@@ -10,7 +11,7 @@
 #include "core/progress.h"
 #include "train/glove/cooc_counter.h"
 #include "train/glove/cooc_runs.h"
-#include "train/glove/glove_trainer.h"
+#include "train/glove/record_shuffler.h"
 #include "train/run_setup.h"
 
 namespace embed {
@@ -20,20 +21,64 @@ std::string bytes_text(std::uint64_t bytes) { return human_bytes(static_cast<dou
 // A --memory value of at least `bytes`, as one would type it: "10M" (mebibytes, rounded up).
 std::string memory_option(std::uint64_t bytes) { return fmt::format("{}M", (bytes + (1u << 20) - 1) >> 20); }
 
-void check_training_memory(const TrainingInput& input, const TrainingRun& run, std::uint64_t records,
-                           std::uint64_t other_bytes) {
-  const TrainSettings& s = run.settings;
-  const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
-  const std::uint64_t tables = 2 * run.corpus.vocab.size() * layout.width * sizeof(float);
-  const std::uint64_t record_bytes = records * sizeof(GloveRecord);
-  if (tables + record_bytes + other_bytes > input.memory) {
-    fail("--memory {} is too small to train: {} co-occurrence records take {}{} and the two tables of {} rows {}; "
+std::uint64_t table_bytes(const TrainSettings& s, std::uint64_t rows) {
+  return 2 * rows * GloveLayout(s.dim, s.optimizer, s.adagrad).width * sizeof(float);
+}
+std::uint64_t streaming_bytes(const TrainSettings& s) { return std::uint64_t{s.threads} * kStreamedReadRecords * sizeof(GloveRecord); }
+
+// Training needs at least the two tables and the buffers that stream records from disk.
+void check_tables_fit(const TrainingInput& input, const TrainSettings& s, std::uint64_t rows) {
+  const std::uint64_t tables = table_bytes(s, rows), streaming = streaming_bytes(s);
+  if (tables + streaming > input.memory) {
+    fail("--memory {} is too small to train: the two tables of {} rows take {} (and {} threads reading records {}); "
          "give at least --memory {}, or shrink the vocabulary with --min-count or --max-vocab",
-         memory_option(input.memory), records, bytes_text(record_bytes),
-         other_bytes > 0 ? fmt::format(" (and {} while they are made)", bytes_text(other_bytes)) : "",
-         run.corpus.vocab.size(), bytes_text(tables), memory_option(tables + record_bytes + other_bytes));
+         memory_option(input.memory), rows, bytes_text(tables), s.threads, bytes_text(streaming),
+         memory_option(tables + streaming));
   }
 }
+
+// What the tables leave of --memory for records in memory, less the share that the
+// readers of counting's disk merge hold while the records come.
+std::uint64_t records_budget(const TrainingInput& input, const TrainSettings& s, std::uint64_t rows) {
+  const std::uint64_t taken = table_bytes(s, rows) + input.memory / 20;
+  return input.memory > taken ? input.memory - taken : 0;
+}
+
+// Merged counts in, the run's shuffled records file out (and the records in memory
+// when they fit its budget).
+class RecordsMaker {
+ public:
+  RecordsMaker(const TrainingInput& input, const TrainingRun& run, std::uint64_t rows)
+      : spool_(std::make_shared<SpoolFile>(glove_records_path(run.output.output))),
+        shuffler_(spool_->path(), rows, run.settings.seed, records_budget(input, run.settings, rows)),
+        x_max_(run.settings.x_max),
+        alpha_(run.settings.alpha) {}
+  void expect(std::uint64_t at_most) { shuffler_.expect(at_most); }
+  void add(const CoocEntry& e) { shuffler_.add(glove_record(e, x_max_, alpha_)); }
+  void finish(TrainingRun& run) {
+    const auto start = std::chrono::steady_clock::now();
+    GloveRecords& records = run.records;
+    const RecordShuffler::Result result = shuffler_.finish(records.memory);
+    records.file = result.file;
+    records.in_memory = result.in_memory;
+    records.spool = spool_;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (records.in_memory) {
+      spdlog::info("{} co-occurrence records ({}) shuffled in memory and written to {} in {:.2f} s; training reads them "
+                   "from memory", records.size(), bytes_text(records.size() * sizeof(GloveRecord)), records.file.path, seconds);
+    } else {
+      spdlog::info("{} co-occurrence records ({}) shuffled on disk into {} ({} pieces) in {:.2f} s; they do not fit "
+                   "--memory beside the tables, so every epoch streams them from there, reordered in blocks",
+                   records.size(), bytes_text(records.size() * sizeof(GloveRecord)), records.file.path, result.buckets,
+                   seconds);
+    }
+  }
+
+ private:
+  std::shared_ptr<SpoolFile> spool_;  // removes the file if the run fails before it is handed over
+  RecordShuffler shuffler_;
+  double x_max_, alpha_;
+};
 
 // Takes what the counts fixed into the run, so the .emb metadata and checkpoints tell the truth.
 void adopt_counts_info(CoocInfo&& info, TrainingRun& run) {
@@ -48,17 +93,21 @@ void adopt_counts_info(CoocInfo&& info, TrainingRun& run) {
 }
 
 void load_counts(const TrainingInput& input, TrainingRun& run, AtomicOutput* cooc_out, bool make_records) {
-  CoocMatrix m = load_cooc(input.cooc);
-  if (m.entries.empty()) fail("{}: the co-occurrence file holds no counts", input.cooc);
+  CoocFileReader counts(input.cooc);
+  const CoocInfo& m = counts.info();
+  if (counts.entries() == 0) fail("{}: the co-occurrence file holds no counts", input.cooc);
   spdlog::info("{}: {} co-occurrences over {} words (window {}, {}, min-count {}) counted from {}", input.cooc,
-               m.entries.size(), m.vocab.size(), m.window, m.symmetric ? "symmetric" : "left only", m.min_count, m.corpus);
-  if (cooc_out) save_cooc(*cooc_out, m);
-  std::vector<CoocEntry> entries = std::move(m.entries);
-  adopt_counts_info(std::move(m), run);
+               counts.entries(), m.vocab.size(), m.window, m.symmetric ? "symmetric" : "left only", m.min_count, m.corpus);
+  if (cooc_out) save_cooc(*cooc_out, m, counts.entries(), *counts.read());
   if (make_records) {
-    check_training_memory(input, run, entries.size(), entries.size() * sizeof(CoocEntry));
-    run.records = glove_records(entries, run.settings.x_max, run.settings.alpha);
+    check_tables_fit(input, run.settings, m.vocab.size());
+    RecordsMaker maker(input, run, m.vocab.size());
+    maker.expect(counts.entries());
+    const auto entries = counts.read();
+    for (CoocEntry e; entries->next(e);) maker.add(e);
+    maker.finish(run);
   }
+  adopt_counts_info(std::move(counts.info()), run);
 }
 
 void count_corpus(const TrainingInput& input, TrainingRun& run, AtomicOutput* cooc_out, bool make_records) {
@@ -70,6 +119,11 @@ void count_corpus(const TrainingInput& input, TrainingRun& run, AtomicOutput* co
   if (input.memory < needed) {
     fail("--memory {} is too small to count co-occurrences over {} words; give at least --memory {}",
          memory_option(input.memory), corpus.vocab.size(), memory_option(needed));
+  }
+  std::optional<RecordsMaker> records;
+  if (make_records) {
+    check_tables_fit(input, run.settings, corpus.vocab.size());
+    records.emplace(input, run, corpus.vocab.size());
   }
   CoocOptions options;
   options.window = run.settings.window;
@@ -84,10 +138,10 @@ void count_corpus(const TrainingInput& input, TrainingRun& run, AtomicOutput* co
   const std::uint64_t merged = count_cooccurrences(
       corpus, options, stats,
       [&](std::uint64_t at_most) {
-        if (make_records) run.records.reserve(at_most);  // address space only: pages are touched as records come
+        if (records) records->expect(at_most);
       },
       [&](const CoocEntry& e) {
-        if (make_records) run.records.push_back(glove_record(e, s.x_max, s.alpha));
+        if (records) records->add(e);
         if (counts_on_disk) counts_on_disk->add(e);
       });
   spdlog::info("counted {} (word, context) pairs in {:.2f} s ({:.1f}% in a dense table of {} cells{}), merged them into "
@@ -113,6 +167,7 @@ void count_corpus(const TrainingInput& input, TrainingRun& run, AtomicOutput* co
     save_cooc(*cooc_out, info, merged, *run_on_disk.reader(1 << 16));
     spdlog::info("wrote {} ({} co-occurrences over {} words)", cooc_out->path(), merged, info.vocab.size());
   }
+  if (records) records->finish(run);
   adopt_counts_info(std::move(info), run);
 }
 
@@ -126,6 +181,8 @@ void glove_cooccurrences(const TrainingInput& input, TrainingRun& run, AtomicOut
   }
 }
 
+std::string glove_records_path(const std::string& output) { return output + ".glove-records"; }
+
 GloveRecord glove_record(const CoocEntry& e, double x_max, double alpha) {
   return {e.row, e.column, static_cast<float>(std::log(static_cast<double>(e.count))), glove_weight(e.count, x_max, alpha)};
 }
@@ -136,14 +193,12 @@ std::vector<GloveRecord> glove_records(std::span<const CoocEntry> entries, doubl
   return records;
 }
 
-void start_glove_run(const TrainingInput& input, TrainingRun& run) {
+void start_glove_run(TrainingRun& run) {
   const TrainSettings& s = run.settings;
-  check_training_memory(input, run, run.records.size(), 0);
   const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
   const std::uint64_t rows = run.corpus.vocab.size();
   run.input = make_glove_table(rows, layout, s.optimizer, s.seed, 0, s.threads);
   run.output_table = make_glove_table(rows, layout, s.optimizer, s.seed, 1, s.threads);
-  shuffle_records(run.records, s.seed, 0);
   run.state = TrainState::start(s.threads, s.seed, run.records.size());
 }
 
