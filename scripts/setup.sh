@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every build and test dependency from Debian 12's packages.
 # Idempotent: packages already present are left alone, so it is cheap to re-run.
+# Usage: setup.sh [--fuzz]
 set -euo pipefail
 
 packages=(
@@ -10,6 +11,9 @@ packages=(
   # Peers for the interop tests and benchmarks (use /usr/bin/python3: Debian's).
   python3 python3-numpy python3-gensim fasttext time
 )
+
+# --fuzz: also clang and its libFuzzer runtime, for scripts/fuzz.sh (CI runs it).
+if [[ ${1:-} == --fuzz ]]; then packages+=(clang libclang-rt-14-dev); fi
 
 missing=()
 for p in "${packages[@]}"; do

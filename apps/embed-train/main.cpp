@@ -22,6 +22,11 @@ int main(int argc, char** argv) {
   embed::cli::LogFlags log;
   std::vector<std::string> model_names;
   for (const embed::TrainingModel* model : embed::training_models()) model_names.emplace_back(model->name());
+  // The ranges the checkpoint and counts-file loaders hold their settings to as well.
+  auto range = [](embed::SettingRange r) { return CLI::Range(r.low, r.high); };
+  auto whole_range = [](embed::SettingRange r) {
+    return CLI::Range(static_cast<std::int64_t>(r.low), static_cast<std::int64_t>(r.high));
+  };
 
   app.add_option("--corpus", command.input.corpus, "training text: one or more files, - for stdin");
   app.add_option("-o,--output", command.output.output, "the vectors to write (.emb)");
@@ -29,22 +34,22 @@ int main(int argc, char** argv) {
          "--model", [&s](const std::string& name) { s.model = *embed::parse_model_name(name); },
          "skipgram, cbow or glove (default: skipgram)")
       ->check(CLI::IsMember(model_names));
-  app.add_option("--dim", s.dim, "vector dimensions")->check(CLI::Range(1, 10000))->capture_default_str();
+  app.add_option("--dim", s.dim, "vector dimensions")->check(whole_range(embed::kDimRange))->capture_default_str();
   app.add_option("--window", s.window, "context words on each side, at most (default 5; glove 10)")
-      ->check(CLI::Range(1, 100));
+      ->check(whole_range(embed::kWindowRange));
   app.add_option("--min-count", command.output.min_count, "drop words rarer than this")
       ->check(CLI::Range(1ull, 1ull << 62))
       ->capture_default_str();
   app.add_option("--max-vocab", command.output.max_vocab, "keep only the N most frequent words (0: all)")
       ->capture_default_str();
-  app.add_option("--epochs", s.epochs, "passes over the corpus (default 5; glove 25)")->check(CLI::Range(1, 100000));
+  app.add_option("--epochs", s.epochs, "passes over the corpus (default 5; glove 25)")->check(whole_range(embed::kEpochsRange));
   app.add_option("--lr", s.lr, "starting learning rate (default 0.025 for skipgram, 0.05 for cbow and glove)")
-      ->check(CLI::Range(1e-9, 10.0));
+      ->check(range(embed::kLearningRateRange));
   app.add_option_function<std::string>(
          "--optimizer", [&s](const std::string& name) { s.optimizer = *embed::parse_optimizer(name); },
          "sgd (skipgram, cbow: the only one; glove: linear decay), adagrad (glove's default), adam (glove)")
       ->check(CLI::IsMember({"sgd", "adagrad", "adam"}));
-  app.add_option("--threads", s.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 1024));
+  app.add_option("--threads", s.threads, "worker threads (default: all cores)")->check(whole_range(embed::kThreadsRange));
   app.add_option("--seed", s.seed,
                  "random seed; on the CPU with --threads 1 the output is bit-for-bit reproducible (a GPU draws the "
                  "same samples, but its float atomics add in varying order)")
@@ -58,18 +63,18 @@ int main(int argc, char** argv) {
 
   // skip-gram and CBOW only
   app.add_option("--negative", s.negative, "skipgram, cbow: negative samples per window")
-      ->check(CLI::Range(1, 60))
+      ->check(whole_range(embed::kNegativeRange))
       ->capture_default_str();
   app.add_option("--sample", s.sample, "skipgram, cbow: subsampling threshold for frequent words (0: off)")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(range(embed::kSampleRange))
       ->capture_default_str();
 
   // GloVe only
   app.add_option("--x-max", s.x_max, "glove: counts above this weigh fully in the loss")
-      ->check(CLI::Range(1e-6, 1e12))
+      ->check(range(embed::kXMaxRange))
       ->capture_default_str();
   app.add_option("--alpha", s.alpha, "glove: exponent of the weighting (x/x-max)^alpha")
-      ->check(CLI::Range(0.0, 10.0))
+      ->check(range(embed::kAlphaRange))
       ->capture_default_str();
   app.add_flag_function(
       "--asymmetric", [&s](std::int64_t) { s.symmetric = false; },

@@ -5,6 +5,7 @@
 #include "core/half.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define EMBED_X86_DISPATCH 1
 #endif
@@ -19,7 +20,9 @@ void f16_scalar(const std::uint16_t* in, float* out, std::size_t count) {
 #ifdef EMBED_X86_DISPATCH
 // GCC 12's _mm512_cvtph_ps starts from _mm512_undefined_ps(), which -Wmaybe-uninitialized flags.
 #pragma GCC diagnostic push
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 __attribute__((target("avx512f"))) void f16_avx512(const std::uint16_t* in, float* out, std::size_t count) {
   std::size_t i = 0;
   for (; i + 16 <= count; i += 16) {
@@ -38,6 +41,12 @@ __attribute__((target("avx,f16c"))) void f16_f16c(const std::uint16_t* in, float
   }
   f16_scalar(in + i, out + i, count - i);
 }
+
+// F16C from CPUID leaf 1 (ECX bit 29): clang's __builtin_cpu_supports does not know "f16c".
+bool cpu_has_f16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+}
 #endif
 
 }  // namespace
@@ -47,7 +56,7 @@ void f16_to_f32_array(const std::uint16_t* in, float* out, std::size_t count) {
   static const auto convert = [] {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) return &f16_avx512;
-    if (__builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c")) return &f16_f16c;
+    if (__builtin_cpu_supports("avx") && cpu_has_f16c()) return &f16_f16c;
     return &f16_scalar;
   }();
   convert(in, out, count);

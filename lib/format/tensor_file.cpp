@@ -101,7 +101,9 @@ double TensorFileReader::meta_double(const std::string& key) const {
 std::span<const std::byte> TensorFileReader::tensor(const std::string& name, DType dtype, std::uint64_t elements) const {
   const auto* info = header_.find(name);
   if (info == nullptr) fail("{}: the {} lacks the tensor \"{}\"", path_, what_, name);
-  if (info->dtype != dtype || info->end - info->begin != elements * dtype_size(dtype)) {
+  // elements > bytes / size first: a hostile count must not wrap the product.
+  const std::uint64_t bytes = info->end - info->begin;
+  if (info->dtype != dtype || elements > bytes / dtype_size(dtype) || bytes != elements * dtype_size(dtype)) {
     fail("{}: {} tensor \"{}\" has the wrong type or size", path_, what_, name);
   }
   return file_->bytes().subspan(header_.data_start + info->begin, info->end - info->begin);

@@ -27,11 +27,14 @@ VectorSpace VectorSpace::from_emb(EmbFile file) {
   space.emb_.emplace(std::move(file));
   space.norms_ = space.emb_->norms();
   if (space.norms_.size() != space.rows_) {
-    // Another writer's file without a norms tensor: compute them once, a block at a time.
-    constexpr std::size_t kBlockRows = 4096;
-    std::vector<float> block(kBlockRows * space.dim_);
-    for (std::uint64_t first = 0; first < space.rows_; first += kBlockRows) {
-      const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(kBlockRows, space.rows_ - first));
+    // Another writer's file without a norms tensor: compute them once, a block of at most
+    // 4096 rows and 16 MB at a time (never more rows than the file has).
+    const std::size_t block_rows = static_cast<std::size_t>(
+        std::clamp<std::uint64_t>(std::min<std::uint64_t>(4096, (16u << 20) / (space.dim_ * sizeof(float))), 1,
+                                  std::max<std::uint64_t>(space.rows_, 1)));
+    std::vector<float> block(block_rows * space.dim_);
+    for (std::uint64_t first = 0; first < space.rows_; first += block_rows) {
+      const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(block_rows, space.rows_ - first));
       space.emb_->rows_as_f32(first, count, block.data());
       const std::vector<float> norms = row_norms({block.data(), count * space.dim_}, space.dim_, 1);
       space.computed_norms_.insert(space.computed_norms_.end(), norms.begin(), norms.end());

@@ -408,6 +408,10 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
     auto header = parse_count_dim_header(first_line);
     if (!header) fail_at(name, 1, "expected a header \"COUNT DIM\" (word2vec/fastText text), found \"{}\"", show(first_line));
     if (header->second == 0) fail_at(name, 1, "the header gives dimension 0");
+    if (header->second > kMaxVectorDimension) {
+      fail_at(name, 1, "the header gives dimension {}, which is not plausible (at most {})", header->second,
+              kMaxVectorDimension);
+    }
     header_rows = header->first;
     table.dim = header->second;
     dim_origin = "the header's dimension";
@@ -425,15 +429,18 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
   const std::size_t dim = table.dim;
   const LineParser parser(dim, dim_origin, options.keep);
 
-  // Reserve once from what we know, so the vectors are not copied as they grow.
-  std::uint64_t expected_rows = header_rows.value_or(0);
+  // Reserve once from what we know, so the vectors are not copied as they grow: from the
+  // file's size, never from the header alone (a header may promise anything, and a
+  // stream has no size: then the table grows with what is read). Every value takes at
+  // least two bytes of text ("0 "), so this is at most about twice the file's size.
+  std::uint64_t expected_rows = 0;
   if (in.size_hint()) {
-    const std::uint64_t by_size = *in.size_hint() / std::max<std::size_t>(first_line.size() + 1, 2 * dim + 2) + 16;
-    expected_rows = header_rows ? std::min(*header_rows, by_size * 2) : by_size + by_size / 16;
+    const std::uint64_t by_size = *in.size_hint() / std::max<std::size_t>(first_line.size() + 1, 2 * dim + 2);
+    expected_rows = header_rows ? std::min(*header_rows, by_size + 1) : by_size + by_size / 16;
+    if (expected_rows * dim * sizeof(float) > 4 * *in.size_hint() + 4096) expected_rows = 0;
   }
   if (options.limit) expected_rows = std::min(expected_rows, options.limit);
   if (!options.keep) {
-    expected_rows = std::min<std::uint64_t>(expected_rows, std::uint64_t{1} << 28);
     if (!options.row_sink) table.values.reserve(expected_rows * dim);
     table.origins.reserve(expected_rows);
     table.word_offsets.reserve(expected_rows + 1);
@@ -497,8 +504,10 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
     if (!options.row_sink) {
       table.values.resize((old_rows + first_row[used_parts]) * dim);
       parallel_for(used_parts, threads, [&](std::size_t i) {
+        const std::size_t rows = first_row[i + 1] - first_row[i];
+        if (rows == 0) return;  // a part of blank lines has no values (and maybe no buffer)
         std::memcpy(table.values.data() + (old_rows + first_row[i]) * dim, parts[i].values.data(),
-                    (first_row[i + 1] - first_row[i]) * dim * sizeof(float));
+                    rows * dim * sizeof(float));
       });
     } else {
       pending = SinkJob{current, {}};

@@ -15,6 +15,10 @@
 
 namespace embed {
 
+// The largest dimension a vector file's header may give (text or word2vec binary): far
+// beyond any real vectors, small enough that one row fits in memory.
+inline constexpr std::uint64_t kMaxVectorDimension = 1 << 24;
+
 using RowSink = std::function<void(const EmbeddingTable& table, std::size_t first_row, std::span<float> values)>;
 
 struct TextReadOptions {

@@ -65,7 +65,9 @@ EmbeddingTable read_word2vec_binary(InputStream& in, std::uint64_t limit, const 
   if (!count_dim) fail_at(name, 1, "expected a header \"COUNT DIM\", found \"{}\"", header.substr(0, 40));
   const auto [rows, dim] = *count_dim;
   if (dim == 0) fail_at(name, 1, "the header gives dimension 0");
-  if (dim > (1u << 24)) fail_at(name, 1, "the header gives dimension {}, which is not plausible", dim);
+  if (dim > kMaxVectorDimension) {
+    fail_at(name, 1, "the header gives dimension {}, which is not plausible (at most {})", dim, kMaxVectorDimension);
+  }
 
   EmbeddingTable table;
   table.dim = dim;
@@ -73,7 +75,7 @@ EmbeddingTable read_word2vec_binary(InputStream& in, std::uint64_t limit, const 
   const std::uint64_t wanted = limit ? std::min(rows, limit) : rows;
   if (!keep && in.size_hint()) {
     // Trust the header only as far as the file could hold that many rows.
-    const std::uint64_t plausible = std::min(wanted, *in.size_hint() / (4 * dim + 2) + 1);
+    const std::uint64_t plausible = std::min(wanted, *in.size_hint() / (4 * dim + 2));
     table.values.reserve(plausible * dim);
     table.word_offsets.reserve(plausible + 1);
   }

@@ -97,8 +97,9 @@ TrainSettings read_settings(const TensorFileReader& r) {
   const std::optional<Optimizer> optimizer = parse_optimizer(r.meta("optimizer"));
   if (!optimizer || !model->supports(*optimizer)) fail("{}: the checkpoint's optimizer is invalid", path);
   s.optimizer = *optimizer;
-  const bool valid = s.dim > 0 && s.window > 0 && s.threads > 0 && s.epochs > 0 && model->read_settings(r, s);
-  if (!valid) fail("{}: the checkpoint's settings are invalid", path);
+  if (!model->read_settings(r, s)) fail("{}: the checkpoint's settings are invalid", path);
+  // As strictly as the command line: a file must not ask for what a flag may not.
+  if (const std::string problem = settings_out_of_range(s); !problem.empty()) fail("{}: checkpoint {}", path, problem);
   return s;
 }
 
@@ -122,6 +123,9 @@ TrainingRun load_checkpoint(const std::string& path) {
   const std::uint64_t width = model.table_width(s);
   if (rows == 0) fail("{}: the checkpoint has an empty vocabulary", path);
   c.corpus.vocab.counts = r.copy<std::int64_t>("counts", DType::i64, rows);
+  for (std::uint64_t i = 0; i < rows; ++i) {
+    if (c.corpus.vocab.counts[i] < 1) fail("{}: the checkpoint's count of word {} is {}", path, i, c.corpus.vocab.counts[i]);
+  }
   const auto offsets = r.copy<std::int64_t>("vocab.offsets", DType::i64, rows + 1);
   const auto word_bytes = r.tensor("vocab.bytes", DType::u8, r.elements("vocab.bytes"));
   for (std::uint64_t i = 0; i < rows; ++i) {
@@ -136,6 +140,9 @@ TrainingRun load_checkpoint(const std::string& path) {
   c.corpus.distinct_words = r.meta_uint("corpus_distinct_words");
   c.corpus.words = c.corpus.vocab.total_count();  // as read_corpus derives it
   c.corpus.max_token_bytes = r.meta_uint("corpus_max_token_bytes");
+  if (c.corpus.max_token_bytes < 4 || c.corpus.max_token_bytes > kMaxTokenBytes) {
+    fail("{}: checkpoint corpus_max_token_bytes {} is out of range 4..{}", path, c.corpus.max_token_bytes, kMaxTokenBytes);
+  }
   const std::uint64_t files = r.meta_uint("corpus_files");
   if (files > 1000000) fail("{}: the checkpoint's corpus file count is malformed", path);
   for (std::uint64_t i = 0; i < files; ++i) {
@@ -153,10 +160,11 @@ TrainingRun load_checkpoint(const std::string& path) {
   }
   const std::uint64_t bound = model.load_items(r, c);  // of the workers' positions
 
-  c.input = RowMatrix(rows, width);
-  c.output_table = RowMatrix(rows, width);
+  // The tables' bytes are checked against the file before anything is allocated for them.
   const auto input_bytes = r.tensor("input", DType::f32, rows * width);
   const auto output_bytes = r.tensor("output", DType::f32, rows * width);
+  c.input = RowMatrix(rows, width);
+  c.output_table = RowMatrix(rows, width);
   std::memcpy(c.input.data(), input_bytes.data(), input_bytes.size());
   std::memcpy(c.output_table.data(), output_bytes.data(), output_bytes.size());
 

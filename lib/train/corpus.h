@@ -19,6 +19,10 @@
 
 namespace embed {
 
+// The longest a token may be kept (CorpusOptions::max_token_bytes; a checkpoint that
+// says more is refused).
+inline constexpr std::size_t kMaxTokenBytes = 1 << 16;
+
 struct CorpusOptions {
   std::uint64_t min_count = 5;
   std::uint64_t max_vocab = 0;         // 0: no limit

@@ -44,6 +44,25 @@ struct TrainSettings {
   GloveVectors vectors = GloveVectors::word_plus_context;
 };
 
+// The ranges embed-train accepts, on its command line and in what it reads back
+// (checkpoints, counts files), so that a file cannot ask for what a flag may not.
+struct SettingRange {
+  double low, high;
+};
+inline constexpr SettingRange kDimRange{1, 10000};
+inline constexpr SettingRange kWindowRange{1, 100};
+inline constexpr SettingRange kEpochsRange{1, 100000};
+inline constexpr SettingRange kLearningRateRange{1e-9, 10.0};
+inline constexpr SettingRange kThreadsRange{1, 1024};
+inline constexpr SettingRange kNegativeRange{1, 60};
+inline constexpr SettingRange kSampleRange{0.0, 1.0};
+inline constexpr SettingRange kXMaxRange{1e-6, 1e12};
+inline constexpr SettingRange kAlphaRange{0.0, 10.0};
+
+// What is out of range in `settings` ("dim 1073741824 is out of range 1..10000"), or
+// empty when every setting is within its range.
+std::string settings_out_of_range(const TrainSettings& settings);
+
 // The settings that shape the vectors, as metadata strings: "model", "window",
 // "epochs", "lr", "seed", "optimizer", and per model "negative" and "sample", or
 // "x_max", "alpha", "symmetric", "adagrad" and "vectors". Written into every .emb and

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "format/tensor_file.h"
+#include "train/train_settings.h"
 
 namespace embed {
 namespace {
@@ -97,7 +98,10 @@ CoocFileReader::CoocFileReader(const std::string& path)
   m.corpus = r.meta("corpus");
   m.corpus_tokens = r.meta_uint("corpus_tokens");
   m.corpus_distinct_words = r.meta_uint("corpus_distinct_words");
-  if (r.meta("weighting") != "1/distance" || m.window == 0) fail("{}: the co-occurrence file's settings are invalid", path);
+  if (r.meta("weighting") != "1/distance") fail("{}: the co-occurrence file's weighting is not 1/distance", path);
+  if (const auto window = static_cast<double>(m.window); window < kWindowRange.low || window > kWindowRange.high) {
+    fail("{}: co-occurrence file window {} is out of range {}..{}", path, m.window, kWindowRange.low, kWindowRange.high);
+  }
 
   const std::uint64_t rows = r.elements("counts");
   if (rows == 0 || rows > 0xffffffffu) fail("{}: the co-occurrence file's vocabulary is empty or too large", path);

@@ -49,7 +49,7 @@ class GloveModel final : public TrainingModel {
     const std::optional<GloveVectors> vectors = parse_glove_vectors(r.meta("vectors"));
     if (adagrad) s.adagrad = *adagrad;
     if (vectors) s.vectors = *vectors;
-    return adagrad && vectors && s.x_max > 0;
+    return adagrad && vectors;  // x_max and alpha: settings_out_of_range
   }
 
   std::string gpu_refusal(const TrainSettings& s) const override {
