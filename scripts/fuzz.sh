@@ -5,19 +5,21 @@
 # Builds them with clang in build-fuzz/ (EMBED_FUZZ=ON), makes each harness's seed corpus
 # with our own tools from data/ (vectors as .emb, GloVe text, word2vec text and binary and
 # gzip; a co-occurrence file; checkpoints of skip-gram, CBOW and GloVe runs interrupted
-# mid-run; query lines and evaluation files), then runs TARGET, or every harness in turn,
-# for SECONDS each (default 60). Inputs it finds new go to build-fuzz/corpus/TARGET, kept
-# between runs. A finding (crash, sanitizer report, an exception other than embed::Error,
+# mid-run; query lines and evaluation files; corpus text and word lists), then runs TARGET,
+# or every harness in turn, for SECONDS each (default 60). Inputs it finds new go to
+# build-fuzz/corpus/TARGET, kept between runs. A finding (crash, sanitizer report, an exception other than embed::Error,
 # a single allocation over 2 GB, an input taking over 10 s) stops it with the input saved as
 # build-fuzz/findings/TARGET-*; the exit status is then non-zero. Replay one with
 #   build-fuzz/tests/fuzz/TARGET build-fuzz/findings/TARGET-crash-...
+# and, once it is fixed, copy it to tests/fuzz/regressions/TARGET/: every build's tests replay
+# those (ctest -R regressions).
 # Needs clang and libclang-rt-14-dev (bash scripts/setup.sh --fuzz).
-# Targets: fuzz_text_vectors fuzz_word2vec_binary fuzz_convert fuzz_emb fuzz_cooc fuzz_checkpoint fuzz_query
+# Targets: fuzz_text_vectors fuzz_word2vec_binary fuzz_convert fuzz_emb fuzz_cooc fuzz_checkpoint fuzz_query fuzz_corpus
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: fuzz.sh TARGET|all [SECONDS]}
 seconds=${2:-60}
-all=(fuzz_text_vectors fuzz_word2vec_binary fuzz_convert fuzz_emb fuzz_cooc fuzz_checkpoint fuzz_query)
+all=(fuzz_text_vectors fuzz_word2vec_binary fuzz_convert fuzz_emb fuzz_cooc fuzz_checkpoint fuzz_query fuzz_corpus)
 if [[ $target == all ]]; then targets=("${all[@]}"); else targets=("$target"); fi
 for t in "${targets[@]}"; do
   [[ " ${all[*]} " == *" $t "* ]] || { echo "fuzz.sh: unknown target $t (${all[*]})" >&2; exit 2; }
@@ -36,7 +38,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 seeds=$build/seeds
 mkdir -p "$build/corpus" "$build/findings"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{fuzz_text_vectors,fuzz_word2vec_binary,fuzz_convert,fuzz_emb,fuzz_cooc,fuzz_checkpoint,fuzz_query}
+mkdir -p "$seeds"/{fuzz_text_vectors,fuzz_word2vec_binary,fuzz_convert,fuzz_emb,fuzz_cooc,fuzz_checkpoint,fuzz_query,fuzz_corpus}
 work=$(realpath "$seeds")
 ET=$build/embed-train GC=$build/glove-convert
 gzip -dc data/text8-200k.txt.gz > "$work/sample.txt"
@@ -80,6 +82,12 @@ for line in "paris" "paris - france + italy" "a b c" "sim a b" "3cosmul paris fr
 done
 { printf '\x01'; head -40 data/analogies-sample.txt; } > "$work/fuzz_query/analogies"
 { printf '\x02'; head -40 data/wordsim-sample.tsv; } > "$work/fuzz_query/pairs"
+
+# Corpus text (the first byte: token limit, sentence length, shards; 0x80 a word list).
+for mode in 0 13 46 127; do
+  { printf "\\x$(printf %02x "$mode")"; head -c 3000 "$work/sample.txt" | fold -w 120; } > "$work/fuzz_corpus/text-$mode"
+done
+{ printf '\x80'; head -c 600 "$work/sample.txt" | tr ' ' '\n'; } > "$work/fuzz_corpus/words"
 
 status=0
 for t in "${targets[@]}"; do

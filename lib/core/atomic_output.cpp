@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "core/file_io.h"
 
 namespace embed {
 namespace {
@@ -105,16 +106,7 @@ void AtomicOutput::discard() {
 }
 
 void AtomicOutput::write_fully(const void* data, std::size_t size) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    ssize_t n = ::write(fd_, p, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("{}: write failed: {}", is_stdout() ? "<stdout>" : path_, std::strerror(errno));
-    }
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
+  write_all(fd_, data, size, std::nullopt, is_stdout() ? "<stdout>" : path_);
 }
 
 void AtomicOutput::flush_buffer() {
@@ -142,17 +134,7 @@ void AtomicOutput::write(const void* data, std::size_t size) {
 void AtomicOutput::write_at(std::uint64_t offset, const void* data, std::size_t size) {
   EMBED_ASSERT(seekable() && !committed_);
   flush_buffer();
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    ssize_t n = ::pwrite(fd_, p, size, static_cast<off_t>(offset));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("{}: write failed: {}", path_, std::strerror(errno));
-    }
-    p += n;
-    offset += static_cast<std::uint64_t>(n);
-    size -= static_cast<std::size_t>(n);
-  }
+  write_all(fd_, data, size, offset, path_);
 }
 
 void AtomicOutput::commit() {

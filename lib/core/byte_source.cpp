@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/file_io.h"
 
 namespace embed {
 namespace {
@@ -22,14 +23,9 @@ class FdSource : public ByteSource {
     if (owned_) ::close(fd_);
   }
   std::size_t read(void* buffer, std::size_t size) override {
-    for (;;) {
-      ssize_t n = ::read(fd_, buffer, size);
-      if (n >= 0) {
-        counter_->fetch_add(static_cast<std::uint64_t>(n), std::memory_order_relaxed);
-        return static_cast<std::size_t>(n);
-      }
-      if (errno != EINTR) fail("{}: read failed: {}", name_, std::strerror(errno));
-    }
+    const std::size_t n = read_some(fd_, buffer, size, name_);
+    counter_->fetch_add(n, std::memory_order_relaxed);
+    return n;
   }
 
  private:

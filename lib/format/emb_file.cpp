@@ -5,6 +5,7 @@
 
 #include "core/checksum.h"
 #include "core/error.h"
+#include "core/excerpt.h"
 #include "core/half.h"
 #include "core/half_array.h"
 #include "core/mapped_file.h"
@@ -19,7 +20,7 @@ std::uint64_t parse_count(const std::map<std::string, std::string>& meta, const 
   std::uint64_t value = 0;
   const auto& text = it->second;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) fail("{}: __metadata__ \"{}\" is not a number: \"{}\"", name, key, text);
+  if (ec != std::errc() || end != text.data() + text.size()) fail("{}: __metadata__ \"{}\" is not a number: \"{}\"", name, key, excerpt(text));
   return value;
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/checksum.h"
 #include "core/error.h"
+#include "core/excerpt.h"
 #include "core/mapped_file.h"
 
 namespace embed {
@@ -87,14 +88,14 @@ auto parse_whole(const std::string& text, Parse parse) -> std::optional<decltype
 std::uint64_t TensorFileReader::meta_uint(const std::string& key) const {
   const std::string text = meta(key);
   const auto value = parse_whole(text, [](const std::string& t, std::size_t* used) { return std::stoull(t, used); });
-  if (!value || text.starts_with('-')) fail("{}: {} field \"{}\" is not a number: \"{}\"", path_, what_, key, text);
+  if (!value || text.starts_with('-')) fail("{}: {} field \"{}\" is not a number: \"{}\"", path_, what_, key, excerpt(text));
   return *value;
 }
 
 double TensorFileReader::meta_double(const std::string& key) const {
   const std::string text = meta(key);
   const auto value = parse_whole(text, [](const std::string& t, std::size_t* used) { return std::stod(t, used); });
-  if (!value) fail("{}: {} field \"{}\" is not a number: \"{}\"", path_, what_, key, text);
+  if (!value) fail("{}: {} field \"{}\" is not a number: \"{}\"", path_, what_, key, excerpt(text));
   return *value;
 }
 

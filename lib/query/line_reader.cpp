@@ -3,16 +3,24 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "core/error.h"
+#include "core/file_io.h"
 
 namespace embed {
 
 bool LineReader::take_buffered_line(std::string& line) {
-  const std::size_t newline = buffer_.find('\n', start_);
+  const std::size_t newline = buffer_.find('\n', std::max(start_, scanned_));
+  const std::size_t line_end = newline == std::string::npos ? buffer_.size() : newline;
+  if (line_end - start_ > max_line_bytes_) {
+    fail("<stdin>:{}: a line longer than {} bytes; expected one query (a few words) per line", lines_read_ + 1,
+         max_line_bytes_);
+  }
   if (newline == std::string::npos) {
+    scanned_ = buffer_.size();
     if (!eof_ || start_ == buffer_.size()) return false;
     line.assign(buffer_, start_, std::string::npos);  // a last line without "\n"
     start_ = buffer_.size();
@@ -20,6 +28,7 @@ bool LineReader::take_buffered_line(std::string& line) {
     line.assign(buffer_, start_, newline - start_);
     start_ = newline + 1;
   }
+  scanned_ = start_;
   ++lines_read_;
   return true;
 }
@@ -32,16 +41,13 @@ bool LineReader::fill(bool wait) {
   }
   if (start_ > 0) {
     buffer_.erase(0, start_);
+    scanned_ -= start_;
     start_ = 0;
   }
   char chunk[1 << 16];
-  ssize_t got;
-  do {
-    got = ::read(fd_, chunk, sizeof chunk);
-  } while (got < 0 && errno == EINTR);
-  if (got < 0) fail("<stdin>: read error: {}", std::strerror(errno));
+  const std::size_t got = read_some(fd_, chunk, sizeof chunk, "<stdin>");
   if (got == 0) eof_ = true;
-  buffer_.append(chunk, static_cast<std::size_t>(got));
+  buffer_.append(chunk, got);
   return true;
 }
 
@@ -58,7 +64,13 @@ std::vector<std::string> LineReader::next_batch(std::size_t max_lines) {
   if (!next_line(line)) return lines;
   lines.push_back(std::move(line));
   while (lines.size() < max_lines) {
-    if (take_buffered_line(line)) {
+    bool taken = false;
+    try {
+      taken = take_buffered_line(line);
+    } catch (const Error&) {
+      break;  // a line too long: the lines before it are answered first, the next call reports it
+    }
+    if (taken) {
       lines.push_back(std::move(line));
     } else if (!fill(false)) {
       break;

@@ -11,10 +11,15 @@
 
 namespace embed {
 
+// The longest line a query may be: a query is a few words, and a stream without newlines
+// must not be held in memory whole.
+inline constexpr std::size_t kMaxQueryLineBytes = 1 << 20;
+
 class LineReader {
  public:
-  explicit LineReader(int fd) : fd_(fd) {}
-  // Up to `max_lines` lines without their "\n"; empty at end of input. Throws embed::Error on a read error.
+  explicit LineReader(int fd, std::size_t max_line_bytes = kMaxQueryLineBytes) : fd_(fd), max_line_bytes_(max_line_bytes) {}
+  // Up to `max_lines` lines without their "\n"; empty at end of input. Throws embed::Error
+  // on a read error or a line longer than max_line_bytes.
   std::vector<std::string> next_batch(std::size_t max_lines);
   // One line, waiting for it; false at end of input.
   bool next_line(std::string& line);
@@ -25,8 +30,10 @@ class LineReader {
   bool fill(bool wait);  // reads what is available (waiting when asked); false at end of input
 
   int fd_;
+  std::size_t max_line_bytes_;
   std::string buffer_;
   std::size_t start_ = 0;
+  std::size_t scanned_ = 0;  // buffer_[start_, scanned_) holds no "\n": a long line is searched once
   bool eof_ = false;
   std::size_t lines_read_ = 0;
 };

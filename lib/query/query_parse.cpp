@@ -2,6 +2,7 @@
 
 #include "core/ascii_space.h"
 #include "core/error.h"
+#include "core/excerpt.h"
 
 namespace embed {
 namespace {
@@ -36,7 +37,7 @@ ParsedQuery parse_expression(std::string_view expression) {
   bool pending_operator = false;
   for (std::string_view token : tokens) {
     if (token == "+" || token == "-") {
-      if (pending_operator) fail("two operators in a row in \"{}\"", trim(expression));
+      if (pending_operator) fail("two operators in a row in \"{}\"", excerpt(trim(expression)));
       sign = token == "+" ? 1.0f : -1.0f;
       pending_operator = true;
       continue;
@@ -48,8 +49,8 @@ ParsedQuery parse_expression(std::string_view expression) {
     sign = 1.0f;
     pending_operator = false;
   }
-  if (pending_operator) fail("\"{}\" ends with an operator; expected a word after it", trim(expression));
-  if (query.words.empty()) fail("no word in \"{}\"", trim(expression));
+  if (pending_operator) fail("\"{}\" ends with an operator; expected a word after it", excerpt(trim(expression)));
+  if (query.words.empty()) fail("no word in \"{}\"", excerpt(trim(expression)));
   const bool single = query.words.size() == 1 && query.words[0].weight > 0;
   query.kind = single ? QueryKind::neighbours : QueryKind::expression;
   return query;

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "core/excerpt.h"
 
 namespace embed {
 
@@ -36,7 +37,7 @@ std::size_t QueryRunner::answer(const std::vector<QueryInput>& inputs) {
     for (const QueryWord& w : input.query.words) {
       const std::optional<std::uint64_t> row = space_.find(w.word);
       if (!row) {
-        errors[i] = fmt::format("unknown word \"{}\" (not among the {} words of {})", w.word, space_.rows(), space_.name());
+        errors[i] = fmt::format("unknown word \"{}\" (not among the {} words of {})", excerpt(w.word), space_.rows(), space_.name());
         break;
       }
       rows[i].push_back(*row);

@@ -11,6 +11,7 @@
 #include <fast_float/fast_float.h>
 
 #include "core/error.h"
+#include "core/excerpt.h"
 #include "core/float_buffer.h"
 #include "core/parallel.h"
 #include "core/progress.h"
@@ -128,10 +129,6 @@ const char* parse_plain_decimal(const char* p, const char* end, float& out) { re
 
 namespace {
 
-std::string show(std::string_view s) {
-  constexpr std::size_t kMax = 40;
-  return s.size() <= kMax ? std::string(s) : std::string(s.substr(0, kMax)) + "...";
-}
 
 // The rows parsed from one run of whole lines, by one thread.
 // Parts live across chunks, so their buffers are allocated (and page-faulted) once.
@@ -243,11 +240,11 @@ class LineParser {
       const Field& f = fields[first_number + i];
       if (!parse_number(f.begin, f.end, out[i])) {
         part.values.resize(base);
-        return fmt::format("field {}: \"{}\" is not a number", first_number + i + 1, show(f.text()));
+        return fmt::format("field {}: \"{}\" is not a number", first_number + i + 1, excerpt(f.text()));
       }
       if (!std::isfinite(out[i])) {
         part.values.resize(base);
-        return fmt::format("field {}: \"{}\" is not a finite number", first_number + i + 1, show(f.text()));
+        return fmt::format("field {}: \"{}\" is not a finite number", first_number + i + 1, excerpt(f.text()));
       }
     }
     const Field& last_word_field = fields[first_number - 1];
@@ -255,7 +252,7 @@ class LineParser {
     if (first_number > 1 && parse_number(last_word_field.begin, last_word_field.end, ignored)) {
       part.values.resize(base);
       return fmt::format("ragged row: {} numbers after the word \"{}\", expected {} ({})", fields.size() - 1,
-                         show(fields[0].text()), dim_, dim_origin_);
+                         excerpt(fields[0].text()), dim_, dim_origin_);
     }
     const std::string_view word(line, static_cast<std::size_t>(last_word_field.end - line));
     if (keep_ && !keep_->contains(word)) {
@@ -268,7 +265,7 @@ class LineParser {
   std::optional<std::string> add_word(std::string_view word, Part& part, std::size_t base) const {
     if (!is_ascii(word) && !is_valid_utf8(word)) {
       part.values.resize(base);
-      return fmt::format("the word \"{}\" is not valid UTF-8", show(word));
+      return fmt::format("the word \"{}\" is not valid UTF-8", excerpt(word));
     }
     part.words.append(word);
     part.word_ends.push_back(static_cast<std::uint32_t>(part.words.size()));
@@ -313,7 +310,12 @@ using CharBuffer = std::vector<char, UninitializedAllocator<char>>;
 // Cuts an input stream into blocks of whole lines, about `block_bytes` each.
 class LineBlockReader {
  public:
-  LineBlockReader(InputStream& in, std::size_t block_bytes) : in_(in), block_bytes_(block_bytes) {}
+  // A file smaller than a block gets a block its size (gzip's: its compressed size, and
+  // more rounds), so a small input never allocates the whole 32 MB.
+  LineBlockReader(InputStream& in, std::size_t block_bytes)
+      : in_(in),
+        block_bytes_(in.raw_size() ? static_cast<std::size_t>(std::min<std::uint64_t>(block_bytes, std::max<std::uint64_t>(*in.raw_size() + 1, 4096)))
+                                   : block_bytes) {}
 
   // Fills `block` with the next run of whole lines (at the end of the input the last
   // line may lack its newline). Returns false when nothing is left.
@@ -406,7 +408,7 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
   const std::string first_line(peek_first_line(in));
   if (options.has_header) {
     auto header = parse_count_dim_header(first_line);
-    if (!header) fail_at(name, 1, "expected a header \"COUNT DIM\" (word2vec/fastText text), found \"{}\"", show(first_line));
+    if (!header) fail_at(name, 1, "expected a header \"COUNT DIM\" (word2vec/fastText text), found \"{}\"", excerpt(first_line));
     if (header->second == 0) fail_at(name, 1, "the header gives dimension 0");
     if (header->second > kMaxVectorDimension) {
       fail_at(name, 1, "the header gives dimension {}, which is not plausible (at most {})", header->second,
@@ -422,7 +424,7 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
     const char* end = trim_line_end(first_line.data(), first_line.data() + first_line.size());
     const auto fields = split_fields(first_line.data(), end);
     if (fields.empty()) fail_at(name, 1, "expected a word followed by numbers, found an empty line");
-    if (fields.size() < 2) fail_at(name, 1, "expected a word followed by numbers, found one field \"{}\"", show(fields[0].text()));
+    if (fields.size() < 2) fail_at(name, 1, "expected a word followed by numbers, found one field \"{}\"", excerpt(fields[0].text()));
     table.dim = fields.size() - 1;
     dim_origin = "as on line 1";
   }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/excerpt.h"
 #include "core/progress.h"
 #include "core/utf8.h"
 #include "text/text_reader.h"
@@ -62,7 +63,7 @@ EmbeddingTable read_word2vec_binary(InputStream& in, std::uint64_t limit, const 
     header.push_back(static_cast<char>(c));
   }
   const auto count_dim = parse_count_dim_header(header);
-  if (!count_dim) fail_at(name, 1, "expected a header \"COUNT DIM\", found \"{}\"", header.substr(0, 40));
+  if (!count_dim) fail_at(name, 1, "expected a header \"COUNT DIM\", found \"{}\"", excerpt(header));
   const auto [rows, dim] = *count_dim;
   if (dim == 0) fail_at(name, 1, "the header gives dimension 0");
   if (dim > kMaxVectorDimension) {

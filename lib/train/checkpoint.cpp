@@ -7,6 +7,7 @@
 
 #include "core/atomic_output.h"
 #include "core/error.h"
+#include "core/excerpt.h"
 #include "format/tensor_file.h"
 #include "train/training_model.h"
 
@@ -86,7 +87,7 @@ TrainSettings read_settings(const TensorFileReader& r) {
   TrainSettings s;
   const std::string name = r.meta("model");
   const TrainingModel* model = find_training_model(name);
-  if (!model) fail("{}: unknown model \"{}\" in the checkpoint", path, name);
+  if (!model) fail("{}: unknown model \"{}\" in the checkpoint", path, excerpt(name));
   s.model = model->id();
   s.dim = r.meta_uint("dim");
   s.window = r.meta_uint("window");
@@ -112,7 +113,7 @@ TrainingRun load_checkpoint(const std::string& path) {
   s = read_settings(r);
   c.output.output = r.meta("output");
   const std::optional<DType> dtype = parse_vector_dtype(r.meta("dtype"));
-  if (!dtype) fail("{}: the checkpoint's dtype \"{}\" is not f32, f16 or bf16", path, r.meta("dtype"));
+  if (!dtype) fail("{}: the checkpoint's dtype \"{}\" is not f32, f16 or bf16", path, excerpt(r.meta("dtype")));
   c.output.dtype = *dtype;
   c.output.save_context = r.meta("save_context") == "1";
   c.output.min_count = r.meta_uint("min_count");

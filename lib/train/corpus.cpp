@@ -18,6 +18,7 @@
 #include "core/atomic_output.h"
 #include "core/byte_source.h"
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/progress.h"
 #include "core/utf8.h"
 #include "train/word_counter.h"
@@ -68,7 +69,11 @@ class Tokenizer {
       if (partial_.empty() && j < size) {
         add_token(std::string_view(data + i, j - i));  // the common case: no copy
       } else {
-        partial_.append(data + i, j - i);  // the token may continue in the next block
+        // The token may continue in the next block. Past max_token_bytes_ + 1 bytes its
+        // cut is decided (cut_token looks no further), so a token without whitespace for
+        // gigabytes takes no more memory than a long word.
+        const std::size_t room = max_token_bytes_ + 1 - std::min(partial_.size(), max_token_bytes_ + 1);
+        partial_.append(data + i, std::min(j - i, room));
       }
       i = j;
     }
@@ -151,14 +156,6 @@ void Corpus::keep_spools() const {
 void Corpus::release_spools() const {
   for (const auto& spool : spools) spool->release();
 }
-
-namespace {
-
-std::int64_t mtime_ns(const struct stat& st) {
-  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-}
-
-}  // namespace
 
 CorpusFile describe_corpus_file(const std::string& path) {
   struct stat st {};

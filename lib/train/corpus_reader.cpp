@@ -9,6 +9,7 @@
 
 #include "core/ascii_space.h"
 #include "core/error.h"
+#include "core/file_io.h"
 
 namespace embed {
 
@@ -60,16 +61,10 @@ bool CorpusReader::fill() {
   const auto wanted = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, part_end_ - from));
   const std::size_t old_size = buffer_.size();
   buffer_.resize(old_size + wanted);
-  std::size_t got = 0;
-  while (got < wanted) {
-    const ssize_t n = ::pread(fd_, buffer_.data() + old_size + got, wanted - got, static_cast<off_t>(from + got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("{}: cannot read at byte {}: {}", file.path, from + got, std::strerror(errno));
-    if (n == 0) {
-      fail("{}: ends at byte {}, but it had {} bytes when the corpus was counted: the corpus changed during training",
-           file.path, from + got, file.size);
-    }
-    got += static_cast<std::size_t>(n);
+  const std::size_t got = read_at(fd_, buffer_.data() + old_size, wanted, from, file.path);
+  if (got < wanted) {
+    fail("{}: ends at byte {}, but it had {} bytes when the corpus was counted: the corpus changed during training",
+         file.path, from + got, file.size);
   }
   return true;
 }
@@ -112,15 +107,24 @@ bool CorpusReader::next_sentence(std::size_t max_rows, std::vector<std::uint32_t
     }
     // A token: it ends at whitespace or at the part's end (cuts lie on whitespace).
     std::size_t end = offset_;
+    bool long_token = false;  // longer than any word: its first bytes are in long_token_
     for (;;) {
       while (end < buffer_.size() && !is_ascii_space(static_cast<unsigned char>(buffer_[end]))) ++end;
       if (end < buffer_.size()) break;
+      if (!long_token && end - offset_ > max_token_bytes_) {
+        // Keep the bytes that decide its cut and drop the rest as it is read, so that a
+        // file without whitespace never makes the buffer larger than a block.
+        long_token_.assign(buffer_, offset_, max_token_bytes_ + 1);
+        long_token = true;
+      }
+      if (long_token) offset_ = end;
       end -= offset_;  // fill() moves the token to the buffer's start
       const bool more = fill();
       end += offset_;
       if (!more) break;
     }
-    const std::string_view token(buffer_.data() + offset_, end - offset_);
+    const std::string_view token =
+        long_token ? std::string_view(long_token_) : std::string_view(buffer_.data() + offset_, end - offset_);
     offset_ = end;
     if (const auto row = lookup_.row(cut_token(token, max_token_bytes_))) {
       if (rows.empty()) {

@@ -99,6 +99,7 @@ class CorpusReader {
   std::string buffer_;               // bytes [buffer_start_, buffer_start_ + size) of the file
   std::uint64_t buffer_start_ = 0;
   std::size_t offset_ = 0;           // the first unconsumed byte of buffer_
+  std::string long_token_;           // the first max_token_bytes_ + 1 bytes of a token longer than that
   bool line_start_ = true;           // no word of the current line has been read yet
   bool starts_line_ = true;
 };

@@ -54,6 +54,12 @@ check "one error line per failed query" "$(grep -c 'error:' err.txt)" "3"
 check "json: one line per query, failures included" "$(wc -l < out.json)" "7"
 python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' out.json && ok || bad "json lines parse"
 grep -q '"error":"unknown word' out.json && ok || bad "json error object"
+# A stream without newlines is not held whole: one clear line, exit 1, after answering what came before.
+{ printf 'a\n'; head -c 3000000 /dev/zero | tr '\0' x; } > long.txt
+expect_error "a 3 MB query line" 1 "<stdin>:2: a line longer than 1048576 bytes" "$EQ" v.emb -k 1 --format tsv < long.txt
+check "lines before the long one are answered" "$(cut -f1 out.txt)" "a"
+"$EQ" v.emb "$(head -c 500 long.txt | tail -c 300)" 2> err.txt
+grep -q 'unknown word "x\{40\}\.\.\." (not among' err.txt && ok || bad "a long unknown word is quoted in part: $(head -c 400 err.txt)"
 "$EQ" v.emb a b -k 1 > /dev/null 2>&1 && ok || bad "all queries answered: exit 0"
 "$EQ" v.emb a nosuchword -k 1 > /dev/null 2>&1; check "argument with unknown word: exit 3" "$?" "3"
 seq 1 3000 | sed 's/.*/a/' | "$EQ" v.emb -k 1 --format tsv | cut -f3 | sort | uniq -c | awk '{print $1, $2}' > many.txt

@@ -2,6 +2,8 @@
 // before it is trusted. One case per problem the first fuzzing campaign found, each
 // refused with one line naming the file and what is wrong, never "out of memory" or a
 // library exception's text.
+#include <fcntl.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <cmath>
@@ -10,13 +12,17 @@
 
 #include "test_util.h"
 #include "core/atomic_output.h"
+#include "core/excerpt.h"
 #include "format/emb_file.h"
 #include "format/emb_writer.h"
+#include "query/line_reader.h"
 #include "search/vector_space.h"
 #include "train_fixtures.h"
 #include "text/text_reader.h"
 #include "text/word2vec_binary.h"
 #include "train/checkpoint.h"
+#include "train/corpus_reader.h"
+#include "train/corpus_shards.h"
 #include "train/glove/cooc_file.h"
 #include "train/glove/glove_model.h"
 #include "train/word2vec/word2vec_trainer.h"
@@ -170,4 +176,68 @@ TEST_CASE("norms computed at open for one wide row take a block of that row, not
   const VectorSpace space = VectorSpace::from_emb(EmbFile::open(dir.file("foreign.emb")));
   REQUIRE(space.norms().size() == 1);
   CHECK(space.norms()[0] == Approx(0.5 * std::sqrt(400000.0)).epsilon(1e-5));
+}
+
+// What embed-train and embed-query read from their user (issue 18's last item): no input
+// makes them hold more than a small multiple of it, or a message quote all of it.
+
+TEST_CASE("a corpus token of megabytes is cut like any long token, counted and read alike", "[hostile]") {
+  // Before: the counting tokenizer and CorpusReader both held the whole token in memory.
+  TempDir dir;
+  const std::string huge = "abcd" + std::string(3 << 20, 'x');  // longer than a 1 MB read block
+  test::write_file(dir.file("c.txt"), "ok " + huge + " abcd\nok " + huge + "\n\nabcdef ok");
+  CorpusOptions options;
+  options.min_count = 1;
+  options.max_token_bytes = 4;
+  const Corpus corpus = read_corpus({dir.file("c.txt")}, options);
+  REQUIRE(corpus.vocab.words == std::vector<std::string>{"abcd", "ok"});
+  CHECK(corpus.vocab.counts == std::vector<std::int64_t>{4, 3});
+  CHECK(corpus.truncated_tokens == 3);
+  const RowLookup lookup(corpus.vocab);
+  for (unsigned shards = 1; shards <= 3; ++shards) {
+    std::vector<std::uint32_t> all, rows;
+    for (const ByteRange& range : token_aligned_ranges(corpus.files, shards)) {
+      CorpusReader reader(corpus.files, range, lookup, corpus.max_token_bytes);
+      while (reader.next_sentence(100, rows)) all.insert(all.end(), rows.begin(), rows.end());
+      CHECK(reader.position() == range.end);
+    }
+    CHECK(all == std::vector<std::uint32_t>{1, 0, 0, 1, 0, 0, 1});
+  }
+}
+
+TEST_CASE("a query line longer than 1 MiB is refused, and read once, not rescanned", "[hostile]") {
+  TempDir dir;
+  test::write_file(dir.file("q.txt"), "paris\n" + std::string(kMaxQueryLineBytes + 1, 'x') + "\nrome\n");
+  const int fd = ::open(dir.file("q.txt").c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  LineReader reader(fd);
+  // The batch before the long line is answered; the next call reports it.
+  CHECK(reader.next_batch(100) == std::vector<std::string>{"paris"});
+  REQUIRE_ERROR_CONTAINS(reader.next_batch(100), "<stdin>:2: a line longer than 1048576 bytes");
+  ::close(fd);
+  std::string line;
+  // A line of exactly the limit is a line.
+  test::write_file(dir.file("ok.txt"), std::string(kMaxQueryLineBytes, 'y'));
+  const int ok = ::open(dir.file("ok.txt").c_str(), O_RDONLY);
+  LineReader whole(ok);
+  REQUIRE(whole.next_line(line));
+  CHECK(line.size() == kMaxQueryLineBytes);
+  ::close(ok);
+}
+
+TEST_CASE("messages quote at most 40 bytes of a file's or a user's text, escaped", "[hostile]") {
+  CHECK(excerpt("paris") == "paris");
+  CHECK(excerpt(std::string(1000, 'x')) == std::string(40, 'x') + "...");
+  CHECK(excerpt("a\tb\x01") == "a\\x09b\\x01");
+  CHECK(excerpt("\xBA\x16O/") == "\\xBA\\x16O/");                     // not UTF-8: every high byte escaped
+  CHECK(excerpt(std::string(39, 'e') + "\xC3\xA9z") == std::string(39, 'e') + "...");  // never half a character
+  CHECK(excerpt("caf\xC3\xA9") == "caf\xC3\xA9");
+  TempDir dir;
+  test::write_file(dir.file("v.txt"), std::string(5000, '\x01') + "\n");
+  REQUIRE_ERROR_CONTAINS(read_vectors(dir.file("v.txt"), false),
+                         "found one field \"" + [] {
+                           std::string s;
+                           for (int i = 0; i < 40; ++i) s += "\\x01";
+                           return s;
+                         }() + "...\"");
 }

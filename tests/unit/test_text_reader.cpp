@@ -69,7 +69,7 @@ TEST_CASE("bad rows are named by file, line and what was expected", "[text]") {
   REQUIRE_ERROR_CONTAINS(read_text("a 1 2\nb 1e999 1\n", false), "not a finite number");
   REQUIRE_ERROR_CONTAINS(read_text("a 1 2\nb 1 2 3\n", false), "v.txt:2: ragged row: 3 numbers");
   REQUIRE_ERROR_CONTAINS(read_text("a 1 2\n 1 2\n", false), "v.txt:2: empty word");
-  REQUIRE_ERROR_CONTAINS(read_text("a 1 2\nb\xff 1 2\n", false), "v.txt:2: the word \"b\xff\" is not valid UTF-8");
+  REQUIRE_ERROR_CONTAINS(read_text("a 1 2\nb\xff 1 2\n", false), "v.txt:2: the word \"b\\xFF\" is not valid UTF-8");
   REQUIRE_ERROR_CONTAINS(read_and_index("a 1 2\nb 1 2\na 3 4\n"), "v.txt:3: duplicate word \"a\" (also on line 1)");
   REQUIRE_ERROR_CONTAINS(read_text("3 2\na 1 2\nb 3 4\n", true), "v.txt:1: the header says 3 words but the file has 2 rows");
   REQUIRE_ERROR_CONTAINS(read_text("2 3\na 1 2\nb 3 4\n", true), "v.txt:2: expected a word followed by 3 numbers (the header's dimension)");

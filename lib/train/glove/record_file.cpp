@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/file_io.h"
 
 namespace embed {
 namespace {
@@ -27,23 +28,6 @@ struct Header {
 };
 static_assert(sizeof(Header) == kRecordFileHeaderBytes);
 
-// Writes all of `bytes` at `offset`, or throws naming `path`.
-void write_at(int fd, const std::string& path, const void* bytes, std::size_t size, std::uint64_t offset) {
-  const char* p = static_cast<const char*>(bytes);
-  while (size > 0) {
-    const ssize_t n = ::pwrite(fd, p, size, static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("{}: cannot write the shuffled co-occurrence records: {}", path, std::strerror(n < 0 ? errno : EIO));
-    p += n;
-    size -= static_cast<std::size_t>(n);
-    offset += static_cast<std::uint64_t>(n);
-  }
-}
-
-std::int64_t mtime_ns(const struct stat& st) {
-  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-}
-
 }  // namespace
 
 RecordFileWriter::RecordFileWriter(std::string path, std::uint64_t rows) : path_(std::move(path)), rows_(rows) {
@@ -56,7 +40,7 @@ RecordFileWriter::~RecordFileWriter() {
 }
 
 void RecordFileWriter::append(std::span<const GloveRecord> records) {
-  write_at(fd_, path_, records.data(), records.size_bytes(), kRecordFileHeaderBytes + records_ * sizeof(GloveRecord));
+  write_all(fd_, records.data(), records.size_bytes(), kRecordFileHeaderBytes + records_ * sizeof(GloveRecord), path_);
   records_ += records.size();
 }
 
@@ -67,7 +51,7 @@ RecordFileInfo RecordFileWriter::finish() {
   header.record_bytes = sizeof(GloveRecord);
   header.records = records_;
   header.rows = rows_;
-  write_at(fd_, path_, &header, sizeof(header), 0);
+  write_all(fd_, &header, sizeof(header), 0, path_);
   struct stat st {};
   if (::fstat(fd_, &st) != 0 || ::close(std::exchange(fd_, -1)) != 0) {
     fail("{}: cannot write the shuffled co-occurrence records: {}", path_, std::strerror(errno));
@@ -102,19 +86,10 @@ RecordFileReader::~RecordFileReader() {
 
 void RecordFileReader::read(std::uint64_t first, std::span<GloveRecord> out) const {
   EMBED_ASSERT(first + out.size() <= records_);
-  auto* p = reinterpret_cast<char*>(out.data());
-  std::size_t left = out.size_bytes();
-  std::uint64_t offset = kRecordFileHeaderBytes + first * sizeof(GloveRecord);
-  while (left > 0) {
-    const ssize_t n = ::pread(fd_, p, left, static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      fail("{}: cannot read the shuffled co-occurrence records at record {}: {}", path_, first,
-           n < 0 ? std::strerror(errno) : "the file is shorter than written");
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-    offset += static_cast<std::uint64_t>(n);
+  const std::uint64_t offset = kRecordFileHeaderBytes + first * sizeof(GloveRecord);
+  if (read_at(fd_, out.data(), out.size_bytes(), offset, path_) != out.size_bytes()) {
+    fail("{}: the shuffled co-occurrence records end before record {}: the file is shorter than written", path_,
+         first + out.size());
   }
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (out[i].row >= rows_ || out[i].column >= rows_) {

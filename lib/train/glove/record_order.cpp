@@ -17,6 +17,10 @@ std::optional<RecordShuffle> parse_record_shuffle(std::string_view name) {
 
 void shuffle_records(std::span<GloveRecord> records, std::uint64_t seed, unsigned epoch) {
   Random random(seed, 0x3000000000ull + epoch);
+  shuffle_records(records, random);
+}
+
+void shuffle_records(std::span<GloveRecord> records, Random& random) {
   for (std::size_t i = records.size(); i > 1; --i) {
     const std::size_t j = random.next() % i;  // modulo bias below 2^-30 for any realistic count
     std::swap(records[i - 1], records[j]);

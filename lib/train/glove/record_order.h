@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "train/glove/glove_model.h"
+#include "train/random.h"
 
 namespace embed {
 
@@ -33,6 +34,8 @@ inline constexpr std::size_t kShuffleBlockRecords = 1 << 16;
 // one that puts counted records (sorted) in a random order; for epoch e > 0, `records`
 // must be in the file's order.
 void shuffle_records(std::span<GloveRecord> records, std::uint64_t seed, unsigned epoch);
+// The same shuffle drawn from `random` (the on-disk shuffle's pieces have streams of their own).
+void shuffle_records(std::span<GloveRecord> records, Random& random);
 
 // Under `blocks`: which block of the file each block position of epoch `epoch` holds,
 // for `records` records. Epoch 0 is the file's order; a partial last block stays last

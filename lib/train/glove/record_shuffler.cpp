@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/progress.h"
 #include "train/glove/record_order.h"
 
@@ -89,15 +90,8 @@ void RecordShuffler::scatter_collected() {
 }
 
 void RecordShuffler::flush(Bucket& bucket) {
-  const auto* p = reinterpret_cast<const char*>(bucket.buffer.data());
-  std::size_t left = bucket.buffer.size() * sizeof(GloveRecord);
-  while (left > 0) {
-    const ssize_t n = ::write(bucket.fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("{}: cannot write records to shuffle: {}", directory_of(path_), std::strerror(n < 0 ? errno : EIO));
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
+  write_all(bucket.fd, bucket.buffer.data(), bucket.buffer.size() * sizeof(GloveRecord), std::nullopt,
+            directory_of(path_) + " (records to shuffle)");
   bucket.records += bucket.buffer.size();
   bucket.buffer.clear();
 }
@@ -131,19 +125,11 @@ RecordShuffler::Result RecordShuffler::finish(std::vector<GloveRecord>& kept) {
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
     Bucket& bucket = *buckets_[b];
     const std::span<GloveRecord> records(piece.data(), static_cast<std::size_t>(bucket.records));
-    auto* p = reinterpret_cast<char*>(records.data());
-    std::size_t left = records.size_bytes();
-    off_t offset = 0;
-    while (left > 0) {
-      const ssize_t n = ::pread(bucket.fd, p, left, offset);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) fail("{}: cannot read back records to shuffle: {}", directory_of(path_), n < 0 ? std::strerror(errno) : "the file is short");
-      p += n;
-      left -= static_cast<std::size_t>(n);
-      offset += n;
+    if (read_at(bucket.fd, records.data(), records.size_bytes(), 0, directory_of(path_)) != records.size_bytes()) {
+      fail("{}: cannot read back records to shuffle: a piece is shorter than written", directory_of(path_));
     }
     Random random(seed_, 0x3300000000ull + b);
-    for (std::size_t i = records.size(); i > 1; --i) std::swap(records[i - 1], records[random.next() % i]);
+    shuffle_records(records, random);
     writer.append(records);
     buckets_[b].reset();  // its disk space goes now
     done += records.size();
