@@ -7,9 +7,9 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
   libcli11-dev libspdlog-dev libfmt-dev catch2 libfast-float-dev
-  nlohmann-json3-dev zlib1g-dev libdeflate-dev libopenblas-dev
+  nlohmann-json3-dev zlib1g-dev libdeflate-dev libopenblas-dev libhnswlib-dev
   # Peers for the interop tests and benchmarks (use /usr/bin/python3: Debian's).
-  python3 python3-numpy python3-gensim fasttext time
+  python3 python3-numpy python3-gensim fasttext time python3-faiss python3-hnswlib
 )
 
 # --fuzz: also clang and its libFuzzer runtime, for scripts/fuzz.sh (CI runs it).

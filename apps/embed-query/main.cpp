@@ -9,6 +9,7 @@
 #include "math/sgemm.h"
 #include "eval/eval_command.h"
 #include "query/query_command.h"
+#include "search/ann/ann_index.h"
 
 namespace {
 
@@ -34,6 +35,8 @@ int main(int argc, char** argv) {
   options.threads = embed::default_thread_count();
   options.device.request.device = embed::DeviceChoice::automatic;
   std::string from, method = "3cosadd", format = "text", eval_format = "text";
+  bool ann = false;
+  std::size_t ann_ef = embed::kDefaultEf;
   embed::cli::LogFlags log;
   auto add_common = [&](CLI::App& command) {
     command.add_option("--from", from, "format of VECTORS (default: detected)")
@@ -48,6 +51,14 @@ int main(int argc, char** argv) {
         "the GPU when one is usable)",
         "GPU: device memory the search may allocate, e.g. 2G (default: 90% of the free memory); rows that do not fit "
         "are streamed");
+    CLI::Option* ann_flag = command.add_flag(
+        "--ann", ann,
+        "search the .emb's approximate index (glove-convert --index ann) on the CPU instead of every row: scores "
+        "stay exact cosines, a few true neighbours may be missed");
+    command.add_option("--ef", ann_ef, "with --ann: rows the search keeps in view; more: better recall, slower")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str()
+        ->needs(ann_flag);
     embed::cli::add_log_flags(command, log);
   };
   app.add_option("VECTORS", query.vectors, "word vectors: .emb or any format glove-convert reads; - for stdin");
@@ -90,6 +101,7 @@ int main(int argc, char** argv) {
                                   CLI::ValidationError("eval", "give --analogies FILE, --word-pairs FILE, or both"));
   }
   if (!eval->parsed() && query.vectors.empty()) return embed::cli::usage_exit(app, CLI::RequiredError("VECTORS"));
+  if (ann) options.device.ann_ef = ann_ef;
   options.method = parse_method(method);
   options.format = embed::parse_output_format(format);
   options.device.gpu = embed::gpu_searcher();

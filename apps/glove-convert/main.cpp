@@ -26,6 +26,19 @@ int main(int argc, char** argv) {
   app.add_option("--limit", options.limit, "keep only the first N words")->check(CLI::PositiveNumber);
   app.add_option("--vocab", options.vocab_path, "keep only the words listed in FILE, one per line")->check(CLI::ExistingFile);
   app.add_option("--threads", options.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 1024));
+  std::string index;
+  CLI::Option* index_option =
+      app.add_option("--index", index, "add an approximate-neighbour index (HNSW) to the .emb output, for embed-query --ann")
+          ->check(CLI::IsMember({"ann"}));
+  app.add_option("--ann-m", options.ann.m, "index: neighbours per node; more: better recall, larger index (default 16)")
+      ->check(CLI::Range(4, 128))
+      ->needs(index_option);
+  app.add_option("--ann-ef-construction", options.ann.ef_construction,
+                 "index: search width while building; more: better recall, slower build (default 80)")
+      ->check(CLI::Range(8, 4096))
+      ->needs(index_option);
+  app.add_option("--seed", options.ann.seed, "index: random seed; with --threads 1 the index is reproducible bit for bit (default 1)")
+      ->needs(index_option);
   app.add_flag("--info", options.info, "print an .emb file's rows, dim, dtype, size and metadata");
   app.add_flag("--verify", options.verify, "check an .emb input's checksums and index (alone: only verify)");
   embed::cli::add_log_flags(app, log);
@@ -35,6 +48,7 @@ int main(int argc, char** argv) {
   // CLI11 has already checked the spellings against the same lists.
   if (!from.empty()) options.from = embed::parse_format_name(from);
   if (!to.empty()) options.to = embed::parse_format_name(to);
+  options.ann_index = index == "ann";
   return embed::cli::run("glove-convert", log, [&] {
     embed::run_convert_command(options);
     return 0;

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "format/emb_writer.h"
+#include "search/ann/ann_storage.h"
 #include "text/text_writer.h"
 #include "text/word2vec_binary.h"
 
@@ -27,6 +28,9 @@ void convert(const ConvertOptions& options) {
     to = *by_extension;
   } else if (options.output.size() > 3 && options.output.ends_with(".gz")) {
     fail("{}: gzip output is not supported; write to - and pipe through gzip", options.output);
+  }
+  if (options.ann_index && to != VectorFormat::emb) {
+    fail("--index ann adds an index to .emb output; {} output cannot hold one", format_name(to));
   }
   if (options.dtype && to != VectorFormat::emb) {
     fail("--dtype applies to .emb output; {} output is always written from f32 values", format_name(to));
@@ -62,7 +66,7 @@ void convert(const ConvertOptions& options) {
   // Text into an .emb file streams: each parsed batch of rows is written at once and
   // the whole table never sits in memory.
   std::optional<EmbStreamWriter> stream;
-  if (to == VectorFormat::emb && out.seekable()) {
+  if (to == VectorFormat::emb && out.seekable() && !options.ann_index) {  // an index is built from the whole table
     load.row_sink = [&](const EmbeddingTable& table, std::size_t first_row, std::span<float> values) {
       if (!stream) {
         emb.dtype = options.dtype.value_or(DType::f32);
@@ -89,6 +93,21 @@ void convert(const ConvertOptions& options) {
   if (to == VectorFormat::emb) {
     emb.dtype = dtype;
     emb.normalized = loaded.normalized;
+    HnswArrays ann;
+    if (options.ann_index) {
+      index_words(table, input_name);  // duplicate words fail before the long part
+      const auto ann_start = std::chrono::steady_clock::now();
+      Progress progress("building the approximate index", table.rows(), "rows");
+      HnswBuildOptions build = options.ann;
+      build.threads = options.threads;
+      build.on_progress = [&](std::uint64_t rows) { progress.update(rows); };
+      ann = build_hnsw(table.values, table.dim, build);
+      progress.finish();
+      spdlog::info("approximate index (HNSW, M {}, ef-construction {}): {} in {:.1f} s", build.m, build.ef_construction,
+                   human_bytes(static_cast<double>(ann.neighbors.size() * 4 + ann.offsets.size() * 8 + ann.levels.size())),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - ann_start).count());
+      add_ann_to_emb(ann, build, emb);
+    }
     if (stream) {
       stream->finish(table);  // also rejects duplicate words, naming both lines
       zero_rows = stream->zero_rows();
@@ -118,7 +137,10 @@ void run_convert_command(const ConvertOptions& options) {
   if (options.info || (options.verify && options.output.empty())) {
     if (!options.output.empty()) fail("--info prints to stdout and takes no -o");
     EmbFile file = open_emb(options.input);
-    if (options.verify) file.verify();
+    if (options.verify) {
+      file.verify();
+      if (has_ann(file)) verify_ann(file);
+    }
     if (options.info) std::cout << describe_emb(file) << (options.verify ? "verify      ok\n" : "");
     if (!options.info) {
       spdlog::info("{}: ok ({} rows x {} dims, checksums and index verified)", file.name(), file.rows(), file.dim());
@@ -138,11 +160,24 @@ std::string describe_emb(const EmbFile& file) {
   text += fmt::format("size        {} ({} bytes)\n", human_bytes(static_cast<double>(file.file_size())), file.file_size());
   text += fmt::format("normalized  {}\n", file.normalized() ? "yes" : "no");
   text += fmt::format("counts      {}\n", file.counts().empty() ? "no" : "yes");
+  if (has_ann(file)) {
+    std::uint64_t index_bytes = 0, vector_bytes = 0;
+    for (const auto& t : file.tensors()) {
+      if (t.name.starts_with("ann.")) index_bytes += t.end - t.begin;
+      if (t.name == "vectors") vector_bytes = t.end - t.begin;
+    }
+    const auto m = file.metadata().find("ann.hnsw.m");
+    text += fmt::format("index       {} (M {}), {}, {:.0f}% of the vectors' bytes\n", file.metadata().at(kAnnKindKey),
+                        m == file.metadata().end() ? "?" : m->second, human_bytes(static_cast<double>(index_bytes)),
+                        vector_bytes ? 100.0 * static_cast<double>(index_bytes) / static_cast<double>(vector_bytes) : 0.0);
+  } else {
+    text += "index       none (exact search only; glove-convert --index ann adds one)\n";
+  }
   text += "metadata\n";
   for (const auto& [key, value] : file.metadata()) text += fmt::format("  {} = {}\n", key, value);
   text += "tensors\n";
   for (const auto& t : file.tensors()) {
-    text += fmt::format("  {:<14} {:<4} [{}] bytes {}..{}\n", t.name, dtype_name(t.dtype), fmt::join(t.shape, ", "), t.begin, t.end);
+    text += fmt::format("  {:<18} {:<4} [{}] bytes {}..{}\n", t.name, dtype_name(t.dtype), fmt::join(t.shape, ", "), t.begin, t.end);
   }
   return text;
 }

@@ -7,6 +7,7 @@
 
 #include "format/dtype.h"
 #include "format/emb_file.h"
+#include "search/ann/hnsw_build.h"
 #include "text/format_detect.h"
 
 namespace embed {
@@ -23,6 +24,8 @@ struct ConvertOptions {
   unsigned threads = 1;
   bool verify = false;
   bool info = false;                   // print describe_emb() of the input instead of converting
+  bool ann_index = false;              // --index ann: add an approximate index (emb output only)
+  HnswBuildOptions ann;                // its settings
   std::string creator = "glove-convert " EMBED_VERSION;
 };
 

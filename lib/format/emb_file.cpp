@@ -48,7 +48,7 @@ EmbFile EmbFile::from_bytes(std::vector<char> bytes, const std::string& name) {
   return file;
 }
 
-const std::byte* EmbFile::tensor_data(const safetensors::TensorInfo& info) {
+const std::byte* EmbFile::tensor_data(const safetensors::TensorInfo& info) const {
   const std::byte* p = file_.data() + header_.data_start + info.begin;
   if (reinterpret_cast<std::uintptr_t>(p) % dtype_size(info.dtype) == 0) return p;
   // Another writer may leave tensors misaligned (the container does not require alignment): copy those.
@@ -133,6 +133,17 @@ void EmbFile::load(const std::string& name) {
   for (std::uint64_t r = 0; r < rows_; ++r) {
     if (offsets_[r + 1] < offsets_[r]) fail("{}: vocab.offsets decrease at row {}", name, r);
   }
+}
+
+std::optional<std::span<const std::byte>> EmbFile::find_tensor(const std::string& name, DType dtype,
+                                                               const std::vector<std::uint64_t>& shape) const {
+  const auto* t = header_.find(name);
+  if (t == nullptr) return std::nullopt;
+  if (t->dtype != dtype || t->shape != shape) {
+    fail("{}: tensor \"{}\" is {} {}, expected {} {}", name_, t->name, dtype_name(t->dtype), shape_text(t->shape),
+         dtype_name(dtype), shape_text(shape));
+  }
+  return std::span<const std::byte>(tensor_data(*t), t->end - t->begin);
 }
 
 std::string_view EmbFile::word(std::uint64_t row) const {

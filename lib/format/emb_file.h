@@ -54,6 +54,11 @@ class EmbFile {
   // L2 norm of each stored row, or empty when the file has none.
   std::span<const float> norms() const { return norms_; }
 
+  // The bytes of tensor `name` (8-byte aligned), or nullopt when the file has none.
+  // Throws embed::Error when it has one of another dtype or shape.
+  std::optional<std::span<const std::byte>> find_tensor(const std::string& name, DType dtype,
+                                                        const std::vector<std::uint64_t>& shape) const;
+
   // Checks every tensor's checksum against __metadata__ and that the index finds
   // every word at its own row. Throws embed::Error on the first mismatch.
   void verify() const;
@@ -61,13 +66,13 @@ class EmbFile {
  private:
   EmbFile() = default;
   void load(const std::string& name);
-  const std::byte* tensor_data(const safetensors::TensorInfo& info);
+  const std::byte* tensor_data(const safetensors::TensorInfo& info) const;
 
   std::string name_;
   std::shared_ptr<const void> owner_;  // the mapping or the owned bytes
   std::span<const std::byte> file_;
   safetensors::Header header_;
-  std::vector<std::unique_ptr<std::uint64_t[]>> realigned_;  // copies of tensors another writer left misaligned
+  mutable std::vector<std::unique_ptr<std::uint64_t[]>> realigned_;  // copies of tensors another writer left misaligned
   std::uint64_t rows_ = 0;
   std::uint64_t dim_ = 0;
   DType dtype_ = DType::f32;

@@ -44,11 +44,14 @@ std::uint64_t reserved_header_size(const EmbWriteOptions& options) {
   widest.normalize = widest.normalized = false;
   auto metadata = base_metadata(widest, kWidest, kWidest);
   std::vector<safetensors::TensorInfo> tensors;
-  for (const char* name : {"vectors", kPaddingTensor, "norms", "vocab.index", "vocab.offsets", "counts", "vocab.bytes"}) {
-    const std::vector<std::uint64_t> shape = std::string(name) == "vectors" ? std::vector{kWidest, kWidest} : std::vector{kWidest};
+  std::vector<std::string> names = {"vectors", kPaddingTensor, "norms", "vocab.index", "vocab.offsets", "counts", "vocab.bytes"};
+  for (const ExtraTensor& t : options.extra_tensors) names.push_back(t.name);
+  for (const std::string& name : names) {
+    const std::vector<std::uint64_t> shape = name == "vectors" ? std::vector{kWidest, kWidest} : std::vector{kWidest};
     tensors.push_back({name, DType::bf16, shape, kWidest, kWidest});
-    metadata[std::string("checksum.") + name] = "crc32:ffffffff";
+    metadata["checksum." + name] = "crc32:ffffffff";
   }
+  if (!options.vectors_checksum_key.empty()) metadata[options.vectors_checksum_key] = "crc32:ffffffff";
   const std::uint64_t json = safetensors::header_json(tensors, metadata).size();
   return (8 + json + 63) / 64 * 64 - 8;
 }
@@ -101,7 +104,8 @@ struct Trailer {
 Trailer make_trailer(const EmbeddingTable& table, std::size_t dim, const std::vector<float>& norms, const EmbWriteOptions& options) {
   static constexpr std::byte kZeros[8] = {};
   Trailer trailer;
-  trailer.layout = plan_emb_layout(table.rows(), dim, options.dtype, table.word_bytes.size(), !table.counts.empty());
+  trailer.layout = plan_emb_layout(table.rows(), dim, options.dtype, table.word_bytes.size(), !table.counts.empty(),
+                                   options.extra_tensors);
   trailer.index = index_words(table, options.source, trailer.layout.index_capacity);  // rejects duplicate words
   for (const auto& t : trailer.layout.tensors) {
     std::span<const std::byte> bytes;
@@ -111,6 +115,9 @@ Trailer make_trailer(const EmbeddingTable& table, std::size_t dim, const std::ve
     if (t.name == "vocab.offsets") bytes = bytes_of(table.word_offsets);
     if (t.name == "counts") bytes = bytes_of(table.counts);
     if (t.name == "vocab.bytes") bytes = bytes_of(table.word_bytes);
+    for (const ExtraTensor& extra : options.extra_tensors) {
+      if (t.name == extra.name) bytes = extra.bytes;
+    }
     if (t.name == "vectors") continue;
     EMBED_ASSERT(bytes.size() == t.end - t.begin);
     trailer.tensors.emplace_back(t.name, bytes);
@@ -122,13 +129,15 @@ std::string make_header(const Trailer& trailer, std::uint32_t vectors_crc, const
                         std::uint64_t rows, std::uint64_t dim, std::uint64_t header_size) {
   auto metadata = base_metadata(options, rows, dim);
   metadata["checksum.vectors"] = fmt::format("crc32:{:08x}", vectors_crc);
+  if (!options.vectors_checksum_key.empty()) metadata[options.vectors_checksum_key] = metadata["checksum.vectors"];
   for (const auto& [name, bytes] : trailer.tensors) metadata["checksum." + name] = fmt::format("crc32:{:08x}", crc32(bytes));
   return safetensors::frame_header(safetensors::header_json(trailer.layout.tensors, metadata), header_size);
 }
 
 }  // namespace
 
-EmbLayout plan_emb_layout(std::uint64_t rows, std::uint64_t dim, DType dtype, std::uint64_t word_bytes, bool has_counts) {
+EmbLayout plan_emb_layout(std::uint64_t rows, std::uint64_t dim, DType dtype, std::uint64_t word_bytes, bool has_counts,
+                          std::span<const ExtraTensor> extra_tensors) {
   EmbLayout layout;
   std::uint64_t offset = 0;
   auto place = [&](const char* name, DType type, std::vector<std::uint64_t> shape) {
@@ -148,6 +157,7 @@ EmbLayout plan_emb_layout(std::uint64_t rows, std::uint64_t dim, DType dtype, st
   place("vocab.index", DType::u32, {layout.index_capacity});
   place("vocab.offsets", DType::i64, {rows + 1});
   if (has_counts) place("counts", DType::i64, {rows});
+  for (const ExtraTensor& t : extra_tensors) place(t.name.c_str(), t.dtype, t.shape);
   place("vocab.bytes", DType::u8, {word_bytes});
   return layout;
 }

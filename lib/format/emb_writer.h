@@ -21,6 +21,15 @@
 
 namespace embed {
 
+// A tensor written after the vocabulary's (an approximate index: search/ann/), with its
+// checksum. Its bytes must outlive the write.
+struct ExtraTensor {
+  std::string name;
+  DType dtype = DType::u8;
+  std::vector<std::uint64_t> shape;
+  std::span<const std::byte> bytes;
+};
+
 struct EmbWriteOptions {
   DType dtype = DType::f32;   // storage type of `vectors`: f32, f16 or bf16
   bool normalize = false;     // scale rows to unit length as they are written
@@ -29,6 +38,11 @@ struct EmbWriteOptions {
   std::string creator;        // tool name and version, for __metadata__
   unsigned threads = 1;
   std::map<std::string, std::string> extra_metadata;
+  // Written in this order, before vocab.bytes; widest elements first, so none needs padding.
+  std::vector<ExtraTensor> extra_tensors;
+  // When set, __metadata__[key] also holds the vectors' checksum, which ties the extra
+  // tensors (an index built from these vectors) to them.
+  std::string vectors_checksum_key;
 };
 
 // Where each tensor goes in the data buffer, in file order, and the index capacity
@@ -37,7 +51,8 @@ struct EmbLayout {
   std::vector<safetensors::TensorInfo> tensors;
   std::uint64_t index_capacity = 0;
 };
-EmbLayout plan_emb_layout(std::uint64_t rows, std::uint64_t dim, DType dtype, std::uint64_t word_bytes, bool has_counts);
+EmbLayout plan_emb_layout(std::uint64_t rows, std::uint64_t dim, DType dtype, std::uint64_t word_bytes, bool has_counts,
+                          std::span<const ExtraTensor> extra_tensors = {});
 
 class EmbStreamWriter {
  public:

@@ -96,6 +96,9 @@ VectorSpace open_query_vectors(const std::string& path, const std::optional<Vect
 void check_query_options(const QueryOptions& options, bool k_applies, const std::set<std::string>& given) {
   const DeviceChoice device = options.device.request.device;
   check_gpu_options(device, given, {"--gpu-memory", "--gpu"});
+  if (options.device.ann_ef && given.count("--device") && device != DeviceChoice::cpu) {
+    fail_usage("--ann searches the approximate index on the CPU; drop --device or give --device cpu");
+  }
   if (device == DeviceChoice::cuda && k_applies && options.k > kGpuMaxK) {
     fail_usage("--device cuda: -k {} is above the GPU's limit of {} neighbours per query; use --device cpu", options.k,
                kGpuMaxK);

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/progress.h"
+#include "search/ann/ann_index.h"
 
 namespace embed {
 namespace {
@@ -19,6 +20,10 @@ std::uint64_t searched_rows(const VectorSpace& space, std::uint64_t restrict_row
 
 Searcher::Searcher(const VectorSpace& space, DeviceOptions options, std::size_t k, std::uint64_t rows)
     : space_(space), options_(std::move(options)), k_(k), cpu_(space) {
+  if (options_.ann_ef) {
+    ann_ = std::make_unique<AnnIndex>(space_, *options_.ann_ef);
+    return;
+  }
   if (options_.request.device != DeviceChoice::cuda) return;
   if (k > kGpuMaxK) {
     fail("--device cuda: -k {} is above the GPU's limit of {} neighbours per query; use --device cpu", k, kGpuMaxK);
@@ -99,6 +104,11 @@ std::vector<std::vector<Hit>> Searcher::search(std::span<const SearchQuery> quer
     spdlog::debug("{} {} answered on the {} in {:.1f} ms", queries.size(), queries.size() == 1 ? "query" : "queries",
                   where, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   };
+  if (ann_) {
+    std::vector<std::vector<Hit>> results = ann_->search(queries, options);
+    if (!queries.empty()) answered("approximate index");
+    return results;
+  }
   if (!queries.empty() && wants_gpu(queries, options)) {
     try {
       if (Index* gpu = gpu_for(options)) {

@@ -4,7 +4,8 @@
 // default) uses the GPU for batches of at least kGpuMinQueries queries when the build
 // has it and a device is usable, and the CPU otherwise. The GPU is looked for and the
 // rows are copied to it on the first batch that goes there, and kept for the next ones
-// (a stream of stdin batches, an evaluation).
+// (a stream of stdin batches, an evaluation). With --ann every batch goes to the .emb's
+// approximate index instead (search/ann/).
 #pragma once
 
 #include <cstddef>
@@ -34,6 +35,9 @@ inline constexpr std::size_t kGpuMinQueries = 64;
 struct DeviceOptions {
   GpuRequest request;  // --device, --gpu, --gpu-memory
   GpuSearcher gpu;     // the registry's; empty in a build without CUDA
+  // --ann: every batch searches the .emb's approximate index on the CPU, with this beam
+  // width (--ef); nullopt: exact search.
+  std::optional<std::size_t> ann_ef;
 };
 
 class Searcher {
@@ -61,6 +65,7 @@ class Searcher {
   DeviceOptions options_;
   std::size_t k_;
   ExactIndex cpu_;
+  std::unique_ptr<Index> ann_;  // --ann
   std::optional<GpuDevice> device_;
   bool probed_ = false;     // find_device has been asked
   bool gpu_off_ = false;    // auto: the GPU is unusable for this process (logged once)

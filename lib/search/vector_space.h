@@ -32,6 +32,8 @@ class VectorSpace {
   DType dtype() const { return emb_ ? emb_->dtype() : DType::f32; }
   // True when the input was not an .emb and was converted at open (worth a hint).
   bool converted() const { return !emb_.has_value(); }
+  // The mapped .emb, for the tensors beyond the vectors (an approximate index); nullptr when converted.
+  const EmbFile* emb() const { return emb_ ? &*emb_ : nullptr; }
 
   std::string_view word(std::uint64_t row) const;
   std::optional<std::uint64_t> find(std::string_view word) const;

@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     for (std::size_t q = 0; q < count; ++q) queries[q].terms = {{(q * 7919 + 13) % space.rows(), 1.0f}};
     const double floor = floor_seconds(space, queries, repeats);
 
-    embed::Searcher searcher(space, {{embed::DeviceChoice::cuda, 0, 0}, gpu}, k, 0);
+    embed::Searcher searcher(space, {{embed::DeviceChoice::cuda, 0, 0}, gpu, std::nullopt}, k, 0);
     embed::SearchOptions options;
     options.k = k;
     options.threads = threads;

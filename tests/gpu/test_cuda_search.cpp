@@ -131,7 +131,7 @@ Comparison compare(const VectorSpace& space, std::span<const SearchQuery> querie
 }
 
 Searcher gpu_searcher_for(const VectorSpace& space, std::size_t k, std::uint64_t restrict_rows, std::uint64_t budget = 0) {
-  return Searcher(space, {{DeviceChoice::cuda, 0, budget}, gpu_searcher()}, k, restrict_rows);
+  return Searcher(space, {{DeviceChoice::cuda, 0, budget}, gpu_searcher(), std::nullopt}, k, restrict_rows);
 }
 
 }  // namespace

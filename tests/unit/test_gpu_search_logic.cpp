@@ -344,7 +344,7 @@ std::vector<SearchQuery> batch_of(std::size_t n, std::size_t terms = 1) {
 TEST_CASE("Searcher: --device cpu never asks for the GPU", "[gpu-search]") {
   const VectorSpace space = VectorSpace::from_table(small_table(200, 8), "mem", 1);
   FakeGpu gpu;
-  Searcher searcher(space, {{DeviceChoice::cpu, 0, 0}, gpu.searcher()}, 10, 0);
+  Searcher searcher(space, {{DeviceChoice::cpu, 0, 0}, gpu.searcher(), std::nullopt}, 10, 0);
   const std::vector<SearchQuery> queries = batch_of(100);
   SearchOptions options;
   const auto got = searcher.search(queries, options);
@@ -358,7 +358,7 @@ TEST_CASE("Searcher: --device auto sends large batches to a usable GPU, the rest
   SearchOptions options;
   SECTION("with a GPU") {
     FakeGpu gpu;
-    Searcher searcher(space, {{DeviceChoice::automatic, 0, 0}, gpu.searcher()}, 10, 0);
+    Searcher searcher(space, {{DeviceChoice::automatic, 0, 0}, gpu.searcher(), std::nullopt}, 10, 0);
     CHECK(gpu.probes == 0);  // nothing touches the GPU until a batch needs it
     searcher.search(batch_of(kGpuMinQueries - 1), options);
     CHECK(gpu.probes == 0);
@@ -379,20 +379,20 @@ TEST_CASE("Searcher: --device auto sends large batches to a usable GPU, the rest
   SECTION("without a device: one probe, then the CPU") {
     FakeGpu gpu;
     gpu.usable = false;
-    Searcher searcher(space, {{DeviceChoice::automatic, 0, 0}, gpu.searcher()}, 10, 0);
+    Searcher searcher(space, {{DeviceChoice::automatic, 0, 0}, gpu.searcher(), std::nullopt}, 10, 0);
     CHECK(searcher.search(batch_of(100), options).size() == 100);
     searcher.search(batch_of(100), options);
     CHECK(gpu.probes == 1);
     CHECK(gpu.made == 0);
   }
   SECTION("in a build without CUDA") {
-    Searcher searcher(space, {{DeviceChoice::automatic, 0, 0}, GpuSearcher{}}, 10, 0);
+    Searcher searcher(space, {{DeviceChoice::automatic, 0, 0}, GpuSearcher{}, std::nullopt}, 10, 0);
     CHECK(searcher.search(batch_of(100), options).size() == 100);
   }
   SECTION("a GPU that fails: this batch and the next ones on the CPU") {
     FakeGpu gpu;
     gpu.fail_search = true;
-    Searcher searcher(space, {{DeviceChoice::automatic, 0, 0}, gpu.searcher()}, 10, 0);
+    Searcher searcher(space, {{DeviceChoice::automatic, 0, 0}, gpu.searcher(), std::nullopt}, 10, 0);
     const auto got = searcher.search(batch_of(100), options);
     const auto expected = embed::search(space, batch_of(100), options);
     REQUIRE(got.size() == expected.size());
@@ -405,7 +405,7 @@ TEST_CASE("Searcher: --device auto sends large batches to a usable GPU, the rest
   }
   SECTION("a budget too small: the CPU") {
     FakeGpu gpu;
-    Searcher searcher(space, {{DeviceChoice::automatic, 0, 1000}, gpu.searcher()}, 10, 0);
+    Searcher searcher(space, {{DeviceChoice::automatic, 0, 1000}, gpu.searcher(), std::nullopt}, 10, 0);
     CHECK(searcher.search(batch_of(100), options).size() == 100);
     CHECK(gpu.made == 0);
   }
@@ -416,7 +416,7 @@ TEST_CASE("Searcher: --device cuda answers every batch on the GPU, or refuses at
   SearchOptions options;
   SECTION("with a GPU: even one query; restricted rows are planned, more rows re-made") {
     FakeGpu gpu;
-    Searcher searcher(space, {{DeviceChoice::cuda, 0, 0}, gpu.searcher()}, 10, 50);
+    Searcher searcher(space, {{DeviceChoice::cuda, 0, 0}, gpu.searcher(), std::nullopt}, 10, 50);
     CHECK(gpu.probes == 1);
     CHECK(gpu.made == 0);  // the rows are copied on the first batch
     options.restrict_rows = 50;
@@ -435,24 +435,24 @@ TEST_CASE("Searcher: --device cuda answers every batch on the GPU, or refuses at
   SECTION("no device") {
     FakeGpu gpu;
     gpu.usable = false;
-    REQUIRE_ERROR_CONTAINS(Searcher(space, {{DeviceChoice::cuda, 0, 0}, gpu.searcher()}, 10, 0),
+    REQUIRE_ERROR_CONTAINS(Searcher(space, {{DeviceChoice::cuda, 0, 0}, gpu.searcher(), std::nullopt}, 10, 0),
                            "--device cuda: no usable GPU: no CUDA-capable device is detected");
   }
   SECTION("a build without CUDA") {
-    REQUIRE_ERROR_CONTAINS(Searcher(space, {{DeviceChoice::cuda, 0, 0}, GpuSearcher{}}, 10, 0),
+    REQUIRE_ERROR_CONTAINS(Searcher(space, {{DeviceChoice::cuda, 0, 0}, GpuSearcher{}, std::nullopt}, 10, 0),
                            "--device cuda: no usable GPU: this build has no CUDA backend");
   }
   SECTION("k above the limit, a budget too small") {
     FakeGpu gpu;
-    REQUIRE_ERROR_CONTAINS(Searcher(space, {{DeviceChoice::cuda, 0, 0}, gpu.searcher()}, kGpuMaxK + 1, 0),
+    REQUIRE_ERROR_CONTAINS(Searcher(space, {{DeviceChoice::cuda, 0, 0}, gpu.searcher(), std::nullopt}, kGpuMaxK + 1, 0),
                            "above the GPU's limit of 1024 neighbours per query; use --device cpu");
-    REQUIRE_ERROR_CONTAINS(Searcher(space, {{DeviceChoice::cuda, 0, 1000}, gpu.searcher()}, 10, 0),
+    REQUIRE_ERROR_CONTAINS(Searcher(space, {{DeviceChoice::cuda, 0, 1000}, gpu.searcher(), std::nullopt}, 10, 0),
                            "--device cuda: --gpu-memory 1 kB is too small");
   }
   SECTION("a GPU that fails: the error") {
     FakeGpu gpu;
     gpu.fail_search = true;
-    Searcher searcher(space, {{DeviceChoice::cuda, 0, 0}, gpu.searcher()}, 10, 0);
+    Searcher searcher(space, {{DeviceChoice::cuda, 0, 0}, gpu.searcher(), std::nullopt}, 10, 0);
     REQUIRE_ERROR_CONTAINS(searcher.search(batch_of(1), options), "illegal memory access");
   }
 }
