@@ -8,7 +8,7 @@
 # (default 1,000,000 x 300) and QUERIES held-out points (default 10,000). Prints:
 #   build       glove-convert --index ann: seconds, peak memory, index bytes and their share
 #               of the vectors' bytes
-#   first       a cold process's first answer (embed-query FILE WORD --ann -k 10, wall
+#   first       a new process's first answer (embed-query FILE WORD --ann -k 10, wall
 #               time, median of 7) beside the exact search's
 #   bench-ann   exact search queries/s (one at a time, batched), and for each efSearch of EF
 #               recall@10 against the exact answers, queries/s one query at a time on one
@@ -62,11 +62,14 @@ echo "build:   ${build_seconds} s, peak $(mib "$build_kb") MiB; $index_line"
 rm "$work/vectors.bin"
 
 echo "== first answer from a cold process (median of 7, page cache warm)"
+# ann.py names row i "w" + i zero-padded to the width of the last row's number.
+width=$((ROWS - 1)); width=${#width}
+word=$(printf "w%0${width}d" $((ROWS / 2)))
 first() {
   local runs=() start end
   for _ in 1 2 3 4 5 6 7; do
     start=$(date +%s%N)
-    "$BUILD/embed-query" "$1" w12345 -k 10 --format tsv "${@:2}" > /dev/null
+    "$BUILD/embed-query" "$1" "$word" -k 10 --format tsv "${@:2}" > /dev/null || die "embed-query $1 $word failed"
     end=$(date +%s%N)
     runs+=("$(awk -v ns=$((end - start)) 'BEGIN {printf "%.1f", ns / 1e6}')")
   done
