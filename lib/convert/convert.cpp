@@ -95,7 +95,8 @@ void convert(const ConvertOptions& options) {
     emb.normalized = loaded.normalized;
     HnswArrays ann;
     if (options.ann_index) {
-      index_words(table, input_name);  // duplicate words fail before the long part
+      // Duplicate words fail before the long part; the writer keeps the index.
+      emb.word_index = index_words(table, input_name, emb_index_capacity(table.rows(), table.dim, dtype));
       const auto ann_start = std::chrono::steady_clock::now();
       Progress progress("building the approximate index", table.rows(), "rows");
       HnswBuildOptions build = options.ann;

@@ -1,5 +1,6 @@
 #include "format/emb_file.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 
@@ -25,7 +26,9 @@ std::uint64_t parse_count(const std::map<std::string, std::string>& meta, const 
 }
 
 std::string shape_text(const std::vector<std::uint64_t>& shape) {
-  return fmt::format("[{}]", fmt::join(shape, ", "));
+  std::vector<std::string> extents;
+  for (std::uint64_t d : shape) extents.push_back(d == EmbFile::kAnyExtent ? "n" : std::to_string(d));
+  return fmt::format("[{}]", fmt::join(extents, ", "));
 }
 
 }  // namespace
@@ -139,12 +142,19 @@ std::optional<std::span<const std::byte>> EmbFile::find_tensor(const std::string
                                                                const std::vector<std::uint64_t>& shape) const {
   const auto* t = header_.find(name);
   if (t == nullptr) return std::nullopt;
-  if (t->dtype != dtype || t->shape != shape) {
+  const bool shape_matches =
+      t->shape.size() == shape.size() &&
+      std::equal(shape.begin(), shape.end(), t->shape.begin(), [](std::uint64_t want, std::uint64_t have) {
+        return want == kAnyExtent || want == have;
+      });
+  if (t->dtype != dtype || !shape_matches) {
     fail("{}: tensor \"{}\" is {} {}, expected {} {}", name_, t->name, dtype_name(t->dtype), shape_text(t->shape),
          dtype_name(dtype), shape_text(shape));
   }
   return std::span<const std::byte>(tensor_data(*t), t->end - t->begin);
 }
+
+std::uint64_t EmbFile::metadata_count(const std::string& key) const { return parse_count(header_.metadata, key, name_); }
 
 std::string_view EmbFile::word(std::uint64_t row) const {
   return {word_bytes_.data() + offsets_[row], static_cast<std::size_t>(offsets_[row + 1] - offsets_[row])};

@@ -36,6 +36,8 @@ class EmbFile {
   bool normalized() const { return normalized_; }
   std::uint64_t file_size() const { return file_.size(); }
   const std::map<std::string, std::string>& metadata() const { return header_.metadata; }
+  // __metadata__[key] as a whole number. Throws embed::Error when it is missing or not one.
+  std::uint64_t metadata_count(const std::string& key) const;
   const std::vector<safetensors::TensorInfo>& tensors() const { return header_.tensors; }
 
   std::string_view word(std::uint64_t row) const;
@@ -54,8 +56,10 @@ class EmbFile {
   // L2 norm of each stored row, or empty when the file has none.
   std::span<const float> norms() const { return norms_; }
 
+  // A `shape` extent that matches any length (a tensor whose length only its data tells).
+  static constexpr std::uint64_t kAnyExtent = ~std::uint64_t{0};
   // The bytes of tensor `name` (8-byte aligned), or nullopt when the file has none.
-  // Throws embed::Error when it has one of another dtype or shape.
+  // Throws embed::Error when it has one of another dtype, rank or shape.
   std::optional<std::span<const std::byte>> find_tensor(const std::string& name, DType dtype,
                                                         const std::vector<std::uint64_t>& shape) const;
 

@@ -106,7 +106,12 @@ Trailer make_trailer(const EmbeddingTable& table, std::size_t dim, const std::ve
   Trailer trailer;
   trailer.layout = plan_emb_layout(table.rows(), dim, options.dtype, table.word_bytes.size(), !table.counts.empty(),
                                    options.extra_tensors);
-  trailer.index = index_words(table, options.source, trailer.layout.index_capacity);  // rejects duplicate words
+  if (options.word_index.empty()) {
+    trailer.index = index_words(table, options.source, trailer.layout.index_capacity);  // rejects duplicate words
+  } else {
+    EMBED_ASSERT(options.word_index.size() == trailer.layout.index_capacity);
+    trailer.index = options.word_index;
+  }
   for (const auto& t : trailer.layout.tensors) {
     std::span<const std::byte> bytes;
     if (t.name == kPaddingTensor) bytes = std::span(kZeros, t.end - t.begin);
@@ -160,6 +165,10 @@ EmbLayout plan_emb_layout(std::uint64_t rows, std::uint64_t dim, DType dtype, st
   for (const ExtraTensor& t : extra_tensors) place(t.name.c_str(), t.dtype, t.shape);
   place("vocab.bytes", DType::u8, {word_bytes});
   return layout;
+}
+
+std::uint64_t emb_index_capacity(std::uint64_t rows, std::uint64_t dim, DType dtype) {
+  return plan_emb_layout(rows, dim, dtype, 0, false).index_capacity;
 }
 
 EmbStreamWriter::EmbStreamWriter(AtomicOutput& out, std::size_t dim, EmbWriteOptions options)

@@ -43,6 +43,9 @@ struct EmbWriteOptions {
   // When set, __metadata__[key] also holds the vectors' checksum, which ties the extra
   // tensors (an index built from these vectors) to them.
   std::string vectors_checksum_key;
+  // vocab.index when the caller has already built it (index_words at
+  // emb_index_capacity()); empty: built while writing.
+  std::vector<std::uint32_t> word_index;
 };
 
 // Where each tensor goes in the data buffer, in file order, and the index capacity
@@ -53,6 +56,9 @@ struct EmbLayout {
 };
 EmbLayout plan_emb_layout(std::uint64_t rows, std::uint64_t dim, DType dtype, std::uint64_t word_bytes, bool has_counts,
                           std::span<const ExtraTensor> extra_tensors = {});
+
+// The vocab.index capacity plan_emb_layout() chooses for these vectors.
+std::uint64_t emb_index_capacity(std::uint64_t rows, std::uint64_t dim, DType dtype);
 
 class EmbStreamWriter {
  public:

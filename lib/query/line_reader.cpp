@@ -12,16 +12,13 @@
 
 namespace embed {
 
-bool LineReader::take_buffered_line(std::string& line) {
+LineReader::Buffered LineReader::take_buffered_line(std::string& line) {
   const std::size_t newline = buffer_.find('\n', std::max(start_, scanned_));
   const std::size_t line_end = newline == std::string::npos ? buffer_.size() : newline;
-  if (line_end - start_ > max_line_bytes_) {
-    fail("<stdin>:{}: a line longer than {} bytes; expected one query (a few words) per line", lines_read_ + 1,
-         max_line_bytes_);
-  }
+  if (line_end - start_ > max_line_bytes_) return Buffered::too_long;
   if (newline == std::string::npos) {
     scanned_ = buffer_.size();
-    if (!eof_ || start_ == buffer_.size()) return false;
+    if (!eof_ || start_ == buffer_.size()) return Buffered::none;
     line.assign(buffer_, start_, std::string::npos);  // a last line without "\n"
     start_ = buffer_.size();
   } else {
@@ -30,7 +27,12 @@ bool LineReader::take_buffered_line(std::string& line) {
   }
   scanned_ = start_;
   ++lines_read_;
-  return true;
+  return Buffered::line;
+}
+
+void LineReader::fail_too_long() const {
+  fail("<stdin>:{}: a line longer than {} bytes; expected one query (a few words) per line", lines_read_ + 1,
+       max_line_bytes_);
 }
 
 bool LineReader::fill(bool wait) {
@@ -52,10 +54,16 @@ bool LineReader::fill(bool wait) {
 }
 
 bool LineReader::next_line(std::string& line) {
-  while (!take_buffered_line(line)) {
-    if (!fill(true) && eof_ && start_ == buffer_.size()) return false;
+  for (;;) {
+    switch (take_buffered_line(line)) {
+      case Buffered::line:
+        return true;
+      case Buffered::too_long:
+        fail_too_long();
+      case Buffered::none:
+        if (!fill(true) && eof_ && start_ == buffer_.size()) return false;
+    }
   }
-  return true;
 }
 
 std::vector<std::string> LineReader::next_batch(std::size_t max_lines) {
@@ -64,13 +72,10 @@ std::vector<std::string> LineReader::next_batch(std::size_t max_lines) {
   if (!next_line(line)) return lines;
   lines.push_back(std::move(line));
   while (lines.size() < max_lines) {
-    bool taken = false;
-    try {
-      taken = take_buffered_line(line);
-    } catch (const Error&) {
-      break;  // a line too long: the lines before it are answered first, the next call reports it
-    }
-    if (taken) {
+    const Buffered taken = take_buffered_line(line);
+    // A line too long: the lines before it are answered first, the next call reports it.
+    if (taken == Buffered::too_long) break;
+    if (taken == Buffered::line) {
       lines.push_back(std::move(line));
     } else if (!fill(false)) {
       break;

@@ -26,7 +26,9 @@ class LineReader {
   std::size_t lines_read() const { return lines_read_; }
 
  private:
-  bool take_buffered_line(std::string& line);
+  enum class Buffered { line, none, too_long };  // a whole line taken; none yet; one over the limit
+  Buffered take_buffered_line(std::string& line);
+  [[noreturn]] void fail_too_long() const;
   bool fill(bool wait);  // reads what is available (waiting when asked); false at end of input
 
   int fd_;

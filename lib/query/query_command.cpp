@@ -88,8 +88,12 @@ VectorSpace open_query_vectors(const std::string& path, const std::optional<Vect
                  "it instantly",
                  space.name(), space.rows(), space.dim(), seconds, path == "-" ? "INPUT" : path);
   }
-  spdlog::debug("{}: {} rows x {} dims ({}), opened in {:.1f} ms; products by {}", space.name(), space.rows(),
-                space.dim(), dtype_name(space.dtype()), seconds * 1000, sgemm_description());
+  // Only when it is printed: naming the BLAS loads it, and OpenBLAS starts its threads as
+  // it loads (a single-word or --ann query never needs it).
+  if (spdlog::should_log(spdlog::level::debug)) {
+    spdlog::debug("{}: {} rows x {} dims ({}), opened in {:.1f} ms; products by {}", space.name(), space.rows(),
+                  space.dim(), dtype_name(space.dtype()), seconds * 1000, sgemm_description());
+  }
   return space;
 }
 

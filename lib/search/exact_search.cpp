@@ -21,22 +21,9 @@ void combine_scores(const SearchQuery& query, const float* products, std::size_t
     for (std::size_t j = 0; j < count; ++j) scores[j] = products[j] * inverse_norms[j];
     return;
   }
-  // 3CosMul, as gensim: cosines mapped to [0, 1] so that the product is well behaved.
   for (std::size_t j = 0; j < count; ++j) {
-    float positive = 1.0f, negative = 1.0f;
-    for (std::size_t t = 0; t < query.terms.size(); ++t) {
-      const float shifted = (1.0f + products[t * products_stride + j] * inverse_norms[j]) / 2.0f;
-      (query.terms[t].weight > 0 ? positive : negative) *= shifted;
-    }
-    scores[j] = positive / (negative + 0.000001f);
+    scores[j] = cos_mul_score(query, [&](std::size_t t) { return products[t * products_stride + j] * inverse_norms[j]; });
   }
-}
-
-bool is_term(const SearchQuery& query, std::uint64_t row) {
-  for (const Term& t : query.terms) {
-    if (t.row == row) return true;
-  }
-  return false;
 }
 
 // Pushes the block's scores that can enter `best`. Most blocks hold no candidate,
@@ -50,7 +37,7 @@ void select(const SearchQuery& query, const float* scores, std::size_t count, st
     for (std::size_t j = g + 1; j < end; ++j) group_max = std::max(group_max, scores[j]);
     if (!(group_max >= threshold)) continue;
     for (std::size_t j = g; j < end; ++j) {
-      if (scores[j] >= threshold && !is_term(query, first_row + j)) {
+      if (scores[j] >= threshold && !query.has_term(first_row + j)) {
         best.push({first_row + j, scores[j]});
         threshold = best.threshold();
       }
@@ -65,16 +52,14 @@ struct Worker {
   std::vector<float> inverse_norms;
 };
 
-}  // namespace
-
-std::vector<std::vector<Hit>> search(const VectorSpace& space, std::span<const SearchQuery> queries,
-                                     const SearchOptions& options) {
+// The search of `queries` whose rows are `matrix`.
+std::vector<std::vector<Hit>> search_matrix(const VectorSpace& space, std::span<const SearchQuery> queries,
+                                            const QueryMatrix& matrix, const SearchOptions& options) {
   std::vector<std::vector<Hit>> results(queries.size());
   const std::uint64_t searched =
       options.restrict_rows ? std::min(options.restrict_rows, space.rows()) : space.rows();
   if (queries.empty() || searched == 0 || options.k == 0) return results;
   const std::size_t dim = space.dim();
-  const QueryMatrix matrix = build_query_matrix(space, queries);
   const std::span<const float> norms = space.norms();
 
   // Passes over the matrix, each with as many whole queries as fit kQueryRowsPerPass rows.
@@ -120,6 +105,27 @@ std::vector<std::vector<Hit>> search(const VectorSpace& space, std::span<const S
     if (options.on_progress) options.on_progress(first_query);
   }
   return results;
+}
+
+}  // namespace
+
+std::vector<std::vector<Hit>> search(const VectorSpace& space, std::span<const SearchQuery> queries,
+                                     const SearchOptions& options) {
+  if (queries.empty()) return {};
+  return search_matrix(space, queries, build_query_matrix(space, queries), options);
+}
+
+std::vector<std::vector<Hit>> search_vectors(const VectorSpace& space, std::span<const float> unit_vectors,
+                                             const SearchOptions& options) {
+  const std::size_t dim = space.dim();
+  QueryMatrix matrix;
+  matrix.values.assign(unit_vectors.begin(), unit_vectors.end());
+  matrix.rows = dim == 0 ? 0 : unit_vectors.size() / dim;
+  matrix.values.resize(matrix.rows * dim);
+  for (std::size_t q = 0; q < matrix.rows; ++q) matrix.first_row.push_back(q);
+  // Queries without words: 3CosAdd of their own row, and nothing excluded.
+  const std::vector<SearchQuery> queries(matrix.rows);
+  return search_matrix(space, queries, matrix, options);
 }
 
 float cosine(const VectorSpace& space, std::uint64_t a, std::uint64_t b) {

@@ -19,6 +19,11 @@ namespace embed {
 std::vector<std::vector<Hit>> search(const VectorSpace& space, std::span<const SearchQuery> queries,
                                      const SearchOptions& options);
 
+// The best options.k rows for each of `unit_vectors` (row-major, dim() floats each, unit
+// length): points that need not be rows of the space, such as held-out queries.
+std::vector<std::vector<Hit>> search_vectors(const VectorSpace& space, std::span<const float> unit_vectors,
+                                             const SearchOptions& options);
+
 // search() as an Index.
 class ExactIndex final : public Index {
  public:

@@ -30,7 +30,27 @@ struct Term {
 struct SearchQuery {
   std::vector<Term> terms;  // the query's words, which are never among its answers
   Combination combination = Combination::add;
+
+  bool has_term(std::uint64_t row) const {
+    for (const Term& t : terms) {
+      if (t.row == row) return true;
+    }
+    return false;
+  }
 };
+
+// 3CosMul of one row, as gensim's most_similar_cosmul: cosines mapped to [0, 1] so that the
+// product is well behaved. `term_cosine(t)` is the row's cosine with term t. One rule for
+// the exact search (from its SGEMM products) and the approximate index (from exact scores).
+template <typename TermCosine>
+float cos_mul_score(const SearchQuery& query, TermCosine&& term_cosine) {
+  float positive = 1.0f, negative = 1.0f;
+  for (std::size_t t = 0; t < query.terms.size(); ++t) {
+    const float shifted = (1.0f + term_cosine(t)) / 2.0f;
+    (query.terms[t].weight > 0 ? positive : negative) *= shifted;
+  }
+  return positive / (negative + 0.000001f);
+}
 
 struct SearchOptions {
   std::size_t k = 10;

@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "core/parallel.h"
-#include "math/sgemm.h"
 #include "search/ann/ann_storage.h"
 #include "search/ann/hnsw_graph.h"
 #include "search/exact_search.h"
@@ -82,33 +81,13 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
 
-    // The truth the recall is measured against: every row scored for each held-out query
-    // with the exact search's SGEMM (a query vector is not a row, so not through search(),
-    // which takes rows as terms). Written to TRUTH when given, for the peers' recall.
-    std::vector<std::vector<embed::Hit>> truth(queries);
+    // The truth the recall is measured against: the exact search of the held-out vectors.
+    // Written to TRUTH when given, for the peers' recall.
     const auto exact_start = std::chrono::steady_clock::now();
-    {
-      constexpr std::size_t kBlock = 1024, kQueryBlock = 256;
-      const std::uint64_t rows = space.rows();
-      std::vector<embed::TopK> best(queries, embed::TopK(k));
-      const std::size_t query_blocks = (queries + kQueryBlock - 1) / kQueryBlock;
-      embed::parallel_for(query_blocks, threads, [&](std::size_t qb) {
-        const std::size_t q0 = qb * kQueryBlock, nq = std::min(kQueryBlock, queries - q0);
-        std::vector<float> converted(kBlock * dim), products(nq * kBlock);
-        for (std::uint64_t first = 0; first < rows; first += kBlock) {
-          const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, rows - first));
-          const float* b = space.rows_f32(first, n, converted.data());
-          embed::sgemm_abt(nq, n, dim, values.data() + q0 * dim, dim, b, dim, products.data(), n);
-          for (std::size_t q = 0; q < nq; ++q) {
-            for (std::size_t j = 0; j < n; ++j) {
-              const float norm = space.norms()[first + j];
-              best[q0 + q].push({first + j, norm > 0 ? products[q * n + j] / norm : 0.0f});
-            }
-          }
-        }
-      });
-      for (std::size_t q = 0; q < queries; ++q) truth[q] = best[q].sorted();
-    }
+    embed::SearchOptions exact_options;
+    exact_options.k = k;
+    exact_options.threads = threads;
+    const std::vector<std::vector<embed::Hit>> truth = embed::search_vectors(space, values, exact_options);
     std::printf("{\"kind\":\"truth\",\"queries\":%zu,\"rows\":%llu,\"dim\":%zu,\"seconds\":%.3f}\n", queries,
                 static_cast<unsigned long long>(space.rows()), dim, seconds_since(exact_start));
     std::fflush(stdout);

@@ -1,4 +1,4 @@
-// The approximate index (search/ann/): an HNSW graph built by faiss, stored as tensors of
+// The approximate index (search/ann/): an HNSW graph built by hnswlib, stored as tensors of
 // an .emb, searched in place. Recall on clustered data, the round trip through the file,
 // reachability, determinism, and damaged or foreign indexes.
 #include <cmath>

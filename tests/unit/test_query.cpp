@@ -12,6 +12,7 @@
 #include "query/query_parse.h"
 #include "eval/rank_correlation.h"
 #include "search/exact_search.h"
+#include "search/query_matrix.h"
 #include "search/top_k.h"
 #include "search/vector_space.h"
 #include "test_util.h"
@@ -198,6 +199,48 @@ TEST_CASE("search() finds what brute force in double finds, in memory and in .em
       }
       const VectorSpace space = VectorSpace::from_emb(EmbFile::open(path));
       check_against_brute_force(space, 2, 0, 1e-5);  // against the stored (rounded) values
+    }
+  }
+}
+
+TEST_CASE("search_vectors() ranks every row by cosine with vectors that are not rows, excluding none") {
+  const std::size_t rows = 1500, dim = 19;
+  const VectorSpace space = VectorSpace::from_table(random_table(rows, dim, 3), "mem", 2);
+  // Three held-out points: a row's own direction (which must come back as that row,
+  // cosine 1), a mixture of two rows, and a vector of no row.
+  std::vector<float> points = space.row_f32(42);
+  make_unit(points);
+  std::vector<float> mixture = space.row_f32(5), other = space.row_f32(900);
+  for (std::size_t x = 0; x < dim; ++x) mixture[x] += other[x];
+  make_unit(mixture);
+  std::vector<float> free_point(dim);
+  for (std::size_t x = 0; x < dim; ++x) free_point[x] = std::sin(1.0f + static_cast<float>(x));
+  make_unit(free_point);
+  points.insert(points.end(), mixture.begin(), mixture.end());
+  points.insert(points.end(), free_point.begin(), free_point.end());
+  SearchOptions options;
+  options.k = 5;
+  options.threads = 2;
+  const auto results = search_vectors(space, points, options);
+  REQUIRE(results.size() == 3);
+  CHECK(results[0][0].row == 42);
+  CHECK(results[0][0].score == Approx(1.0).margin(1e-5));
+  for (std::size_t q = 0; q < 3; ++q) {
+    REQUIRE(results[q].size() == 5);
+    const std::span<const float> point(points.data() + q * dim, dim);
+    std::vector<double> scores(rows);
+    for (std::uint64_t r = 0; r < rows; ++r) {
+      const std::vector<float> v = space.row_f32(r);
+      double dot = 0, norm = 0;
+      for (std::size_t x = 0; x < dim; ++x) dot += double{point[x]} * v[x], norm += double{v[x]} * v[x];
+      scores[r] = norm > 0 ? dot / std::sqrt(norm) : 0.0;
+    }
+    std::vector<double> sorted = scores;
+    std::sort(sorted.begin(), sorted.end(), std::greater<>());
+    for (std::size_t i = 0; i < 5; ++i) {
+      INFO("query " << q << " rank " << i);
+      CHECK(results[q][i].score == Approx(sorted[i]).margin(1e-5));
+      CHECK(scores[results[q][i].row] == Approx(sorted[i]).margin(1e-5));
     }
   }
 }

@@ -8,30 +8,6 @@
 #include "search/query_matrix.h"
 
 namespace embed {
-namespace {
-
-// The query's 3CosAdd vector: for `mul` queries, what finds their candidates.
-std::vector<float> add_vector(const VectorSpace& space, const SearchQuery& query) {
-  SearchQuery as_add = query;
-  as_add.combination = Combination::add;
-  return build_query_matrix(space, std::span(&as_add, 1)).values;
-}
-
-bool is_term(const SearchQuery& query, std::uint64_t row) {
-  return std::any_of(query.terms.begin(), query.terms.end(), [&](const Term& t) { return t.row == row; });
-}
-
-// 3CosMul from each term's exact cosine, as the exact search computes it (exact_search.cpp).
-float cos_mul(std::span<RowScorer> term_scorers, const SearchQuery& query, std::uint64_t row) {
-  float positive = 1.0f, negative = 1.0f;
-  for (std::size_t t = 0; t < query.terms.size(); ++t) {
-    const float shifted = (1.0f + term_scorers[t].score(row)) / 2.0f;
-    (query.terms[t].weight > 0 ? positive : negative) *= shifted;
-  }
-  return positive / (negative + 0.000001f);
-}
-
-}  // namespace
 
 AnnIndex::AnnIndex(const VectorSpace& space, std::size_t ef) : space_(space), ef_(std::max<std::size_t>(ef, 1)) {
   if (space.emb() == nullptr) {
@@ -50,19 +26,26 @@ std::vector<std::vector<Hit>> AnnIndex::search(std::span<const SearchQuery> quer
   if (visited_.size() < threads) visited_.resize(threads);
   parallel_for_workers(queries.size(), threads, [&](std::size_t q, unsigned worker) {
     const SearchQuery& query = queries[q];
-    const std::vector<float> vector = add_vector(space_, query);
-    RowScorer scorer(space_, vector);
+    // For 3CosAdd the matrix is the query's one row. For 3CosMul it holds each term's unit
+    // row, which score the candidates; the 3CosAdd row that finds them is built from those
+    // rows as build_query_matrix builds it, so no row is read twice.
+    const QueryMatrix matrix = build_query_matrix(space_, std::span(&query, 1));
+    const std::size_t dim = space_.dim();
+    std::vector<float> vector;
     std::vector<RowScorer> term_scorers;
-    std::vector<std::vector<float>> term_vectors;
-    if (query.combination == Combination::mul) {
-      const QueryMatrix terms = build_query_matrix(space_, std::span(&query, 1));
-      term_vectors.resize(terms.rows);
-      for (std::size_t t = 0; t < terms.rows; ++t) {
-        term_vectors[t].assign(terms.values.begin() + static_cast<std::ptrdiff_t>(t * space_.dim()),
-                               terms.values.begin() + static_cast<std::ptrdiff_t>((t + 1) * space_.dim()));
+    if (query.combination == Combination::add) {
+      vector = matrix.values;
+    } else {
+      vector.assign(dim, 0.0f);
+      term_scorers.reserve(matrix.rows);
+      for (std::size_t t = 0; t < matrix.rows; ++t) {
+        const float* term = matrix.values.data() + t * dim;
+        for (std::size_t x = 0; x < dim; ++x) vector[x] += query.terms[t].weight * term[x];
+        term_scorers.emplace_back(space_, std::span<const float>(term, dim));
       }
-      for (const auto& v : term_vectors) term_scorers.emplace_back(space_, v);
+      make_unit(vector);
     }
+    RowScorer scorer(space_, vector);
     // Widen the beam while filtering leaves fewer than k (a small --restrict, many terms).
     std::size_t ef = std::max(ef_, options.k + query.terms.size());
     for (;;) {
@@ -70,8 +53,12 @@ std::vector<std::vector<Hit>> AnnIndex::search(std::span<const SearchQuery> quer
       const std::vector<Hit> found = hnsw_search(graph_, scorer, ef, visited_[worker]);
       std::size_t kept = 0;
       for (const Hit& hit : found) {
-        if (hit.row >= searched || is_term(query, hit.row)) continue;
-        best.push(query.combination == Combination::mul ? Hit{hit.row, cos_mul(term_scorers, query, hit.row)} : hit);
+        if (hit.row >= searched || query.has_term(hit.row)) continue;
+        if (query.combination == Combination::mul) {
+          best.push({hit.row, cos_mul_score(query, [&](std::size_t t) { return term_scorers[t].score(hit.row); })});
+        } else {
+          best.push(hit);
+        }
         ++kept;
       }
       if (kept >= options.k || found.size() < ef || ef >= rows) {

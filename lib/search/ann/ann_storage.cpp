@@ -1,7 +1,6 @@
 #include "search/ann/ann_storage.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include "core/error.h"
 
@@ -11,18 +10,6 @@ namespace {
 template <typename T>
 std::span<const std::byte> bytes_of(const std::vector<T>& v) {
   return std::as_bytes(std::span<const T>(v));
-}
-
-std::uint64_t meta_number(const EmbFile& file, const std::string& key) {
-  const auto it = file.metadata().find(key);
-  if (it == file.metadata().end()) fail("{}: the approximate index lacks __metadata__ \"{}\"", file.name(), key);
-  std::uint64_t value = 0;
-  const std::string& text = it->second;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    fail("{}: the approximate index's \"{}\" is not a number", file.name(), key);
-  }
-  return value;
 }
 
 }  // namespace
@@ -59,24 +46,18 @@ HnswGraph open_ann(const EmbFile& file) {
   const std::uint64_t rows = file.rows();
   const auto levels = file.find_tensor(kHnswLevels, DType::u8, {rows});
   const auto offsets = file.find_tensor(kHnswOffsets, DType::i64, {rows + 1});
-  const auto* neighbors_info = [&]() -> const safetensors::TensorInfo* {
-    for (const auto& t : file.tensors()) {
-      if (t.name == kHnswNeighbors) return &t;
-    }
-    return nullptr;
-  }();
-  if (!levels || !offsets || neighbors_info == nullptr || neighbors_info->shape.size() != 1) {
+  const auto neighbors = file.find_tensor(kHnswNeighbors, DType::u32, {EmbFile::kAnyExtent});
+  if (!levels || !offsets || !neighbors) {
     fail("{}: the approximate index is missing tensors (\"{}\", \"{}\", \"{}\")", file.name(), kHnswLevels, kHnswOffsets,
          kHnswNeighbors);
   }
-  const auto neighbors = file.find_tensor(kHnswNeighbors, DType::u32, neighbors_info->shape);
   HnswGraph graph;
   graph.levels = {reinterpret_cast<const std::uint8_t*>(levels->data()), rows};
   graph.offsets = {reinterpret_cast<const std::int64_t*>(offsets->data()), rows + 1};
-  graph.neighbors = {reinterpret_cast<const std::uint32_t*>(neighbors->data()), neighbors_info->shape[0]};
-  graph.m = static_cast<std::uint32_t>(std::min<std::uint64_t>(meta_number(file, "ann.hnsw.m"), 1u << 30));
-  graph.entry_point = static_cast<std::int64_t>(std::min<std::uint64_t>(meta_number(file, "ann.hnsw.entry_point"), 1ull << 62));
-  graph.max_level = static_cast<unsigned>(std::min<std::uint64_t>(meta_number(file, "ann.hnsw.max_level"), 1u << 30));
+  graph.neighbors = {reinterpret_cast<const std::uint32_t*>(neighbors->data()), neighbors->size() / sizeof(std::uint32_t)};
+  graph.m = static_cast<std::uint32_t>(std::min<std::uint64_t>(file.metadata_count("ann.hnsw.m"), 1u << 30));
+  graph.entry_point = static_cast<std::int64_t>(std::min<std::uint64_t>(file.metadata_count("ann.hnsw.entry_point"), 1ull << 62));
+  graph.max_level = static_cast<unsigned>(std::min<std::uint64_t>(file.metadata_count("ann.hnsw.max_level"), 1u << 30));
   if (const std::string problem = graph.shape_problem(rows); !problem.empty()) {
     fail("{}: the approximate index is malformed: {}", file.name(), problem);
   }

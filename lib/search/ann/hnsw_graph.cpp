@@ -67,20 +67,13 @@ float RowScorer::score(std::uint64_t row) {
 }
 
 void VisitedRows::start(std::uint64_t rows) {
-  if (stamps_.size() != rows) {
-    stamps_.assign(rows, 0);
-    stamp_ = 0;
+  const std::uint64_t words = (rows + 63) / 64;
+  if (bits_.size() != words) {
+    bits_.assign(words, 0);
+  } else {
+    for (std::uint64_t w : set_words_) bits_[w] = 0;
   }
-  if (++stamp_ == 0) {  // wrapped after 2^32 searches: clear once
-    std::fill(stamps_.begin(), stamps_.end(), 0);
-    stamp_ = 1;
-  }
-}
-
-bool VisitedRows::visit(std::uint64_t row) {
-  if (stamps_[row] == stamp_) return false;
-  stamps_[row] = stamp_;
-  return true;
+  set_words_.clear();
 }
 
 std::vector<Hit> hnsw_search(const HnswGraph& graph, RowScorer& scorer, std::size_t ef, VisitedRows& visited) {
