@@ -29,6 +29,7 @@ command -v clang++ > /dev/null || { echo "fuzz.sh: clang++ not found (bash scrip
 build=build-fuzz
 mkdir -p "$build"
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBED_FUZZ=ON -DEMBED_CUDA=OFF \
+  -DEMBED_MPI=OFF \
   -DBUILD_TESTING=OFF > "$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
 echo "fuzz.sh: building ${targets[*]} with clang in $build"
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" embed-train glove-convert > "$build/build.log" 2>&1 ||

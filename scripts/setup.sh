@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
   libcli11-dev libspdlog-dev libfmt-dev catch2 libfast-float-dev
-  nlohmann-json3-dev zlib1g-dev libdeflate-dev libopenblas-dev libhnswlib-dev
+  nlohmann-json3-dev zlib1g-dev libdeflate-dev libopenblas-dev libhnswlib-dev libopenmpi-dev openmpi-bin
   # Peers for the interop tests and benchmarks (use /usr/bin/python3: Debian's).
   python3 python3-numpy python3-gensim fasttext time python3-faiss python3-hnswlib
 )

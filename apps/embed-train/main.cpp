@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "backend/registry.h"
+#include "cluster/cluster.h"
 #include "common/tool_cli.h"
 #include "core/parallel.h"
 #include "train/train_command.h"
@@ -123,7 +124,17 @@ int main(int argc, char** argv) {
                  "write the run's progress here as JSON lines (time, epoch, words or records done, per second, lr, "
                  "loss), one a second and one per epoch");
   embed::cli::add_log_flags(app, log);
-  embed::cli::add_version_flag(app, "embed-train");
+  app.add_option("--sync-interval", command.sync_seconds,
+                 "under mpirun: seconds between the ranks' rounds (each sums their updates to the most frequent rows; "
+                 "every row at each epoch's end)")
+      ->check(CLI::Range(0.001, 3600.0))
+      ->capture_default_str();
+  app.add_option("--sync-rows", command.sync_rows,
+                 "under mpirun: the most frequent rows shared every round; the next 2x every 2nd "
+                 "round, the next 4x every 4th, and so on")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32))
+      ->capture_default_str();
+  embed::cli::add_version_flag(app, "embed-train", [] { return embed::mpi_description(); });
   app.get_option("--corpus")->excludes(resume);
   cooc->excludes(app.get_option("--corpus"));
   cooc->excludes(resume);

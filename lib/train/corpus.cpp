@@ -1,5 +1,6 @@
 #include "train/corpus.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,12 +16,14 @@
 #include <spdlog/spdlog.h>
 
 #include "core/ascii_space.h"
+#include "cluster/cluster.h"
 #include "core/atomic_output.h"
 #include "core/byte_source.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/progress.h"
 #include "core/utf8.h"
+#include "train/corpus_shards.h"
 #include "train/word_counter.h"
 
 namespace embed {
@@ -221,6 +224,116 @@ Corpus read_corpus(const std::vector<std::string>& paths, const CorpusOptions& o
     }
   }
   finish_corpus(counter, options, corpus);
+  return corpus;
+}
+
+namespace {
+
+// One rank's counts, as all_gather carries them: the corpus-level tallies, then each word
+// (in its order of first appearance) as its length, bytes and count.
+std::vector<char> serialize_counts(const WordCounter& counter, const Corpus& part) {
+  std::vector<char> out;
+  auto put = [&](std::uint64_t v) {
+    const char* p = reinterpret_cast<const char*>(&v);
+    out.insert(out.end(), p, p + sizeof v);
+  };
+  put(part.tokens);
+  put(part.truncated_tokens);
+  put(counter.size());
+  for (std::uint32_t id = 0; id < counter.size(); ++id) {
+    const std::string_view word = counter.word(id);
+    put(word.size());
+    out.insert(out.end(), word.begin(), word.end());
+    put(counter.count(id));
+  }
+  return out;
+}
+
+// Adds one rank's serialized counts to `counter` and `corpus`.
+void merge_counts(const std::vector<char>& bytes, WordCounter& counter, Corpus& corpus) {
+  std::size_t at = 0;
+  auto get = [&]() {
+    EMBED_ASSERT(at + 8 <= bytes.size());
+    std::uint64_t v;
+    std::memcpy(&v, bytes.data() + at, 8);
+    at += 8;
+    return v;
+  };
+  corpus.tokens += get();
+  corpus.truncated_tokens += get();
+  const std::uint64_t words = get();
+  for (std::uint64_t i = 0; i < words; ++i) {
+    const std::uint64_t size = get();
+    EMBED_ASSERT(at + size <= bytes.size());
+    const std::string_view word(bytes.data() + at, size);
+    at += size;
+    counter.add(word, get());
+  }
+}
+
+}  // namespace
+
+Corpus read_corpus_on_ranks(const std::vector<std::string>& paths, const CorpusOptions& options, Cluster& job) {
+  Corpus corpus;
+  for (const auto& path : paths) corpus.name += (corpus.name.empty() ? "" : ", ") + path;
+  for (const auto& path : paths) {
+    if (path == "-") fail("under mpirun the corpus must be files every rank can read; - (standard input) is read once");
+    InputStream in = InputStream::open(path);
+    if (!in.mappable()) {
+      fail("{}: under mpirun the corpus must be plain files every rank can read from the middle ({}); decompress it "
+           "first",
+           path, in.compressed() ? "gzip cannot be" : "not a regular file");
+    }
+    corpus.files.push_back(describe_corpus_file(path));
+  }
+  // Every rank must see the same bytes: the ranges are cut from the sizes.
+  std::vector<std::uint64_t> low{corpus_bytes(corpus.files)}, high{low[0]};
+  for (auto& v : low) v = ~v;
+  job.max(low);
+  job.max(high);
+  if (~low[0] != high[0]) {
+    fail("{}: the ranks see corpora of different sizes ({} and {} bytes); every rank must read the same files",
+         corpus.name, ~low[0], high[0]);
+  }
+
+  // This rank's share, tokenized exactly as read_corpus would (the cuts fall on whitespace).
+  const ByteRange share = token_aligned_ranges(corpus.files, job.size())[job.rank()];
+  WordCounter counter;
+  Corpus part;
+  Tokenizer tokenizer(counter, part, options.max_token_bytes);
+  std::vector<char> block(1 << 20);
+  std::uint64_t file_start = 0;
+  for (const CorpusFile& file : corpus.files) {
+    const std::uint64_t begin = std::max(share.begin, file_start), end = std::min(share.end, file_start + file.size);
+    if (begin < end) {
+      const int fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) fail("{}: cannot read: {}", file.path, std::strerror(errno));
+      try {
+        for (std::uint64_t at = begin; at < end;) {
+          const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(block.size(), end - at));
+          const std::size_t got = read_at(fd, block.data(), want, at - file_start, file.path);
+          if (got == 0) fail("{}: shorter than when it was described ({} bytes)", file.path, file.size);
+          tokenizer.feed(block.data(), got);
+          at += got;
+        }
+      } catch (...) {
+        ::close(fd);
+        throw;
+      }
+      ::close(fd);
+      // A file ends a line, and its last token, whether or not it ends with whitespace.
+      if (end == file_start + file.size) tokenizer.end_input();
+    }
+    file_start += file.size;
+  }
+  tokenizer.end_input();
+
+  // Merged in rank order, which is the corpus's order: words first seen on rank 0 come
+  // first, so ties in frequency fall as in one process's count.
+  const std::vector<std::vector<char>> all = job.all_gather(serialize_counts(counter, part));
+  WordCounter merged;
+  for (const auto& bytes : all) merge_counts(bytes, merged, corpus);
+  finish_corpus(merged, options, corpus);
   return corpus;
 }
 

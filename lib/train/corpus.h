@@ -68,6 +68,15 @@ std::string_view cut_token(std::string_view token, std::size_t max_token_bytes);
 // vocabulary that min-count empties.
 Corpus read_corpus(const std::vector<std::string>& paths, const CorpusOptions& options);
 
+class Cluster;
+
+// read_corpus over the ranks of `job` (mpirun): each rank counts its token-aligned byte
+// range of the files (token_aligned_ranges over the ranks), the ranks exchange their
+// counts, and every rank merges them in rank order, so that each holds the vocabulary
+// read_corpus gives for the whole corpus. The files must be plain files every rank can
+// read (no standard input, no gzip) and of the same sizes on every rank.
+Corpus read_corpus_on_ranks(const std::vector<std::string>& paths, const CorpusOptions& options, Cluster& job);
+
 // The same for text in memory (the tests' way in): the text goes to a spool file in the
 // temporary directory, removed with the corpus.
 Corpus corpus_from_text(const std::string& text, const CorpusOptions& options);

@@ -19,12 +19,12 @@ struct alignas(64) WorkerCounters {
 
 }  // namespace
 
-TrainState TrainState::start(std::vector<PositionRange> shards, std::uint64_t seed) {
+TrainState TrainState::start(std::vector<PositionRange> shards, std::uint64_t seed, unsigned first_worker) {
   TrainState state;
   state.shards = std::move(shards);
   for (unsigned w = 0; w < state.shards.size(); ++w) {
     state.positions.push_back(state.shards[w].begin);
-    state.random.push_back(Random(seed, w).state());
+    state.random.push_back(Random(seed, first_worker + w).state());
   }
   return state;
 }
@@ -52,12 +52,19 @@ bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool
   EMBED_ASSERT(workers > 0 && state.random.size() == workers && state.shards.size() == workers);
   const auto start = std::chrono::steady_clock::now();
   const std::uint64_t items_at_start = state.items_done;
-  std::atomic<std::uint64_t> items_done{state.items_done};
+  std::atomic<std::uint64_t> items_done{state.items_done};  // by this process
+  // Data parallel: the other ranks' items this epoch, as of the last round, so that the
+  // learning rate and progress follow the whole job's.
+  std::atomic<std::uint64_t> other_ranks_items{0};
+  std::atomic<bool> ranks_stop{false};
+  auto all_items = [&] {
+    return items_done.load(std::memory_order_relaxed) + other_ranks_items.load(std::memory_order_relaxed);
+  };
 
   auto progress_now = [&](double loss_sum, std::uint64_t examples) {
     TrainProgress p;
     p.epoch = state.epoch;
-    p.items_done = items_done.load(std::memory_order_relaxed);
+    p.items_done = all_items();
     p.learning_rate = task.learning_rate(p.items_done);
     p.loss = examples > 0 ? loss_sum / static_cast<double>(examples) : 0;
     p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -66,6 +73,8 @@ bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool
   };
 
   while (state.epoch < task.epochs) {
+    const std::uint64_t epoch_first_item = items_done.load();
+    other_ranks_items.store(0);
     std::vector<WorkerCounters> counters(workers);
     std::atomic<bool> failed{false};  // one worker failed: the others stop too
     // Guarded by `mutex`: the workers still running and the first failure.
@@ -90,8 +99,8 @@ bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool
         try {
           const std::uint64_t shard_end = state.shards[w].end;
           while (position < shard_end && !stop.load(std::memory_order_relaxed) &&
-                 !failed.load(std::memory_order_relaxed)) {
-            const float lr = task.learning_rate(items_done.load(std::memory_order_relaxed));
+                 !ranks_stop.load(std::memory_order_relaxed) && !failed.load(std::memory_order_relaxed)) {
+            const float lr = task.learning_rate(all_items());
             random_before = random.state();
             const ChunkDone chunk = task.train_chunk(w, position, shard_end, lr, random, loss);
             EMBED_ASSERT(chunk.end > position && chunk.end <= shard_end);
@@ -132,10 +141,28 @@ bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool
       }
       return std::pair{sum, examples};
     };
+    auto next_round = std::chrono::steady_clock::now() + std::chrono::duration<double>(task.sync_seconds);
     for (;;) {
+      bool workers_done = false;
       {
         std::unique_lock lock(mutex);
-        if (done.wait_for(lock, std::chrono::milliseconds(50), [&] { return running == 0; })) break;
+        workers_done = done.wait_for(lock, std::chrono::milliseconds(50), [&] { return running == 0; });
+      }
+      if (!task.sync_ranks) {
+        if (workers_done) break;
+      } else if (workers_done || std::chrono::steady_clock::now() >= next_round) {
+        // A rank whose workers are done waits for the next round instead of spinning in
+        // collective calls beside ranks still training.
+        if (workers_done) std::this_thread::sleep_until(next_round);
+        RankReport report;
+        report.workers_done = workers_done;
+        report.stop = stop.load() || failed.load();
+        report.epoch_items = items_done.load() - epoch_first_item;
+        const RankAgreement agreed = task.sync_ranks(report);
+        other_ranks_items.store(agreed.epoch_items - report.epoch_items);
+        if (agreed.stop) ranks_stop.store(true);
+        next_round = std::chrono::steady_clock::now() + std::chrono::duration<double>(task.sync_seconds);
+        if (agreed.all_done) break;
       }
       if (on_progress) {
         const auto [sum, examples] = loss_so_far();
@@ -147,6 +174,7 @@ bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool
     const auto [sum, examples] = loss_so_far();
     state.epoch_loss = sum;
     state.epoch_examples = examples;
+    items_done.fetch_add(other_ranks_items.exchange(0));  // all ranks' items, once the epoch has ended
     state.items_done = items_done.load();
     if (failure) std::rethrow_exception(failure);  // `state` says where to resume
 
@@ -154,6 +182,9 @@ bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool
     for (unsigned w = 0; w < workers; ++w) {
       if (state.positions[w] < state.shards[w].end) epoch_finished = false;
     }
+    // Ranks decide together: a stop they agreed on ends the run on every rank, even one
+    // whose shards were done.
+    if (task.sync_ranks && ranks_stop.load()) epoch_finished = false;
     if (!epoch_finished) return false;  // stopped: the state says where to resume
     const TrainProgress finished_epoch = progress_now(sum, examples);
     ++state.epoch;
@@ -162,7 +193,9 @@ bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool
     for (unsigned w = 0; w < workers; ++w) state.positions[w] = state.shards[w].begin;
     if (task.after_epoch && state.epoch < task.epochs) task.after_epoch(state.epoch);
     if (on_epoch) on_epoch(finished_epoch);
-    if (stop.load()) return state.epoch >= task.epochs;
+    // A data-parallel run goes on to its next epoch unless the ranks agreed to stop (a
+    // stop asked now is reported at the next round), so that none leaves the others.
+    if (task.sync_ranks ? ranks_stop.load() : stop.load()) return state.epoch >= task.epochs;
   }
   return true;
 }

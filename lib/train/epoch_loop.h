@@ -33,8 +33,10 @@ struct TrainState {
   double epoch_loss = 0;                 // this epoch so far
   std::uint64_t epoch_examples = 0;
 
-  // The state before the first item: positions at the shard starts, fresh random streams.
-  static TrainState start(std::vector<PositionRange> shards, std::uint64_t seed);
+  // The state before the first item: positions at the shard starts, fresh random streams
+  // (worker w's is the seed's stream first_worker + w: ranks of one job number their
+  // workers apart, so that none draws another's samples).
+  static TrainState start(std::vector<PositionRange> shards, std::uint64_t seed, unsigned first_worker = 0);
   // The same with `items` cut into equal shards (shard_bounds).
   static TrainState start(unsigned workers, std::uint64_t seed, std::uint64_t items);
 };
@@ -58,6 +60,19 @@ struct ChunkDone {
   std::uint64_t items = 0;  // items trained, for the schedule and progress
 };
 
+// A data-parallel run (mpirun): what this rank says at a round between the ranks, and
+// what they agree on.
+struct RankReport {
+  bool workers_done = false;      // this rank's workers have all left their shards
+  bool stop = false;              // this rank was asked to stop (or failed)
+  std::uint64_t epoch_items = 0;  // items this rank has done in this epoch
+};
+struct RankAgreement {
+  bool all_done = false;          // every rank's workers are done: the epoch (or the run) ends
+  bool stop = false;              // some rank stops: all do
+  std::uint64_t epoch_items = 0;  // items all ranks have done in this epoch
+};
+
 // What a model plugs into the loop.
 struct EpochTask {
   unsigned epochs = 1;
@@ -76,6 +91,13 @@ struct EpochTask {
   // Called when an epoch has ended and before `on_epoch` sees the state (so a
   // checkpoint taken there includes what it does): GloVe reshuffles its records here.
   std::function<void(unsigned next_epoch)> after_epoch;
+  // Optional, for a data-parallel run: one collective round between the ranks (averaging
+  // what the model shares), called from the monitoring loop every `sync_seconds` while
+  // the workers run and then until every rank's workers are done. Every rank calls it the
+  // same number of times, since the loop ends on what it returns. The learning rate then
+  // follows all ranks' items; `state` keeps this rank's positions and all ranks' items.
+  std::function<RankAgreement(const RankReport&)> sync_ranks;
+  double sync_seconds = 0.1;
 };
 
 // Trains from `state` until the last epoch ends (returns true) or `stop` becomes true

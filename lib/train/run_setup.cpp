@@ -1,3 +1,4 @@
+#include "cluster/cluster.h"
 #include "train/run_setup.h"
 
 #include <fmt/format.h>
@@ -13,7 +14,9 @@ Corpus read_logged_corpus(const std::vector<std::string>& files, const OutputSet
   options.spool_prefix = spool_prefix;
   options.min_count = output.min_count;
   options.max_vocab = output.max_vocab;
-  Corpus c = read_corpus(files, options);
+  Cluster& job = this_job();
+  Corpus c = job.size() > 1 ? read_corpus_on_ranks(files, options, job) : read_corpus(files, options);
+  if (job.size() > 1) spdlog::info("{}: counted on {} ranks, each its share", c.name, job.size());
   spdlog::info("{}: {} words, {} distinct; vocabulary {} words (min-count {}{}), {:.1f}% of the text", c.name, c.tokens,
                c.distinct_words, c.vocab.size(), options.min_count,
                options.max_vocab > 0 ? fmt::format(", max-vocab {}", options.max_vocab) : "",

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "cluster/cluster.h"
 #include "core/atomic_output.h"
 #include "core/error.h"
 #include "core/progress.h"
@@ -65,6 +66,20 @@ std::optional<GpuDevice> find_gpu(const TrainCommand& command, const TrainSettin
   return device;
 }
 
+// What a data-parallel run (mpirun) does not do yet, refused before anything is read.
+void check_data_parallel(const TrainCommand& command, const TrainSettings& settings, const Cluster& job) {
+  if (job.size() < 2) return;
+  auto refuse = [&](const std::string& what) {
+    fail("under mpirun ({} ranks): {} is not data-parallel yet; run it as one process", job.size(), what);
+  };
+  if (!command.resume.empty()) refuse("--resume");
+  if (settings.model == Model::glove) refuse("--model glove");
+  if (command.gpu.device == DeviceChoice::cuda) refuse("--device cuda");
+  if (!command.checkpoint.empty()) refuse("--checkpoint");
+}
+
+int train_on_this_rank(TrainCommand command, Cluster& job);
+
 }  // namespace
 
 std::string context_output_path(const std::string& output) {
@@ -76,10 +91,29 @@ std::string context_output_path(const std::string& output) {
 }
 
 int run_train_command(TrainCommand command) {
+  Cluster& job = this_job();
+  if (job.size() < 2) return train_on_this_rank(std::move(command), job);
+  // Logs and progress come from rank 0; the others speak only to warn or fail.
+  if (!job.is_root()) spdlog::set_level(spdlog::level::warn);
+  try {
+    return train_on_this_rank(std::move(command), job);
+  } catch (const std::exception& e) {
+    spdlog::error("rank {} of {}: {}", job.rank(), job.size(), e.what());
+    spdlog::default_logger()->flush();
+    job.abort(1);  // every rank ends (status 1, a failed run); mpirun exits non-zero
+    throw;
+  }
+}
+
+namespace {
+
+int train_on_this_rank(TrainCommand command, Cluster& job) {
   TrainingRun run = command.resume.empty() ? TrainingRun{command.settings, command.output, {}, {}, {}, {}, {}}
                                             : resumed_run(command);
   const TrainSettings& settings = run.settings;
   const TrainingModel& model = training_model(settings.model);
+  check_data_parallel(command, settings, job);
+  const bool root = job.is_root();  // writes the outputs
   const bool count_only = run.output.output.empty() && !command.input.save_cooc.empty() && command.resume.empty();
   if (run.output.output.empty() && !count_only) fail("no output: give --output");
   if (run.output.output == "-") fail("--output: embed-train writes files, not standard output");
@@ -99,12 +133,14 @@ int run_train_command(TrainCommand command) {
   }
   const std::string default_checkpoint = run.output.output + ".ckpt";
   const std::string checkpoint_path = command.checkpoint.empty() ? default_checkpoint : command.checkpoint;
-  AtomicOutput vectors_out(run.output.output);
-  std::optional<AtomicOutput> context_out;
-  if (run.output.save_context) context_out.emplace(context_output_path(run.output.output));
-  { AtomicOutput probe(checkpoint_path); }
+  std::optional<AtomicOutput> vectors_out, context_out;
   std::optional<MetricsLog> metrics;
-  if (!command.metrics.empty()) metrics.emplace(command.metrics, settings.epochs, model.item_name());
+  if (root) {
+    vectors_out.emplace(run.output.output);
+    if (run.output.save_context) context_out.emplace(context_output_path(run.output.output));
+    { AtomicOutput probe(checkpoint_path); }
+    if (!command.metrics.empty()) metrics.emplace(command.metrics, settings.epochs, model.item_name());
+  }
 
   // Until training starts there is nothing to save: Ctrl-C just ends the process (and
   // removes the temporaries). From here on it asks for a checkpoint.
@@ -124,10 +160,14 @@ int run_train_command(TrainCommand command) {
   context.gpu_options = command.gpu_options;
   if (gpu) context.gpu_budget = gpu_budget(command.gpu, *gpu);
   context.stop = &stop_requested();
+  context.job = &job;
+  context.sync_seconds = command.sync_seconds;
+  context.sync_rows = command.sync_rows;
+  const double all_threads = static_cast<double>(settings.threads) * job.size();  // the whole job's
   context.on_progress = [&](const TrainProgress& p) {
     const double per_second = p.seconds > 0 ? static_cast<double>(p.items_this_run) / p.seconds : 0;
     progress.update(p.items_this_run, fmt::format("epoch {}/{}, {}/s per thread, lr {:.3g}, {} {:.4f}", p.epoch + 1,
-                                                  settings.epochs, human_count(per_second / settings.threads),
+                                                  settings.epochs, human_count(per_second / all_threads),
                                                   p.learning_rate, loss_name, p.loss));
     if (metrics) metrics->progress(p, per_second);
   };
@@ -138,19 +178,21 @@ int run_train_command(TrainCommand command) {
     progress.erase();
     spdlog::info("epoch {}/{}: {} {:.4f}, lr {:.3g}, {} {} in {:.1f} s, {} {}/s ({}/s per thread)", p.epoch + 1,
                  settings.epochs, loss_name, p.loss, p.learning_rate, done, items, seconds, human_count(per_second), items,
-                 human_count(per_second / settings.threads));
+                 human_count(per_second / all_threads));
     if (metrics) metrics->epoch(p, per_second);
     epoch_started = p.seconds;
     epoch_items_start = p.items_done;
-    if (keep_epoch_checkpoints) write_checkpoint(checkpoint_path, run);
+    if (keep_epoch_checkpoints && root) write_checkpoint(checkpoint_path, run);
   };
   bool finished = false;
   try {
     finished = model.train(run, context);
   } catch (const Error&) {
     // A corpus that became unreadable mid-run (or a failing GPU): the state says where
-    // each worker was before the chunk that failed, so the work so far is kept.
+    // each worker was before the chunk that failed, so the work so far is kept. (Not yet
+    // under mpirun: the ranks' states would have to be gathered.)
     progress.erase();
+    if (job.size() > 1) throw;
     try {
       write_checkpoint(checkpoint_path, run);
       spdlog::warn("training failed (below); checkpoint written to {}; once the cause is mended, resume with: "
@@ -163,6 +205,12 @@ int run_train_command(TrainCommand command) {
   }
   progress.finish();
 
+  if (!finished && job.size() > 1) {
+    spdlog::warn("interrupted by {} at epoch {} of {}; the ranks stopped together, but runs under mpirun do not write "
+                 "checkpoints yet: nothing was written",
+                 stop_signal() == SIGTERM ? "SIGTERM" : "SIGINT", run.state.epoch + 1, settings.epochs);
+    return kExitInterrupted;
+  }
   if (!finished) {
     write_checkpoint(checkpoint_path, run);
     const double done = static_cast<double>(run.state.items_done) / static_cast<double>(items_total);
@@ -173,8 +221,9 @@ int run_train_command(TrainCommand command) {
     return kExitInterrupted;
   }
 
+  if (!root) return 0;  // the ranks hold equal tables after the last epoch's averaging: rank 0 writes them
   const auto metadata = vectors_metadata(run);
-  write_trained_vectors(vectors_out, run.corpus.vocab, settings.dim, model.vector_rows(run), run.output.dtype,
+  write_trained_vectors(*vectors_out, run.corpus.vocab, settings.dim, model.vector_rows(run), run.output.dtype,
                         run.corpus.name, metadata, settings.threads);
   if (context_out) {
     write_trained_vectors(*context_out, run.corpus.vocab, settings.dim, table_rows(run.output_table, settings.dim),
@@ -189,4 +238,5 @@ int run_train_command(TrainCommand command) {
   return 0;
 }
 
+}  // namespace
 }  // namespace embed

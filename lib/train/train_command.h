@@ -25,6 +25,8 @@ struct TrainCommand {
   GpuRequest gpu;             // --device, --gpu, --gpu-memory
   GpuOptions gpu_options;     // --table, --host-transfer
   GpuTrainer gpu_trainer;     // what this build offers (backend/registry.h); empty: CPU only
+  double sync_seconds = 0.1;  // under mpirun: how often the ranks average their most frequent rows
+  std::size_t sync_rows = 1024;  // under mpirun: how many rows every round averages
 };
 
 // The rules between options, given the long names of those on the command line
@@ -39,6 +41,9 @@ inline constexpr int kExitInterrupted = 130;
 // Returns 0 when the vectors (or with --save-cooc alone, the counts) were written,
 // kExitInterrupted after a checkpoint.
 // Throws embed::Error for bad input, before training starts wherever it can be detected.
+// Under mpirun (this_job() has several ranks) every rank runs it: rank 0 writes the
+// outputs and logs, and an error on any rank ends the whole job (MPI_Abort) after its
+// message, so that no rank waits forever for it.
 int run_train_command(TrainCommand command);
 
 // The second output of --save-context: "vectors.emb" → "vectors.context.emb".

@@ -48,19 +48,19 @@ std::size_t WordCounter::slot_of(std::string_view word, std::uint32_t hash) cons
   }
 }
 
-std::uint32_t WordCounter::add(std::string_view word) {
+std::uint32_t WordCounter::add(std::string_view word, std::uint64_t times) {
   const std::uint32_t hash = token_hash(word);
   const std::size_t slot = slot_of(word, hash);
   if (slots_[slot] != 0) {
     const std::uint32_t id = slots_[slot] - 1;
-    ++counts_[id];
+    counts_[id] += times;
     return id;
   }
   if (counts_.size() >= 0xFFFFFFF0u) fail("the corpus has more than 4 billion distinct words");
   const auto id = static_cast<std::uint32_t>(counts_.size());
   arena_.append(word);
   offsets_.push_back(arena_.size());
-  counts_.push_back(1);
+  counts_.push_back(times);
   hashes_.push_back(hash);
   slots_[slot] = id + 1;
   if (counts_.size() * 2 > slots_.size()) grow();  // keep the load under one half

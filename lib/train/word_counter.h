@@ -17,9 +17,9 @@ std::uint32_t token_hash(std::string_view word);
 class WordCounter {
  public:
   WordCounter();
-  // Counts one occurrence of `word` and returns its id: 0, 1, 2 ... in order of first
-  // appearance.
-  std::uint32_t add(std::string_view word);
+  // Counts `times` occurrences of `word` (one token; or a count another counter made) and
+  // returns its id: 0, 1, 2 ... in order of first appearance.
+  std::uint32_t add(std::string_view word, std::uint64_t times = 1);
 
   std::size_t size() const { return counts_.size(); }
   std::string_view word(std::uint32_t id) const {

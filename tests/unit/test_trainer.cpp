@@ -1,5 +1,6 @@
 // The trainer: the backend's arithmetic against a plain reference, batch planning,
 // learning on a corpus with planted structure, determinism, and checkpoint/resume.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -10,7 +11,9 @@
 #include "test_util.h"
 #include "train_fixtures.h"
 #include "train/checkpoint.h"
+#include "cluster/cluster.h"
 #include "train/corpus.h"
+#include "train/rank_averaging.h"
 #include "train/word2vec/word2vec_trainer.h"
 
 using namespace embed;
@@ -337,4 +340,59 @@ TEST_CASE("a damaged or foreign checkpoint is refused", "[train]") {
   REQUIRE_ERROR_CONTAINS(load_checkpoint(dir.file("short.ckpt")), "short.ckpt");
   test::write_file(dir.file("text.ckpt"), "hello world\n");
   REQUIRE_ERROR_CONTAINS(load_checkpoint(dir.file("text.ckpt")), "text.ckpt");
+}
+
+TEST_CASE("rank rounds share the hot rows every time and each band of rarer rows half as often", "[mpi]") {
+  using Spans = std::vector<RowSpan>;
+  // 1000 rows, 100 hot: bands [100,200) every 2nd round, [200,400) every 4th, [400,800)
+  // every 8th, [800,1000) every 16th; adjoining ranges merge.
+  CHECK(rows_of_round(1, 1000, 100) == Spans{{0, 100}});
+  CHECK(rows_of_round(2, 1000, 100) == Spans{{0, 200}});
+  CHECK(rows_of_round(4, 1000, 100) == Spans{{0, 400}});
+  CHECK(rows_of_round(6, 1000, 100) == Spans{{0, 200}});
+  CHECK(rows_of_round(8, 1000, 100) == Spans{{0, 800}});
+  CHECK(rows_of_round(16, 1000, 100) == Spans{{0, 1000}});
+  CHECK(rows_of_round(12, 1000, 100) == Spans{{0, 400}});
+  // Every row is reached within 16 rounds.
+  std::vector<int> reached(1000, 0);
+  for (std::uint64_t round = 1; round <= 16; ++round) {
+    for (const RowSpan& s : rows_of_round(round, 1000, 100)) {
+      for (std::size_t r = s.first; r < s.end; ++r) ++reached[r];
+    }
+  }
+  CHECK(reached[0] == 16);
+  CHECK(reached[150] == 8);
+  CHECK(reached[999] == 1);
+  CHECK(std::count(reached.begin(), reached.end(), 0) == 0);
+  // Fewer rows than hot: all of them, every round.
+  CHECK(rows_of_round(3, 50, 100) == Spans{{0, 50}});
+}
+
+TEST_CASE("sharing over one process leaves the tables as they are", "[mpi]") {
+  auto job = single_process_cluster();
+  RowMatrix a(10, 3), b(10, 3);
+  a.row(4)[1] = 2.5f;
+  RankAveraging sharing(*job, {&a, &b}, 4);
+  a.row(4)[1] = 3.0f;
+  sharing.round();
+  sharing.all();
+  CHECK(a.row(4)[1] == 3.0f);
+  CHECK(b.row(4)[1] == 0.0f);
+}
+
+TEST_CASE("counting a corpus on the ranks' path gives read_corpus's vocabulary", "[mpi]") {
+  test::TempDir dir;
+  const std::string a = dir.file("a.txt"), b = dir.file("b.txt");
+  std::ofstream(a) << "the cat sat on the mat\nthe dog\n";
+  std::ofstream(b) << "a cat and a dog and the end";  // no final newline
+  CorpusOptions options;
+  options.min_count = 1;
+  auto job = single_process_cluster();
+  const Corpus ranks = read_corpus_on_ranks({a, b}, options, *job);
+  const Corpus one = read_corpus({a, b}, options);
+  CHECK(ranks.vocab.words == one.vocab.words);
+  CHECK(ranks.vocab.counts == one.vocab.counts);
+  CHECK(ranks.tokens == one.tokens);
+  CHECK(ranks.words == one.words);
+  REQUIRE_ERROR_CONTAINS(read_corpus_on_ranks({"-"}, options, *job), "standard input");
 }

@@ -1,11 +1,14 @@
 #include "train/word2vec/word2vec_model_spec.h"
 
 #include <memory>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "core/progress.h"
 #include "train/corpus_shards.h"
+#include "train/rank_averaging.h"
 #include "train/run_setup.h"
 #include "train/word2vec/word2vec_backend.h"
 #include "train/word2vec/word2vec_trainer.h"
@@ -41,7 +44,8 @@ class Word2vecModel final : public TrainingModel {
     run.input = RowMatrix(rows, run.settings.dim);
     run.output_table = RowMatrix(rows, run.settings.dim);
     init_uniform(run.input, run.settings.seed, run.settings.threads);
-    run.state = Word2vecTrainer::start_state(run.corpus, run.settings.threads, run.settings.seed);
+    const Cluster& job = this_job();
+    run.state = Word2vecTrainer::start_state(run.corpus, run.settings.threads, run.settings.seed, job.rank(), job.size());
   }
 
   std::uint64_t items_per_epoch(const TrainingRun& run) const override { return run.corpus.words; }
@@ -60,7 +64,20 @@ class Word2vecModel final : public TrainingModel {
     spdlog::info("training {} on {}: dim {}, window {}, negative {}, sample {}, {} epochs, lr {}, {} threads, seed {}",
                  name(), backend->name(), s.dim, s.window, s.negative, s.sample, s.epochs, s.lr, s.threads, s.seed);
     Word2vecTrainer trainer(s, run.corpus, *backend);
-    return trainer.run(run.state, *context.stop, context.on_epoch, context.on_progress);
+    std::optional<RankAveraging> averaging;
+    if (context.job != nullptr && context.job->size() > 1) {
+      averaging.emplace(*context.job, std::vector<RowMatrix*>{&run.input, &run.output_table}, context.sync_rows);
+      trainer.share_with_ranks(rank_sync(*context.job, *averaging), context.sync_seconds);
+      spdlog::info("data parallel over {} ranks: each trains its share of the corpus; the {} most frequent rows are "
+                   "shared every {} s, rarer rows exponentially less often, all rows at each epoch's end",
+                   context.job->size(), std::min(context.sync_rows, run.input.rows()), context.sync_seconds);
+    }
+    const bool finished = trainer.run(run.state, *context.stop, context.on_epoch, context.on_progress);
+    if (averaging) {
+      spdlog::debug("{} rounds between the ranks, {} sent by this rank", averaging->rounds(),
+                    human_bytes(static_cast<double>(context.job->bytes_sent())));
+    }
+    return finished;
   }
 
  private:

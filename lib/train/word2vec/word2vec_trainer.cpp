@@ -20,8 +20,11 @@ float Word2vecTrainer::learning_rate(std::uint64_t words_done) const {
                                     static_cast<double>(corpus_.words) * settings_.epochs);
 }
 
-TrainState Word2vecTrainer::start_state(const Corpus& corpus, unsigned workers, std::uint64_t seed) {
-  return TrainState::start(token_aligned_ranges(corpus.files, workers), seed);
+TrainState Word2vecTrainer::start_state(const Corpus& corpus, unsigned workers, std::uint64_t seed, unsigned rank,
+                                        unsigned ranks) {
+  const std::vector<ByteRange> all = token_aligned_ranges(corpus.files, workers * ranks);
+  std::vector<ByteRange> mine(all.begin() + rank * workers, all.begin() + (rank + 1) * workers);
+  return TrainState::start(std::move(mine), seed, rank * workers);
 }
 
 void Word2vecTrainer::plan_batch(std::span<const std::uint32_t> sentence, float learning_rate, Random& random,
@@ -82,6 +85,8 @@ bool Word2vecTrainer::run(TrainState& state, const std::atomic<bool>& stop,
   task.learning_rate = [this](std::uint64_t words_done) { return learning_rate(words_done); };
   task.finish_shard = [this](unsigned worker, BatchLoss& loss) { backend_.finish(worker, loss); };
   task.after_workers = [this] { backend_.copy_tables_to_host(); };
+  task.sync_ranks = sync_ranks_;
+  task.sync_seconds = sync_seconds_;
   return run_epochs(task, state, stop, on_epoch, on_progress);
 }
 

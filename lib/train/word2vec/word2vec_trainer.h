@@ -33,8 +33,17 @@ class Word2vecTrainer {
   // The model's tables are made by the caller (fresh or from a checkpoint).
   Word2vecTrainer(const TrainSettings& settings, const Corpus& corpus, Word2vecBackend& backend);
 
-  // A fresh run's state: `workers` token-aligned byte ranges of the corpus.
-  static TrainState start_state(const Corpus& corpus, unsigned workers, std::uint64_t seed);
+  // A fresh run's state: `workers` token-aligned byte ranges of the corpus. A rank of a
+  // data-parallel job (`ranks` > 1) takes the `rank`th group of `workers` among
+  // ranks x workers ranges, and the random streams numbered alike.
+  static TrainState start_state(const Corpus& corpus, unsigned workers, std::uint64_t seed, unsigned rank = 0,
+                                unsigned ranks = 1);
+
+  // A data-parallel run: the round between the ranks (EpochTask::sync_ranks) and its period.
+  void share_with_ranks(std::function<RankAgreement(const RankReport&)> sync, double seconds) {
+    sync_ranks_ = std::move(sync);
+    sync_seconds_ = seconds;
+  }
 
   // As run_epochs (epoch_loop.h): true when the last epoch has ended, false when
   // `stop` ended the run first. Positions in `state` are bytes of the corpus files.
@@ -56,6 +65,8 @@ class Word2vecTrainer {
   RowLookup lookup_;
   NegativeSampler negatives_;
   std::vector<std::uint32_t> keep_;  // subsampling thresholds per row
+  std::function<RankAgreement(const RankReport&)> sync_ranks_;
+  double sync_seconds_ = 0.1;
 };
 
 }  // namespace embed

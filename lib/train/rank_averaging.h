@@ -1,0 +1,70 @@
+// Sharing the tables between the ranks of a data-parallel run (mpirun), after Intel's
+// pWord2Vec (Ji et al. 2016, "Parallelizing Word2Vec in Shared and Distributed Memory"):
+// every rank trains Hogwild on its share of the corpus, and between the ranks the rows
+// are synchronised by frequency rank, the most frequent ones often, rarer ones
+// exponentially less often, and all of them when an epoch ends. Rows are numbered most
+// frequent first, so a frequency rank is a row index.
+//
+// A round sums the ranks' updates since the last round rather than averaging the rows:
+// an average divides every rank's progress by the number of ranks, so that N ranks on
+// 1/N of the corpus each would learn as one process on 1/N of it.
+//
+// Round i (from 1) averages rows [0, hot_rows) and each band [hot_rows * 2^(j-1),
+// hot_rows * 2^j) whose period 2^j divides i: rarer rows move less between rounds, and
+// every row is reached within as many rounds as the vocabulary is times hot_rows.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "cluster/cluster.h"
+#include "train/epoch_loop.h"
+#include "train/row_matrix.h"
+
+namespace embed {
+
+// What rows a round averages: [first, end) ranges, most frequent first.
+struct RowSpan {
+  std::size_t first = 0, end = 0;
+  bool operator==(const RowSpan&) const = default;
+};
+std::vector<RowSpan> rows_of_round(std::uint64_t round, std::size_t rows, std::size_t hot_rows);
+
+class RankAveraging;
+
+// The EpochTask::sync_ranks of a run whose tables `averaging` shares: the ranks sum their
+// reports (workers done, stop, items), then average a round's rows, or every row once all
+// workers are done.
+std::function<RankAgreement(const RankReport&)> rank_sync(Cluster& job, RankAveraging& averaging);
+
+class RankAveraging {
+ public:
+  // `tables` (all of the same rows and dim) are averaged together; they must start equal
+  // on every rank.
+  RankAveraging(Cluster& job, std::vector<RowMatrix*> tables, std::size_t hot_rows);
+
+  // The next round's rows (rows_of_round), averaged over the ranks.
+  void round();
+  // Every row, with no worker running: the ranks leave with equal tables.
+  void all();
+
+  std::uint64_t rounds() const { return round_; }
+
+ private:
+  // Shares rows [first, end) of every table: each rank sends what it learned since they
+  // were last shared (row - base), and every rank adds all ranks' sums to the base, so
+  // that no rank's updates are lost or divided (as Hogwild threads within one process
+  // add theirs). While workers run (not `settled`), this rank's updates made during the
+  // exchange stay on top; settled, the rows become the new base, equal on every rank.
+  void average(std::size_t first, std::size_t end, bool settled);
+
+  Cluster& job_;
+  std::vector<RowMatrix*> tables_;
+  std::size_t hot_rows_;
+  std::uint64_t round_ = 0;
+  std::vector<RowMatrix> bases_;  // per table: the rows as last shared (equal on every rank)
+  std::vector<float> sent_, summed_;
+};
+
+}  // namespace embed
