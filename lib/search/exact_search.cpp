@@ -111,7 +111,6 @@ std::vector<std::vector<Hit>> search_matrix(const VectorSpace& space, std::span<
 
 std::vector<std::vector<Hit>> search(const VectorSpace& space, std::span<const SearchQuery> queries,
                                      const SearchOptions& options) {
-  if (queries.empty()) return {};
   return search_matrix(space, queries, build_query_matrix(space, queries), options);
 }
 

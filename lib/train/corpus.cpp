@@ -15,8 +15,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "core/ascii_space.h"
 #include "cluster/cluster.h"
+#include "core/ascii_space.h"
 #include "core/atomic_output.h"
 #include "core/byte_source.h"
 #include "core/error.h"
@@ -137,6 +137,13 @@ void finish_corpus(const WordCounter& counter, const CorpusOptions& options, Cor
   corpus.max_token_bytes = options.max_token_bytes;
 }
 
+// The corpus files, for messages: "a.txt, b.txt.gz" ("<stdin>" for -).
+std::string corpus_name(const std::vector<std::string>& paths) {
+  std::string name;
+  for (const auto& path : paths) name += (name.empty() ? "" : ", ") + (path == "-" ? "<stdin>" : path);
+  return name;
+}
+
 std::string spool_path(const std::string& prefix, std::size_t input) {
   return fmt::format("{}.corpus-{}.txt", prefix, input);
 }
@@ -189,7 +196,7 @@ void check_corpus_unchanged(const std::vector<CorpusFile>& files) {
 
 Corpus read_corpus(const std::vector<std::string>& paths, const CorpusOptions& options) {
   Corpus corpus;
-  for (const auto& path : paths) corpus.name += (corpus.name.empty() ? "" : ", ") + (path == "-" ? "<stdin>" : path);
+  corpus.name = corpus_name(paths);
   WordCounter counter;
   Tokenizer tokenizer(counter, corpus, options.max_token_bytes);
   std::vector<char> block(1 << 20);
@@ -275,7 +282,7 @@ void merge_counts(const std::vector<char>& bytes, WordCounter& counter, Corpus& 
 
 Corpus read_corpus_on_ranks(const std::vector<std::string>& paths, const CorpusOptions& options, Cluster& job) {
   Corpus corpus;
-  for (const auto& path : paths) corpus.name += (corpus.name.empty() ? "" : ", ") + path;
+  corpus.name = corpus_name(paths);
   for (const auto& path : paths) {
     if (path == "-") fail("under mpirun the corpus must be files every rank can read; - (standard input) is read once");
     InputStream in = InputStream::open(path);
@@ -286,7 +293,8 @@ Corpus read_corpus_on_ranks(const std::vector<std::string>& paths, const CorpusO
     }
     corpus.files.push_back(describe_corpus_file(path));
   }
-  // Every rank must see the same bytes: the ranges are cut from the sizes.
+  // Every rank must see the same bytes: the ranges are cut from the sizes. The smallest
+  // size any rank sees is the largest complement.
   std::vector<std::uint64_t> low{corpus_bytes(corpus.files)}, high{low[0]};
   for (auto& v : low) v = ~v;
   job.max(low);

@@ -1,9 +1,9 @@
-#include "cluster/cluster.h"
 #include "train/run_setup.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "cluster/cluster.h"
 #include "core/error.h"
 
 namespace embed {

@@ -160,7 +160,6 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   context.gpu_options = command.gpu_options;
   if (gpu) context.gpu_budget = gpu_budget(command.gpu, *gpu);
   context.stop = &stop_requested();
-  context.job = &job;
   context.sync_seconds = command.sync_seconds;
   context.sync_rows = command.sync_rows;
   const double all_threads = static_cast<double>(settings.threads) * job.size();  // the whole job's

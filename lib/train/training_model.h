@@ -14,7 +14,6 @@
 #include <string_view>
 #include <vector>
 
-#include "cluster/cluster.h"
 #include "core/atomic_output.h"
 #include "device/gpu_device.h"
 #include "format/tensor_file.h"
@@ -34,9 +33,8 @@ struct TrainContext {
   GpuOptions gpu_options;                   // --table, --host-transfer
   std::uint64_t gpu_budget = 0;             // bytes of device memory the run may plan for
   const std::atomic<bool>* stop = nullptr;
-  // A data-parallel run (mpirun): the ranks, and how often and how many of the most
-  // frequent rows they average (rank_averaging.h).
-  Cluster* job = nullptr;
+  // A data-parallel run (this_job() has several ranks): how often, and how many of the
+  // most frequent rows, the ranks share (rank_averaging.h).
   double sync_seconds = 0.1;
   std::size_t sync_rows = 1024;
   std::function<void(const TrainProgress&)> on_epoch;

@@ -64,18 +64,19 @@ class Word2vecModel final : public TrainingModel {
     spdlog::info("training {} on {}: dim {}, window {}, negative {}, sample {}, {} epochs, lr {}, {} threads, seed {}",
                  name(), backend->name(), s.dim, s.window, s.negative, s.sample, s.epochs, s.lr, s.threads, s.seed);
     Word2vecTrainer trainer(s, run.corpus, *backend);
+    Cluster& job = this_job();
     std::optional<RankAveraging> averaging;
-    if (context.job != nullptr && context.job->size() > 1) {
-      averaging.emplace(*context.job, std::vector<RowMatrix*>{&run.input, &run.output_table}, context.sync_rows);
-      trainer.share_with_ranks(rank_sync(*context.job, *averaging), context.sync_seconds);
+    if (job.size() > 1) {
+      averaging.emplace(job, std::vector<RowMatrix*>{&run.input, &run.output_table}, context.sync_rows);
+      trainer.share_with_ranks(rank_sync(job, *averaging), context.sync_seconds);
       spdlog::info("data parallel over {} ranks: each trains its share of the corpus; the {} most frequent rows are "
                    "shared every {} s, rarer rows exponentially less often, all rows at each epoch's end",
-                   context.job->size(), std::min(context.sync_rows, run.input.rows()), context.sync_seconds);
+                   job.size(), std::min(context.sync_rows, run.input.rows()), context.sync_seconds);
     }
     const bool finished = trainer.run(run.state, *context.stop, context.on_epoch, context.on_progress);
     if (averaging) {
       spdlog::debug("{} rounds between the ranks, {} sent by this rank", averaging->rounds(),
-                    human_bytes(static_cast<double>(context.job->bytes_sent())));
+                    human_bytes(static_cast<double>(job.bytes_sent())));
     }
     return finished;
   }
