@@ -35,6 +35,12 @@ class Cluster {
 
   // Bytes this rank has handed to collective steps so far, for the benchmark's figure.
   virtual std::uint64_t bytes_sent() const = 0;
+
+  // Seconds the launcher leaves a rank between the SIGTERM it forwards (after Ctrl-C or a
+  // SIGTERM of its own) and its SIGKILL: the time a checkpoint must be written in.
+  // OpenMPI's odls_base_sigkill_timeout (default 1; mpirun hands --mca settings to the
+  // ranks as OMPI_MCA_ variables); none (0) for one process, which nothing kills.
+  virtual double stop_grace_seconds() const { return 0; }
 };
 
 // The job this process belongs to. Under mpirun (OMPI_COMM_WORLD_SIZE is set) in a build

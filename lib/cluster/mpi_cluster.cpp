@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstdint>
 #include <string>
 
@@ -79,6 +80,13 @@ class MpiCluster final : public Cluster {
 
   void abort(int status) override { MPI_Abort(MPI_COMM_WORLD, status); }
   std::uint64_t bytes_sent() const override { return bytes_sent_; }
+  double stop_grace_seconds() const override {
+    const char* setting = std::getenv("OMPI_MCA_odls_base_sigkill_timeout");
+    if (!setting) return 1;
+    char* end = nullptr;
+    const double seconds = std::strtod(setting, &end);
+    return end != setting && seconds >= 0 ? seconds : 1;
+  }
 
  private:
   void reduce(void* data, std::size_t count, MPI_Datatype type, MPI_Op op, std::size_t element_bytes) {

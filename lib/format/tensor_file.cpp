@@ -69,6 +69,8 @@ std::string TensorFileReader::meta(const std::string& key) const {
   return it->second;
 }
 
+bool TensorFileReader::has_meta(const std::string& key) const { return header_.metadata.contains(key); }
+
 namespace {
 
 // The metadata value `text`, read whole by `parse` (std::stoull, std::stod); nullopt if it is not a number.

@@ -47,6 +47,7 @@ class TensorFileReader {
 
   const std::string& path() const { return path_; }
   std::string meta(const std::string& key) const;  // required
+  bool has_meta(const std::string& key) const;     // for keys later versions added
   std::uint64_t meta_uint(const std::string& key) const;
   double meta_double(const std::string& key) const;
 

@@ -1,5 +1,6 @@
 #include "train/checkpoint.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -17,7 +18,8 @@ namespace {
 constexpr const char* kFormat = "embed-train checkpoint";
 // Version 3 (issue 17): the corpus is named (files, sizes, modification times), not held;
 // the workers' shards are stored with their positions. Version 4: GloVe's records are
-// named (their file beside the output), not held.
+// named (their file beside the output), not held. Since issue 20 a checkpoint of an
+// N-rank job (mpirun) says "ranks" and holds N x threads workers; without it, one process.
 constexpr const char* kVersion = "4";
 
 // The metadata key of a corpus file's field: "corpus_file.0.path".
@@ -53,6 +55,7 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
   metadata.insert({
       {"dim", std::to_string(settings.dim)},
       {"threads", std::to_string(settings.threads)},
+      {"ranks", std::to_string(run.ranks)},
       {"output", output.output},
       {"dtype", std::string(vector_dtype_name(output.dtype))},
       {"save_context", output.save_context ? "1" : "0"},
@@ -174,10 +177,13 @@ TrainingRun load_checkpoint(const std::string& path) {
   state.items_done = r.meta_uint("words_done");
   state.epoch_loss = r.meta_double("epoch_loss");
   state.epoch_examples = r.meta_uint("epoch_examples");
-  const auto shards = r.copy<std::int64_t>("shards", DType::i64, std::uint64_t{s.threads} * 2);
-  const auto positions = r.copy<std::int64_t>("positions", DType::i64, s.threads);
+  c.ranks = r.has_meta("ranks") ? static_cast<unsigned>(std::min<std::uint64_t>(r.meta_uint("ranks"), 1u << 20)) : 1;
+  if (c.ranks < 1 || c.ranks >= (1u << 20)) fail("{}: the checkpoint's rank count is malformed", path);
+  const std::uint64_t workers = std::uint64_t{s.threads} * c.ranks;
+  const auto shards = r.copy<std::int64_t>("shards", DType::i64, workers * 2);
+  const auto positions = r.copy<std::int64_t>("positions", DType::i64, workers);
   std::int64_t previous_end = 0;
-  for (unsigned w = 0; w < s.threads; ++w) {
+  for (std::uint64_t w = 0; w < workers; ++w) {
     const std::int64_t begin = shards[2 * w], end = shards[2 * w + 1], position = positions[w];
     const bool valid = previous_end <= begin && begin <= end && static_cast<std::uint64_t>(end) <= bound &&
                        begin <= position && position <= end;
@@ -186,8 +192,8 @@ TrainingRun load_checkpoint(const std::string& path) {
     state.positions.push_back(static_cast<std::uint64_t>(position));
     previous_end = end;
   }
-  const auto words = r.copy<std::uint64_t>("random", DType::i64, std::uint64_t{s.threads} * 4);
-  for (unsigned w = 0; w < s.threads; ++w) state.random.push_back({words[4 * w], words[4 * w + 1], words[4 * w + 2], words[4 * w + 3]});
+  const auto words = r.copy<std::uint64_t>("random", DType::i64, workers * 4);
+  for (std::uint64_t w = 0; w < workers; ++w) state.random.push_back({words[4 * w], words[4 * w + 1], words[4 * w + 2], words[4 * w + 3]});
   if (state.epoch > s.epochs) fail("{}: the checkpoint's epoch is past its last", path);
   return c;
 }

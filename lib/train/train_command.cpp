@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <csignal>
 #include <optional>
 
@@ -15,6 +16,7 @@
 #include "core/stop_signal.h"
 #include "train/checkpoint.h"
 #include "train/metrics_log.h"
+#include "train/rank_state.h"
 #include "train/training_model.h"
 #include "train/vectors_output.h"
 
@@ -30,14 +32,40 @@ std::map<std::string, std::string> vectors_metadata(const TrainingRun& run) {
 }
 
 // Saves the run's checkpoint; the files it names (spooled corpus, GloVe's records) then
-// outlive this process.
-void write_checkpoint(const std::string& path, const TrainingRun& run) {
-  save_checkpoint(path, run);
-  run.keep_temporaries();
+// outlive this process. Under mpirun every rank calls it (the ranks' states are gathered)
+// and rank 0 writes the job's: the tables are equal on every rank by then.
+void write_checkpoint(const std::string& path, TrainingRun& run, Cluster& job) {
+  if (job.size() < 2) {
+    save_checkpoint(path, run);
+    run.keep_temporaries();
+    return;
+  }
+  TrainState mine = gather_rank_states(job, run.state);
+  std::swap(mine, run.state);
+  run.ranks = job.size();
+  if (job.is_root()) save_checkpoint(path, run);
+  std::swap(mine, run.state);
+  run.ranks = 1;
 }
 
-TrainingRun resumed_run(const TrainCommand& command) {
+// "embed-train --resume X", with mpirun's part when the job had several ranks.
+std::string resume_command(const std::string& checkpoint, unsigned ranks) {
+  return fmt::format("{}embed-train --resume {}", ranks > 1 ? fmt::format("mpirun -np {} ", ranks) : "", checkpoint);
+}
+
+TrainingRun resumed_run(const TrainCommand& command, Cluster& job) {
   TrainingRun run = load_checkpoint(command.resume);
+  // Each rank goes on with its own workers: the job must have as many ranks as the one
+  // that wrote the checkpoint, whose workers' shards and random streams it holds.
+  if (run.ranks != job.size()) {
+    const auto job_of = [](unsigned n) { return n > 1 ? fmt::format("a job of {} ranks", n) : std::string("one process"); };
+    fail("{}: the checkpoint was written by {} and cannot go on in {}; resume it with: {}", command.resume,
+         job_of(run.ranks), job_of(job.size()), resume_command(command.resume, run.ranks));
+  }
+  if (run.ranks > 1) {
+    run.state = rank_share(run.state, job.rank(), run.ranks);
+    run.ranks = 1;
+  }
   if (!command.output.output.empty()) run.output.output = command.output.output;
   const TrainingModel& model = training_model(run.settings.model);
   const double done = static_cast<double>(run.state.items_done) /
@@ -72,10 +100,22 @@ void check_data_parallel(const TrainCommand& command, const TrainSettings& setti
   auto refuse = [&](const std::string& what) {
     fail("under mpirun ({} ranks): {} is not data-parallel yet; run it as one process", job.size(), what);
   };
-  if (!command.resume.empty()) refuse("--resume");
   if (settings.model == Model::glove) refuse("--model glove");
   if (command.gpu.device == DeviceChoice::cuda) refuse("--device cuda");
-  if (!command.checkpoint.empty()) refuse("--checkpoint");
+}
+
+// Under mpirun, Ctrl-C reaches the ranks as mpirun's SIGTERM, followed by its SIGKILL
+// (Cluster::stop_grace_seconds): says so when the checkpoint may not fit in between
+// (a last round and the tables written at a pessimistic 200 MB/s).
+void warn_if_no_time_to_checkpoint(const TrainingRun& run, const Cluster& job) {
+  const double bytes = 2.0 * static_cast<double>(run.input.span().size_bytes());
+  const double needed = 0.5 + bytes / 200e6;
+  const double grace = job.stop_grace_seconds();
+  if (grace >= needed) return;
+  spdlog::warn("mpirun kills the ranks {:g} s after passing on Ctrl-C or SIGTERM (odls_base_sigkill_timeout), and this "
+               "run's checkpoint ({}) may need {:.0f} s: for an interrupted run to leave one, "
+               "export OMPI_MCA_odls_base_sigkill_timeout={:.0f} before mpirun",
+               grace, human_bytes(bytes), std::ceil(needed), std::ceil(2 * needed));
 }
 
 int train_on_this_rank(TrainCommand command, Cluster& job);
@@ -108,11 +148,14 @@ int run_train_command(TrainCommand command) {
 namespace {
 
 int train_on_this_rank(TrainCommand command, Cluster& job) {
+  // What is not data-parallel is refused before anything is read (a checkpoint's
+  // settings only once it is).
+  if (command.resume.empty()) check_data_parallel(command, command.settings, job);
   TrainingRun run = command.resume.empty() ? TrainingRun{command.settings, command.output, {}, {}, {}, {}, {}}
-                                            : resumed_run(command);
+                                            : resumed_run(command, job);
   const TrainSettings& settings = run.settings;
   const TrainingModel& model = training_model(settings.model);
-  check_data_parallel(command, settings, job);
+  if (!command.resume.empty()) check_data_parallel(command, settings, job);
   const bool root = job.is_root();  // writes the outputs
   const bool count_only = run.output.output.empty() && !command.input.save_cooc.empty() && command.resume.empty();
   if (run.output.output.empty() && !count_only) fail("no output: give --output");
@@ -146,6 +189,7 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   // removes the temporaries). From here on it asks for a checkpoint.
   if (command.resume.empty()) model.start(command.input, run, counts_out ? &*counts_out : nullptr);
   install_stop_handlers();
+  if (root && job.size() > 1) warn_if_no_time_to_checkpoint(run, job);
 
   const std::uint64_t items_total = model.items_per_epoch(run) * settings.epochs;
   const std::string items(model.item_name());
@@ -181,19 +225,19 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
     if (metrics) metrics->epoch(p, per_second);
     epoch_started = p.seconds;
     epoch_items_start = p.items_done;
-    if (keep_epoch_checkpoints && root) write_checkpoint(checkpoint_path, run);
+    if (keep_epoch_checkpoints) write_checkpoint(checkpoint_path, run, job);
   };
   bool finished = false;
   try {
     finished = model.train(run, context);
   } catch (const Error&) {
     // A corpus that became unreadable mid-run (or a failing GPU): the state says where
-    // each worker was before the chunk that failed, so the work so far is kept. (Not yet
-    // under mpirun: the ranks' states would have to be gathered.)
+    // each worker was before the chunk that failed, so the work so far is kept. Under
+    // mpirun the failing rank ends the job (run_train_command) with no round to gather in.
     progress.erase();
     if (job.size() > 1) throw;
     try {
-      write_checkpoint(checkpoint_path, run);
+      write_checkpoint(checkpoint_path, run, job);
       spdlog::warn("training failed (below); checkpoint written to {}; once the cause is mended, resume with: "
                    "embed-train --resume {}",
                    checkpoint_path, checkpoint_path);
@@ -204,19 +248,17 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   }
   progress.finish();
 
-  if (!finished && job.size() > 1) {
-    spdlog::warn("interrupted by {} at epoch {} of {}; the ranks stopped together, but runs under mpirun do not write "
-                 "checkpoints yet: nothing was written",
-                 stop_signal() == SIGTERM ? "SIGTERM" : "SIGINT", run.state.epoch + 1, settings.epochs);
-    return kExitInterrupted;
-  }
   if (!finished) {
-    write_checkpoint(checkpoint_path, run);
+    // Under mpirun the ranks stopped together, and their last round shared every row.
+    write_checkpoint(checkpoint_path, run, job);
     const double done = static_cast<double>(run.state.items_done) / static_cast<double>(items_total);
-    spdlog::warn("interrupted by {} at epoch {} of {} ({:.1f}% done); checkpoint written to {}; resume with: "
-                 "embed-train --resume {}",
-                 stop_signal() == SIGTERM ? "SIGTERM" : "SIGINT", run.state.epoch + 1, settings.epochs, 100 * done,
-                 checkpoint_path, checkpoint_path);
+    const int signal = stop_signal();  // 0 on a rank whose stop came from another rank
+    if (root) {
+      spdlog::warn("interrupted by {} at epoch {} of {} ({:.1f}% done); checkpoint written to {}; resume with: {}",
+                   signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "another rank's stop",
+                   run.state.epoch + 1, settings.epochs, 100 * done, checkpoint_path,
+                   resume_command(checkpoint_path, job.size()));
+    }
     return kExitInterrupted;
   }
 

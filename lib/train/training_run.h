@@ -34,6 +34,9 @@ struct TrainingRun {
   RowMatrix input, output_table;
   TrainState state;
   GloveRecords records;
+  // The ranks of the job (mpirun -np) whose state this is: a checkpoint's holds every
+  // rank's workers, ranks x settings.threads of them (rank_state.h).
+  unsigned ranks = 1;
 
   // The files a checkpoint names (spooled corpus, GloVe's records) outlive this process;
   // or, once the run has completed, they go with it.

@@ -2,8 +2,9 @@
 # embed-train under mpirun (OpenMPI) on one machine, over loopback: 2 and 3 ranks with
 # one thread each. Outputs only from rank 0, the vocabulary and the schedule's word count
 # of a single process, planted topics learnt as one process learns them, a missing corpus
-# and a killed rank end the job non-zero with nothing written, and what is not
-# data-parallel yet is refused. Skips (77) without mpirun or in a build without MPI.
+# and a killed rank end the job non-zero with nothing written, Ctrl-C to mpirun leaves one
+# checkpoint that as many ranks resume (and others refuse), and what is not data-parallel
+# yet is refused. Skips (77) without mpirun or in a build without MPI.
 # Usage: mpi_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT (run from the repo root)
 set -u
 
@@ -95,6 +96,40 @@ status=$?
 [[ $status -ne 0 ]] && ok || bad "a killed rank: exit 0"
 [[ ! -e v.emb ]] && ok || bad "a killed rank: v.emb was written"
 rm -f ./*.tmp-* 2> /dev/null  # rank 0 was killed by mpirun too: its temporary may stay, as after any SIGKILL
+cd .. || exit 1
+
+# --- Ctrl-C to mpirun: the ranks stop together, rank 0 writes the job's checkpoint, and
+# as many ranks resume it ---
+mkdir stop && cd stop || exit 1
+# mpirun passes Ctrl-C on as SIGTERM odls_base_sigkill_timeout seconds later and sends
+# SIGKILL as long after that (default 1): 3 s leave room for the checkpoint on a busy machine.
+export OMPI_MCA_odls_base_sigkill_timeout=3
+"${MPIRUN[@]}" 2 "$ET" --corpus ../fail/big.txt -o v.emb --dim 16 --epochs 12 --threads 1 --seed 5 > out.txt 2> err.txt &
+job=$!
+for _ in $(seq 100); do grep -q 'epoch 1/12' err.txt 2> /dev/null && break; sleep 0.1; done
+kill -INT "$job"
+wait "$job"
+status=$?
+unset OMPI_MCA_odls_base_sigkill_timeout
+[[ $status -ne 0 ]] && ok || bad "Ctrl-C under mpirun: exit 0"
+grep -q 'checkpoint written to v.emb.ckpt; resume with: mpirun -np 2 embed-train --resume v.emb.ckpt' err.txt && ok ||
+  bad "Ctrl-C under mpirun: no checkpoint message: $(tail -c 400 err.txt)"
+check "Ctrl-C under mpirun: the checkpoint and no vectors" "$(ls | grep -v -e out.txt -e err.txt)" "v.emb.ckpt"
+expect_error "a 2-rank checkpoint in one process" 1 \
+  "written by a job of 2 ranks and cannot go on in one process; resume it with: mpirun -np 2 embed-train --resume v.emb.ckpt" \
+  "$ET" --resume v.emb.ckpt
+expect_error "a 2-rank checkpoint on 3 ranks" 1 "cannot go on in a job of 3 ranks" \
+  "${MPIRUN[@]}" 3 "$ET" --resume v.emb.ckpt
+"${MPIRUN[@]}" 2 "$ET" --resume v.emb.ckpt > out.txt 2> err.txt
+check "mpirun -np 2 --resume" "$?" "0"
+grep -q 'resuming skipgram training at epoch' err.txt && ok || bad "resumed: no resuming line: $(head -c 400 err.txt)"
+check "resumed: logs from rank 0 only" "$(grep -c 'epoch 12/12' err.txt)" "1"
+check "resumed: the vectors, the checkpoint gone" "$(ls | grep -v -e out.txt -e err.txt)" "v.emb"
+"$EQ" v.emb the -k 3 > /dev/null && ok || bad "resumed: embed-query reads the output"
+# A one-process checkpoint is refused under mpirun, and says how to resume it.
+"$ET" --corpus ../corpus.txt -o one.emb --dim 8 --epochs 1 --threads 1 --checkpoint one.ckpt -q
+expect_error "a one-process checkpoint under mpirun" 1 "written by one process and cannot go on in a job of 2 ranks" \
+  "${MPIRUN[@]}" 2 "$ET" --resume one.ckpt
 cd .. || exit 1
 
 # --- what is not data-parallel yet is refused before anything is read ---

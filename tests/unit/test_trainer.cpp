@@ -14,6 +14,7 @@
 #include "cluster/cluster.h"
 #include "train/corpus.h"
 #include "train/rank_averaging.h"
+#include "train/rank_state.h"
 #include "train/word2vec/word2vec_trainer.h"
 
 using namespace embed;
@@ -395,4 +396,58 @@ TEST_CASE("counting a corpus on the ranks' path gives read_corpus's vocabulary",
   CHECK(ranks.tokens == one.tokens);
   CHECK(ranks.words == one.words);
   REQUIRE_ERROR_CONTAINS(read_corpus_on_ranks({"-"}, options, *job), "standard input");
+}
+
+TEST_CASE("a job's checkpoint holds every rank's workers, and each rank of the resumed job takes its own", "[mpi]") {
+  test::TempDir dir;
+  const Corpus corpus = topic_corpus(3);
+  TrainSettings s = small_settings(Model::skipgram);
+  s.threads = 2;
+  constexpr unsigned kRanks = 3;
+  // What gather_rank_states makes of three ranks' states: their workers in rank order.
+  std::vector<TrainState> ranks;
+  TrainState job_state;
+  for (unsigned r = 0; r < kRanks; ++r) {
+    ranks.push_back(Word2vecTrainer::start_state(corpus, s.threads, s.seed, r, kRanks));
+    ranks.back().positions[1] = ranks.back().shards[1].end;  // this worker is done
+    for (std::size_t w = 0; w < ranks.back().shards.size(); ++w) {
+      job_state.shards.push_back(ranks.back().shards[w]);
+      job_state.positions.push_back(ranks.back().positions[w]);
+      job_state.random.push_back(ranks.back().random[w]);
+    }
+  }
+  job_state.epoch = 1;
+  job_state.items_done = 1234;
+  job_state.epoch_loss = 6.0;
+  job_state.epoch_examples = 30;
+  // One process's "job" is itself.
+  auto one = single_process_cluster();
+  const TrainState gathered = gather_rank_states(*one, ranks[1]);
+  CHECK(gathered.shards == ranks[1].shards);
+  CHECK(gathered.positions == ranks[1].positions);
+  CHECK(gathered.random == ranks[1].random);
+
+  TrainingRun run{s, OutputSettings{}, corpus, RowMatrix(corpus.vocab.size(), s.dim),
+                  RowMatrix(corpus.vocab.size(), s.dim), job_state, {}};
+  run.ranks = kRanks;
+  save_checkpoint(dir.file("job.ckpt"), run);
+  const TrainingRun loaded = load_checkpoint(dir.file("job.ckpt"));
+  REQUIRE(loaded.ranks == kRanks);
+  REQUIRE(loaded.state.shards.size() == kRanks * s.threads);
+  for (unsigned r = 0; r < kRanks; ++r) {
+    const TrainState share = rank_share(loaded.state, r, kRanks);
+    CHECK(share.shards == ranks[r].shards);
+    CHECK(share.positions == ranks[r].positions);
+    CHECK(share.random == ranks[r].random);
+    CHECK(share.epoch == 1);
+    CHECK(share.items_done == 1234);  // the job's, on every rank: the schedule's
+    // The epoch's loss so far stays the job's when the ranks' are added up.
+    CHECK(share.epoch_loss == (r == 0 ? 6.0 : 0.0));
+    CHECK(share.epoch_examples == (r == 0 ? 30u : 0u));
+  }
+  // A checkpoint of one process says one rank.
+  run.ranks = 1;
+  run.state = ranks[0];
+  save_checkpoint(dir.file("one.ckpt"), run);
+  CHECK(load_checkpoint(dir.file("one.ckpt")).ranks == 1);
 }
