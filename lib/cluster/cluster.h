@@ -28,6 +28,9 @@ class Cluster {
   virtual void max(std::span<std::uint64_t> values) = 0;
   // Every rank's `mine`, in rank order.
   virtual std::vector<std::vector<char>> all_gather(std::span<const char> mine) = 0;
+  // Personalised exchange: `to_each[r]` goes to rank r (to_each has size() parts); returns
+  // what each rank sent this one, in rank order.
+  virtual std::vector<std::vector<char>> all_to_all(std::vector<std::vector<char>> to_each) = 0;
 
   // Ends every rank of the job with `status` after this one failed (MPI_Abort), so that
   // none waits forever in a collective step; one process just returns.

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cluster/cluster.h"
 #include "core/error.h"
@@ -76,6 +77,42 @@ class MpiCluster final : public Cluster {
       if (r == rank_) bytes_sent_ += sizes[r];
     }
     return all;
+  }
+
+  std::vector<std::vector<char>> all_to_all(std::vector<std::vector<char>> to_each) override {
+    EMBED_ASSERT(to_each.size() == size_);
+    std::vector<std::uint64_t> send_sizes(size_), receive_sizes(size_);
+    for (unsigned r = 0; r < size_; ++r) send_sizes[r] = to_each[r].size();
+    check(MPI_Alltoall(send_sizes.data(), 1, MPI_UINT64_T, receive_sizes.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD),
+          "MPI_Alltoall");
+    bytes_sent_ += 8 * size_;
+    std::vector<std::vector<char>> received(size_);
+    received[rank_] = std::move(to_each[rank_]);
+    // Round k: this rank sends to the rank k ahead and receives from the rank k behind,
+    // each part in pieces below INT_MAX (both ends cut a part alike: they know its size).
+    for (unsigned k = 1; k < size_; ++k) {
+      const unsigned to = (rank_ + k) % size_, from = (rank_ + size_ - k) % size_;
+      const std::vector<char>& out = to_each[to];
+      std::vector<char>& in = received[from];
+      in.resize(receive_sizes[from]);
+      std::vector<MPI_Request> requests;
+      for (std::size_t at = 0; at < in.size(); at += kMaxPiece) {
+        requests.emplace_back();
+        check(MPI_Irecv(in.data() + at, static_cast<int>(std::min(kMaxPiece, in.size() - at)), MPI_CHAR,
+                        static_cast<int>(from), 0, MPI_COMM_WORLD, &requests.back()),
+              "MPI_Irecv");
+      }
+      for (std::size_t at = 0; at < out.size(); at += kMaxPiece) {
+        requests.emplace_back();
+        check(MPI_Isend(out.data() + at, static_cast<int>(std::min(kMaxPiece, out.size() - at)), MPI_CHAR,
+                        static_cast<int>(to), 0, MPI_COMM_WORLD, &requests.back()),
+              "MPI_Isend");
+      }
+      check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      bytes_sent_ += out.size();
+      to_each[to] = {};
+    }
+    return received;
   }
 
   void abort(int status) override { MPI_Abort(MPI_COMM_WORLD, status); }

@@ -1,9 +1,13 @@
 #include "train/rank_averaging.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
+#include "core/progress.h"
 
 namespace embed {
 
@@ -43,8 +47,9 @@ std::function<RankAgreement(const RankReport&)> rank_sync(Cluster& job, RankAver
   };
 }
 
-RankAveraging::RankAveraging(Cluster& job, std::vector<RowMatrix*> tables, std::size_t hot_rows)
-    : job_(job), tables_(std::move(tables)), hot_rows_(hot_rows) {
+RankAveraging::RankAveraging(Cluster& job, std::vector<RowMatrix*> tables, std::size_t hot_rows,
+                             std::size_t first_settled_only)
+    : job_(job), tables_(std::move(tables)), hot_rows_(hot_rows), first_settled_only_(first_settled_only) {
   EMBED_ASSERT(!tables_.empty());
   for (const RowMatrix* t : tables_) {
     EMBED_ASSERT(t->rows() == tables_[0]->rows() && t->dim() == tables_[0]->dim());
@@ -62,11 +67,13 @@ void RankAveraging::all() { average(0, tables_[0]->rows(), true); }
 
 void RankAveraging::average(std::size_t first, std::size_t end, bool settled) {
   if (job_.size() < 2 || first >= end) return;
+  const auto start = std::chrono::steady_clock::now();
   const std::size_t dim = tables_[0]->dim();
   const std::size_t per_table = (end - first) * dim;
+  const std::size_t tables = settled ? tables_.size() : std::min(tables_.size(), first_settled_only_);
   // What this rank learned since the rows were last shared: row - base.
-  sent_.resize(per_table * tables_.size());
-  for (std::size_t t = 0; t < tables_.size(); ++t) {
+  sent_.resize(per_table * tables);
+  for (std::size_t t = 0; t < tables; ++t) {
     for (std::size_t r = first; r < end; ++r) {
       const float* row = tables_[t]->row(r);
       const float* base = bases_[t].row(r);
@@ -76,7 +83,7 @@ void RankAveraging::average(std::size_t first, std::size_t end, bool settled) {
   }
   summed_ = sent_;
   job_.sum(summed_);
-  for (std::size_t t = 0; t < tables_.size(); ++t) {
+  for (std::size_t t = 0; t < tables; ++t) {
     for (std::size_t r = first; r < end; ++r) {
       float* row = tables_[t]->row(r);
       float* base = bases_[t].row(r);
@@ -90,6 +97,12 @@ void RankAveraging::average(std::size_t first, std::size_t end, bool settled) {
       }
     }
   }
+  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string RankAveraging::summary() const {
+  return fmt::format("{} rounds between the ranks ({:.2f} s of sharing), {} sent by this rank ({} bytes)", round_,
+                     seconds_, human_bytes(static_cast<double>(job_.bytes_sent())), job_.bytes_sent());
 }
 
 }  // namespace embed

@@ -15,7 +15,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "cluster/cluster.h"
@@ -41,8 +43,11 @@ std::function<RankAgreement(const RankReport&)> rank_sync(Cluster& job, RankAver
 class RankAveraging {
  public:
   // `tables` (all of the same rows and dim) are averaged together; they must start equal
-  // on every rank.
-  RankAveraging(Cluster& job, std::vector<RowMatrix*> tables, std::size_t hot_rows);
+  // on every rank. The tables from `first_settled_only` on are shared by all() alone: a
+  // table whose every row changes on one rank only and is read there only (GloVe's W,
+  // whose rows belong to the ranks) need not move while the workers run.
+  RankAveraging(Cluster& job, std::vector<RowMatrix*> tables, std::size_t hot_rows,
+                std::size_t first_settled_only = SIZE_MAX);
 
   // The next round's rows (rows_of_round), averaged over the ranks.
   void round();
@@ -50,6 +55,9 @@ class RankAveraging {
   void all();
 
   std::uint64_t rounds() const { return round_; }
+  // For the -v log and the benchmark: "N rounds between the ranks (S s of sharing), X sent by
+  // this rank (B bytes)".
+  std::string summary() const;
 
  private:
   // Shares rows [first, end) of every table: each rank sends what it learned since they
@@ -62,7 +70,9 @@ class RankAveraging {
   Cluster& job_;
   std::vector<RowMatrix*> tables_;
   std::size_t hot_rows_;
+  std::size_t first_settled_only_;
   std::uint64_t round_ = 0;
+  double seconds_ = 0;  // spent sharing, on the training loop's thread
   std::vector<RowMatrix> bases_;  // per table: the rows as last shared (equal on every rank)
   std::vector<float> sent_, summed_;
 };

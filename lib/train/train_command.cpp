@@ -100,8 +100,12 @@ void check_data_parallel(const TrainCommand& command, const TrainSettings& setti
   auto refuse = [&](const std::string& what) {
     fail("under mpirun ({} ranks): {} is not data-parallel yet; run it as one process", job.size(), what);
   };
-  if (settings.model == Model::glove) refuse("--model glove");
   if (command.gpu.device == DeviceChoice::cuda) refuse("--device cuda");
+  if (!training_model(settings.model).checkpoints_on_ranks() && !command.checkpoint.empty()) {
+    refuse(fmt::format("--checkpoint with --model {}", training_model(settings.model).name()));
+  }
+  // Each rank holds only its rows' counts.
+  if (!command.input.save_cooc.empty()) refuse("--save-cooc");
 }
 
 // Under mpirun, Ctrl-C reaches the ranks as mpirun's SIGTERM, followed by its SIGKILL
@@ -189,7 +193,7 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   // removes the temporaries). From here on it asks for a checkpoint.
   if (command.resume.empty()) model.start(command.input, run, counts_out ? &*counts_out : nullptr);
   install_stop_handlers();
-  if (root && job.size() > 1) warn_if_no_time_to_checkpoint(run, job);
+  if (root && job.size() > 1 && model.checkpoints_on_ranks()) warn_if_no_time_to_checkpoint(run, job);
 
   const std::uint64_t items_total = model.items_per_epoch(run) * settings.epochs;
   const std::string items(model.item_name());
@@ -248,6 +252,14 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   }
   progress.finish();
 
+  if (!finished && job.size() > 1 && !model.checkpoints_on_ranks()) {
+    if (root) {
+      spdlog::warn("interrupted at epoch {} of {}; the ranks stopped together, but {} under mpirun writes no checkpoint "
+                   "yet: nothing was written",
+                   run.state.epoch + 1, settings.epochs, model.name());
+    }
+    return kExitInterrupted;
+  }
   if (!finished) {
     // Under mpirun the ranks stopped together, and their last round shared every row.
     write_checkpoint(checkpoint_path, run, job);

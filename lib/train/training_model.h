@@ -92,6 +92,10 @@ class TrainingModel {
   // corpus's bytes, once it has checked that the files are still those it counted).
   virtual std::uint64_t load_items(const TensorFileReader& reader, TrainingRun& run) const = 0;
 
+  // Whether an interrupted data-parallel run (mpirun) can write one checkpoint of the job
+  // (rank 0 holds everything it names).
+  virtual bool checkpoints_on_ranks() const { return true; }
+
   // Trains from run.state until the last epoch ends (true) or context.stop (false).
   virtual bool train(TrainingRun& run, const TrainContext& context) const = 0;
 

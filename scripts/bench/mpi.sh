@@ -18,7 +18,10 @@
 # Needs ../shared/data (skipped with a message when absent), a build with MPI (embed-train
 # --version says "MPI: Open MPI ..."), mpirun (Debian: openmpi-bin), GNU time, /usr/bin/python3.
 # Environment:
-#   REPEAT 43, EPOCHS 1, RUNS 2 (seeds 1..RUNS, the same seed for every shape within a run)
+#   MODEL  skipgram (default), or glove: dim 100, window 10, x-max 100, min-count 5, AdaGrad
+#          (REPEAT 1 and EPOCHS 15 by default: repeating a corpus only raises GloVe's counts);
+#          its "train" rate is in co-occurrence records/s
+#   REPEAT 43, EPOCHS 1 (skipgram), RUNS 2 (seeds 1..RUNS, the same seed for every shape within a run)
 #   SHAPES "1x1 2x1 1x2" (default), any subset
 #   SYNC_INTERVAL 0.1, SYNC_ROWS 1024: embed-train's --sync-interval and --sync-rows
 #   MPIRUN_ARGS   extra mpirun options (default none; as root, OMPI_ALLOW_RUN_AS_ROOT is set)
@@ -28,8 +31,12 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-REPEAT=${REPEAT:-43}
-EPOCHS=${EPOCHS:-1}
+MODEL=${MODEL:-skipgram}
+case $MODEL in
+  skipgram) REPEAT=${REPEAT:-43} EPOCHS=${EPOCHS:-1} ;;
+  glove) REPEAT=${REPEAT:-1} EPOCHS=${EPOCHS:-15} ;;
+  *) die "unknown MODEL '$MODEL' (skipgram, glove)" ;;
+esac
 RUNS=${RUNS:-2}
 SHAPES=${SHAPES:-1x1 2x1 1x2}
 SYNC_INTERVAL=${SYNC_INTERVAL:-0.1}
@@ -67,16 +74,26 @@ machine_line
 echo "embed:    $EMBED_TRAIN ($(version_of "$EMBED_TRAIN")); $("$EMBED_TRAIN" --version | grep '^MPI')"
 echo "mpirun:   $(mpirun --version 2>/dev/null | head -1)"
 echo "corpus:   text8-head x $REPEAT ($words words)"
-echo "settings: skipgram dim 100, window 5, negative 5, min-count 5, sample 1e-4, $EPOCHS epoch(s);" \
-  "--sync-interval $SYNC_INTERVAL --sync-rows $SYNC_ROWS"
+if [[ $MODEL == glove ]]; then
+  echo "settings: glove dim 100, window 10, x-max 100, min-count 5, $EPOCHS epoch(s) (adagrad, lr 0.05);" \
+    "--sync-interval $SYNC_INTERVAL --sync-rows $SYNC_ROWS"
+else
+  echo "settings: skipgram dim 100, window 5, negative 5, min-count 5, sample 1e-4, $EPOCHS epoch(s);" \
+    "--sync-interval $SYNC_INTERVAL --sync-rows $SYNC_ROWS"
+fi
 cat "$corpus" >/dev/null  # warm the page cache
 
 # train SHAPE SEED PREFIX: trains under GNU time; sets run_secs, train_rate (embed-train's
 # epochs' words/s) and sent_bytes (rank 0's, 0 for one process).
 train() {
   local shape=$1 seed=$2 prefix=$3 cmd=()
-  local common=(--corpus "$corpus" --output "$prefix.emb" --model skipgram --dim 100 --window 5 --negative 5
-    --min-count 5 --sample 1e-4 --epochs "$EPOCHS" --seed "$seed" --metrics "$prefix.metrics" -v)
+  local common=(--corpus "$corpus" --output "$prefix.emb" --dim 100 --min-count 5 --epochs "$EPOCHS" --seed "$seed"
+    --metrics "$prefix.metrics" -v)
+  if [[ $MODEL == glove ]]; then
+    common+=(--model glove --window 10 --x-max 100)
+  else
+    common+=(--model skipgram --window 5 --negative 5 --sample 1e-4)
+  fi
   case $shape in
     1x1) cmd=("$EMBED_TRAIN" "${common[@]}" --threads 1) ;;
     1x2) cmd=("$EMBED_TRAIN" "${common[@]}" --threads 2) ;;
@@ -93,6 +110,7 @@ train() {
   figures=$(epoch_figures "$prefix.metrics") || die "no epochs in $prefix.metrics"
   eval "$figures"
   train_rate=$rate
+  train_unit=$unit
   train_secs=$train_s
   sent_bytes=$(sed -n 's/.*sent by this rank (\([0-9]*\) bytes).*/\1/p' "$prefix.log" | tail -1)
   sent_bytes=${sent_bytes:-0}
@@ -113,7 +131,7 @@ for ((run = 1; run <= RUNS; run++)); do
     r_acc[$shape]+="$acc "
     r_ws[$shape]+="$ws "
     r_bps[$shape]+="$bps "
-    printf '  %-4s run %-2s %7.2f s  %6.0fk words/s (train %6.0fk)  analogy %5.2f%%  ws353 %.3f  sent %s MB/s per rank\n' \
+    printf '  %-4s run %-2s %7.2f s  %6.0fk words/s (train %6.0fk '"$train_unit"'/s)  analogy %5.2f%%  ws353 %.3f  sent %s MB/s per rank\n' \
       "$shape" "$run" "$run_secs" "$(awk -v w="$words" -v e="$EPOCHS" -v s="$run_secs" 'BEGIN {print w * e / s / 1000}')" \
       "$(awk -v r="$train_rate" 'BEGIN {print r / 1000}')" "$acc" "$ws" "$(awk -v b="$bps" 'BEGIN {printf "%.1f", b / 1e6}')"
     rm -f "$prefix.emb"
@@ -122,7 +140,8 @@ done
 
 echo
 echo "== results: medians over $RUNS run(s); quality: mean ± half the range; analogy restricted to $RESTRICT words"
-printf '%-5s %8s %10s %12s %9s %14s %14s %15s\n' shape wall_s words/s train_words/s speedup analogy_% ws353 sent_MB/s/rank
+printf '%-5s %8s %10s %12s %9s %14s %14s %15s\n' shape wall_s words/s "train_$train_unit/s" speedup analogy_% ws353 \
+  sent_MB/s/rank
 declare -A rate_of
 for shape in $SHAPES; do
   s=$(median "${r_secs[$shape]}")

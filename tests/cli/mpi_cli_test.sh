@@ -3,8 +3,9 @@
 # one thread each. Outputs only from rank 0, the vocabulary and the schedule's word count
 # of a single process, planted topics learnt as one process learns them, a missing corpus
 # and a killed rank end the job non-zero with nothing written, Ctrl-C to mpirun leaves one
-# checkpoint that as many ranks resume (and others refuse), and what is not data-parallel
-# yet is refused. Skips (77) without mpirun or in a build without MPI.
+# checkpoint that as many ranks resume (and others refuse), GloVe counts on the ranks and
+# learns the topics as one process does, and what is not data-parallel yet is refused.
+# Skips (77) without mpirun or in a build without MPI.
 # Usage: mpi_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT (run from the repo root)
 set -u
 
@@ -132,9 +133,44 @@ expect_error "a one-process checkpoint under mpirun" 1 "written by one process a
   "${MPIRUN[@]}" 2 "$ET" --resume one.ckpt
 cd .. || exit 1
 
+# --- GloVe: counted on the ranks, each training the counts of its rows ---
+mkdir glove && cd glove || exit 1
+# GloVe fits the counts themselves: the filler words every topic shares would blur its
+# neighbours, so its topics are lines of one group's words only.
+awk 'BEGIN {
+  srand(7)
+  for (s = 0; s < 6000; s++) {
+    g = s % 2 ? "a" : "b"; line = ""
+    for (i = 0; i < 12; i++) line = line g int(rand() * 20) " "
+    print line
+  }
+}' > ../glove-topics.txt
+GLOVE=(--corpus ../glove-topics.txt --model glove --dim 16 --epochs 15 --threads 1 --min-count 1 --window 5)
+"$ET" "${GLOVE[@]}" -o g1.emb -q
+"${MPIRUN[@]}" 2 "$ET" "${GLOVE[@]}" -o g2.emb --sync-interval 0.02 > out.txt 2> err.txt
+check "glove under mpirun -np 2" "$?" "0"
+grep -q 'co-occurrences in .* on 2 ranks' err.txt && ok || bad "glove -np 2: not counted on the ranks: $(head -c 400 err.txt)"
+check "glove -np 2: the output only (no records files left)" "$(ls | grep -v -e out.txt -e err.txt)" "$(printf 'g1.emb\ng2.emb')"
+check "glove -np 2: the vocabulary of one process" "$(words g2.emb)" "$(words g1.emb)"
+single=$(topic_hits g1.emb) ranks=$(topic_hits g2.emb)
+[[ $single -ge 45 ]] && ok || bad "glove in one process learns the topics: $single of 50 neighbours"
+[[ $ranks -ge 45 ]] && ok || bad "glove on 2 ranks learns the topics: $ranks of 50 neighbours (one process: $single)"
+# Counts a file holds: every rank reads it and keeps its rows.
+"$ET" "${GLOVE[@]}" -o c.emb --save-cooc topics.cooc -q && rm c.emb
+"${MPIRUN[@]}" 2 "$ET" --cooc topics.cooc --model glove --dim 16 --epochs 15 --threads 1 -o g3.emb -q
+check "glove -np 2 from --cooc" "$?" "0"
+ranks=$(topic_hits g3.emb)
+[[ $ranks -ge 45 ]] && ok || bad "glove on 2 ranks from --cooc learns the topics: $ranks of 50 neighbours"
+expect_error "--save-cooc under mpirun" 1 "--save-cooc is not data-parallel yet" \
+  "${MPIRUN[@]}" 2 "$ET" "${GLOVE[@]}" -o g4.emb --save-cooc g4.cooc
+expect_error "glove --checkpoint under mpirun" 1 "--checkpoint with --model glove is not data-parallel yet" \
+  "${MPIRUN[@]}" 2 "$ET" "${GLOVE[@]}" -o g4.emb --checkpoint g4.ckpt
+[[ ! -e g4.emb && ! -e g4.cooc && ! -e g4.ckpt ]] && ok || bad "refused glove runs wrote files: $(ls)"
+cd .. || exit 1
+
 # --- what is not data-parallel yet is refused before anything is read ---
-expect_error "glove under mpirun" 1 "--model glove is not data-parallel yet" \
-  "${MPIRUN[@]}" 2 "$ET" --corpus corpus.txt -o g.emb --model glove --threads 1
-[[ ! -e g.emb ]] && ok || bad "refused glove wrote its output"
+expect_error "--device cuda under mpirun" 1 "--device cuda is not data-parallel yet" \
+  "${MPIRUN[@]}" 2 "$ET" --corpus corpus.txt -o d.emb --device cuda --threads 1
+[[ ! -e d.emb ]] && ok || bad "refused --device cuda wrote its output"
 
 finish

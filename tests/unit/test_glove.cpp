@@ -4,13 +4,17 @@
 // from disk, and records streamed from disk training as records in memory do.
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 
 #include "test_util.h"
 #include "train_fixtures.h"
 #include "train/checkpoint.h"
+#include "cluster/cluster.h"
 #include "train/glove/cooc_counter.h"
+#include "train/glove/cooc_on_ranks.h"
 #include "train/glove/cooc_file.h"
 #include "train/corpus.h"
 #include "train/glove/glove_cpu_backend.h"
@@ -404,4 +408,38 @@ TEST_CASE("GloVe: records streamed from disk train to the cost of records in mem
   }
   INFO("last epoch's cost, mean of 3 seeds: in memory " << memory << ", from disk " << disk);
   CHECK(disk == Approx(memory).epsilon(0.02));
+}
+
+TEST_CASE("co-occurrences counted in parts of the corpus bytes add up to the whole's", "[glove][mpi]") {
+  const Corpus corpus = zipf_corpus(20000, 800, 3);
+  CoocOptions options;
+  options.window = 5;
+  const Counts whole = as_map(count(corpus, options));
+  // Cut after the 7th line: windows stop at line ends, so nothing is lost at the cut.
+  std::ifstream in(corpus.files[0].path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t cut = 0;
+  for (int line = 0; line < 7; ++line) cut = text.find('\n', cut) + 1;
+  CoocOptions first = options, second = options;
+  first.end_byte = cut;
+  second.first_byte = cut;
+  Counts sum = as_map(count(corpus, first));
+  for (const auto& [pair, n] : as_map(count(corpus, second))) sum[pair] += n;
+  REQUIRE(sum.size() == whole.size());
+  std::size_t mismatches = 0;
+  for (const auto& [pair, n] : whole) mismatches += std::abs(sum[pair] - n) > 1e-4 * n;
+  CHECK(mismatches == 0);
+
+  // One process's "job" counts the whole corpus and keeps every row.
+  auto one = single_process_cluster();
+  CoocStats stats;
+  std::vector<CoocEntry> on_ranks;
+  std::uint64_t announced = 0;
+  const std::uint64_t merged = count_cooccurrences_on_ranks(
+      corpus, options, stats, *one, [&](std::uint64_t at_most) { announced = at_most; },
+      [&](const CoocEntry& e) { on_ranks.push_back(e); });
+  CHECK(merged == whole.size());
+  CHECK(announced >= merged);
+  CHECK(as_map(on_ranks) == whole);
+  CHECK(cooc_row_owner(7, 3) == 1);
 }

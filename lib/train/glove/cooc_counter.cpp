@@ -259,10 +259,16 @@ std::uint64_t count_cooccurrences(const Corpus& corpus, const CoocOptions& optio
   // words; a piece that goes on with a line brings the line's last `window` words along
   // as context, so that the counts do not depend on where the pieces are cut.
   const auto start = std::chrono::steady_clock::now();
-  CoocCounter counter(corpus.vocab.size(), corpus.words, options);
-  Progress progress("counting co-occurrences", corpus.words, "words");
+  const std::uint64_t bytes = corpus_bytes(corpus.files);
+  const ByteRange part{options.first_byte, options.end_byte > 0 ? options.end_byte : bytes};
+  // A part's words, as far as its share of the bytes tells (for the dense table's size and the progress).
+  const auto words_in_part = static_cast<std::uint64_t>(static_cast<double>(corpus.words) *
+                                                        static_cast<double>(part.end - part.begin) /
+                                                        static_cast<double>(std::max<std::uint64_t>(bytes, 1)));
+  CoocCounter counter(corpus.vocab.size(), words_in_part, options);
+  Progress progress("counting co-occurrences", words_in_part, "words");
   const RowLookup lookup(corpus.vocab);
-  CorpusReader reader(corpus.files, {0, corpus_bytes(corpus.files)}, lookup, corpus.max_token_bytes);
+  CorpusReader reader(corpus.files, part, lookup, corpus.max_token_bytes);
   std::vector<std::uint32_t> sentence;
   std::vector<std::uint32_t> piece;  // the context carried over, then the sentence
   std::uint64_t words = 0;

@@ -35,6 +35,9 @@ struct CoocOptions {
                                         // tiny one to force spills and multi-pass merges)
   std::size_t words_per_piece = 1 << 20;  // the corpus is counted in pieces of a line at most this long
                                           // (tests set a tiny one to cut lines into many pieces)
+  // The bytes of the corpus files to count, [first_byte, end_byte) on token boundaries
+  // (a rank's share under mpirun); end_byte 0: all of them.
+  std::uint64_t first_byte = 0, end_byte = 0;
 };
 
 // What counting did, for the log and the benchmarks.

@@ -2,16 +2,20 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "cluster/cluster.h"
 #include "core/error.h"
+#include "core/progress.h"
 #include "train/glove/glove_cpu_backend.h"
 #include "train/glove/glove_setup.h"
 #include "train/glove/glove_trainer.h"
 #include "train/glove/record_file.h"
 #include "train/glove/record_source.h"
+#include "train/rank_averaging.h"
 
 namespace embed {
 namespace {
@@ -64,7 +68,10 @@ class GloveModel final : public TrainingModel {
     glove_cooccurrences(input, run, &counts_out, false);
   }
 
-  std::uint64_t items_per_epoch(const TrainingRun& run) const override { return run.records.size(); }
+  // Under mpirun, the job's records: every rank's.
+  std::uint64_t items_per_epoch(const TrainingRun& run) const override { return run.records.job_size(); }
+  // Each rank's records file is its own: a job's checkpoint would have to name them all.
+  bool checkpoints_on_ranks() const override { return false; }
   std::size_t table_width(const TrainSettings& s) const override {
     return GloveLayout(s.dim, s.optimizer, s.adagrad).width;
   }
@@ -121,7 +128,26 @@ class GloveModel final : public TrainingModel {
                  records.in_memory ? std::string("in memory") : fmt::format("streamed from {}", records.file.path),
                  *records.shuffle == RecordShuffle::blocks ? ", reordered in blocks between epochs" : "");
     GloveTrainer trainer(s, *source, *backend);
-    return trainer.run(run.state, *context.stop, context.on_epoch, context.on_progress);
+    Cluster& job = this_job();
+    std::optional<RankAveraging> averaging;
+    if (job.size() > 1) {
+      // Each rank trains the records of its rows: its rows of W (and their biases and
+      // AdaGrad sums) change and are read on it alone, so W is shared only when an epoch
+      // ends; W̃'s rows change on every rank, and the rounds add up every rank's changes,
+      // the most frequent rows most often.
+      averaging.emplace(job, std::vector<RowMatrix*>{&run.output_table, &run.input}, context.sync_rows, 1);
+      trainer.share_with_ranks(rank_sync(job, *averaging), context.sync_seconds, records.job_size());
+      spdlog::info("data parallel over {} ranks: each trains the co-occurrences of its rows ({} of {} records here); the "
+                   "{} most frequent rows of W̃ are shared every {} s, rarer rows exponentially less often, all rows "
+                   "of W and W̃ at each epoch's end",
+                   job.size(), records.size(), records.job_size(), std::min(context.sync_rows, run.input.rows()),
+                   context.sync_seconds);
+    }
+    const bool finished = trainer.run(run.state, *context.stop, context.on_epoch, context.on_progress);
+    if (averaging) {
+      spdlog::debug("{}", averaging->summary());
+    }
+    return finished;
   }
 
   // W + W̃ (Stanford GloVe's -model 2): the sum of each word's two vectors.

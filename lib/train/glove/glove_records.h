@@ -25,7 +25,12 @@ struct GloveRecords {
   std::optional<RecordShuffle> shuffle;
   std::vector<GloveRecord> memory;  // in_memory: epoch 0's order, or empty until training reads the file
 
+  // Under mpirun, every rank's records (each trains its own partition): an epoch of the
+  // job, which the schedule and the progress count; 0 for a checkpoint's (one process).
+  std::uint64_t job_records = 0;
+
   std::uint64_t size() const { return file.records; }
+  std::uint64_t job_size() const { return job_records > 0 ? job_records : size(); }
 };
 
 }  // namespace embed

@@ -9,7 +9,9 @@
 
 #include "core/error.h"
 #include "core/progress.h"
+#include "cluster/cluster.h"
 #include "train/glove/cooc_counter.h"
+#include "train/glove/cooc_on_ranks.h"
 #include "train/glove/cooc_runs.h"
 #include "train/glove/record_shuffler.h"
 #include "train/run_setup.h"
@@ -44,12 +46,19 @@ std::uint64_t records_budget(const TrainingInput& input, const TrainSettings& s,
   return input.memory > taken ? input.memory - taken : 0;
 }
 
+// This rank's records file: under mpirun each rank keeps its own (they may share a folder).
+std::string rank_records_path(const std::string& output) {
+  const Cluster& job = this_job();
+  const std::string path = glove_records_path(output);
+  return job.size() > 1 ? fmt::format("{}.rank-{}", path, job.rank()) : path;
+}
+
 // Merged counts in, the run's shuffled records file out (and the records in memory
 // when they fit its budget).
 class RecordsMaker {
  public:
   RecordsMaker(const TrainingInput& input, const TrainingRun& run, std::uint64_t rows)
-      : spool_(std::make_shared<SpoolFile>(glove_records_path(run.output.output))),
+      : spool_(std::make_shared<SpoolFile>(rank_records_path(run.output.output))),
         shuffler_(spool_->path(), rows, run.settings.seed, records_budget(input, run.settings, rows)),
         x_max_(run.settings.x_max),
         alpha_(run.settings.alpha) {}
@@ -62,6 +71,10 @@ class RecordsMaker {
     records.file = result.file;
     records.in_memory = result.in_memory;
     records.spool = spool_;
+    // Under mpirun the schedule's epoch is every rank's records.
+    std::uint64_t job_records[1] = {records.size()};
+    this_job().sum(job_records);
+    records.job_records = job_records[0];
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (records.in_memory) {
       spdlog::info("{} co-occurrence records ({}) shuffled in memory and written to {} in {:.2f} s; training reads them "
@@ -104,7 +117,11 @@ void load_counts(const TrainingInput& input, TrainingRun& run, AtomicOutput* coo
     RecordsMaker maker(input, run, m.vocab.size());
     maker.expect(counts.entries());
     const auto entries = counts.read();
-    for (CoocEntry e; entries->next(e);) maker.add(e);
+    // Under mpirun every rank reads the file and keeps the rows it owns (cooc_on_ranks.h).
+    const Cluster& job = this_job();
+    for (CoocEntry e; entries->next(e);) {
+      if (cooc_row_owner(e.row, job.size()) == job.rank()) maker.add(e);
+    }
     maker.finish(run);
   }
   adopt_counts_info(std::move(counts.info()), run);
@@ -135,22 +152,32 @@ void count_corpus(const TrainingInput& input, TrainingRun& run, AtomicOutput* co
   if (cooc_out) counts_on_disk.emplace(temporary_directory());
   const TrainSettings& s = run.settings;
   CoocStats stats;
-  const std::uint64_t merged = count_cooccurrences(
-      corpus, options, stats,
-      [&](std::uint64_t at_most) {
-        if (records) records->expect(at_most);
-      },
-      [&](const CoocEntry& e) {
-        if (records) records->add(e);
-        if (counts_on_disk) counts_on_disk->add(e);
-      });
+  const auto expect = [&](std::uint64_t at_most) {
+    if (records) records->expect(at_most);
+  };
+  const auto keep = [&](const CoocEntry& e) {
+    if (records) records->add(e);
+    if (counts_on_disk) counts_on_disk->add(e);
+  };
+  Cluster& job = this_job();
+  std::uint64_t merged = job.size() > 1 ? count_cooccurrences_on_ranks(corpus, options, stats, job, expect, keep)
+                                        : count_cooccurrences(corpus, options, stats, expect, keep);
+  const std::uint64_t rank_merged = merged;
+  if (job.size() > 1) {
+    std::uint64_t all[1] = {merged};
+    job.sum(all);
+    merged = all[0];
+  }
   spdlog::info("counted {} (word, context) pairs in {:.2f} s ({:.1f}% in a dense table of {} cells{}), merged them into "
-               "{} co-occurrences in {:.2f} s",
+               "{} co-occurrences in {:.2f} s{}",
                stats.pairs, stats.counting_seconds,
                stats.pairs > 0 ? 100.0 * static_cast<double>(stats.dense_pairs) / static_cast<double>(stats.pairs) : 0.0,
                stats.dense_cells,
                stats.spilled_runs > 0 ? fmt::format(", {} sorted runs spilled to disk", stats.spilled_runs) : "", merged,
-               stats.merging_seconds);
+               stats.merging_seconds,
+               job.size() > 1 ? fmt::format(" on {} ranks (the pairs: rank 0's share of the corpus); each rank trains the "
+                                            "co-occurrences of its rows, rank 0 {}", job.size(), rank_merged)
+                              : "");
   if (merged == 0) fail("{}: no two vocabulary words occur within {} words of each other", corpus.name, s.window);
   CoocInfo info;
   info.window = s.window;
@@ -199,7 +226,14 @@ void start_glove_run(TrainingRun& run) {
   const std::uint64_t rows = run.corpus.vocab.size();
   run.input = make_glove_table(rows, layout, s.optimizer, s.seed, 0, s.threads);
   run.output_table = make_glove_table(rows, layout, s.optimizer, s.seed, 1, s.threads);
-  run.state = TrainState::start(s.threads, s.seed, run.records.size());
+  // Under mpirun each rank walks its own records, with random streams numbered apart.
+  const Cluster& job = this_job();
+  std::vector<PositionRange> shards;
+  for (unsigned w = 0; w < s.threads; ++w) {
+    const auto [begin, end] = shard_bounds(run.records.size(), w, s.threads);
+    shards.push_back({begin, end});
+  }
+  run.state = TrainState::start(std::move(shards), s.seed, job.rank() * s.threads);
 }
 
 }  // namespace embed

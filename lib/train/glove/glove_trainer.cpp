@@ -38,7 +38,7 @@ bool GloveTrainer::run(TrainState& state, const std::atomic<bool>& stop,
     backend_.train(block, worker, lr, loss);
     return ChunkDone{first + block.size(), block.size()};
   };
-  const double total = static_cast<double>(records_.size()) * settings_.epochs;
+  const double total = static_cast<double>(job_records_ > 0 ? job_records_ : records_.size()) * settings_.epochs;
   task.learning_rate = [&, total](std::uint64_t done) {
     if (settings_.optimizer != Optimizer::sgd) return settings_.lr;
     return linear_decay_learning_rate(settings_.lr, static_cast<double>(done), total);
@@ -46,6 +46,8 @@ bool GloveTrainer::run(TrainState& state, const std::atomic<bool>& stop,
   task.finish_shard = [this](unsigned worker, BatchLoss& loss) { backend_.finish(worker, loss); };
   task.after_workers = [this] { backend_.copy_tables_to_host(); };
   task.after_epoch = [this](unsigned next_epoch) { records_.order_for(next_epoch); };
+  task.sync_ranks = sync_ranks_;
+  task.sync_seconds = sync_seconds_;
   return run_epochs(task, state, stop, on_epoch, on_progress);
 }
 

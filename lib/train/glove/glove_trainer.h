@@ -32,6 +32,15 @@ class GloveTrainer {
   // The same on the CPU, with full shuffles.
   GloveTrainer(const TrainSettings& settings, std::vector<GloveRecord>& records, RowMatrix& words, RowMatrix& contexts);
 
+  // A data-parallel run: the round between the ranks (EpochTask::sync_ranks), its
+  // period, and the job's records per epoch (SGD's schedule falls over all ranks' records).
+  void share_with_ranks(std::function<RankAgreement(const RankReport&)> sync, double seconds,
+                        std::uint64_t job_records) {
+    sync_ranks_ = std::move(sync);
+    sync_seconds_ = seconds;
+    job_records_ = job_records;
+  }
+
   // As run_epochs (epoch_loop.h): true when the last epoch has ended, false when
   // `stop` ended the run first.
   bool run(TrainState& state, const std::atomic<bool>& stop, const std::function<void(const TrainProgress&)>& on_epoch,
@@ -43,6 +52,9 @@ class GloveTrainer {
   RecordSource& records_;
   std::unique_ptr<GloveBackend> own_backend_;  // the CPU's, when the caller gave tables
   GloveBackend& backend_;
+  std::function<RankAgreement(const RankReport&)> sync_ranks_;
+  double sync_seconds_ = 0.1;
+  std::uint64_t job_records_ = 0;  // 0: this process's records are the job's
 };
 
 }  // namespace embed

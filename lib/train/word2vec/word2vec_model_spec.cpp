@@ -75,8 +75,7 @@ class Word2vecModel final : public TrainingModel {
     }
     const bool finished = trainer.run(run.state, *context.stop, context.on_epoch, context.on_progress);
     if (averaging) {
-      spdlog::debug("{} rounds between the ranks, {} sent by this rank ({} bytes)", averaging->rounds(),
-                    human_bytes(static_cast<double>(job.bytes_sent())), job.bytes_sent());
+      spdlog::debug("{}", averaging->summary());
     }
     return finished;
   }
