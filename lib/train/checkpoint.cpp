@@ -162,6 +162,8 @@ TrainingRun load_checkpoint(const std::string& path) {
     }
     c.corpus.files.push_back(std::move(file));
   }
+  c.ranks = r.has_meta("ranks") ? static_cast<unsigned>(std::min<std::uint64_t>(r.meta_uint("ranks"), 1u << 20)) : 1;
+  if (c.ranks < 1 || c.ranks >= (1u << 20)) fail("{}: the checkpoint's rank count is malformed", path);
   const std::uint64_t bound = model.load_items(r, c);  // of the workers' positions
 
   // The tables' bytes are checked against the file before anything is allocated for them.
@@ -177,13 +179,13 @@ TrainingRun load_checkpoint(const std::string& path) {
   state.items_done = r.meta_uint("words_done");
   state.epoch_loss = r.meta_double("epoch_loss");
   state.epoch_examples = r.meta_uint("epoch_examples");
-  c.ranks = r.has_meta("ranks") ? static_cast<unsigned>(std::min<std::uint64_t>(r.meta_uint("ranks"), 1u << 20)) : 1;
-  if (c.ranks < 1 || c.ranks >= (1u << 20)) fail("{}: the checkpoint's rank count is malformed", path);
   const std::uint64_t workers = std::uint64_t{s.threads} * c.ranks;
   const auto shards = r.copy<std::int64_t>("shards", DType::i64, workers * 2);
   const auto positions = r.copy<std::int64_t>("positions", DType::i64, workers);
   std::int64_t previous_end = 0;
   for (std::uint64_t w = 0; w < workers; ++w) {
+    // Each rank's shards are in order (GloVe's ranks each walk their own records).
+    if (w % s.threads == 0) previous_end = 0;
     const std::int64_t begin = shards[2 * w], end = shards[2 * w + 1], position = positions[w];
     const bool valid = previous_end <= begin && begin <= end && static_cast<std::uint64_t>(end) <= bound &&
                        begin <= position && position <= end;

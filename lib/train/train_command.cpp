@@ -40,12 +40,14 @@ void write_checkpoint(const std::string& path, TrainingRun& run, Cluster& job) {
     run.keep_temporaries();
     return;
   }
+  training_model(run.settings.model).gather_for_checkpoint(run, job);
   TrainState mine = gather_rank_states(job, run.state);
   std::swap(mine, run.state);
   run.ranks = job.size();
   if (job.is_root()) save_checkpoint(path, run);
   std::swap(mine, run.state);
   run.ranks = 1;
+  run.keep_temporaries();  // each rank's own (GloVe's records file)
 }
 
 // "embed-train --resume X", with mpirun's part when the job had several ranks.
@@ -95,15 +97,12 @@ std::optional<GpuDevice> find_gpu(const TrainCommand& command, const TrainSettin
 }
 
 // What a data-parallel run (mpirun) does not do yet, refused before anything is read.
-void check_data_parallel(const TrainCommand& command, const TrainSettings& settings, const Cluster& job) {
+void check_data_parallel(const TrainCommand& command, const Cluster& job) {
   if (job.size() < 2) return;
   auto refuse = [&](const std::string& what) {
     fail("under mpirun ({} ranks): {} is not data-parallel yet; run it as one process", job.size(), what);
   };
   if (command.gpu.device == DeviceChoice::cuda) refuse("--device cuda");
-  if (!training_model(settings.model).checkpoints_on_ranks() && !command.checkpoint.empty()) {
-    refuse(fmt::format("--checkpoint with --model {}", training_model(settings.model).name()));
-  }
   // Each rank holds only its rows' counts.
   if (!command.input.save_cooc.empty()) refuse("--save-cooc");
 }
@@ -152,14 +151,11 @@ int run_train_command(TrainCommand command) {
 namespace {
 
 int train_on_this_rank(TrainCommand command, Cluster& job) {
-  // What is not data-parallel is refused before anything is read (a checkpoint's
-  // settings only once it is).
-  if (command.resume.empty()) check_data_parallel(command, command.settings, job);
+  check_data_parallel(command, job);  // before anything is read
   TrainingRun run = command.resume.empty() ? TrainingRun{command.settings, command.output, {}, {}, {}, {}, {}}
                                             : resumed_run(command, job);
   const TrainSettings& settings = run.settings;
   const TrainingModel& model = training_model(settings.model);
-  if (!command.resume.empty()) check_data_parallel(command, settings, job);
   const bool root = job.is_root();  // writes the outputs
   const bool count_only = run.output.output.empty() && !command.input.save_cooc.empty() && command.resume.empty();
   if (run.output.output.empty() && !count_only) fail("no output: give --output");
@@ -193,7 +189,7 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   // removes the temporaries). From here on it asks for a checkpoint.
   if (command.resume.empty()) model.start(command.input, run, counts_out ? &*counts_out : nullptr);
   install_stop_handlers();
-  if (root && job.size() > 1 && model.checkpoints_on_ranks()) warn_if_no_time_to_checkpoint(run, job);
+  if (root && job.size() > 1) warn_if_no_time_to_checkpoint(run, job);
 
   const std::uint64_t items_total = model.items_per_epoch(run) * settings.epochs;
   const std::string items(model.item_name());
@@ -252,14 +248,6 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   }
   progress.finish();
 
-  if (!finished && job.size() > 1 && !model.checkpoints_on_ranks()) {
-    if (root) {
-      spdlog::warn("interrupted at epoch {} of {}; the ranks stopped together, but {} under mpirun writes no checkpoint "
-                   "yet: nothing was written",
-                   run.state.epoch + 1, settings.epochs, model.name());
-    }
-    return kExitInterrupted;
-  }
   if (!finished) {
     // Under mpirun the ranks stopped together, and their last round shared every row.
     write_checkpoint(checkpoint_path, run, job);
@@ -274,7 +262,10 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
     return kExitInterrupted;
   }
 
-  if (!root) return 0;  // the ranks hold equal tables after the last epoch's averaging: rank 0 writes them
+  if (!root) {
+    run.release_temporaries();  // this rank's own (GloVe's records file), which a checkpoint may have kept
+    return 0;  // the ranks hold equal tables after the last epoch's averaging: rank 0 writes them
+  }
   const auto metadata = vectors_metadata(run);
   write_trained_vectors(*vectors_out, run.corpus.vocab, settings.dim, model.vector_rows(run), run.output.dtype,
                         run.corpus.name, metadata, settings.threads);

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cluster/cluster.h"
 #include "core/atomic_output.h"
 #include "device/gpu_device.h"
 #include "format/tensor_file.h"
@@ -92,9 +93,10 @@ class TrainingModel {
   // corpus's bytes, once it has checked that the files are still those it counted).
   virtual std::uint64_t load_items(const TensorFileReader& reader, TrainingRun& run) const = 0;
 
-  // Whether an interrupted data-parallel run (mpirun) can write one checkpoint of the job
-  // (rank 0 holds everything it names).
-  virtual bool checkpoints_on_ranks() const { return true; }
+  // A data-parallel run (mpirun) about to be saved: gathers into `run` what rank 0's
+  // checkpoint must name of every rank beyond its workers (GloVe: each rank's records
+  // file). Collective.
+  virtual void gather_for_checkpoint(TrainingRun& /*run*/, Cluster& /*job*/) const {}
 
   // Trains from run.state until the last epoch ends (true) or context.stop (false).
   virtual bool train(TrainingRun& run, const TrainContext& context) const = 0;

@@ -163,9 +163,25 @@ ranks=$(topic_hits g3.emb)
 [[ $ranks -ge 45 ]] && ok || bad "glove on 2 ranks from --cooc learns the topics: $ranks of 50 neighbours"
 expect_error "--save-cooc under mpirun" 1 "--save-cooc is not data-parallel yet" \
   "${MPIRUN[@]}" 2 "$ET" "${GLOVE[@]}" -o g4.emb --save-cooc g4.cooc
-expect_error "glove --checkpoint under mpirun" 1 "--checkpoint with --model glove is not data-parallel yet" \
-  "${MPIRUN[@]}" 2 "$ET" "${GLOVE[@]}" -o g4.emb --checkpoint g4.ckpt
-[[ ! -e g4.emb && ! -e g4.cooc && ! -e g4.ckpt ]] && ok || bad "refused glove runs wrote files: $(ls)"
+[[ ! -e g4.emb && ! -e g4.cooc ]] && ok || bad "refused glove runs wrote files: $(ls)"
+# Ctrl-C: one checkpoint naming every rank's records file, resumed by 2 ranks.
+rm -f out.txt err.txt
+export OMPI_MCA_odls_base_sigkill_timeout=3
+"${MPIRUN[@]}" 2 "$ET" --corpus ../corpus.txt --model glove --dim 64 --epochs 80 --threads 1 -o s.emb > out.txt 2> err.txt &
+job=$!
+for _ in $(seq 100); do grep -q 'epoch 1/80' err.txt 2> /dev/null && break; sleep 0.1; done
+kill -INT "$job"
+wait "$job"
+unset OMPI_MCA_odls_base_sigkill_timeout
+grep -q 'checkpoint written to s.emb.ckpt; resume with: mpirun -np 2' err.txt && ok ||
+  bad "glove, Ctrl-C under mpirun: no checkpoint: $(tail -c 400 err.txt)"
+check "glove, Ctrl-C under mpirun: the checkpoint and each rank's records" "$(ls | grep '^s\.' | tr '\n' ' ')" \
+  "s.emb.ckpt s.emb.glove-records.rank-0 s.emb.glove-records.rank-1 "
+"${MPIRUN[@]}" 2 "$ET" --resume s.emb.ckpt > out.txt 2> err.txt
+check "glove: mpirun -np 2 --resume" "$?" "0"
+grep -q 'resuming glove training at epoch' err.txt && ok || bad "glove resumed: no resuming line: $(head -c 400 err.txt)"
+check "glove resumed: the vectors alone are left" "$(ls | grep '^s\.' | tr '\n' ' ')" "s.emb "
+check "glove resumed: the vocabulary of one process" "$(words s.emb)" "$(words ../one.emb)"
 cd .. || exit 1
 
 # --- what is not data-parallel yet is refused before anything is read ---

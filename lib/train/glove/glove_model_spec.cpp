@@ -22,6 +22,11 @@ namespace {
 
 // Adam's per-row step counts are a product that concurrent GPU updates of a row cannot
 // share without losing steps, so GloVe trains with Adam on the CPU only.
+// The metadata keys of rank `rank`'s records file in a checkpoint.
+std::string records_key(unsigned rank) {
+  return rank == 0 ? std::string("glove_records.") : fmt::format("glove_records.rank-{}.", rank);
+}
+
 class GloveModel final : public TrainingModel {
  public:
   Model id() const override { return Model::glove; }
@@ -70,8 +75,32 @@ class GloveModel final : public TrainingModel {
 
   // Under mpirun, the job's records: every rank's.
   std::uint64_t items_per_epoch(const TrainingRun& run) const override { return run.records.job_size(); }
-  // Each rank's records file is its own: a job's checkpoint would have to name them all.
-  bool checkpoints_on_ranks() const override { return false; }
+  // Each rank's records file is its own: a job's checkpoint names them all.
+  void gather_for_checkpoint(TrainingRun& run, Cluster& job) const override {
+    const GloveRecords& records = run.records;
+    // path, size, mtime, count, in memory, order: NUL-separated (a path holds no NUL).
+    const std::string mine = fmt::format("{}{}{}{}{}{}{}{}{}{}{}", records.file.path, '\0', records.file.size, '\0',
+                                         records.file.mtime_ns, '\0', records.file.records, '\0',
+                                         records.in_memory ? 1 : 0, '\0',
+                                         record_shuffle_name(records.shuffle.value_or(RecordShuffle::full)));
+    run.records.of_ranks.clear();
+    for (const std::vector<char>& part : job.all_gather(mine)) {
+      std::vector<std::string> fields(1);
+      for (const char c : part) {
+        if (c == '\0') {
+          fields.emplace_back();
+        } else {
+          fields.back() += c;
+        }
+      }
+      EMBED_ASSERT(fields.size() == 6);
+      GloveRecords::OfRank of_rank;
+      of_rank.file = {fields[0], std::stoull(fields[1]), std::stoll(fields[2]), std::stoull(fields[3])};
+      of_rank.in_memory = fields[4] == "1";
+      of_rank.shuffle = parse_record_shuffle(fields[5]).value_or(RecordShuffle::full);
+      run.records.of_ranks.push_back(std::move(of_rank));
+    }
+  }
   std::size_t table_width(const TrainSettings& s) const override {
     return GloveLayout(s.dim, s.optimizer, s.adagrad).width;
   }
@@ -80,28 +109,48 @@ class GloveModel final : public TrainingModel {
   void save_items(const TrainingRun& run, std::vector<TensorBlob>&,
                   std::map<std::string, std::string>& metadata) const override {
     const GloveRecords& records = run.records;
-    metadata["glove_records.path"] = records.file.path;
-    metadata["glove_records.size"] = std::to_string(records.file.size);
-    metadata["glove_records.mtime_ns"] = std::to_string(records.file.mtime_ns);
-    metadata["glove_records.count"] = std::to_string(records.file.records);
-    metadata["glove_records.in_memory"] = std::to_string(records.in_memory ? 1 : 0);
-    metadata["glove_records.shuffle"] = std::string(record_shuffle_name(records.shuffle.value_or(RecordShuffle::full)));
+    // A job's (run.ranks > 1): rank 0's records under the plain keys, rank R's under
+    // "glove_records.rank-R.", and the job's count.
+    std::vector<GloveRecords::OfRank> files = records.of_ranks;
+    if (run.ranks < 2) files = {{records.file, records.in_memory, records.shuffle.value_or(RecordShuffle::full)}};
+    EMBED_ASSERT(files.size() == run.ranks);
+    for (unsigned rank = 0; rank < run.ranks; ++rank) {
+      const std::string key = records_key(rank);
+      const GloveRecords::OfRank& of_rank = files[rank];
+      metadata[key + "path"] = of_rank.file.path;
+      metadata[key + "size"] = std::to_string(of_rank.file.size);
+      metadata[key + "mtime_ns"] = std::to_string(of_rank.file.mtime_ns);
+      metadata[key + "count"] = std::to_string(of_rank.file.records);
+      metadata[key + "in_memory"] = std::to_string(of_rank.in_memory ? 1 : 0);
+      metadata[key + "shuffle"] = std::string(record_shuffle_name(of_rank.shuffle));
+    }
+    if (run.ranks > 1) metadata["glove_records.job_count"] = std::to_string(records.job_size());
   }
   std::uint64_t load_items(const TensorFileReader& r, TrainingRun& run) const override {
     GloveRecords& records = run.records;
-    records.file.path = r.meta("glove_records.path");
-    records.file.size = r.meta_uint("glove_records.size");
-    records.file.mtime_ns = static_cast<std::int64_t>(r.meta_uint("glove_records.mtime_ns"));
-    records.file.records = r.meta_uint("glove_records.count");
-    records.in_memory = r.meta("glove_records.in_memory") == "1";
-    records.shuffle = parse_record_shuffle(r.meta("glove_records.shuffle"));
-    if (!records.shuffle) fail("{}: the checkpoint's record order \"{}\" is invalid", r.path(), r.meta("glove_records.shuffle"));
+    // A job's checkpoint: this rank's records (rank 0's when the job does not match, which
+    // resuming refuses once the checkpoint is read).
+    const Cluster& job = this_job();
+    const unsigned rank = run.ranks > 1 && job.size() == run.ranks ? job.rank() : 0;
+    const std::string key = records_key(rank);
+    records.file.path = r.meta(key + "path");
+    records.file.size = r.meta_uint(key + "size");
+    records.file.mtime_ns = static_cast<std::int64_t>(r.meta_uint(key + "mtime_ns"));
+    records.file.records = r.meta_uint(key + "count");
+    records.in_memory = r.meta(key + "in_memory") == "1";
+    records.shuffle = parse_record_shuffle(r.meta(key + "shuffle"));
+    if (!records.shuffle) fail("{}: the checkpoint's record order \"{}\" is invalid", r.path(), r.meta(key + "shuffle"));
+    if (run.ranks > 1) records.job_records = r.meta_uint("glove_records.job_count");
     // Refuses a missing, changed or foreign records file now, not when training starts.
     RecordFileReader(records.file, run.corpus.vocab.size());
     // The file stays until the run completes (train_command releases it then).
     records.spool = std::make_shared<SpoolFile>(records.file.path);
     records.spool->keep();
-    return records.size();
+    // Every rank's workers are checked against the largest rank's records; train() checks
+    // this rank's own against its file.
+    std::uint64_t bound = records.size();
+    for (unsigned other = 0; other < run.ranks; ++other) bound = std::max(bound, r.meta_uint(records_key(other) + "count"));
+    return bound;
   }
 
   bool train(TrainingRun& run, const TrainContext& context) const override {
@@ -117,6 +166,11 @@ class GloveModel final : public TrainingModel {
     // records on disk are read a block at a time: both reorder whole blocks between epochs.
     GloveRecords& records = run.records;
     if (!records.shuffle) records.shuffle = context.gpu || !records.in_memory ? RecordShuffle::blocks : RecordShuffle::full;
+    for (const PositionRange& shard : run.state.shards) {
+      if (shard.end > records.size()) {
+        fail("{}: the checkpoint's workers go past the {} records of {}", run.corpus.name, records.size(), records.file.path);
+      }
+    }
     const RecordFileReader file(records.file, run.corpus.vocab.size());
     const std::unique_ptr<RecordSource> source =
         records.in_memory

@@ -25,6 +25,15 @@ struct GloveRecords {
   std::optional<RecordShuffle> shuffle;
   std::vector<GloveRecord> memory;  // in_memory: epoch 0's order, or empty until training reads the file
 
+  // A job's checkpoint (mpirun) names every rank's records file: gathered from the ranks
+  // (gather_rank_records) for rank 0 to write, in rank order.
+  struct OfRank {
+    RecordFileInfo file;
+    bool in_memory = false;
+    RecordShuffle shuffle = RecordShuffle::full;
+  };
+  std::vector<OfRank> of_ranks;
+
   // Under mpirun, every rank's records (each trains its own partition): an epoch of the
   // job, which the schedule and the progress count; 0 for a checkpoint's (one process).
   std::uint64_t job_records = 0;
