@@ -2,6 +2,7 @@
 // against in-memory ones, the counts file, one record's update against the reference
 // arithmetic, the loss falling under every optimizer, resuming mid-epoch from memory and
 // from disk, and records streamed from disk training as records in memory do.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <random>
 
 #include "test_util.h"
+#include "thread_cluster.h"
 #include "train_fixtures.h"
 #include "train/checkpoint.h"
 #include "cluster/cluster.h"
@@ -442,4 +444,33 @@ TEST_CASE("co-occurrences counted in parts of the corpus bytes add up to the who
   CHECK(announced >= merged);
   CHECK(as_map(on_ranks) == whole);
   CHECK(cooc_row_owner(7, 3) == 1);
+}
+
+TEST_CASE("two ranks count their halves and keep the counts of their own rows", "[glove][mpi]") {
+  const Corpus corpus = zipf_corpus(20000, 800, 5);
+  CoocOptions options;
+  options.window = 5;
+  const Counts whole = as_map(count(corpus, options));
+  test::ThreadJob job(2);
+  std::vector<std::vector<CoocEntry>> kept(2);
+  job.run([&](Cluster& rank) {
+    CoocStats stats;
+    count_cooccurrences_on_ranks(
+        corpus, options, stats, rank, [](std::uint64_t) {}, [&](const CoocEntry& e) { kept[rank.rank()].push_back(e); });
+  });
+  Counts together;
+  std::size_t kept_total = 0;
+  for (unsigned r = 0; r < 2; ++r) {
+    kept_total += kept[r].size();
+    for (const CoocEntry& e : kept[r]) CHECK(cooc_row_owner(e.row, 2) == r);
+    CHECK(std::is_sorted(kept[r].begin(), kept[r].end(),
+                         [](const CoocEntry& a, const CoocEntry& b) { return cooc_key(a) < cooc_key(b); }));
+    for (const auto& [pair, n] : as_map(kept[r])) together[pair] += n;
+  }
+  // Only the pairs a window would have made across the cut between the halves differ.
+  std::size_t differ = 0;
+  for (const auto& [pair, n] : whole) differ += std::abs(together[pair] - n) > 1e-4 * n;
+  INFO(differ << " of " << whole.size() << " counts differ");
+  CHECK(differ <= 2 * options.window * options.window);
+  CHECK(kept_total <= whole.size());
 }

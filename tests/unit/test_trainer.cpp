@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "test_util.h"
+#include "thread_cluster.h"
 #include "train_fixtures.h"
 #include "train/checkpoint.h"
 #include "cluster/cluster.h"
@@ -450,4 +451,102 @@ TEST_CASE("a job's checkpoint holds every rank's workers, and each rank of the r
   run.state = ranks[0];
   save_checkpoint(dir.file("one.ckpt"), run);
   CHECK(load_checkpoint(dir.file("one.ckpt")).ranks == 1);
+}
+
+TEST_CASE("ranks add up their updates to shared rows, and leave an epoch with equal tables", "[mpi]") {
+  // Catch's assertions are not for several threads: each rank notes what it saw.
+  struct Seen {
+    float hot_after_round, rare_after_round, own_after_round;
+    float hot_after_all, later_after_all, rare_after_all, own_after_all;
+    std::uint64_t sent;
+  };
+  test::ThreadJob job(2);
+  std::vector<RowMatrix> shared(2), own(2);
+  std::vector<Seen> seen(2);
+  job.run([&](Cluster& rank) {
+    const unsigned r = rank.rank();
+    RowMatrix& a = shared[r] = RowMatrix(8, 3);
+    RowMatrix& b = own[r] = RowMatrix(8, 3);
+    // The second table is shared only when settled (first_settled_only 1).
+    RankAveraging sharing(rank, {&a, &b}, 2, 1);
+    a.row(1)[0] = r == 0 ? 1.0f : 2.0f;          // a hot row: both ranks changed it
+    a.row(6)[2] = 0.5f * static_cast<float>(r);  // a rare row: not in round 1
+    b.row(1)[0] = 4.0f * static_cast<float>(r);
+    sharing.round();
+    Seen& s = seen[r];
+    s.hot_after_round = a.row(1)[0];
+    s.rare_after_round = a.row(6)[2];
+    s.own_after_round = b.row(1)[0];
+    a.row(1)[1] = 1.0f;  // after the share: goes on top of the sum
+    sharing.all();
+    s.hot_after_all = a.row(1)[0];
+    s.later_after_all = a.row(1)[1];
+    s.rare_after_all = a.row(6)[2];
+    s.own_after_all = b.row(1)[0];
+    s.sent = rank.bytes_sent();
+  });
+  for (unsigned r = 0; r < 2; ++r) {
+    const Seen& s = seen[r];
+    CHECK(s.hot_after_round == 3.0f);  // 1 + 2: neither rank's update divided or lost
+    CHECK(s.rare_after_round == 0.5f * static_cast<float>(r));  // not shared yet
+    CHECK(s.own_after_round == 4.0f * static_cast<float>(r));   // shared only when settled
+    CHECK(s.hot_after_all == 3.0f);
+    CHECK(s.later_after_all == 2.0f);
+    CHECK(s.rare_after_all == 0.5f);
+    CHECK(s.own_after_all == 4.0f);
+    CHECK(s.sent > 0);
+  }
+  CHECK(same_bits(shared[0], shared[1]));
+  CHECK(same_bits(own[0], own[1]));
+}
+
+TEST_CASE("two ranks train their halves of a corpus into one model, equal on both", "[mpi]") {
+  const Corpus corpus = topic_corpus(4);
+  TrainSettings s = small_settings(Model::skipgram);
+  s.epochs = 10;
+  test::ThreadJob job(2);
+  std::vector<Tables> tables(2);
+  std::vector<std::uint64_t> words_done(2);
+  std::vector<char> finished(2);
+  job.run([&](Cluster& rank) {
+    const unsigned r = rank.rank();
+    Tables& t = tables[r] = Tables{RowMatrix(corpus.vocab.size(), s.dim), RowMatrix(corpus.vocab.size(), s.dim)};
+    init_uniform(t.input, s.seed, 1);  // the same start on every rank
+    auto backend = make_word2vec_cpu_backend(s.model, t.input, t.output, 1, 2 * s.window);
+    Word2vecTrainer trainer(s, corpus, *backend);
+    RankAveraging averaging(rank, {&t.input, &t.output}, 8);
+    trainer.share_with_ranks(rank_sync(rank, averaging), 0.005);
+    TrainState state = Word2vecTrainer::start_state(corpus, 1, s.seed, r, 2);
+    std::atomic<bool> stop{false};
+    finished[r] = trainer.run(state, stop, nullptr, nullptr);
+    words_done[r] = state.items_done;
+  });
+  CHECK(finished == std::vector<char>{1, 1});
+  // The schedule counted the whole corpus on each rank, and the tables left equal.
+  CHECK(words_done[0] == corpus.words * s.epochs);
+  CHECK(words_done[1] == corpus.words * s.epochs);
+  CHECK(same_bits(tables[0].input, tables[1].input));
+  CHECK(same_bits(tables[0].output, tables[1].output));
+  const double separation = test::topic_separation(corpus, tables[0].input);
+  INFO("separation " << separation);
+  CHECK(separation > 0.3);
+}
+
+TEST_CASE("gathering the ranks' states puts their workers in rank order and adds up the epoch's loss", "[mpi]") {
+  const Corpus corpus = topic_corpus(3);
+  test::ThreadJob job(3);
+  std::vector<TrainState> gathered(3);
+  job.run([&](Cluster& rank) {
+    TrainState mine = Word2vecTrainer::start_state(corpus, 2, 9, rank.rank(), 3);
+    mine.epoch_loss = 1.0 + rank.rank();
+    mine.epoch_examples = 10;
+    gathered[rank.rank()] = gather_rank_states(rank, mine);
+  });
+  const TrainState all = Word2vecTrainer::start_state(corpus, 6, 9);
+  for (const TrainState& g : gathered) {
+    CHECK(g.shards == all.shards);
+    CHECK(g.random == all.random);
+    CHECK(g.epoch_loss == 6.0);
+    CHECK(g.epoch_examples == 30);
+  }
 }
