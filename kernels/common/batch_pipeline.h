@@ -12,8 +12,10 @@
 // side by side would multiply that number.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -28,6 +30,7 @@
 #include "train/batch_loss.h"
 #include "train/gpu/gpu_plan.h"
 #include "train/gpu/row_remap.h"
+#include "train/rank_averaging.h"
 #include "train/row_matrix.h"
 
 namespace embed::cuda {
@@ -35,7 +38,7 @@ namespace embed::cuda {
 // `Slot` derives from BatchSlot with what the model keeps per batch; `Local` is the
 // model's batch in slot-local row ids (host placement, RowRemapper).
 template <typename Slot, typename Local>
-class BatchPipeline {
+class BatchPipeline : public RowHome {
  public:
   struct Worker {
     std::vector<Slot> slots;
@@ -46,6 +49,28 @@ class BatchPipeline {
 
   virtual ~BatchPipeline() = default;
 
+  // A data-parallel round (mpirun, rank_averaging.h) on rows the GPU holds: called from
+  // the training loop's thread while this rank's batches train.
+  void rows_to_host(RowMatrix& table, std::size_t first, std::size_t end) override {
+    end = std::min(end, device_tables_.rows());
+    if (first >= end) return;
+    select_device();
+    device_tables_.rows_to_host(is_second(table), table, first, end);
+  }
+  void add_to_rows(const RowMatrix& table, std::size_t first, std::size_t end, std::span<const float> added) override {
+    EMBED_ASSERT(added.size() >= (end - first) * table.stride());
+    end = std::min(end, device_tables_.rows());
+    if (first >= end) return;
+    select_device();
+    device_tables_.add_to_rows(is_second(table), added.data(), table.stride(), first, end);
+  }
+  void rows_from_host(const RowMatrix& table, std::size_t first, std::size_t end) override {
+    end = std::min(end, device_tables_.rows());
+    if (first >= end) return;
+    select_device();
+    device_tables_.rows_from_host(is_second(table), table, first, end);
+  }
+
  protected:
   BatchPipeline(const GpuMemoryPlan& plan, const GpuDevice& device) : plan_(plan), device_(device) {}
 
@@ -55,6 +80,11 @@ class BatchPipeline {
   virtual void add_loss(const Slot& slot, BatchLoss& loss) const = 0;
 
   bool device_placement() const { return plan_.placement == TablePlacement::device; }
+  // Which of the two host tables `table` is.
+  bool is_second(const RowMatrix& table) const {
+    EMBED_ASSERT(&table == first_ || &table == second_);
+    return &table == second_;
+  }
   void select_device() const { check(cudaSetDevice(device_.ordinal), "selecting the GPU"); }
 
   // Puts the two host tables where the plan says (copies in GPU memory, or pinned in

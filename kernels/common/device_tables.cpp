@@ -10,15 +10,15 @@
 namespace embed::cuda {
 namespace {
 
-// Calls step(first row, elements, f32 device buffer) over `host`'s first `rows` rows in
+// Calls step(first row, elements, f32 device buffer) over `host`'s rows [first, end) in
 // chunks of at most kTransferBufferBytes (the plan's fixed_bytes counts that buffer).
 template <typename Step>
-void in_chunks(const RowMatrix& host, std::size_t rows, Step step) {
+void in_chunks(const RowMatrix& host, std::size_t first, std::size_t end, Step step) {
   const std::size_t stride = host.stride();
   const std::size_t chunk_rows = std::max<std::size_t>(1, kTransferBufferBytes / (stride * sizeof(float)));
-  DeviceBuffer buffer(std::min(chunk_rows, rows) * stride * sizeof(float), "converting a table");
-  for (std::size_t first = 0; first < rows; first += chunk_rows) {
-    step(first, std::min(chunk_rows, rows - first) * stride, buffer.get<float>());
+  DeviceBuffer buffer(std::min(chunk_rows, end - first) * stride * sizeof(float), "converting a table");
+  for (std::size_t row = first; row < end; row += chunk_rows) {
+    step(row, std::min(chunk_rows, end - row) * stride, buffer.get<float>());
   }
 }
 
@@ -39,32 +39,65 @@ void DeviceTables::copy_to_host(RowMatrix& first, RowMatrix& second) const {
   download(second_, second);
 }
 
-void DeviceTables::upload(const RowMatrix& host, const DeviceBuffer& device) const {
+void DeviceTables::rows_to_host(bool second, RowMatrix& host, std::size_t first, std::size_t end) const {
+  EMBED_ASSERT(first <= end && end <= rows_);
+  download(second ? second_ : first_, host, first, end);
+}
+
+void DeviceTables::rows_from_host(bool second, const RowMatrix& host, std::size_t first, std::size_t end) const {
+  EMBED_ASSERT(first <= end && end <= rows_);
+  upload(host, second ? second_ : first_, first, end);
+}
+
+void DeviceTables::add_to_rows(bool second, const float* added, std::size_t stride, std::size_t first,
+                               std::size_t end) const {
+  EMBED_ASSERT(first <= end && end <= rows_ && stride * storage_bytes(storage_) == row_bytes_);
+  if (first == end) return;
+  auto* table = (second ? second_ : first_).get<std::byte>();
+  const std::size_t chunk_rows = std::max<std::size_t>(1, kTransferBufferBytes / (stride * sizeof(float)));
+  DeviceBuffer buffer(std::min(chunk_rows, end - first) * stride * sizeof(float), "adding the ranks' changes");
+  for (std::size_t row = first; row < end; row += chunk_rows) {
+    const std::size_t count = std::min(chunk_rows, end - row) * stride;
+    check(cudaMemcpy(buffer.get(), added + (row - first) * stride, count * sizeof(float), cudaMemcpyHostToDevice),
+          "copying the ranks' changes to the GPU");
+    // The legacy default stream runs the kernel after the copy; the batches' streams do
+    // not wait for it (they are non-blocking), so only this thread waits.
+    check(launch_add_f32(buffer.get<float>(), table + row * row_bytes_, count, storage_, nullptr),
+          "launching the ranks' changes");
+    check(cudaStreamSynchronize(nullptr), "adding the ranks' changes on the GPU");
+  }
+}
+
+void DeviceTables::upload(const RowMatrix& host, const DeviceBuffer& device, std::size_t first, std::size_t end) const {
+  end = std::min(end, rows_);
+  if (first >= end) return;
+  auto* rows = device.get<std::byte>();
   if (storage_ == Storage::f32) {
-    check(cudaMemcpy(device.get(), host.data(), rows_ * row_bytes_, cudaMemcpyHostToDevice),
+    check(cudaMemcpy(rows + first * row_bytes_, host.row(first), (end - first) * row_bytes_, cudaMemcpyHostToDevice),
           "copying a table to the GPU");
     return;
   }
-  in_chunks(host, rows_, [&](std::size_t first, std::size_t count, float* buffer) {
-    check(cudaMemcpy(buffer, host.row(first), count * sizeof(float), cudaMemcpyHostToDevice),
+  in_chunks(host, first, end, [&](std::size_t row, std::size_t count, float* buffer) {
+    check(cudaMemcpy(buffer, host.row(row), count * sizeof(float), cudaMemcpyHostToDevice),
           "copying a table to the GPU");
     // The legacy default stream (nullptr) runs after the copy above.
-    check(launch_to_storage(buffer, device.get<std::byte>() + first * row_bytes_, count, storage_, nullptr),
-          "launching a table conversion");
-    check(cudaDeviceSynchronize(), "converting a table on the GPU");
+    check(launch_to_storage(buffer, rows + row * row_bytes_, count, storage_, nullptr), "launching a table conversion");
+    check(cudaStreamSynchronize(nullptr), "converting a table on the GPU");
   });
 }
 
-void DeviceTables::download(const DeviceBuffer& device, RowMatrix& host) const {
+void DeviceTables::download(const DeviceBuffer& device, RowMatrix& host, std::size_t first, std::size_t end) const {
+  end = std::min(end, rows_);
+  if (first >= end) return;
+  const auto* rows = device.get<std::byte>();
   if (storage_ == Storage::f32) {
-    check(cudaMemcpy(host.data(), device.get(), rows_ * row_bytes_, cudaMemcpyDeviceToHost),
+    check(cudaMemcpy(host.row(first), rows + first * row_bytes_, (end - first) * row_bytes_, cudaMemcpyDeviceToHost),
           "copying a table from the GPU");
     return;
   }
-  in_chunks(host, rows_, [&](std::size_t first, std::size_t count, float* buffer) {
-    check(launch_to_f32(device.get<std::byte>() + first * row_bytes_, buffer, count, storage_, nullptr),
-          "launching a table conversion");
-    check(cudaMemcpy(host.row(first), buffer, count * sizeof(float), cudaMemcpyDeviceToHost),
+  in_chunks(host, first, end, [&](std::size_t row, std::size_t count, float* buffer) {
+    check(launch_to_f32(rows + row * row_bytes_, buffer, count, storage_, nullptr), "launching a table conversion");
+    check(cudaMemcpy(host.row(row), buffer, count * sizeof(float), cudaMemcpyDeviceToHost),
           "copying a table from the GPU");
   });
 }

@@ -5,6 +5,8 @@
 // frequent words') here the same way.
 #pragma once
 
+#include <cstdint>
+
 #include "format/dtype.h"
 #include "kernels/common/cuda_memory.h"
 #include "kernels/common/storage.h"
@@ -27,9 +29,20 @@ class DeviceTables {
   // Copies the rows back into the host tables, once no kernel still writes them.
   void copy_to_host(RowMatrix& first, RowMatrix& second) const;
 
+  // A data-parallel round (mpirun) on rows [first, end) (below rows()) of the first table
+  // (`second` false) or the second, from the calling thread while kernels may train them
+  // (they see whatever the rows hold at that moment, as Hogwild threads do): copied into
+  // `host`; set from `host`; or `added` (f32, (end - first) rows of the host's stride)
+  // added to them.
+  void rows_to_host(bool second, RowMatrix& host, std::size_t first, std::size_t end) const;
+  void rows_from_host(bool second, const RowMatrix& host, std::size_t first, std::size_t end) const;
+  void add_to_rows(bool second, const float* added, std::size_t stride, std::size_t first, std::size_t end) const;
+
  private:
-  void upload(const RowMatrix& host, const DeviceBuffer& device) const;
-  void download(const DeviceBuffer& device, RowMatrix& host) const;
+  // Rows [first, end) (all by default, with the device synchronised after an upload).
+  void upload(const RowMatrix& host, const DeviceBuffer& device, std::size_t first = 0,
+              std::size_t end = SIZE_MAX) const;
+  void download(const DeviceBuffer& device, RowMatrix& host, std::size_t first = 0, std::size_t end = SIZE_MAX) const;
 
   Storage storage_ = Storage::f32;
   std::size_t rows_ = 0;

@@ -33,6 +33,14 @@ __global__ void scatter_mapped_kernel(float* host_table, std::uint32_t stride, s
 }
 
 template <typename T>
+__global__ void add_f32_kernel(const float* added, T* table, std::size_t count) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    if (added[i] != 0) table[i] = from_float<T>(to_float(table[i]) + added[i]);
+  }
+}
+
+template <typename T>
 __global__ void to_storage_kernel(const float* in, T* out, std::size_t count) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
@@ -69,6 +77,15 @@ cudaError_t launch_scatter_mapped(float* host_table, std::uint32_t stride, std::
     using T = std::remove_pointer_t<decltype(type)>;
     scatter_mapped_kernel<T><<<grid_for(std::size_t{count} * stride, 256), 256, 0, stream>>>(
         host_table, stride, dim, rows, count, static_cast<const T*>(updated), static_cast<const T*>(original));
+  });
+  return cudaGetLastError();
+}
+
+cudaError_t launch_add_f32(const float* added, void* table, std::size_t count, Storage storage, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  with_storage(storage, [&](auto* type) {
+    using T = std::remove_pointer_t<decltype(type)>;
+    add_f32_kernel<T><<<grid_for(count, 256), 256, 0, stream>>>(added, static_cast<T*>(table), count);
   });
   return cudaGetLastError();
 }

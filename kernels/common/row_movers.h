@@ -23,6 +23,10 @@ cudaError_t launch_scatter_mapped(float* host_table, std::uint32_t stride, std::
                            std::uint32_t count, const void* updated, const void* original, Storage storage,
                            cudaStream_t stream);
 
+// table[e] += added[e] for e < count (table in the storage type): a data-parallel round's
+// changes to device-resident rows while kernels train them.
+cudaError_t launch_add_f32(const float* added, void* table, std::size_t count, Storage storage, cudaStream_t stream);
+
 // Element-wise conversions between f32 and the storage type (count elements).
 cudaError_t launch_to_storage(const float* in, void* out, std::size_t count, Storage storage, cudaStream_t stream);
 cudaError_t launch_to_f32(const void* in, float* out, std::size_t count, Storage storage, cudaStream_t stream);

@@ -110,6 +110,7 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
 
   void finish(unsigned worker_index, BatchLoss& loss) override { finish_worker(worker_index, loss); }
   void copy_tables_to_host() override { copy_tables_home(); }
+  RowHome* row_home() override { return this; }
 
  private:
   static std::size_t word_rows_at(const Slot& slot) { return std::size_t{slot.records} * kRecordWords; }

@@ -110,6 +110,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
 
   void finish(unsigned worker_index, BatchLoss& loss) override { finish_worker(worker_index, loss); }
   void copy_tables_to_host() override { copy_tables_home(); }
+  RowHome* row_home() override { return this; }
 
  private:
   // Host placement: the batch's unique rows, as packed into the slot's ids.

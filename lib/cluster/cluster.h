@@ -21,6 +21,9 @@ class Cluster {
   virtual unsigned rank() const = 0;
   virtual unsigned size() const = 0;
   bool is_root() const { return rank() == 0; }
+  // This rank's number among the ranks on its machine (each takes the GPU of that number
+  // past --gpu).
+  virtual unsigned local_rank() const { return 0; }
 
   // Element-wise, over all ranks, in place.
   virtual void sum(std::span<float> values) = 0;

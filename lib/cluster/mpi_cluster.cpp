@@ -40,6 +40,13 @@ class MpiCluster final : public Cluster {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     rank_ = static_cast<unsigned>(rank);
     size_ = static_cast<unsigned>(size);
+    // The ranks that share this machine's memory, numbered in rank order.
+    MPI_Comm local = MPI_COMM_NULL;
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local), "MPI_Comm_split_type");
+    int local_rank = 0;
+    MPI_Comm_rank(local, &local_rank);
+    MPI_Comm_free(&local);
+    local_rank_ = static_cast<unsigned>(local_rank);
   }
   ~MpiCluster() override {
     int finalized = 0;
@@ -49,6 +56,7 @@ class MpiCluster final : public Cluster {
 
   unsigned rank() const override { return rank_; }
   unsigned size() const override { return size_; }
+  unsigned local_rank() const override { return local_rank_; }
 
   void sum(std::span<float> values) override { reduce(values.data(), values.size(), MPI_FLOAT, MPI_SUM, 4); }
   void sum(std::span<std::uint64_t> values) override {
@@ -136,7 +144,7 @@ class MpiCluster final : public Cluster {
     }
   }
 
-  unsigned rank_ = 0, size_ = 1;
+  unsigned rank_ = 0, size_ = 1, local_rank_ = 0;
   std::uint64_t bytes_sent_ = 0;
 };
 

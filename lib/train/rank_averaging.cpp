@@ -71,6 +71,9 @@ void RankAveraging::average(std::size_t first, std::size_t end, bool settled) {
   const std::size_t dim = tables_[0]->dim();
   const std::size_t per_table = (end - first) * dim;
   const std::size_t tables = settled ? tables_.size() : std::min(tables_.size(), first_settled_only_);
+  if (home_) {
+    for (std::size_t t = 0; t < tables; ++t) home_->rows_to_host(*tables_[t], first, end);
+  }
   // What this rank learned since the rows were last shared: row - base.
   sent_.resize(per_table * tables);
   for (std::size_t t = 0; t < tables; ++t) {
@@ -84,18 +87,26 @@ void RankAveraging::average(std::size_t first, std::size_t end, bool settled) {
   summed_ = sent_;
   job_.sum(summed_);
   for (std::size_t t = 0; t < tables; ++t) {
+    const std::size_t stride = tables_[t]->stride();
+    if (home_ && !settled) added_.assign((end - first) * stride, 0.0f);
     for (std::size_t r = first; r < end; ++r) {
       float* row = tables_[t]->row(r);
       float* base = bases_[t].row(r);
       const float* mine = sent_.data() + t * per_table + (r - first) * dim;
       const float* sum = summed_.data() + t * per_table + (r - first) * dim;
+      float* added = home_ && !settled ? added_.data() + (r - first) * stride : nullptr;
       for (std::size_t x = 0; x < dim; ++x) {
         base[x] += sum[x];  // the same bits on every rank
         // Settled, the row is the new base; while workers run, this rank's updates made
         // during the exchange stay on top of it.
         row[x] = settled ? base[x] : row[x] + (sum[x] - mine[x]);
+        if (added) added[x] = sum[x] - mine[x];
       }
     }
+    // The rows' other home gets the other ranks' updates on top of its own (while workers
+    // run), or the settled rows.
+    if (home_ && !settled) home_->add_to_rows(*tables_[t], first, end, added_);
+    if (home_ && settled) home_->rows_from_host(*tables_[t], first, end);
   }
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

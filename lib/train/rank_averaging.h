@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,22 @@ std::vector<RowSpan> rows_of_round(std::uint64_t round, std::size_t rows, std::s
 
 class RankAveraging;
 
+// Where a shared table's rows live besides the host table while the workers run: a GPU
+// backend's device-resident rows (all of them, or host placement's hot rows). A round
+// brings its rows into the host tables before it reads them and hands its changes back;
+// rows a backend does not hold elsewhere are left alone.
+class RowHome {
+ public:
+  virtual ~RowHome() = default;
+  // Copies its copy of `table`'s rows [first, end) into `table`.
+  virtual void rows_to_host(RowMatrix& table, std::size_t first, std::size_t end) = 0;
+  // Adds `added` ((end - first) rows of table.stride() floats) to its copy of those rows,
+  // on top of what the workers write meanwhile.
+  virtual void add_to_rows(const RowMatrix& table, std::size_t first, std::size_t end, std::span<const float> added) = 0;
+  // Sets its copy of those rows to `table`'s (no worker running).
+  virtual void rows_from_host(const RowMatrix& table, std::size_t first, std::size_t end) = 0;
+};
+
 // The EpochTask::sync_ranks of a run whose tables `averaging` shares: the ranks sum their
 // reports (workers done, stop, items), then average a round's rows, or every row once all
 // workers are done.
@@ -48,6 +65,10 @@ class RankAveraging {
   // whose rows belong to the ranks) need not move while the workers run.
   RankAveraging(Cluster& job, std::vector<RowMatrix*> tables, std::size_t hot_rows,
                 std::size_t first_settled_only = SIZE_MAX);
+
+  // The tables' rows also live in `home` (a GPU backend's), which every round reads and
+  // writes through.
+  void set_home(RowHome* home) { home_ = home; }
 
   // The next round's rows (rows_of_round), averaged over the ranks.
   void round();
@@ -75,6 +96,8 @@ class RankAveraging {
   double seconds_ = 0;  // spent sharing, on the training loop's thread
   std::vector<RowMatrix> bases_;  // per table: the rows as last shared (equal on every rank)
   std::vector<float> sent_, summed_;
+  RowHome* home_ = nullptr;
+  std::vector<float> added_;  // for home_: one table's rows, at its stride
 };
 
 }  // namespace embed

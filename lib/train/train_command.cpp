@@ -90,7 +90,14 @@ std::optional<GpuDevice> find_gpu(const TrainCommand& command, const TrainSettin
   }
   std::string why_not(kNoCudaBackend);
   std::optional<GpuDevice> device;
-  if (command.gpu_trainer.built()) device = command.gpu_trainer.find_device(command.gpu.ordinal, why_not);
+  // Under mpirun each rank on a machine takes its own GPU: --gpu plus its local rank.
+  const Cluster& job = this_job();
+  const int ordinal = command.gpu.ordinal + static_cast<int>(job.local_rank());
+  if (command.gpu_trainer.built()) device = command.gpu_trainer.find_device(ordinal, why_not);
+  if (device && job.size() > 1) {
+    spdlog::info("each rank trains on the GPU of its number among its machine's ranks, past --gpu: rank 0 on GPU {} ({})",
+                 device->ordinal, device->name);
+  }
   if (!device && required) fail("--device cuda: no usable GPU: {}", why_not);
   if (!device) spdlog::info("--device auto: no usable GPU ({}); training on the CPU", why_not);
   return device;
@@ -102,7 +109,6 @@ void check_data_parallel(const TrainCommand& command, const Cluster& job) {
   auto refuse = [&](const std::string& what) {
     fail("under mpirun ({} ranks): {} is not data-parallel yet; run it as one process", job.size(), what);
   };
-  if (command.gpu.device == DeviceChoice::cuda) refuse("--device cuda");
   // Each rank holds only its rows' counts.
   if (!command.input.save_cooc.empty()) refuse("--save-cooc");
 }

@@ -1,7 +1,8 @@
 // GPU tests of the CUDA word2vec backend (ctest label "gpu"). Exits 77 (skipped) where
 // no device is usable. They compare one batch against the CPU backend, train host and
-// device placements to the same quality, and train a table four times larger than
-// the GPU memory allowed.
+// device placements to the same quality, train a table four times larger than the GPU
+// memory allowed, and take part in a data-parallel run's rounds (mpirun's ranks played
+// by threads).
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
@@ -13,8 +14,10 @@
 #include <memory>
 
 #include "train/corpus.h"
+#include "train/rank_averaging.h"
 #include "train/word2vec/word2vec_trainer.h"
 #include "gpu_train_fixtures.h"
+#include "thread_cluster.h"
 #include "train_fixtures.h"
 
 using namespace embed;
@@ -53,6 +56,20 @@ WindowBatch disjoint_batch(std::size_t windows, std::size_t negatives) {
     for (std::uint32_t k = 0; k < negatives; ++k) b.negatives.push_back(k == 1 ? base + 3 : base + 4 + k);
   }
   return b;
+}
+
+// The quality tests' settings: dim 32, window 5, negative 5, no subsampling, 3 epochs.
+TrainSettings quality_settings(Model model, unsigned threads) {
+  TrainSettings s;
+  s.model = model;
+  s.dim = 32;
+  s.window = 5;
+  s.negative = 5;
+  s.sample = 0;
+  s.epochs = 3;
+  s.lr = model == Model::skipgram ? 0.025f : 0.05f;
+  s.threads = threads;
+  return s;
 }
 
 }  // namespace
@@ -110,15 +127,7 @@ TEST_CASE("f16 and bf16 tables train one batch to the CPU's result within their 
 TEST_CASE("host and device placements train to the same quality as the CPU", "[gpu]") {
   const Corpus corpus = topic_corpus(11, 4000, 40, 500);
   for (Model model : {Model::skipgram, Model::cbow}) {
-    TrainSettings s;
-    s.model = model;
-    s.dim = 32;
-    s.window = 5;
-    s.negative = 5;
-    s.sample = 0;
-    s.epochs = 3;
-    s.lr = model == Model::skipgram ? 0.025f : 0.05f;
-    s.threads = 4;
+    const TrainSettings s = quality_settings(model, 4);
     // Each placement trains its own tables from the same start.
     double cpu_separation = 0, cpu_loss = 0;
     for (int which = -1; which < kQualityCount; ++which) {
@@ -210,3 +219,69 @@ TEST_CASE("a 2,000,000 x 128 table trains with 256 MB of GPU memory", "[gpu][lar
 }
 
 int main(int argc, char** argv) { return run_gpu_tests(argc, argv); }
+
+TEST_CASE("a round between ranks reads, adds to and sets the rows the GPU holds", "[gpu][mpi]") {
+  for (const DType storage : {DType::f32, DType::f16}) {
+    for (int which = 0; which < kQualityCount; ++which) {
+      RowMatrix input(64, 8), output(64, 8);
+      fill_uniform(input, 3, 0.5f);
+      const RowMatrix start = copy_of(input);
+      auto backend = cuda_backend(Model::skipgram, input, output, 2, 2, 1, kQualityPlacements[which], storage);
+      RowHome* home = backend->row_home();
+      REQUIRE(home != nullptr);
+      INFO(kQualityPlacements[which].name << ", " << dtype_name(storage));
+      // Added while the rows live on the GPU, then read back: what was there plus `added`.
+      std::vector<float> added(2 * input.stride(), 0.0f);
+      for (std::size_t e = 0; e < 8; ++e) {
+        added[e] = 1.0f;
+        added[input.stride() + e] = -0.5f;
+      }
+      home->add_to_rows(input, 1, 3, added);
+      home->rows_to_host(input, 0, 64);
+      const RowMatrix& seen = input;
+      const float tolerance = storage == DType::f32 ? 1e-6f : 2e-2f;
+      CHECK(std::abs(seen.row(1)[0] - (start.row(1)[0] + 1.0f)) <= tolerance);
+      CHECK(std::abs(seen.row(2)[7] - (start.row(2)[7] - 0.5f)) <= tolerance);
+      CHECK(std::abs(seen.row(5)[3] - start.row(5)[3]) <= tolerance);
+      // Set from the host: the GPU's rows become the host's.
+      input.row(4)[2] = 7.0f;
+      home->rows_from_host(input, 4, 5);
+      backend->copy_tables_to_host();
+      CHECK(input.row(4)[2] == 7.0f);
+    }
+  }
+}
+
+TEST_CASE("two ranks on the GPU share their rows into one model that learns the topics", "[gpu][mpi]") {
+  const Corpus corpus = topic_corpus(11, 4000, 40, 500);
+  const TrainSettings s = quality_settings(Model::skipgram, 2);
+  for (int which = 0; which < kQualityCount; ++which) {
+    test::ThreadJob job(2);
+    std::vector<RowMatrix> inputs(2), outputs(2);
+    std::vector<char> finished(2);
+    std::vector<std::uint64_t> words(2);
+    job.run([&](Cluster& rank) {
+      const unsigned r = rank.rank();
+      RowMatrix& input = inputs[r] = RowMatrix(corpus.vocab.size(), s.dim);
+      RowMatrix& output = outputs[r] = RowMatrix(corpus.vocab.size(), s.dim);
+      init_uniform(input, s.seed, 1);
+      auto backend = cuda_backend(s.model, input, output, s.window, s.negative, s.threads, kQualityPlacements[which]);
+      Word2vecTrainer trainer(s, corpus, *backend);
+      RankAveraging averaging(rank, {&input, &output}, 64);
+      averaging.set_home(backend->row_home());
+      trainer.share_with_ranks(rank_sync(rank, averaging), 0.02);
+      TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed, r, 2);
+      std::atomic<bool> stop{false};
+      finished[r] = trainer.run(state, stop, nullptr, nullptr);
+      words[r] = state.items_done;
+    });
+    INFO(kQualityPlacements[which].name);
+    CHECK(finished == std::vector<char>{1, 1});
+    CHECK(words[0] == corpus.words * s.epochs);
+    CHECK(std::memcmp(inputs[0].data(), inputs[1].data(), inputs[0].span().size_bytes()) == 0);
+    CHECK(std::memcmp(outputs[0].data(), outputs[1].data(), outputs[0].span().size_bytes()) == 0);
+    const double separation = topic_separation(corpus, inputs[0]);
+    std::printf("two ranks on the GPU, %s: separation %.3f\n", kQualityPlacements[which].name, separation);
+    CHECK(separation > 0.3);
+  }
+}

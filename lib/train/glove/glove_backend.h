@@ -14,6 +14,8 @@
 
 namespace embed {
 
+class RowHome;
+
 class GloveBackend {
  public:
   virtual ~GloveBackend() = default;
@@ -27,6 +29,9 @@ class GloveBackend {
   virtual void finish(unsigned /*worker*/, BatchLoss& /*loss*/) {}
   // Brings the host tables up to date when the backend keeps its own copy.
   virtual void copy_tables_to_host() {}
+  // Where that copy's rows are for a data-parallel run's rounds (rank_averaging.h), or
+  // null when the host tables are the tables (the CPU's).
+  virtual RowHome* row_home() { return nullptr; }
   // The most records the trainer hands over at once.
   virtual std::size_t max_block_records() const = 0;
 };

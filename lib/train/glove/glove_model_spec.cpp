@@ -190,6 +190,7 @@ class GloveModel final : public TrainingModel {
       // ends; W̃'s rows change on every rank, and the rounds add up every rank's changes,
       // the most frequent rows most often.
       averaging.emplace(job, std::vector<RowMatrix*>{&run.output_table, &run.input}, context.sync_rows, 1);
+      averaging->set_home(backend->row_home());  // a GPU's rows take part too
       trainer.share_with_ranks(rank_sync(job, *averaging), context.sync_seconds, records.job_size());
       spdlog::info("data parallel over {} ranks: each trains the co-occurrences of its rows ({} of {} records here); the "
                    "{} most frequent rows of W̃ are shared every {} s, rarer rows exponentially less often, all rows "

@@ -13,6 +13,8 @@
 
 namespace embed {
 
+class RowHome;
+
 class Word2vecBackend {
  public:
   virtual ~Word2vecBackend() = default;
@@ -29,6 +31,9 @@ class Word2vecBackend {
   // Brings the host tables up to date when the backend keeps its own copy (a GPU's
   // device-resident tables); called after finish(), before checkpoints and output.
   virtual void copy_tables_to_host() {}
+  // Where that copy's rows are for a data-parallel run's rounds (rank_averaging.h), or
+  // null when the host tables are the tables (the CPU's).
+  virtual RowHome* row_home() { return nullptr; }
   // The most corpus words the trainer puts in one batch (a GPU backend with little
   // device memory asks for smaller batches).
   virtual std::size_t max_batch_words() const { return kDefaultBatchWords; }

@@ -68,6 +68,7 @@ class Word2vecModel final : public TrainingModel {
     std::optional<RankAveraging> averaging;
     if (job.size() > 1) {
       averaging.emplace(job, std::vector<RowMatrix*>{&run.input, &run.output_table}, context.sync_rows);
+      averaging->set_home(backend->row_home());  // a GPU's rows take part too
       trainer.share_with_ranks(rank_sync(job, *averaging), context.sync_seconds);
       spdlog::info("data parallel over {} ranks: each trains its share of the corpus; the {} most frequent rows are "
                    "shared every {} s, rarer rows exponentially less often, all rows at each epoch's end",
