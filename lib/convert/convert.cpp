@@ -124,12 +124,12 @@ void convert(const ConvertOptions& options) {
       write_text_vectors(table, to == VectorFormat::w2v_text, options.threads, out);
     }
   }
-  if (zero_rows) spdlog::warn("{} rows have zero length and stay zero", zero_rows);
+  if (zero_rows) spdlog::warn("{} of zero length {} zero", counted(zero_rows, "row"), zero_rows == 1 ? "stays" : "stay");
   spdlog::debug("wrote the rest in {:.2f} s", std::chrono::duration<double>(std::chrono::steady_clock::now() - loaded_at).count());
   out.commit();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  spdlog::info("{} -> {}: {} words x {} dims, {} -> {}{}, {:.2f} s", input_name, options.output == "-" ? "<stdout>" : options.output,
-               table.rows(), table.dim, format_name(loaded.format), format_name(to),
+  spdlog::info("{} -> {}: {} x {}, {} -> {}{}, {:.2f} s", input_name, options.output == "-" ? "<stdout>" : options.output,
+               counted(table.rows(), "word"), counted(table.dim, "dim"), format_name(loaded.format), format_name(to),
                to == VectorFormat::emb ? fmt::format(" ({})", vector_dtype_name(dtype)) : "",
                seconds);
 }
@@ -144,7 +144,8 @@ void run_convert_command(const ConvertOptions& options) {
     }
     if (options.info) std::cout << describe_emb(file) << (options.verify ? "verify      ok\n" : "");
     if (!options.info) {
-      spdlog::info("{}: ok ({} rows x {} dims, checksums and index verified)", file.name(), file.rows(), file.dim());
+      spdlog::info("{}: ok ({} x {}, checksums and index verified)", file.name(), counted(file.rows(), "row"),
+                   counted(file.dim(), "dim"));
     }
     return;
   }

@@ -19,6 +19,10 @@ std::string human_bytes(double bytes) {
   return unit == 0 ? fmt::format("{:.0f} {}", bytes, units[unit]) : fmt::format("{:.3g} {}", bytes, units[unit]);
 }
 
+std::string counted(std::uint64_t count, std::string_view noun) {
+  return fmt::format("{} {}{}", count, noun, count == 1 ? "" : "s");
+}
+
 std::string human_count(double count) {
   if (count < 10000) return fmt::format("{:.0f}", count);
   if (count < 1e6) return fmt::format("{:.1f}k", count / 1e3);

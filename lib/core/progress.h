@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace embed {
 
@@ -36,5 +37,7 @@ class Progress {
 std::string human_bytes(double bytes);
 // "950", "12.3k", "4.56M", "1.17G": counts and rates for messages.
 std::string human_count(double count);
+// "1 word", "2 words": `count` and `noun`, made plural by an "s" unless there is one.
+std::string counted(std::uint64_t count, std::string_view noun);
 
 }  // namespace embed

@@ -42,7 +42,7 @@ void write_text(std::ostream& out, const EvalReport& report) {
     text += fmt::format("word pairs: {} (restricted to the first {} words)\n", report.word_pairs_path,
                         report.restrict_rows);
     text += fmt::format("  Spearman {:.4f}  Pearson {:.4f}  pairs {} of {}  OOV {:.1f}%\n", w.spearman, w.pearson,
-                        w.pairs - w.oov_pairs, w.pairs, w.oov_percent());
+                        w.usable_pairs(), w.pairs, w.oov_percent());
   }
   out << text;
 }
@@ -68,8 +68,9 @@ void write_json(std::ostream& out, const EvalReport& report) {
   if (report.word_pairs) {
     const WordPairsResult& w = *report.word_pairs;
     json["word_pairs"] = {{"file", report.word_pairs_path},       {"spearman", number_or_null(w.spearman)},
-                          {"pearson", number_or_null(w.pearson)}, {"pairs", w.pairs},
-                          {"oov_pairs", w.oov_pairs},             {"oov_percent", w.oov_percent()}};
+                          {"pearson", number_or_null(w.pearson)}, {"pairs", w.usable_pairs()},
+                          {"pairs_in_file", w.pairs},             {"oov_pairs", w.oov_pairs},
+                          {"oov_percent", w.oov_percent()}};
   }
   out << json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+
+#include "core/error.h"
 
 #include "core/enum_names.h"
 #include "format/safetensors.h"
@@ -19,8 +22,23 @@ constexpr EnumName<VectorFormat> kFormatNames[] = {{VectorFormat::glove, "glove"
 std::string_view format_name(VectorFormat format) { return name_in(kFormatNames, format); }
 std::optional<VectorFormat> parse_format_name(std::string_view name) { return parse_in(kFormatNames, name); }
 
+void refuse_known_models(std::string_view head, const std::string& name) {
+  // fastText's models start with its magic number 793712314 and a version, little-endian
+  // int32s (fasttext.cc: FASTTEXT_FILEFORMAT_MAGIC_INT32); .ftz files are the same, quantized.
+  if (head.size() < 8) return;
+  std::int32_t magic = 0, version = 0;
+  std::memcpy(&magic, head.data(), 4);
+  std::memcpy(&version, head.data() + 4, 4);
+  if (magic != 793712314) return;
+  fail("{}: a fastText model (.bin or .ftz, format version {}), not a vector file: glove-convert does not read "
+       "fastText models yet; convert the .vec file fastText writes beside it, or the output of "
+       "`fasttext print-word-vectors`",
+       name, version);
+}
+
 VectorFormat detect_format(InputStream& in) {
-  const std::string_view head = in.peek(1 << 16);
+  std::string_view head = in.peek(1 << 16);
+  refuse_known_models(head, in.name());
   if (head.size() >= 9) {
     const std::uint64_t header_size = safetensors::read_header_length(reinterpret_cast<const std::byte*>(head.data()));
     const auto first = head.substr(8).find_first_not_of(" \t\r\n");
@@ -29,6 +47,8 @@ VectorFormat detect_format(InputStream& in) {
       return VectorFormat::emb;
     }
   }
+  // Text may start with a UTF-8 byte-order mark, which the readers skip.
+  if (head.starts_with("\xEF\xBB\xBF")) head.remove_prefix(3);
   const auto newline = head.find('\n');
   if (newline == std::string_view::npos) return VectorFormat::glove;
   const auto header = parse_count_dim_header(head.substr(0, newline));

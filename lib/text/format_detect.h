@@ -20,7 +20,13 @@ std::optional<VectorFormat> parse_format_name(std::string_view name);
 // - a first line "COUNT DIM" followed by a row whose numbers are raw bytes is w2v-bin;
 // - a first line "COUNT DIM" followed by text rows is w2v-text;
 // - anything else is GloVe text.
+// Throws embed::Error naming the input for a model file we do not read as vectors (a
+// fastText .bin), rather than reading its bytes as text.
 VectorFormat detect_format(InputStream& in);
+
+// Fails with a message that names the kind of model when `head` (an input's first bytes)
+// is one (a fastText .bin, by its magic number); otherwise returns.
+void refuse_known_models(std::string_view head, const std::string& name);
 
 // The output format implied by a file name: .emb, .txt (GloVe), .vec (word2vec text), .bin (word2vec binary).
 std::optional<VectorFormat> format_from_extension(const std::string& path);

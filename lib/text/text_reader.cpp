@@ -16,6 +16,7 @@
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "core/utf8.h"
+#include "text/format_detect.h"
 
 namespace embed {
 namespace {
@@ -370,6 +371,15 @@ std::string_view peek_first_line(InputStream& in) {
   }
 }
 
+// A UTF-8 byte-order mark, as some editors start a text file with: not part of the first
+// word. Consumed.
+void skip_byte_order_mark(InputStream& in) {
+  if (in.peek(3) == "\xEF\xBB\xBF") {
+    char bom[3];
+    in.read(bom, 3);
+  }
+}
+
 }  // namespace
 
 std::optional<std::pair<std::uint64_t, std::uint64_t>> parse_count_dim_header(std::string_view line) {
@@ -405,7 +415,11 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
   std::optional<std::uint64_t> header_rows;
   std::string dim_origin;
 
+  // Given as text by --from, a model is still named for what it is.
+  refuse_known_models(in.peek(8), name);
+  skip_byte_order_mark(in);
   const std::string first_line(peek_first_line(in));
+  if (first_line.empty() && in.peek(1).empty()) fail("{}: empty input (no vectors)", name);
   if (options.has_header) {
     auto header = parse_count_dim_header(first_line);
     if (!header) fail_at(name, 1, "expected a header \"COUNT DIM\" (word2vec/fastText text), found \"{}\"", excerpt(first_line));
@@ -535,7 +549,7 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
   progress.finish();
 
   if (header_rows && !limit_reached && rows_seen != *header_rows) {
-    fail_at(name, 1, "the header says {} words but the file has {} rows", *header_rows, rows_seen);
+    fail_at(name, 1, "the header says {} but the file has {}", counted(*header_rows, "word"), counted(rows_seen, "row"));
   }
   if (table.rows() == 0 && !options.keep) fail("{}: no vectors found", name);
   return table;

@@ -78,6 +78,23 @@ printf 'a 1 2\nb\xff 1 2\n' > utf.txt
 expect_error "invalid UTF-8" 1 "utf.txt:2: the word" -- "$GC" utf.txt -o x.emb
 printf '3 2\na 1 2\nb 1 2\n' > count.vec
 expect_error "header count" 1 "count.vec:1: the header says 3 words but the file has 2 rows" -- "$GC" count.vec -o x.emb
+printf '2 2\na 1 2\n' > count1.vec
+expect_error "header count, one row" 1 "count1.vec:1: the header says 2 words but the file has 1 row" -- "$GC" count1.vec -o x.emb
+"$GC" count1.vec -o x.emb 2>&1 | grep -q '1 rows' && bad "header count, one row: \"1 rows\"" || ok
+: > nothing.txt
+expect_error "empty input" 1 "nothing.txt: empty input (no vectors)" -- "$GC" nothing.txt -o x.emb
+expect_error "empty standard input" 1 "empty input (no vectors)" -- "$GC" - -o x.emb < /dev/null
+# fastText's models (magic 793712314, version 12) are named, not read as text.
+printf '\xba\x16\x4f\x2f\x0c\x00\x00\x00\x64\x00\x00\x00' > model.bin
+expect_error "fastText model" 1 "model.bin: a fastText model (.bin or .ftz, format version 12), not a vector file" \
+  -- "$GC" model.bin -o x.emb
+expect_error "fastText model as text" 1 "model.bin: a fastText model" -- "$GC" --from glove model.bin -o x.emb
+# A UTF-8 byte-order mark is not part of the first word.
+printf '\xef\xbb\xbfhello 1 2\nworld 3 4\n' > bom.txt
+"$GC" -q bom.txt -o - --to glove > bom.out
+check "byte-order mark skipped" "$(head -c 6 bom.out | od -An -c | tr -d ' ')" "hello"
+printf '\xef\xbb\xbf1 2\nhello 1 2\n' > bom.vec
+"$GC" -q bom.vec -o bom.emb && ok || bad "a word2vec text file with a byte-order mark is refused"
 printf '2 3\na 1 2\nb 1 2\n' > dim.vec
 expect_error "header dimension" 1 "dim.vec:2: expected a word followed by 3 numbers (the header's dimension)" -- "$GC" dim.vec -o x.emb
 head -c 30 w.bin > trunc.bin

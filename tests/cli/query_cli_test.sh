@@ -116,6 +116,22 @@ printf 'a b c d\n' > nosection.txt
 grep -q 'nosection.txt:1: question before the first' err.txt && ok || bad "no-section message: $(cat err.txt)"
 printf 'x\ty\t1\n' > oovpairs.tsv
 "$EQ" eval v.emb --word-pairs oovpairs.tsv 2> err.txt; check "no known pair: exit 1" "$?" "1"
+grep -q 'oovpairs.tsv: 0 pairs with both words among the first' err.txt && ok || bad "no known pair: $(cat err.txt)"
+# One usable pair has no correlation: an error, as gensim's nan is none.
+printf 'THE\tOF\t5\nqqzzx\tzzqqy\t1\n' > onepair.tsv
+"$EQ" eval sample.emb --word-pairs onepair.tsv 2> err.txt; check "one usable pair: exit 1" "$?" "1"
+grep -q 'onepair.tsv: 1 pair with both words among the first .*: a correlation needs at least 2' err.txt && ok ||
+  bad "one usable pair: $(cat err.txt)"
+# A file in another format (spaces, not tabs) says so, with its first line.
+printf '# comment\ntiger cat 7.35\nbook paper 7.46\n' > spaced.tsv
+"$EQ" eval sample.emb --word-pairs spaced.tsv 2> err.txt; check "pairs without tabs: exit 1" "$?" "1"
+grep -q 'spaced.tsv:2: expected word pairs "word<TAB>word<TAB>score" .*found "tiger cat 7.35"' err.txt && ok ||
+  bad "pairs without tabs: $(cat err.txt)"
+# JSON's pairs are the usable pairs, as the text's "pairs 80 of 95".
+"$EQ" eval sample.emb --word-pairs "$DATA/wordsim-sample.tsv" --format json | python3 -c '
+import json, sys
+w = json.load(sys.stdin)["word_pairs"]
+sys.exit(0 if (w["pairs"], w["pairs_in_file"], w["oov_pairs"]) == (80, 95, 15) else 1)' && ok || bad "eval json pairs"
 
 # --- bad files are refused with one line, never a crash ---
 expect_refused() {  # NAME FILE TEXT

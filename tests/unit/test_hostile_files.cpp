@@ -112,7 +112,7 @@ TEST_CASE("a text vector file's header is not trusted beyond the bytes that foll
   gzip_text(dir.file("h.txt.gz"), "268435456 300\na" + std::string(300 * 2, ' ') + "\n");
   REQUIRE_ERROR_CONTAINS(read_vectors(dir.file("h.txt.gz"), true), "h.txt.gz:2:");
   gzip_text(dir.file("r.txt.gz"), "268435456 2\na 1 2\n");
-  REQUIRE_ERROR_CONTAINS(read_vectors(dir.file("r.txt.gz"), true), "the header says 268435456 words but the file has 1 rows");
+  REQUIRE_ERROR_CONTAINS(read_vectors(dir.file("r.txt.gz"), true), "the header says 268435456 words but the file has 1 row");
   // A file the size of its header, promising the largest plausible rows, is refused, not reserved for.
   test::write_file(dir.file("big.txt"), "1000000 16777216\n");
   REQUIRE_ERROR_CONTAINS(read_vectors(dir.file("big.txt"), true), "the header says 1000000 words but the file has 0 rows");

@@ -11,6 +11,7 @@
 #include "convert/load.h"
 #include "text/text_reader.h"
 #include "text/word2vec_binary.h"
+#include "core/progress.h"
 #include "test_util.h"
 
 using namespace embed;
@@ -75,7 +76,14 @@ TEST_CASE("bad rows are named by file, line and what was expected", "[text]") {
   REQUIRE_ERROR_CONTAINS(read_text("2 3\na 1 2\nb 3 4\n", true), "v.txt:2: expected a word followed by 3 numbers (the header's dimension)");
   REQUIRE_ERROR_CONTAINS(read_text("x y z\n", true), "v.txt:1: expected a header");
   REQUIRE_ERROR_CONTAINS(read_text("lonely\n", false), "v.txt:1: expected a word followed by numbers");
-  REQUIRE_ERROR_CONTAINS(read_text("", false), "v.txt:1");
+  REQUIRE_ERROR_CONTAINS(read_text("", false), "v.txt: empty input (no vectors)");
+  REQUIRE_ERROR_CONTAINS(read_text("", true), "v.txt: empty input (no vectors)");
+  REQUIRE_ERROR_CONTAINS(read_text("\n", false), "v.txt:1: expected a word followed by numbers, found an empty line");
+  // A byte-order mark is not part of the first word (nor of a header).
+  REQUIRE(read_text("\xEF\xBB\xBF" "a 1 2\n", false).word(0) == "a");
+  REQUIRE(read_text("\xEF\xBB\xBF" "1 2\na 1 2\n", true).rows() == 1);
+  REQUIRE(counted(1, "row") == "1 row");
+  REQUIRE(counted(0, "row") == "0 rows");
 }
 
 TEST_CASE("parallel chunked parsing equals a single pass, errors included", "[text]") {
