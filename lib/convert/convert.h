@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "core/utf8.h"
 #include "format/dtype.h"
 #include "format/emb_file.h"
 #include "search/ann/hnsw_build.h"
@@ -22,6 +23,7 @@ struct ConvertOptions {
   std::uint64_t limit = 0;
   std::string vocab_path;              // keep only the words listed here
   unsigned threads = 1;
+  UnicodeErrors unicode_errors = UnicodeErrors::strict;  // --unicode-errors
   bool verify = false;
   bool info = false;                   // print describe_emb() of the input instead of converting
   bool ann_index = false;              // --index ann: add an approximate index (emb output only)

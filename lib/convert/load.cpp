@@ -1,5 +1,7 @@
 #include "convert/load.h"
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 #include "core/parallel.h"
 #include "text/text_reader.h"
@@ -65,7 +67,7 @@ LoadedVectors load_vectors(InputStream& in, VectorFormat format, const LoadOptio
       break;
     }
     case VectorFormat::w2v_bin:
-      loaded.table = read_word2vec_binary(in, options.limit, options.keep);
+      loaded.table = read_word2vec_binary(in, options.limit, options.keep, options.unicode_errors);
       break;
     case VectorFormat::glove:
     case VectorFormat::w2v_text: {
@@ -74,11 +76,18 @@ LoadedVectors load_vectors(InputStream& in, VectorFormat format, const LoadOptio
       text.limit = options.limit;
       text.keep = options.keep;
       text.threads = options.threads;
+      text.unicode_errors = options.unicode_errors;
       text.row_sink = options.row_sink;
       loaded.table = read_text_vectors(in, text);
       loaded.streamed = static_cast<bool>(options.row_sink);
       break;
     }
+  }
+  if (options.unicode_errors != UnicodeErrors::strict && loaded.format != VectorFormat::emb) {
+    loaded.table.duplicate_note =
+        fmt::format("; --unicode-errors {} {} the bytes that are not UTF-8, which can make two words equal",
+                    unicode_errors_name(options.unicode_errors),
+                    options.unicode_errors == UnicodeErrors::replace ? "replaced" : "dropped");
   }
   if (options.verify && loaded.format != VectorFormat::emb) {
     fail("{}: --verify checks .emb files; this input is {}", in.name(), format_name(loaded.format));

@@ -18,6 +18,7 @@ struct LoadOptions {
   std::uint64_t limit = 0;             // keep the first `limit` rows (0: all)
   const WordSet* keep = nullptr;       // keep only these words (nullptr: all)
   unsigned threads = 1;
+  UnicodeErrors unicode_errors = UnicodeErrors::strict;  // text and word2vec binary words that are not UTF-8
   bool verify = false;                 // .emb inputs: check checksums and index first
   RowSink row_sink;                    // text inputs: stream rows here instead of into table.values
 };

@@ -47,7 +47,70 @@ void encode(std::uint32_t cp, std::string& out) {
   }
 }
 
+// The length of the ill-formed sequence at p (which does not decode): its lead byte and
+// the bytes after it that could still have continued a well-formed sequence, at least 1.
+int invalid_length(const unsigned char* p, const unsigned char* end) {
+  const unsigned char c = *p;
+  int need = 0;
+  unsigned char low = 0x80, high = 0xBF;  // the second byte's range
+  if (c >= 0xC2 && c <= 0xDF) {
+    need = 1;
+  } else if (c == 0xE0) {
+    need = 2;
+    low = 0xA0;
+  } else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
+    need = 2;
+  } else if (c == 0xED) {
+    need = 2;
+    high = 0x9F;
+  } else if (c == 0xF0) {
+    need = 3;
+    low = 0x90;
+  } else if (c >= 0xF1 && c <= 0xF3) {
+    need = 3;
+  } else if (c == 0xF4) {
+    need = 3;
+    high = 0x8F;
+  } else {
+    return 1;
+  }
+  if (end - p < 2 || p[1] < low || p[1] > high) return 1;
+  int length = 2;
+  while (length <= need && p + length < end && (p[length] & 0xC0) == 0x80) ++length;
+  return length;
+}
+
 }  // namespace
+
+std::string_view unicode_errors_name(UnicodeErrors mode) {
+  return mode == UnicodeErrors::strict ? "strict" : mode == UnicodeErrors::replace ? "replace" : "ignore";
+}
+
+std::optional<UnicodeErrors> parse_unicode_errors(std::string_view name) {
+  for (const UnicodeErrors mode : {UnicodeErrors::strict, UnicodeErrors::replace, UnicodeErrors::ignore}) {
+    if (name == unicode_errors_name(mode)) return mode;
+  }
+  return std::nullopt;
+}
+
+std::string repair_utf8(std::string_view text, UnicodeErrors mode) {
+  std::string out;
+  out.reserve(text.size() + 8);
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const auto* end = p + text.size();
+  while (p < end) {
+    std::uint32_t cp = 0;
+    const int length = decode(p, end, cp);
+    if (length > 0) {
+      out.append(reinterpret_cast<const char*>(p), static_cast<std::size_t>(length));
+      p += length;
+      continue;
+    }
+    if (mode == UnicodeErrors::replace) out += "\xEF\xBF\xBD";  // U+FFFD
+    p += invalid_length(p, end);
+  }
+  return out;
+}
 
 bool is_valid_utf8(std::string_view text) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());

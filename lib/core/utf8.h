@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -7,6 +8,16 @@ namespace embed {
 
 // True when `text` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
 bool is_valid_utf8(std::string_view text);
+
+// What to do with bytes that are not valid UTF-8, as Python's (and gensim's)
+// unicode_errors: fail (strict), put U+FFFD in their place (replace), or drop them (ignore).
+enum class UnicodeErrors { strict, replace, ignore };
+std::string_view unicode_errors_name(UnicodeErrors mode);
+std::optional<UnicodeErrors> parse_unicode_errors(std::string_view name);
+
+// `text` with each maximal ill-formed subsequence (Unicode's "maximal subpart", as Python
+// decodes) replaced by U+FFFD (`mode` replace) or dropped (ignore).
+std::string repair_utf8(std::string_view text, UnicodeErrors mode);
 
 // Upper case, code point by code point, with the C library's Unicode tables (as Python's
 // str.upper(), which gensim's evaluations use, except for the few letters that become two,

@@ -27,7 +27,8 @@ std::vector<std::uint32_t> index_words(const EmbeddingTable& table, const std::s
     const std::string where = table.origin_kind == "line"
                                   ? fmt::format("{}:{}", source_name, table.origins[again])
                                   : fmt::format("{}: {} {}", source_name, table.origin_kind, table.origins[again]);
-    fail("{}: duplicate word \"{}\" (also on {} {})", where, table.word(again), table.origin_kind, table.origins[first]);
+    fail("{}: duplicate word \"{}\" (also on {} {}){}", where, table.word(again), table.origin_kind, table.origins[first],
+         table.duplicate_note);
   };
   if (capacity == 0) capacity = min_index_capacity(table.rows());
   return build_index(table.rows(), capacity, word_at, on_duplicate);

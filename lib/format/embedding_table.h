@@ -20,6 +20,9 @@ struct EmbeddingTable {
   std::vector<std::int64_t> counts;             // empty, or one frequency per row
   std::vector<std::uint64_t> origins;           // per row: the input line (text) or record number
   std::string origin_kind = "line";             // what origins count: "line" or "row"
+  // Said after a duplicate word's message: how the reader may have made two words equal
+  // (--unicode-errors replace or ignore), or empty.
+  std::string duplicate_note;
 
   std::size_t rows() const { return word_offsets.size() - 1; }
   std::string_view word(std::size_t row) const {

@@ -155,8 +155,8 @@ struct Part {
 
 class LineParser {
  public:
-  LineParser(std::size_t dim, const std::string& dim_origin, const WordSet* keep)
-      : dim_(dim), dim_origin_(dim_origin), keep_(keep) {
+  LineParser(std::size_t dim, const std::string& dim_origin, const WordSet* keep, UnicodeErrors unicode_errors)
+      : dim_(dim), dim_origin_(dim_origin), keep_(keep), unicode_errors_(unicode_errors) {
     if (keep_) {
       for (const auto& w : *keep_) keep_has_spaces_ |= w.find_first_of(" \t") != std::string::npos;
     }
@@ -264,9 +264,21 @@ class LineParser {
   }
 
   std::optional<std::string> add_word(std::string_view word, Part& part, std::size_t base) const {
+    std::string repaired;
     if (!is_ascii(word) && !is_valid_utf8(word)) {
-      part.values.resize(base);
-      return fmt::format("the word \"{}\" is not valid UTF-8", excerpt(word));
+      if (unicode_errors_ == UnicodeErrors::strict) {
+        part.values.resize(base);
+        return fmt::format("the word \"{}\" is not valid UTF-8 (--unicode-errors replace or ignore would keep it)",
+                           excerpt(word));
+      }
+      repaired = repair_utf8(word, unicode_errors_);
+      if (repaired.empty()) {
+        part.values.resize(base);
+        return fmt::format("the word \"{}\" is empty once its bytes that are not UTF-8 are dropped (--unicode-errors "
+                           "ignore)",
+                           excerpt(word));
+      }
+      word = repaired;
     }
     part.words.append(word);
     part.word_ends.push_back(static_cast<std::uint32_t>(part.words.size()));
@@ -286,6 +298,7 @@ class LineParser {
   std::string dim_origin_;
   const WordSet* keep_;
   bool keep_has_spaces_ = false;
+  UnicodeErrors unicode_errors_;
 };
 
 // Splits [begin, end) into up to `parts` runs of whole lines.
@@ -443,7 +456,7 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
     dim_origin = "as on line 1";
   }
   const std::size_t dim = table.dim;
-  const LineParser parser(dim, dim_origin, options.keep);
+  const LineParser parser(dim, dim_origin, options.keep, options.unicode_errors);
 
   // Reserve once from what we know, so the vectors are not copied as they grow: from the
   // file's size, never from the header alone (a header may promise anything, and a

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/byte_source.h"
+#include "core/utf8.h"
 #include "format/embedding_table.h"
 #include "text/word_set.h"
 
@@ -26,6 +27,7 @@ struct TextReadOptions {
   std::uint64_t limit = 0;      // stop after this many rows (0: all)
   const WordSet* keep = nullptr;  // keep only these words (nullptr: all)
   unsigned threads = 1;
+  UnicodeErrors unicode_errors = UnicodeErrors::strict;  // words that are not UTF-8 (gensim's unicode_errors)
   std::size_t chunk_bytes = 32u << 20;  // text parsed per parallel round
   // When set, each batch of rows goes to row_sink(table, first_row, values) as soon as it
   // is parsed (in order, after its words are in the table) instead of into table.values,

@@ -54,7 +54,8 @@ class BufferedReader {
 
 }  // namespace
 
-EmbeddingTable read_word2vec_binary(InputStream& in, std::uint64_t limit, const WordSet* keep) {
+EmbeddingTable read_word2vec_binary(InputStream& in, std::uint64_t limit, const WordSet* keep,
+                                    UnicodeErrors unicode_errors) {
   const std::string& name = in.name();
   BufferedReader reader(in);
   std::string header;
@@ -100,7 +101,17 @@ EmbeddingTable read_word2vec_binary(InputStream& in, std::uint64_t limit, const 
     if (!reader.read_exact(reinterpret_cast<char*>(vector.data()), 4 * dim)) {
       fail("{}: row {} (\"{}\"): truncated: the file ends inside the vector of {} floats", name, row, word, dim);
     }
-    if (!is_valid_utf8(word)) fail("{}: row {}: the word is not valid UTF-8", name, row);
+    if (!is_valid_utf8(word)) {
+      if (unicode_errors == UnicodeErrors::strict) {
+        fail("{}: row {}: the word \"{}\" is not valid UTF-8 (--unicode-errors replace or ignore would keep it)", name,
+             row, excerpt(word));
+      }
+      word = repair_utf8(word, unicode_errors);
+      if (word.empty()) {
+        fail("{}: row {}: the word is empty once its bytes that are not UTF-8 are dropped (--unicode-errors ignore)",
+             name, row);
+      }
+    }
     for (std::size_t i = 0; i < dim; ++i) {
       if (!std::isfinite(vector[i])) fail("{}: row {} (\"{}\"): component {} is not a finite number", name, row, word, i + 1);
     }

@@ -3,6 +3,8 @@
 // float32s and (word2vec C; optional for gensim) a newline.
 #pragma once
 
+#include "core/utf8.h"
+
 #include <cstdint>
 
 #include "core/atomic_output.h"
@@ -13,7 +15,8 @@
 namespace embed {
 
 // Throws embed::Error "NAME: row R: ..." for truncated or malformed records.
-EmbeddingTable read_word2vec_binary(InputStream& in, std::uint64_t limit, const WordSet* keep);
+EmbeddingTable read_word2vec_binary(InputStream& in, std::uint64_t limit, const WordSet* keep,
+                                    UnicodeErrors unicode_errors = UnicodeErrors::strict);
 
 void write_word2vec_binary(const EmbeddingTable& table, AtomicOutput& out);
 

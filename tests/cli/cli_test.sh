@@ -76,6 +76,23 @@ printf 'a 1 2\n 1 2\n' > empty.txt
 expect_error "empty word" 1 "empty.txt:2: empty word" -- "$GC" empty.txt -o x.emb
 printf 'a 1 2\nb\xff 1 2\n' > utf.txt
 expect_error "invalid UTF-8" 1 "utf.txt:2: the word" -- "$GC" utf.txt -o x.emb
+# --unicode-errors, as gensim's unicode_errors (Python's decoding: one U+FFFD per maximal bad sequence).
+printf 'a 1 2\nb\xff 1 2\ncaf\xc3 3 4\n\xff\xfe 5 6\n' > bad-utf.txt
+"$GC" -q bad-utf.txt --unicode-errors replace -o - --to glove | cut -d' ' -f1 > replaced.txt
+check "--unicode-errors replace" "$(tr '\n' ' ' < replaced.txt)" "a b$(printf '\xef\xbf\xbd') caf$(printf '\xef\xbf\xbd') $(printf '\xef\xbf\xbd\xef\xbf\xbd') "
+expect_error "--unicode-errors ignore, an emptied word" 1 'bad-utf.txt:4: the word "\xFF\xFE" is empty once' \
+  -- "$GC" bad-utf.txt --unicode-errors ignore -o x.emb
+printf 'a 1 2\nb\xff 1 2\nb 3 4\n' > made-equal.txt
+expect_error "--unicode-errors ignore, two words made equal" 1 \
+  'made-equal.txt:3: duplicate word "b" (also on line 2); --unicode-errors ignore dropped' \
+  -- "$GC" made-equal.txt --unicode-errors ignore -o x.emb
+python3 -c "
+import struct, sys
+sys.stdout.buffer.write(b'2 2\n' + b'ok ' + struct.pack('<2f', 1, 2) + b'\nb\xff ' + struct.pack('<2f', 3, 4) + b'\n')" > bad-utf.bin
+expect_error "invalid UTF-8 in binary" 1 'bad-utf.bin: row 2: the word "b\xFF" is not valid UTF-8' -- "$GC" bad-utf.bin -o x.emb
+"$GC" -q bad-utf.bin --unicode-errors ignore -o - --to glove > bin-ignored.txt
+check "--unicode-errors ignore, binary" "$(cut -d' ' -f1 bin-ignored.txt | tr '\n' ' ')" "ok b "
+expect_error "--unicode-errors spelling" 2 "--unicode-errors" -- "$GC" bad-utf.txt --unicode-errors lenient -o x.emb
 printf '3 2\na 1 2\nb 1 2\n' > count.vec
 expect_error "header count" 1 "count.vec:1: the header says 3 words but the file has 2 rows" -- "$GC" count.vec -o x.emb
 printf '2 2\na 1 2\n' > count1.vec
