@@ -12,7 +12,6 @@
 // side by side would multiply that number.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -51,22 +50,17 @@ class BatchPipeline : public RowHome {
 
   // A data-parallel round (mpirun, rank_averaging.h) on rows the GPU holds: called from
   // the training loop's thread while this rank's batches train.
+  // The rows past the device tables' (host placement) are the host tables' already.
   void rows_to_host(RowMatrix& table, std::size_t first, std::size_t end) override {
-    end = std::min(end, device_tables_.rows());
-    if (first >= end) return;
     select_device();
     device_tables_.rows_to_host(is_second(table), table, first, end);
   }
   void add_to_rows(const RowMatrix& table, std::size_t first, std::size_t end, std::span<const float> added) override {
     EMBED_ASSERT(added.size() >= (end - first) * table.stride());
-    end = std::min(end, device_tables_.rows());
-    if (first >= end) return;
     select_device();
     device_tables_.add_to_rows(is_second(table), added.data(), table.stride(), first, end);
   }
   void rows_from_host(const RowMatrix& table, std::size_t first, std::size_t end) override {
-    end = std::min(end, device_tables_.rows());
-    if (first >= end) return;
     select_device();
     device_tables_.rows_from_host(is_second(table), table, first, end);
   }

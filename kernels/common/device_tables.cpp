@@ -10,11 +10,10 @@
 namespace embed::cuda {
 namespace {
 
-// Calls step(first row, elements, f32 device buffer) over `host`'s rows [first, end) in
-// chunks of at most kTransferBufferBytes (the plan's fixed_bytes counts that buffer).
+// Calls step(first row, elements, f32 device buffer) over rows [first, end) of `stride`
+// floats in chunks of at most kTransferBufferBytes (the plan's fixed_bytes counts that buffer).
 template <typename Step>
-void in_chunks(const RowMatrix& host, std::size_t first, std::size_t end, Step step) {
-  const std::size_t stride = host.stride();
+void in_chunks(std::size_t stride, std::size_t first, std::size_t end, Step step) {
   const std::size_t chunk_rows = std::max<std::size_t>(1, kTransferBufferBytes / (stride * sizeof(float)));
   DeviceBuffer buffer(std::min(chunk_rows, end - first) * stride * sizeof(float), "converting a table");
   for (std::size_t row = first; row < end; row += chunk_rows) {
@@ -40,32 +39,28 @@ void DeviceTables::copy_to_host(RowMatrix& first, RowMatrix& second) const {
 }
 
 void DeviceTables::rows_to_host(bool second, RowMatrix& host, std::size_t first, std::size_t end) const {
-  EMBED_ASSERT(first <= end && end <= rows_);
   download(second ? second_ : first_, host, first, end);
 }
 
 void DeviceTables::rows_from_host(bool second, const RowMatrix& host, std::size_t first, std::size_t end) const {
-  EMBED_ASSERT(first <= end && end <= rows_);
   upload(host, second ? second_ : first_, first, end);
 }
 
 void DeviceTables::add_to_rows(bool second, const float* added, std::size_t stride, std::size_t first,
                                std::size_t end) const {
-  EMBED_ASSERT(first <= end && end <= rows_ && stride * storage_bytes(storage_) == row_bytes_);
-  if (first == end) return;
+  EMBED_ASSERT(stride * storage_bytes(storage_) == row_bytes_);
+  const std::size_t from = first;  // where `added` starts
+  end = std::min(end, rows_);
+  if (first >= end) return;
   auto* table = (second ? second_ : first_).get<std::byte>();
-  const std::size_t chunk_rows = std::max<std::size_t>(1, kTransferBufferBytes / (stride * sizeof(float)));
-  DeviceBuffer buffer(std::min(chunk_rows, end - first) * stride * sizeof(float), "adding the ranks' changes");
-  for (std::size_t row = first; row < end; row += chunk_rows) {
-    const std::size_t count = std::min(chunk_rows, end - row) * stride;
-    check(cudaMemcpy(buffer.get(), added + (row - first) * stride, count * sizeof(float), cudaMemcpyHostToDevice),
+  in_chunks(stride, first, end, [&](std::size_t row, std::size_t count, float* buffer) {
+    check(cudaMemcpy(buffer, added + (row - from) * stride, count * sizeof(float), cudaMemcpyHostToDevice),
           "copying the ranks' changes to the GPU");
     // The legacy default stream runs the kernel after the copy; the batches' streams do
     // not wait for it (they are non-blocking), so only this thread waits.
-    check(launch_add_f32(buffer.get<float>(), table + row * row_bytes_, count, storage_, nullptr),
-          "launching the ranks' changes");
+    check(launch_add_f32(buffer, table + row * row_bytes_, count, storage_, nullptr), "launching the ranks' changes");
     check(cudaStreamSynchronize(nullptr), "adding the ranks' changes on the GPU");
-  }
+  });
 }
 
 void DeviceTables::upload(const RowMatrix& host, const DeviceBuffer& device, std::size_t first, std::size_t end) const {
@@ -77,7 +72,7 @@ void DeviceTables::upload(const RowMatrix& host, const DeviceBuffer& device, std
           "copying a table to the GPU");
     return;
   }
-  in_chunks(host, first, end, [&](std::size_t row, std::size_t count, float* buffer) {
+  in_chunks(host.stride(), first, end, [&](std::size_t row, std::size_t count, float* buffer) {
     check(cudaMemcpy(buffer, host.row(row), count * sizeof(float), cudaMemcpyHostToDevice),
           "copying a table to the GPU");
     // The legacy default stream (nullptr) runs after the copy above.
@@ -95,7 +90,7 @@ void DeviceTables::download(const DeviceBuffer& device, RowMatrix& host, std::si
           "copying a table from the GPU");
     return;
   }
-  in_chunks(host, first, end, [&](std::size_t row, std::size_t count, float* buffer) {
+  in_chunks(host.stride(), first, end, [&](std::size_t row, std::size_t count, float* buffer) {
     check(launch_to_f32(rows + row * row_bytes_, buffer, count, storage_, nullptr), "launching a table conversion");
     check(cudaMemcpy(host.row(row), buffer, count * sizeof(float), cudaMemcpyDeviceToHost),
           "copying a table from the GPU");

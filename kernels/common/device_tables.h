@@ -29,17 +29,18 @@ class DeviceTables {
   // Copies the rows back into the host tables, once no kernel still writes them.
   void copy_to_host(RowMatrix& first, RowMatrix& second) const;
 
-  // A data-parallel round (mpirun) on rows [first, end) (below rows()) of the first table
-  // (`second` false) or the second, from the calling thread while kernels may train them
-  // (they see whatever the rows hold at that moment, as Hogwild threads do): copied into
-  // `host`; set from `host`; or `added` (f32, (end - first) rows of the host's stride)
-  // added to them.
+  // A data-parallel round (mpirun) on rows [first, end) of the first table (`second`
+  // false) or the second, from the calling thread while kernels may train them (they see
+  // whatever the rows hold at that moment, as Hogwild threads do): copied into `host`; set
+  // from `host`; or `added` (f32, (end - first) rows of the host's stride) added to them.
+  // Rows from rows() on are not here (host placement keeps them in the host tables) and
+  // are left alone.
   void rows_to_host(bool second, RowMatrix& host, std::size_t first, std::size_t end) const;
   void rows_from_host(bool second, const RowMatrix& host, std::size_t first, std::size_t end) const;
   void add_to_rows(bool second, const float* added, std::size_t stride, std::size_t first, std::size_t end) const;
 
  private:
-  // Rows [first, end) (all by default, with the device synchronised after an upload).
+  // Rows [first, end) below rows() (all of them by default).
   void upload(const RowMatrix& host, const DeviceBuffer& device, std::size_t first = 0,
               std::size_t end = SIZE_MAX) const;
   void download(const DeviceBuffer& device, RowMatrix& host, std::size_t first = 0, std::size_t end = SIZE_MAX) const;

@@ -5,6 +5,8 @@
 
 #include <locale.h>
 
+#include "core/enum_names.h"
+
 namespace embed {
 
 namespace {
@@ -82,16 +84,13 @@ int invalid_length(const unsigned char* p, const unsigned char* end) {
 
 }  // namespace
 
-std::string_view unicode_errors_name(UnicodeErrors mode) {
-  return mode == UnicodeErrors::strict ? "strict" : mode == UnicodeErrors::replace ? "replace" : "ignore";
-}
+namespace {
+constexpr EnumName<UnicodeErrors> kUnicodeErrorsNames[] = {
+    {UnicodeErrors::strict, "strict"}, {UnicodeErrors::replace, "replace"}, {UnicodeErrors::ignore, "ignore"}};
+}  // namespace
 
-std::optional<UnicodeErrors> parse_unicode_errors(std::string_view name) {
-  for (const UnicodeErrors mode : {UnicodeErrors::strict, UnicodeErrors::replace, UnicodeErrors::ignore}) {
-    if (name == unicode_errors_name(mode)) return mode;
-  }
-  return std::nullopt;
-}
+std::string_view unicode_errors_name(UnicodeErrors mode) { return name_in(kUnicodeErrorsNames, mode); }
+std::optional<UnicodeErrors> parse_unicode_errors(std::string_view name) { return parse_in(kUnicodeErrorsNames, name); }
 
 std::string repair_utf8(std::string_view text, UnicodeErrors mode) {
   std::string out;

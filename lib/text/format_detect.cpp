@@ -4,9 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "core/error.h"
-
 #include "core/enum_names.h"
+#include "core/error.h"
 #include "format/safetensors.h"
 #include "text/text_reader.h"
 

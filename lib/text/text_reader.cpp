@@ -266,17 +266,9 @@ class LineParser {
   std::optional<std::string> add_word(std::string_view word, Part& part, std::size_t base) const {
     std::string repaired;
     if (!is_ascii(word) && !is_valid_utf8(word)) {
-      if (unicode_errors_ == UnicodeErrors::strict) {
+      if (auto problem = repair_word(word, unicode_errors_, repaired)) {
         part.values.resize(base);
-        return fmt::format("the word \"{}\" is not valid UTF-8 (--unicode-errors replace or ignore would keep it)",
-                           excerpt(word));
-      }
-      repaired = repair_utf8(word, unicode_errors_);
-      if (repaired.empty()) {
-        part.values.resize(base);
-        return fmt::format("the word \"{}\" is empty once its bytes that are not UTF-8 are dropped (--unicode-errors "
-                           "ignore)",
-                           excerpt(word));
+        return problem;
       }
       word = repaired;
     }
@@ -394,6 +386,19 @@ void skip_byte_order_mark(InputStream& in) {
 }
 
 }  // namespace
+
+std::optional<std::string> repair_word(std::string_view word, UnicodeErrors mode, std::string& repaired) {
+  if (mode == UnicodeErrors::strict) {
+    return fmt::format("the word \"{}\" is not valid UTF-8 (--unicode-errors replace or ignore would keep it)",
+                       excerpt(word));
+  }
+  repaired = repair_utf8(word, mode);
+  if (repaired.empty()) {
+    return fmt::format("the word \"{}\" is empty once its bytes that are not UTF-8 are dropped (--unicode-errors ignore)",
+                       excerpt(word));
+  }
+  return std::nullopt;
+}
 
 std::optional<std::pair<std::uint64_t, std::uint64_t>> parse_count_dim_header(std::string_view line) {
   const auto fields = split_fields(line.data(), trim_line_end(line.data(), line.data() + line.size()));

@@ -44,6 +44,11 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
 // 8 bytes past `end`. Exposed for tests.
 const char* parse_plain_decimal(const char* p, const char* end, float& out);
 
+// A vector file's word that is not valid UTF-8, as `mode` keeps it: `repaired` holds it
+// (replace, ignore); or what is wrong, for the caller to place ("FILE:LINE: ..."): strict
+// mode, or a word that ignore empties.
+std::optional<std::string> repair_word(std::string_view word, UnicodeErrors mode, std::string& repaired);
+
 // Parses "COUNT DIM" (two non-negative integers, nothing else); nullopt when the line is not such a header.
 std::optional<std::pair<std::uint64_t, std::uint64_t>> parse_count_dim_header(std::string_view line);
 

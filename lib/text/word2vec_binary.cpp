@@ -102,15 +102,9 @@ EmbeddingTable read_word2vec_binary(InputStream& in, std::uint64_t limit, const 
       fail("{}: row {} (\"{}\"): truncated: the file ends inside the vector of {} floats", name, row, word, dim);
     }
     if (!is_valid_utf8(word)) {
-      if (unicode_errors == UnicodeErrors::strict) {
-        fail("{}: row {}: the word \"{}\" is not valid UTF-8 (--unicode-errors replace or ignore would keep it)", name,
-             row, excerpt(word));
-      }
-      word = repair_utf8(word, unicode_errors);
-      if (word.empty()) {
-        fail("{}: row {}: the word is empty once its bytes that are not UTF-8 are dropped (--unicode-errors ignore)",
-             name, row);
-      }
+      std::string repaired;
+      if (const auto problem = repair_word(word, unicode_errors, repaired)) fail("{}: row {}: {}", name, row, *problem);
+      word = std::move(repaired);
     }
     for (std::size_t i = 0; i < dim; ++i) {
       if (!std::isfinite(vector[i])) fail("{}: row {} (\"{}\"): component {} is not a finite number", name, row, word, i + 1);

@@ -1,6 +1,5 @@
 #include "train/checkpoint.h"
 
-#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -162,8 +161,9 @@ TrainingRun load_checkpoint(const std::string& path) {
     }
     c.corpus.files.push_back(std::move(file));
   }
-  c.ranks = r.has_meta("ranks") ? static_cast<unsigned>(std::min<std::uint64_t>(r.meta_uint("ranks"), 1u << 20)) : 1;
-  if (c.ranks < 1 || c.ranks >= (1u << 20)) fail("{}: the checkpoint's rank count is malformed", path);
+  const std::uint64_t ranks = r.has_meta("ranks") ? r.meta_uint("ranks") : 1;
+  if (ranks < 1 || ranks >= (1u << 20)) fail("{}: the checkpoint's rank count is malformed", path);
+  c.ranks = static_cast<unsigned>(ranks);
   const std::uint64_t bound = model.load_items(r, c);  // of the workers' positions
 
   // The tables' bytes are checked against the file before anything is allocated for them.

@@ -29,13 +29,13 @@ TrainState TrainState::start(std::vector<PositionRange> shards, std::uint64_t se
   return state;
 }
 
-TrainState TrainState::start(unsigned workers, std::uint64_t seed, std::uint64_t items) {
+TrainState TrainState::start(unsigned workers, std::uint64_t seed, std::uint64_t items, unsigned first_worker) {
   std::vector<PositionRange> shards;
   for (unsigned w = 0; w < workers; ++w) {
     const auto [begin, end] = shard_bounds(items, w, workers);
     shards.push_back({begin, end});
   }
-  return start(std::move(shards), seed);
+  return start(std::move(shards), seed, first_worker);
 }
 
 std::pair<std::uint64_t, std::uint64_t> shard_bounds(std::uint64_t items, unsigned worker, unsigned workers) {

@@ -38,7 +38,7 @@ struct TrainState {
   // workers apart, so that none draws another's samples).
   static TrainState start(std::vector<PositionRange> shards, std::uint64_t seed, unsigned first_worker = 0);
   // The same with `items` cut into equal shards (shard_bounds).
-  static TrainState start(unsigned workers, std::uint64_t seed, std::uint64_t items);
+  static TrainState start(unsigned workers, std::uint64_t seed, std::uint64_t items, unsigned first_worker = 0);
 };
 
 // Items of the shard of `worker` among `workers`: [first, last).

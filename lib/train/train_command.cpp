@@ -244,9 +244,8 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
     if (job.size() > 1) throw;
     try {
       write_checkpoint(checkpoint_path, run, job);
-      spdlog::warn("training failed (below); checkpoint written to {}; once the cause is mended, resume with: "
-                   "embed-train --resume {}",
-                   checkpoint_path, checkpoint_path);
+      spdlog::warn("training failed (below); checkpoint written to {}; once the cause is mended, resume with: {}",
+                   checkpoint_path, resume_command(checkpoint_path, job.size()));
     } catch (const std::exception& also) {
       spdlog::warn("no checkpoint: {}", also.what());
     }

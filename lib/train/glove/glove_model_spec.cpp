@@ -20,13 +20,13 @@
 namespace embed {
 namespace {
 
-// Adam's per-row step counts are a product that concurrent GPU updates of a row cannot
-// share without losing steps, so GloVe trains with Adam on the CPU only.
 // The metadata keys of rank `rank`'s records file in a checkpoint.
 std::string records_key(unsigned rank) {
   return rank == 0 ? std::string("glove_records.") : fmt::format("glove_records.rank-{}.", rank);
 }
 
+// Adam's per-row step counts are a product that concurrent GPU updates of a row cannot
+// share without losing steps, so GloVe trains with Adam on the CPU only.
 class GloveModel final : public TrainingModel {
  public:
   Model id() const override { return Model::glove; }

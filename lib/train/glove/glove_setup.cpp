@@ -160,14 +160,12 @@ void count_corpus(const TrainingInput& input, TrainingRun& run, AtomicOutput* co
     if (counts_on_disk) counts_on_disk->add(e);
   };
   Cluster& job = this_job();
-  std::uint64_t merged = job.size() > 1 ? count_cooccurrences_on_ranks(corpus, options, stats, job, expect, keep)
+  const std::uint64_t rank_merged = job.size() > 1
+                                        ? count_cooccurrences_on_ranks(corpus, options, stats, job, expect, keep)
                                         : count_cooccurrences(corpus, options, stats, expect, keep);
-  const std::uint64_t rank_merged = merged;
-  if (job.size() > 1) {
-    std::uint64_t all[1] = {merged};
-    job.sum(all);
-    merged = all[0];
-  }
+  std::uint64_t job_merged[1] = {rank_merged};
+  job.sum(job_merged);  // one process: as it is
+  const std::uint64_t merged = job_merged[0];
   spdlog::info("counted {} (word, context) pairs in {:.2f} s ({:.1f}% in a dense table of {} cells{}), merged them into "
                "{} co-occurrences in {:.2f} s{}",
                stats.pairs, stats.counting_seconds,
@@ -227,13 +225,7 @@ void start_glove_run(TrainingRun& run) {
   run.input = make_glove_table(rows, layout, s.optimizer, s.seed, 0, s.threads);
   run.output_table = make_glove_table(rows, layout, s.optimizer, s.seed, 1, s.threads);
   // Under mpirun each rank walks its own records, with random streams numbered apart.
-  const Cluster& job = this_job();
-  std::vector<PositionRange> shards;
-  for (unsigned w = 0; w < s.threads; ++w) {
-    const auto [begin, end] = shard_bounds(run.records.size(), w, s.threads);
-    shards.push_back({begin, end});
-  }
-  run.state = TrainState::start(std::move(shards), s.seed, job.rank() * s.threads);
+  run.state = TrainState::start(s.threads, s.seed, run.records.size(), this_job().rank() * s.threads);
 }
 
 }  // namespace embed
