@@ -61,6 +61,16 @@ int main(int argc, char** argv) {
                                "is f32; the CPU and GloVe train f32 tables): f32, f16, bf16 (default: f32)");
   app.add_flag("--save-context", command.output.save_context,
                "also write the output (context) vectors, to OUT.context.emb");
+  auto* init = app.add_option("--init", command.init.file,
+                              "start from these vectors (any format glove-convert reads, or a checkpoint): the "
+                              "vocabulary's words found there start from them, their context rows from FILE's context "
+                              "vectors (a checkpoint's, or FILE.context.emb beside it) or zeros; --dim defaults to FILE's")
+                   ->check(CLI::ExistingFile);
+  app.add_flag("--init-keep", command.init.keep,
+               "also write --init's words that the corpus vocabulary lacks, unchanged, after the trained rows (count 0)");
+  app.add_flag("--lock-init", command.init.lock,
+               "do not update the rows that came from --init (gensim's lockf=0): only new words and context rows "
+               "train (CPU)");
 
   // skip-gram and CBOW only
   app.add_option("--negative", s.negative, "skipgram, cbow: negative samples per window")
@@ -136,6 +146,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   embed::cli::add_version_flag(app, "embed-train", [] { return embed::mpi_description(); });
   app.get_option("--corpus")->excludes(resume);
+  init->excludes(resume);
   cooc->excludes(app.get_option("--corpus"));
   cooc->excludes(resume);
   save_cooc->excludes(resume);

@@ -1,5 +1,7 @@
 #include "train/checkpoint.h"
 
+#include <sys/stat.h>
+
 #include <cstring>
 #include <memory>
 
@@ -8,6 +10,8 @@
 #include "core/atomic_output.h"
 #include "core/error.h"
 #include "core/excerpt.h"
+#include "core/mapped_file.h"
+#include "format/safetensors.h"
 #include "format/tensor_file.h"
 #include "train/training_model.h"
 
@@ -23,6 +27,63 @@ constexpr const char* kVersion = "4";
 
 // The metadata key of a corpus file's field: "corpus_file.0.path".
 std::string file_key(std::size_t file, std::string_view field) { return fmt::format("corpus_file.{}.{}", file, field); }
+
+// Words stored as PREFIX.offsets (rows + 1 of them) and PREFIX.bytes; `what` names them
+// in the error.
+std::vector<std::string> read_words(const TensorFileReader& r, const std::string& prefix, std::uint64_t rows,
+                                    std::string_view what) {
+  const auto offsets = r.copy<std::int64_t>(prefix + ".offsets", DType::i64, rows + 1);
+  const auto bytes = r.tensor(prefix + ".bytes", DType::u8, r.elements(prefix + ".bytes"));
+  std::vector<std::string> words;
+  words.reserve(rows);
+  for (std::uint64_t i = 0; i < rows; ++i) {
+    if (offsets[i] < 0 || offsets[i] > offsets[i + 1] || static_cast<std::uint64_t>(offsets[i + 1]) > bytes.size()) {
+      fail("{}: the checkpoint's {} is malformed", r.path(), what);
+    }
+    words.emplace_back(reinterpret_cast<const char*>(bytes.data()) + offsets[i],
+                       static_cast<std::size_t>(offsets[i + 1] - offsets[i]));
+  }
+  return words;
+}
+
+// What a run started with --init keeps (init_vectors.h): metadata, the locked rows, and
+// the kept words with their vectors. `kept` holds the kept words' packing, which the
+// blobs point into.
+void save_init(const TrainingRun& run, const PackedWords& kept, std::vector<TensorBlob>& blobs,
+               std::map<std::string, std::string>& metadata) {
+  const InitVectors& init = run.init;
+  if (!init.active()) return;
+  metadata["init"] = init.file;
+  metadata["init_checksum"] = init.checksum;
+  metadata["init_rows"] = std::to_string(init.rows_from_file);
+  metadata["init_lock"] = std::to_string(init.lock() ? 1 : 0);
+  metadata["init_keep"] = std::to_string(init.keep ? 1 : 0);
+  if (init.lock()) blobs.push_back({"init.locked", DType::u8, {init.locked.size()}, std::as_bytes(std::span(init.locked))});
+  if (!init.keep) return;
+  const std::uint64_t words = init.kept_words.size(), dim = run.settings.dim;
+  blobs.push_back({"init.kept.offsets", DType::i64, {words + 1}, std::as_bytes(std::span(kept.offsets))});
+  blobs.push_back({"init.kept.bytes", DType::u8, {kept.bytes.size()}, std::as_bytes(std::span(kept.bytes))});
+  blobs.push_back({"init.kept.vectors", DType::f32, {words, dim}, std::as_bytes(std::span(init.kept_vectors))});
+  blobs.push_back({"init.kept.context", DType::f32, {words, dim}, std::as_bytes(std::span(init.kept_context))});
+}
+
+void load_init(const TensorFileReader& r, std::uint64_t rows, TrainingRun& run) {
+  if (!r.has_meta("init")) return;
+  InitVectors& init = run.init;
+  init.file = r.meta("init");
+  init.checksum = r.meta("init_checksum");
+  init.rows_from_file = r.meta_uint("init_rows");
+  if (init.rows_from_file > rows) fail("{}: the checkpoint's init_rows is past its vocabulary", r.path());
+  if (r.meta("init_lock") == "1") init.locked = r.copy<std::uint8_t>("init.locked", DType::u8, rows);
+  init.keep = r.meta("init_keep") == "1";
+  if (!init.keep) return;
+  const std::uint64_t offsets = r.elements("init.kept.offsets");
+  if (offsets == 0) fail("{}: the checkpoint's list of --init-keep words is malformed", r.path());
+  const std::uint64_t words = offsets - 1, dim = run.settings.dim;
+  init.kept_words = read_words(r, "init.kept", words, "list of --init-keep words");
+  init.kept_vectors = r.copy<float>("init.kept.vectors", DType::f32, words * dim);
+  init.kept_context = r.copy<float>("init.kept.context", DType::f32, words * dim);
+}
 
 }  // namespace
 
@@ -51,6 +112,8 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
   const OutputSettings& output = run.output;
   std::map<std::string, std::string> metadata = settings_metadata(settings);
   training_model(settings.model).save_items(run, blobs, metadata);
+  const PackedWords kept = pack_words(run.init.kept_words);
+  save_init(run, kept, blobs, metadata);
   metadata.insert({
       {"dim", std::to_string(settings.dim)},
       {"threads", std::to_string(settings.threads)},
@@ -106,7 +169,54 @@ TrainSettings read_settings(const TensorFileReader& r) {
   return s;
 }
 
+// The vocabulary: words, and counts of at least 1.
+Vocabulary read_vocabulary(const TensorFileReader& r) {
+  const std::string& path = r.path();
+  Vocabulary vocab;
+  const std::uint64_t rows = r.elements("counts");
+  if (rows == 0) fail("{}: the checkpoint has an empty vocabulary", path);
+  vocab.counts = r.copy<std::int64_t>("counts", DType::i64, rows);
+  for (std::uint64_t i = 0; i < rows; ++i) {
+    if (vocab.counts[i] < 1) fail("{}: the checkpoint's count of word {} is {}", path, i, vocab.counts[i]);
+  }
+  vocab.words = read_words(r, "vocab", rows, "vocabulary");
+  return vocab;
+}
+
+// A table of `rows` x `width` floats; its bytes are checked against the file before
+// anything is allocated for them.
+RowMatrix read_table(const TensorFileReader& r, const std::string& name, std::uint64_t rows, std::uint64_t width) {
+  const auto bytes = r.tensor(name, DType::f32, rows * width);
+  RowMatrix table(rows, width);
+  std::memcpy(table.data(), bytes.data(), bytes.size());
+  return table;
+}
+
 }  // namespace
+
+bool is_checkpoint_file(const std::string& path) {
+  struct stat st {};
+  if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  try {
+    const auto file = MappedFile::open(path);
+    const auto header = safetensors::parse(file->bytes(), path);
+    const auto kind = header.metadata.find("format");
+    return kind != header.metadata.end() && kind->second == kFormat;
+  } catch (const Error&) {
+    return false;  // not a safetensors file at all
+  }
+}
+
+CheckpointTables read_checkpoint_tables(const std::string& path) {
+  const TensorFileReader r(path, kFormat, kVersion, "checkpoint");
+  CheckpointTables c;
+  c.settings = read_settings(r);
+  c.vocab = read_vocabulary(r);
+  const std::uint64_t width = training_model(c.settings.model).table_width(c.settings);
+  c.input = read_table(r, "input", c.vocab.size(), width);
+  c.output = read_table(r, "output", c.vocab.size(), width);
+  return c;
+}
 
 TrainingRun load_checkpoint(const std::string& path) {
   const TensorFileReader r(path, kFormat, kVersion, "checkpoint");
@@ -121,23 +231,9 @@ TrainingRun load_checkpoint(const std::string& path) {
   c.output.min_count = r.meta_uint("min_count");
   c.output.max_vocab = r.meta_uint("max_vocab");
 
-  const std::uint64_t rows = r.elements("counts");
   const TrainingModel& model = training_model(s.model);
-  const std::uint64_t width = model.table_width(s);
-  if (rows == 0) fail("{}: the checkpoint has an empty vocabulary", path);
-  c.corpus.vocab.counts = r.copy<std::int64_t>("counts", DType::i64, rows);
-  for (std::uint64_t i = 0; i < rows; ++i) {
-    if (c.corpus.vocab.counts[i] < 1) fail("{}: the checkpoint's count of word {} is {}", path, i, c.corpus.vocab.counts[i]);
-  }
-  const auto offsets = r.copy<std::int64_t>("vocab.offsets", DType::i64, rows + 1);
-  const auto word_bytes = r.tensor("vocab.bytes", DType::u8, r.elements("vocab.bytes"));
-  for (std::uint64_t i = 0; i < rows; ++i) {
-    if (offsets[i] < 0 || offsets[i] > offsets[i + 1] || static_cast<std::uint64_t>(offsets[i + 1]) > word_bytes.size()) {
-      fail("{}: the checkpoint's vocabulary is malformed", path);
-    }
-    c.corpus.vocab.words.emplace_back(reinterpret_cast<const char*>(word_bytes.data()) + offsets[i],
-                                      static_cast<std::size_t>(offsets[i + 1] - offsets[i]));
-  }
+  c.corpus.vocab = read_vocabulary(r);
+  const std::uint64_t rows = c.corpus.vocab.size();
   c.corpus.name = r.meta("corpus");
   c.corpus.tokens = r.meta_uint("corpus_tokens");
   c.corpus.distinct_words = r.meta_uint("corpus_distinct_words");
@@ -166,13 +262,9 @@ TrainingRun load_checkpoint(const std::string& path) {
   c.ranks = static_cast<unsigned>(ranks);
   const std::uint64_t bound = model.load_items(r, c);  // of the workers' positions
 
-  // The tables' bytes are checked against the file before anything is allocated for them.
-  const auto input_bytes = r.tensor("input", DType::f32, rows * width);
-  const auto output_bytes = r.tensor("output", DType::f32, rows * width);
-  c.input = RowMatrix(rows, width);
-  c.output_table = RowMatrix(rows, width);
-  std::memcpy(c.input.data(), input_bytes.data(), input_bytes.size());
-  std::memcpy(c.output_table.data(), output_bytes.data(), output_bytes.size());
+  c.input = read_table(r, "input", rows, model.table_width(s));
+  c.output_table = read_table(r, "output", rows, model.table_width(s));
+  load_init(r, rows, c);
 
   TrainState& state = c.state;
   state.epoch = static_cast<unsigned>(r.meta_uint("epoch"));

@@ -20,4 +20,16 @@ void save_checkpoint(const std::string& path, const TrainingRun& run);
 // Throws embed::Error naming `path` for a file that is not a complete, intact checkpoint.
 TrainingRun load_checkpoint(const std::string& path);
 
+// Whether `path` is a file whose header says it is a checkpoint (of any version).
+bool is_checkpoint_file(const std::string& path);
+
+// A checkpoint's settings, vocabulary and tables alone (--init): nothing of its corpus
+// or schedule is read or checked.
+struct CheckpointTables {
+  TrainSettings settings;
+  Vocabulary vocab;
+  RowMatrix input, output;
+};
+CheckpointTables read_checkpoint_tables(const std::string& path);
+
 }  // namespace embed

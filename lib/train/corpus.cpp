@@ -33,10 +33,10 @@ std::uint64_t Vocabulary::total_count() const {
                          [](std::uint64_t sum, std::int64_t c) { return sum + static_cast<std::uint64_t>(c); });
 }
 
-PackedWords pack_words(const Vocabulary& vocab) {
+PackedWords pack_words(std::span<const std::string> words) {
   PackedWords packed;
-  packed.offsets.reserve(vocab.size() + 1);
-  for (const auto& word : vocab.words) {
+  packed.offsets.reserve(words.size() + 1);
+  for (const auto& word : words) {
     packed.bytes += word;
     packed.offsets.push_back(static_cast<std::int64_t>(packed.bytes.size()));
   }

@@ -28,6 +28,7 @@ std::map<std::string, std::string> vectors_metadata(const TrainingRun& run) {
   std::map<std::string, std::string> metadata = settings_metadata(run.settings);
   metadata["min_count"] = std::to_string(run.output.min_count);
   metadata["corpus_tokens"] = std::to_string(run.corpus.tokens);
+  add_init_metadata(run.init, metadata);
   return metadata;
 }
 
@@ -80,10 +81,13 @@ TrainingRun resumed_run(const TrainCommand& command, Cluster& job) {
 
 // The usable GPU for --device cuda or auto, or nullopt (with one log line for auto).
 // --device cuda without one, or with settings the GPU does not train, is an error.
-std::optional<GpuDevice> find_gpu(const TrainCommand& command, const TrainSettings& settings) {
+std::optional<GpuDevice> find_gpu(const TrainCommand& command, const TrainSettings& settings, bool locked_rows) {
   if (command.gpu.device == DeviceChoice::cpu) return std::nullopt;
   const bool required = command.gpu.device == DeviceChoice::cuda;
-  if (const std::string refusal = training_model(settings.model).gpu_refusal(settings); !refusal.empty()) {
+  std::string refusal = training_model(settings.model).gpu_refusal(settings);
+  // The GPU kernels update every row a batch touches.
+  if (locked_rows) refusal = "--lock-init trains on the CPU: the GPU backends do not hold rows fixed";
+  if (!refusal.empty()) {
     if (required) fail("--device cuda: {}", refusal);
     spdlog::info("--device auto: {}", refusal);
     return std::nullopt;
@@ -170,7 +174,9 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   // The GPU is looked for once, before the corpus is read, so that --device cuda without
   // one fails first. A count-only run trains nothing and only needs the --device cuda check.
   std::optional<GpuDevice> gpu;
-  if (!count_only || command.gpu.device == DeviceChoice::cuda) gpu = find_gpu(command, settings);
+  if (!count_only || command.gpu.device == DeviceChoice::cuda) {
+    gpu = find_gpu(command, settings, command.init.lock || run.init.lock());
+  }
 
   // Every output is created before the corpus is read, so that a directory we cannot
   // write fails before the reading and training it would waste.
@@ -191,9 +197,20 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
     if (!command.metrics.empty()) metrics.emplace(command.metrics, settings.epochs, model.item_name());
   }
 
+  // --init's file is read before the corpus, so that a file we cannot use fails first.
+  std::optional<InitSource> init;
+  if (!command.init.file.empty()) {
+    init = read_init_source(command.init.file, settings.threads);
+    settle_init_dim(*init, command.init, run.settings);
+  }
+
   // Until training starts there is nothing to save: Ctrl-C just ends the process (and
   // removes the temporaries). From here on it asks for a checkpoint.
   if (command.resume.empty()) model.start(command.input, run, counts_out ? &*counts_out : nullptr);
+  if (init) {
+    apply_init(*init, command.init, model, run);
+    init.reset();  // its rows are in the tables now
+  }
   install_stop_handlers();
   if (root && job.size() > 1) warn_if_no_time_to_checkpoint(run, job);
 
@@ -272,13 +289,19 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
     return 0;  // the ranks hold equal tables after the last epoch's averaging: rank 0 writes them
   }
   const auto metadata = vectors_metadata(run);
-  write_trained_vectors(*vectors_out, run.corpus.vocab, settings.dim, model.vector_rows(run), run.output.dtype,
+  // --init-keep's words follow the trained rows.
+  Vocabulary with_kept;
+  if (!run.init.kept_words.empty()) with_kept = with_kept_words(run.corpus.vocab, run.init);
+  const Vocabulary& vocab = run.init.kept_words.empty() ? run.corpus.vocab : with_kept;
+  write_trained_vectors(*vectors_out, vocab, settings.dim,
+                        with_kept_rows(model.vector_rows(run), run, run.init.kept_vectors), run.output.dtype,
                         run.corpus.name, metadata, settings.threads);
   if (context_out) {
-    write_trained_vectors(*context_out, run.corpus.vocab, settings.dim, table_rows(run.output_table, settings.dim),
+    write_trained_vectors(*context_out, vocab, settings.dim,
+                          with_kept_rows(table_rows(run.output_table, settings.dim), run, run.init.kept_context),
                           run.output.dtype, run.corpus.name, metadata, settings.threads);
   }
-  spdlog::info("wrote {} ({} words x {} dims, {}{}){}", run.output.output, run.corpus.vocab.size(), settings.dim,
+  spdlog::info("wrote {} ({} words x {} dims, {}{}){}", run.output.output, vocab.size(), settings.dim,
                vector_dtype_name(run.output.dtype), model.output_note(run), context_out ? " and " + context_out->path() : "");
   // The automatic checkpoint of an interrupted run is superseded by the vectors, and so
   // are the files it named (spooled corpus, GloVe's records).

@@ -10,6 +10,7 @@
 
 #include "device/gpu_device.h"
 #include "train/gpu/gpu_backend.h"
+#include "train/init_vectors.h"
 #include "train/train_settings.h"
 #include "train/training_run.h"
 
@@ -21,6 +22,7 @@ struct TrainCommand {
   OutputSettings output;      // output path, dtype, --save-context, vocabulary limits
   std::string checkpoint;     // where checkpoints go; empty: OUTPUT.ckpt, on interruption only
   std::string resume;         // a checkpoint to continue from; its settings win
+  InitRequest init;           // --init, --init-keep, --lock-init
   std::string metrics;        // --metrics: JSON lines of progress and epochs
   GpuRequest gpu;             // --device, --gpu, --gpu-memory
   GpuOptions gpu_options;     // --table, --host-transfer

@@ -26,6 +26,13 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
   if (has("--host-transfer") && command.gpu_options.table == TablePlacement::device) {
     fail_usage("--host-transfer applies to --table host or auto only");
   }
+  if (!command.init.file.empty() && !command.resume.empty()) {
+    fail_usage("--init starts a run; --resume goes on with one (and with what its --init gave it)");
+  }
+  for (std::string_view option : {"--init-keep", "--lock-init"}) {
+    if (has(option) && command.init.file.empty()) fail_usage("{} applies to --init only", option);
+  }
+  command.init.dim_given = has("--dim");
   if (!command.resume.empty()) {
     for (std::string_view option : kTrainingOptions) {
       if (has(option)) spdlog::warn("{} is ignored with --resume: the checkpoint's settings are used", option);

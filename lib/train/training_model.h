@@ -72,6 +72,10 @@ class TrainingModel {
   virtual void write_settings(const TrainSettings& settings, std::map<std::string, std::string>& metadata) const = 0;
   virtual bool read_settings(const TensorFileReader& reader, TrainSettings& settings) const = 0;
 
+  // Where a row of either table keeps its bias (GloVe: after the vector), or nullopt for
+  // a model without biases; --init sets it from a checkpoint's.
+  virtual std::optional<std::size_t> bias_column(const TrainSettings& /*settings*/) const { return std::nullopt; }
+
   // Why a GPU cannot train these settings (its optimizer), or empty when it can.
   virtual std::string gpu_refusal(const TrainSettings& /*settings*/) const { return {}; }
 

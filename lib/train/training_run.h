@@ -24,6 +24,24 @@ struct OutputSettings {
   std::uint64_t max_vocab = 0;
 };
 
+// What a run started with --init keeps to its end (init_vectors.h), in checkpoints too.
+struct InitVectors {
+  std::string file;      // as given; empty: the run did not start from a file
+  std::string checksum;  // "crc32:xxxxxxxx" of its bytes
+  std::uint64_t rows_from_file = 0;  // vocabulary rows that started from the file
+  // --lock-init: per vocabulary row, 1 where the row came from the file and is never
+  // updated; empty without --lock-init.
+  std::vector<std::uint8_t> locked;
+  // --init-keep: the file's words that the vocabulary lacks, written after the trained
+  // rows as the file gave them (kept_vectors) and, with --save-context, kept_context.
+  bool keep = false;
+  std::vector<std::string> kept_words;
+  std::vector<float> kept_vectors, kept_context;  // kept_words × dim
+
+  bool active() const { return !file.empty(); }
+  bool lock() const { return !locked.empty(); }
+};
+
 // A training run: what it trains on, its two tables and where the schedule stands.
 // Exactly what a checkpoint holds. GloVe keeps only the corpus's vocabulary (the text
 // is spent once counted) and trains on `records`; its tables are W and W̃.
@@ -37,6 +55,7 @@ struct TrainingRun {
   // The ranks of the job (mpirun -np) whose state this is: a checkpoint's holds every
   // rank's workers, ranks x settings.threads of them (rank_state.h).
   unsigned ranks = 1;
+  InitVectors init{};
 
   // The files a checkpoint names (spooled corpus, GloVe's records) outlive this process;
   // or, once the run has completed, they go with it.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct PackedWords {
   std::string bytes;
   std::vector<std::int64_t> offsets{0};
 };
-PackedWords pack_words(const Vocabulary& vocab);
+PackedWords pack_words(std::span<const std::string> words);
+inline PackedWords pack_words(const Vocabulary& vocab) { return pack_words(vocab.words); }
 
 }  // namespace embed

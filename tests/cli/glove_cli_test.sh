@@ -102,20 +102,13 @@ check "no temporaries left" "$(litter)" "0"
 # --- interruption, checkpoint, resume ---
 LONG=(--cooc only.cooc --model glove --dim 16 --epochs 40 --threads 1 --seed 3)
 "$ET" "${LONG[@]}" -o whole.emb -q
-wait_for() { for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
-set -m  # background jobs get SIGINT (see train_cli_test.sh)
-"$ET" "${LONG[@]}" -o run.emb 2> run.log &
-pid=$!
-wait_for run.log 'epoch 2/40' || bad "training never got going"
-kill -INT $pid
-wait $pid
+interrupt_when run.log 'epoch 2/40' "$ET" "${LONG[@]}" -o run.emb
 check "SIGINT: exit status" "$?" "130"
 [[ ! -e run.emb && -f run.emb.ckpt ]] && ok || bad "SIGINT: a checkpoint and no output"
 "$ET" --resume run.emb.ckpt 2> resume.log
 check "resume" "$?" "0"
 grep -q 'resuming glove training at epoch' resume.log && ok || bad "says where it resumes: $(cat resume.log)"
 cmp -s run.emb whole.emb && ok || bad "resumed run = uninterrupted run, bit for bit"
-set +m
 expect_error "--save-cooc with --resume" 2 "excludes" "$ET" --resume whole.emb --save-cooc x.cooc
 
 finish

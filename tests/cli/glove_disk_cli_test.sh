@@ -37,7 +37,6 @@ grep -q 'shuffled on disk' counted.log && ok || bad "counting from the corpus un
 
 # --- interruption, checkpoint, resume from disk ---
 LONG=(--cooc only.cooc --model glove --dim 16 --epochs 40 --threads 1 --seed 3)
-wait_for() { for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 set -m  # background jobs get SIGINT (see train_cli_test.sh)
 # The same from disk: the checkpoint names the records file beside it, not the records.
 "$ET" "${LONG[@]}" -o dwhole.emb --memory 6M -q

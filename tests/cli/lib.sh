@@ -30,6 +30,24 @@ expect_error() {
   if grep -q 'epoch 1' err.txt; then bad "$name: trained before failing"; return; fi
   ok
 }
+# wait_for FILE PATTERN: until FILE shows PATTERN (at most 60 s).
+wait_for() { for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+# interrupt_when LOG PATTERN COMMAND...: runs COMMAND, its stderr to LOG, until LOG shows
+# PATTERN, then sends it SIGINT as Ctrl-C would; returns COMMAND's exit status. Job control
+# (set -m) is on meanwhile: a non-interactive shell starts background jobs with SIGINT
+# ignored, and embed-train, as any well-behaved program, keeps it ignored.
+interrupt_when() {
+  local log=$1 pattern=$2 pid status
+  shift 2
+  set -m
+  "$@" 2> "$log" &
+  pid=$!
+  wait_for "$log" "$pattern" && kill -INT $pid
+  wait $pid
+  status=$?
+  set +m
+  return $status
+}
 finish() {
   echo "$passed passed, $failed failed"
   [[ $failed -eq 0 ]]

@@ -130,8 +130,6 @@ check "no temporaries left" "$(litter)" "0"
 # --- interruption, checkpoint, resume ---
 LONG=(--corpus "$CORPUS" --dim 16 --epochs 20 --threads 1 --seed 3)
 "$ET" "${LONG[@]}" -o whole.emb -q
-# wait_for FILE PATTERN: until the log shows PATTERN (at most 60 s).
-wait_for() { for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 # A non-interactive shell starts background jobs with SIGINT ignored (and embed-train,
 # like any well-behaved program, keeps it ignored); job control (set -m) does not.
 set -m

@@ -17,8 +17,6 @@ CORPUS=$DATA/text8-200k.txt.gz
 zcat "$CORPUS" > corpus.txt
 # The reference: 20 epochs from the gzip file, one thread.
 "$ET" --corpus "$CORPUS" --dim 16 --epochs 20 --threads 1 --seed 3 -o whole.emb -q
-# wait_for FILE PATTERN: until the log shows PATTERN (at most 60 s).
-wait_for() { for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 # Background jobs must receive SIGINT (train_cli_test.sh says why).
 set -m
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "core/error.h"
 
@@ -114,9 +115,12 @@ struct Sgd {
 
 template <typename Rule>
 inline __attribute__((always_inline)) void train_span(std::span<const GloveRecord> records, RowMatrix& words,
-                                                      RowMatrix& contexts, const GloveLayout& layout, float lr,
-                                                      BatchLoss& loss) {
+                                                      RowMatrix& contexts, const GloveLayout& layout,
+                                                      const std::uint8_t* locked, float lr, BatchLoss& loss) {
   const std::size_t dim = layout.dim;
+  // A locked word row (--lock-init) is updated in a copy that is thrown away, so that
+  // its context row still learns from it through the same update rule.
+  std::vector<float> scratch(locked ? layout.width : 0);
   double loss_sum = 0;
   std::uint64_t examples = 0;
   const std::size_t row_bytes = layout.width * sizeof(float);
@@ -134,6 +138,7 @@ inline __attribute__((always_inline)) void train_span(std::span<const GloveRecor
     }
     const GloveRecord& r = records[i];
     float* __restrict w = words.row(r.row);
+    if (locked && locked[r.row]) w = static_cast<float*>(std::memcpy(scratch.data(), w, layout.width * sizeof(float)));
     float* __restrict c = contexts.row(r.column);
     float dot = 0;
 #pragma omp simd reduction(+ : dot)
@@ -152,8 +157,8 @@ inline __attribute__((always_inline)) void train_span(std::span<const GloveRecor
 #define EMBED_GLOVE_KERNEL(name, Rule)                                                                   \
   __attribute__((target_clones("avx512f", "avx2", "default"))) void name(                               \
       std::span<const GloveRecord> records, RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout, \
-      float lr, BatchLoss& loss) {                                                                       \
-    train_span<Rule>(records, words, contexts, layout, lr, loss);                                        \
+      const std::uint8_t* locked, float lr, BatchLoss& loss) {                                           \
+    train_span<Rule>(records, words, contexts, layout, locked, lr, loss);                                \
   }
 EMBED_GLOVE_KERNEL(train_adagrad_element, AdagradElement)
 EMBED_GLOVE_KERNEL(train_adagrad_row, AdagradRow)
@@ -165,18 +170,20 @@ EMBED_GLOVE_KERNEL(train_sgd, Sgd)
 
 void train_glove_records(std::span<const GloveRecord> records, RowMatrix& words, RowMatrix& contexts,
                          const GloveLayout& layout, Optimizer optimizer, AdagradMode adagrad, float learning_rate,
-                         BatchLoss& loss) {
+                         BatchLoss& loss, std::span<const std::uint8_t> locked) {
   EMBED_ASSERT(words.dim() == layout.width && contexts.dim() == layout.width);
+  EMBED_ASSERT(locked.empty() || locked.size() == words.rows());
+  const std::uint8_t* lock = locked.empty() ? nullptr : locked.data();
   switch (optimizer) {
     case Optimizer::adagrad:
       if (adagrad == AdagradMode::element) {
-        train_adagrad_element(records, words, contexts, layout, learning_rate, loss);
+        train_adagrad_element(records, words, contexts, layout, lock, learning_rate, loss);
       } else {
-        train_adagrad_row(records, words, contexts, layout, learning_rate, loss);
+        train_adagrad_row(records, words, contexts, layout, lock, learning_rate, loss);
       }
       return;
-    case Optimizer::adam: train_adam(records, words, contexts, layout, learning_rate, loss); return;
-    case Optimizer::sgd: train_sgd(records, words, contexts, layout, learning_rate, loss); return;
+    case Optimizer::adam: train_adam(records, words, contexts, layout, lock, learning_rate, loss); return;
+    case Optimizer::sgd: train_sgd(records, words, contexts, layout, lock, learning_rate, loss); return;
   }
 }
 
@@ -185,11 +192,11 @@ namespace {
 class CpuGloveBackend final : public GloveBackend {
  public:
   CpuGloveBackend(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout, Optimizer optimizer,
-                  AdagradMode adagrad)
-      : words_(words), contexts_(contexts), layout_(layout), optimizer_(optimizer), adagrad_(adagrad) {}
+                  AdagradMode adagrad, std::span<const std::uint8_t> locked)
+      : words_(words), contexts_(contexts), layout_(layout), optimizer_(optimizer), adagrad_(adagrad), locked_(locked) {}
   std::string name() const override { return "the CPU"; }
   void train(std::span<const GloveRecord> records, unsigned, float learning_rate, BatchLoss& loss) override {
-    train_glove_records(records, words_, contexts_, layout_, optimizer_, adagrad_, learning_rate, loss);
+    train_glove_records(records, words_, contexts_, layout_, optimizer_, adagrad_, learning_rate, loss, locked_);
   }
   std::size_t max_block_records() const override { return kCpuBlockRecords; }
 
@@ -199,13 +206,15 @@ class CpuGloveBackend final : public GloveBackend {
   GloveLayout layout_;
   Optimizer optimizer_;
   AdagradMode adagrad_;
+  std::span<const std::uint8_t> locked_;
 };
 
 }  // namespace
 
 std::unique_ptr<GloveBackend> make_cpu_glove_backend(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout,
-                                                     Optimizer optimizer, AdagradMode adagrad) {
-  return std::make_unique<CpuGloveBackend>(words, contexts, layout, optimizer, adagrad);
+                                                     Optimizer optimizer, AdagradMode adagrad,
+                                                     std::span<const std::uint8_t> locked) {
+  return std::make_unique<CpuGloveBackend>(words, contexts, layout, optimizer, adagrad, locked);
 }
 
 }  // namespace embed

@@ -18,13 +18,16 @@ inline constexpr float kGloveGradientClip = 100.0f;
 
 // Trains `records` (in order) against the two tables: one step per record. Adds
 // 0.5 f(X) (prediction - log X)² per record to `loss` (Stanford's cost). Records with a
-// non-finite prediction are skipped, as the reference skips them.
+// non-finite prediction are skipped, as the reference skips them. The rows of `words`
+// that `locked` (empty, or one flag per row) marks 1 stay as they are (--lock-init).
 void train_glove_records(std::span<const GloveRecord> records, RowMatrix& words, RowMatrix& contexts,
                          const GloveLayout& layout, Optimizer optimizer, AdagradMode adagrad, float learning_rate,
-                         BatchLoss& loss);
+                         BatchLoss& loss, std::span<const std::uint8_t> locked = {});
 
-// The CPU: updates `words` and `contexts` (GloveLayout rows) in place.
+// The CPU: updates `words` and `contexts` (GloveLayout rows) in place, but not the word
+// rows `locked` marks.
 std::unique_ptr<GloveBackend> make_cpu_glove_backend(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout,
-                                                     Optimizer optimizer, AdagradMode adagrad);
+                                                     Optimizer optimizer, AdagradMode adagrad,
+                                                     std::span<const std::uint8_t> locked = {});
 
 }  // namespace embed

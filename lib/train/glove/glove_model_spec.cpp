@@ -104,6 +104,9 @@ class GloveModel final : public TrainingModel {
   std::size_t table_width(const TrainSettings& s) const override {
     return GloveLayout(s.dim, s.optimizer, s.adagrad).width;
   }
+  std::optional<std::size_t> bias_column(const TrainSettings& s) const override {
+    return GloveLayout(s.dim, s.optimizer, s.adagrad).bias();
+  }
   // The records file (not the records: it stays beside the checkpoint), whether they
   // train from memory, and how the epochs order them.
   void save_items(const TrainingRun& run, std::vector<TensorBlob>&,
@@ -161,7 +164,8 @@ class GloveModel final : public TrainingModel {
     const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
     std::unique_ptr<GloveBackend> backend =
         context.gpu ? gpu_backend(run, context)
-                    : make_cpu_glove_backend(run.input, run.output_table, layout, s.optimizer, s.adagrad);
+                    : make_cpu_glove_backend(run.input, run.output_table, layout, s.optimizer, s.adagrad,
+                                                         run.init.locked);
     // The GPU trains an epoch faster than the CPU reshuffles the records one by one, and
     // records on disk are read a block at a time: both reorder whole blocks between epochs.
     GloveRecords& records = run.records;

@@ -35,6 +35,9 @@ struct Tables {
   float* input;
   float* output;
   std::size_t stride;
+  const std::uint8_t* locked;  // per input row, 1: never updated (--lock-init); nullptr: none
+
+  bool updates(std::uint32_t input_row) const { return locked == nullptr || locked[input_row] == 0; }
 };
 
 // Per worker: gradient tiles for the inputs and outputs of one window, and its scores.
@@ -85,7 +88,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram
       scale_copy(s.gradient[c * outputs], t.output + out_rows[0] * stride, grad, stride);
       for (std::size_t o = 1; o < n_out; ++o) axpy(s.gradient[c * outputs + o], t.output + out_rows[o] * stride, grad, stride);
     }
-    for (std::size_t c = 0; c < inputs.size(); ++c) axpy(1.0f, s.input_grad.data() + c * stride, t.input + inputs[c] * stride, stride);
+    for (std::size_t c = 0; c < inputs.size(); ++c) {
+      if (t.updates(inputs[c])) axpy(1.0f, s.input_grad.data() + c * stride, t.input + inputs[c] * stride, stride);
+    }
     for (std::size_t o = 0; o < n_out; ++o) axpy(1.0f, s.output_grad.data() + o * stride, t.output + out_rows[o] * stride, stride);
     loss.examples += inputs.size();
   }
@@ -126,7 +131,9 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_cbow(con
     for (std::uint32_t negative : batch.window_negatives(w)) {
       if (negative != target) train_output(negative, 0.0f);
     }
-    for (std::uint32_t row : inputs) axpy(1.0f, mean_grad, t.input + row * stride, stride);
+    for (std::uint32_t row : inputs) {
+      if (t.updates(row)) axpy(1.0f, mean_grad, t.input + row * stride, stride);
+    }
     ++loss.examples;
   }
   loss.sum += loss_sum;
@@ -134,9 +141,13 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_cbow(con
 
 class CpuBackend final : public Word2vecBackend {
  public:
-  CpuBackend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers, std::size_t max_inputs)
-      : model_(model), tables_{input.data(), output.data(), input.stride()}, max_inputs_(max_inputs) {
+  CpuBackend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers, std::size_t max_inputs,
+             std::span<const std::uint8_t> locked)
+      : model_(model),
+        tables_{input.data(), output.data(), input.stride(), locked.empty() ? nullptr : locked.data()},
+        max_inputs_(max_inputs) {
     EMBED_ASSERT(input.stride() == output.stride() && input.rows() == output.rows());
+    EMBED_ASSERT(locked.empty() || locked.size() == input.rows());
     scratch_.resize(workers);
     logistic_table();  // build the table before workers race to it
   }
@@ -171,8 +182,8 @@ class CpuBackend final : public Word2vecBackend {
 }  // namespace
 
 std::unique_ptr<Word2vecBackend> make_word2vec_cpu_backend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers,
-                                               std::size_t max_inputs_per_window) {
-  return std::make_unique<CpuBackend>(model, input, output, workers, max_inputs_per_window);
+                                               std::size_t max_inputs_per_window, std::span<const std::uint8_t> locked) {
+  return std::make_unique<CpuBackend>(model, input, output, workers, max_inputs_per_window, locked);
 }
 
 }  // namespace embed
