@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   embed::cli::LogFlags log;
   auto add_common = [&](CLI::App& command) {
     command.add_option("--from", from, "format of VECTORS (default: detected)")
-        ->check(CLI::IsMember({"glove", "w2v-text", "w2v-bin", "emb"}));
+        ->check(CLI::IsMember({"glove", "w2v-text", "w2v-bin", "emb", "fasttext-bin"}));
     command.add_option("--method", method, "how expressions combine: 3cosadd (as most_similar) or 3cosmul")
         ->check(CLI::IsMember({"3cosadd", "3cosmul"}))
         ->capture_default_str();

@@ -8,7 +8,8 @@
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "glove-convert: convert word vectors between GloVe text, word2vec/fastText text and binary, and .emb\n"
+      "glove-convert: convert word vectors between GloVe text, word2vec/fastText text and binary, fastText models\n"
+      "(.bin, read only), and .emb "
       "(an mmap-able safetensors file; see docs/FORMAT.md). Input may be gzip-compressed; - is stdin/stdout.\n"
       "Exit status: 0 success, 1 bad input or failed conversion, 2 bad usage.",
       "glove-convert"};
@@ -18,7 +19,8 @@ int main(int argc, char** argv) {
   embed::cli::LogFlags log;
   app.add_option("INPUT", options.input, "input vectors: a file, or - for stdin")->required();
   app.add_option("-o,--output", options.output, "output file, or - for stdout");
-  app.add_option("--from", from, "input format (default: detected)")->check(CLI::IsMember({"glove", "w2v-text", "w2v-bin", "emb"}));
+  app.add_option("--from", from, "input format (default: detected)")
+      ->check(CLI::IsMember({"glove", "w2v-text", "w2v-bin", "emb", "fasttext-bin"}));
   app.add_option("--to", to, "output format (default: from OUTPUT's extension .emb/.txt/.vec/.bin, else emb)")
       ->check(CLI::IsMember({"emb", "glove", "w2v-text", "w2v-bin"}));
   embed::cli::add_dtype_option(app, options.dtype, "storage type of .emb vectors (default f32, or the input .emb's)");
@@ -32,6 +34,9 @@ int main(int argc, char** argv) {
                  "puts U+FFFD in place of the bad bytes, ignore drops them")
       ->check(CLI::IsMember({"strict", "replace", "ignore"}))
       ->capture_default_str();
+  app.add_flag("--subwords", options.subwords,
+               "fastText model input, .emb output: also keep the character n-gram buckets, so that embed-query answers "
+               "words outside the vocabulary as fastText does");
   std::string index;
   CLI::Option* index_option =
       app.add_option("--index", index, "add an approximate-neighbour index (HNSW) to the .emb output, for embed-query --ann")

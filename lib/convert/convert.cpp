@@ -32,6 +32,10 @@ void convert(const ConvertOptions& options) {
   if (options.ann_index && to != VectorFormat::emb) {
     fail("--index ann adds an index to .emb output; {} output cannot hold one", format_name(to));
   }
+  if (to == VectorFormat::fasttext_bin) fail("fasttext-bin is read, not written: choose another --to");
+  if (options.subwords && to != VectorFormat::emb) {
+    fail("--subwords keeps a fastText model's n-gram buckets in .emb output; {} output cannot hold them", format_name(to));
+  }
   if (options.dtype && to != VectorFormat::emb) {
     fail("--dtype applies to .emb output; {} output is always written from f32 values", format_name(to));
   }
@@ -61,6 +65,12 @@ void convert(const ConvertOptions& options) {
   InputStream in = InputStream::open(options.input);
   const VectorFormat from = options.from ? *options.from : detect_format(in);
   emb.extra_metadata["source_format"] = format_name(from);
+  if (options.subwords && from != VectorFormat::fasttext_bin) {
+    fail("{}: --subwords reads a fastText model's n-gram buckets (fasttext-bin input); this input is {}", input_name,
+         format_name(from));
+  }
+  // An .emb's subwords go on into .emb output as they are (in the output's dtype).
+  load.subwords = options.subwords || (from == VectorFormat::emb && to == VectorFormat::emb);
   spdlog::debug("input {}: {}{}{}, output {}: {}, {} threads", input_name, format_name(from), options.from ? "" : " (detected)",
                 in.compressed() ? ", gzip" : "", options.output == "-" ? "<stdout>" : options.output, format_name(to),
                 options.threads);
@@ -89,11 +99,27 @@ void convert(const ConvertOptions& options) {
     spdlog::warn("{} of the {} words in {} are not in {}", keep.size() - table.rows(), keep.size(), options.vocab_path, input_name);
   }
 
+  if (options.subwords && !loaded.subwords) {
+    fail("{}: --subwords: the model has no character n-grams (trained with -maxn 0)", input_name);
+  }
+  if (loaded.subwords_left) {
+    spdlog::warn("{}: its subword n-gram buckets are dropped: {} output cannot hold them, so words outside the vocabulary "
+                 "get no vector",
+                 input_name, format_name(to));
+  }
+
   const DType dtype = options.dtype.value_or(loaded.dtype.value_or(DType::f32));
   std::size_t zero_rows = 0;
   if (to == VectorFormat::emb) {
     emb.dtype = dtype;
     emb.normalized = loaded.normalized;
+    std::shared_ptr<const void> subword_bytes;  // the subword tensor's bytes, until written
+    if (loaded.subwords) {
+      subword_bytes = loaded.subwords->add_to_emb(dtype, emb);
+      const SubwordSettings& settings = loaded.subwords->settings();
+      spdlog::info("keeping {} n-gram buckets ({} to {} characters) for words outside the vocabulary",
+                   settings.buckets, settings.minn, settings.maxn);
+    }
     HnswArrays ann;
     if (options.ann_index) {
       // Duplicate words fail before the long part; the writer keeps the index.

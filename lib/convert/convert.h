@@ -26,6 +26,7 @@ struct ConvertOptions {
   UnicodeErrors unicode_errors = UnicodeErrors::strict;  // --unicode-errors
   bool verify = false;
   bool info = false;                   // print describe_emb() of the input instead of converting
+  bool subwords = false;               // --subwords: keep a fastText model's n-gram buckets (emb output only)
   bool ann_index = false;              // --index ann: add an approximate index (emb output only)
   HnswBuildOptions ann;                // its settings
   std::string creator = "glove-convert " EMBED_VERSION;

@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "text/fasttext_model.h"
 #include "text/text_reader.h"
 #include "text/word2vec_binary.h"
 
@@ -64,6 +65,21 @@ LoadedVectors load_vectors(InputStream& in, VectorFormat format, const LoadOptio
       loaded.normalized = file.normalized();
       loaded.dtype = file.dtype();
       loaded.table = table_from_emb(file, options);
+      if (auto subwords = SubwordTable::from_emb(file, true /* the file is closed on return */)) {
+        if (options.subwords) loaded.subwords = std::move(subwords);
+        else loaded.subwords_left = true;
+      }
+      break;
+    }
+    case VectorFormat::fasttext_bin: {
+      FastTextReadOptions read;
+      read.limit = options.limit;
+      read.keep = options.keep;
+      read.unicode_errors = options.unicode_errors;
+      read.keep_subwords = options.subwords;
+      FastTextModel model = read_fasttext_model(in, read);
+      loaded.table = std::move(model.table);
+      loaded.subwords = std::move(model.subwords);
       break;
     }
     case VectorFormat::w2v_bin:

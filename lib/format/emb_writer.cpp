@@ -1,5 +1,6 @@
 #include "format/emb_writer.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "core/checksum.h"
@@ -61,24 +62,12 @@ std::uint64_t reserved_header_size(const EmbWriteOptions& options) {
 std::vector<std::uint16_t> to_half(std::span<const float> values, const EmbeddingTable& table, std::size_t first_row,
                                    std::size_t dim, const EmbWriteOptions& options) {
   const DType dtype = options.dtype;
-  std::vector<std::uint16_t> out(values.size());
-  const std::size_t total = out.size();
-  const std::size_t block = kRowBlock * std::max<std::size_t>(dim, 1);
-  const std::size_t blocks = (total + block - 1) / block;
-  const std::uint16_t infinity = dtype == DType::f16 ? 0x7C00 : 0x7F80;
-  std::vector<std::size_t> first_overflow(blocks, total);
-  parallel_for(blocks, options.threads, [&](std::size_t b) {
-    const std::size_t end = std::min(total, (b + 1) * block);
-    for (std::size_t i = b * block; i < end; ++i) {
-      out[i] = dtype == DType::f16 ? f32_to_f16(values[i]) : f32_to_bf16(values[i]);
-      if ((out[i] & 0x7FFF) == infinity && first_overflow[b] == total) first_overflow[b] = i;
-    }
-  });
-  for (std::size_t i : first_overflow) {
-    if (i == total) continue;
-    const std::size_t row = first_row + i / dim;
+  std::size_t overflow = 0;
+  std::vector<std::uint16_t> out = narrow_to_half(values, dtype, options.threads, overflow);
+  if (overflow != values.size()) {
+    const std::size_t row = first_row + overflow / dim;
     fail("{}: {} {} (\"{}\"): {} is outside the range of {}; store as {}", options.source, table.origin_kind,
-         table.origins[row], table.word(row), values[i], dtype == DType::f16 ? "f16 (largest 65504)" : "bf16",
+         table.origins[row], table.word(row), values[overflow], half_range_name(dtype),
          dtype == DType::f16 ? "bf16 or f32" : "f32");
   }
   return out;
@@ -141,6 +130,29 @@ std::string make_header(const Trailer& trailer, std::uint32_t vectors_crc, const
 
 }  // namespace
 
+std::vector<std::uint16_t> narrow_to_half(std::span<const float> values, DType dtype, unsigned threads,
+                                          std::size_t& first_overflow) {
+  EMBED_ASSERT(dtype == DType::f16 || dtype == DType::bf16);
+  std::vector<std::uint16_t> out(values.size());
+  const std::size_t total = out.size();
+  const std::size_t block = kRowBlock * 64;
+  const std::size_t blocks = (total + block - 1) / block;
+  const std::uint16_t infinity = dtype == DType::f16 ? 0x7C00 : 0x7F80;
+  std::vector<std::size_t> overflows(blocks, total);
+  parallel_for(blocks, threads, [&](std::size_t b) {
+    const std::size_t end = std::min(total, (b + 1) * block);
+    for (std::size_t i = b * block; i < end; ++i) {
+      out[i] = dtype == DType::f16 ? f32_to_f16(values[i]) : f32_to_bf16(values[i]);
+      if ((out[i] & 0x7FFF) == infinity && overflows[b] == total) overflows[b] = i;
+    }
+  });
+  first_overflow = total;
+  for (std::size_t i : overflows) first_overflow = std::min(first_overflow, i);
+  return out;
+}
+
+std::string_view half_range_name(DType dtype) { return dtype == DType::f16 ? "f16 (largest 65504)" : "bf16"; }
+
 EmbLayout plan_emb_layout(std::uint64_t rows, std::uint64_t dim, DType dtype, std::uint64_t word_bytes, bool has_counts,
                           std::span<const ExtraTensor> extra_tensors) {
   EmbLayout layout;
@@ -162,7 +174,13 @@ EmbLayout plan_emb_layout(std::uint64_t rows, std::uint64_t dim, DType dtype, st
   place("vocab.index", DType::u32, {layout.index_capacity});
   place("vocab.offsets", DType::i64, {rows + 1});
   if (has_counts) place("counts", DType::i64, {rows});
-  for (const ExtraTensor& t : extra_tensors) place(t.name.c_str(), t.dtype, t.shape);
+  // Widest elements first, so that every extra tensor is naturally aligned whatever the
+  // sizes of those before it (an index's I64 and U32 tensors beside 16-bit subword rows).
+  std::vector<const ExtraTensor*> extras;
+  for (const ExtraTensor& t : extra_tensors) extras.push_back(&t);
+  std::stable_sort(extras.begin(), extras.end(),
+                   [](const ExtraTensor* a, const ExtraTensor* b) { return dtype_size(a->dtype) > dtype_size(b->dtype); });
+  for (const ExtraTensor* t : extras) place(t->name.c_str(), t->dtype, t->shape);
   place("vocab.bytes", DType::u8, {word_bytes});
   return layout;
 }

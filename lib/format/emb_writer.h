@@ -12,6 +12,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/atomic_output.h"
@@ -38,7 +39,7 @@ struct EmbWriteOptions {
   std::string creator;        // tool name and version, for __metadata__
   unsigned threads = 1;
   std::map<std::string, std::string> extra_metadata;
-  // Written in this order, before vocab.bytes; widest elements first, so none needs padding.
+  // Written before vocab.bytes, widest elements first (in this order among equals), so none needs padding.
   std::vector<ExtraTensor> extra_tensors;
   // When set, __metadata__[key] also holds the vectors' checksum, which ties the extra
   // tensors (an index built from these vectors) to them.
@@ -56,6 +57,13 @@ struct EmbLayout {
 };
 EmbLayout plan_emb_layout(std::uint64_t rows, std::uint64_t dim, DType dtype, std::uint64_t word_bytes, bool has_counts,
                           std::span<const ExtraTensor> extra_tensors = {});
+
+// `values` in a 16-bit storage type (f16 or bf16), rounded to nearest even. first_overflow
+// is set to the index of the first finite value that became infinity, or values.size().
+std::vector<std::uint16_t> narrow_to_half(std::span<const float> values, DType dtype, unsigned threads,
+                                          std::size_t& first_overflow);
+// What an overflow message says of the type's range: "f16 (largest 65504)" or "bf16".
+std::string_view half_range_name(DType dtype);
 
 // The vocab.index capacity plan_emb_layout() chooses for these vectors.
 std::uint64_t emb_index_capacity(std::uint64_t rows, std::uint64_t dim, DType dtype);

@@ -4,6 +4,9 @@
 //                       "word<TAB>word<TAB>score" per similarity
 //   json  for scripts:  one object per query and line (JSON lines), failures included
 //                       as {"query": ..., "error": ...} so that answers stay aligned with questions
+// A word outside the vocabulary answered from its fastText subword vector is marked
+// "[oov: WORD]" after the query (text) or by "oov": true and "oov_words" (JSON); TSV keeps
+// its columns.
 #pragma once
 
 #include <ostream>
@@ -25,8 +28,10 @@ class AnswerWriter {
   AnswerWriter(std::ostream& out, OutputFormat format, const VectorSpace& space)
       : out_(out), format_(format), space_(space) {}
 
-  void neighbours(const ParsedQuery& query, const std::vector<Hit>& hits);
-  void similarity(const ParsedQuery& query, float score);
+  // `oov` lists the query's words that are outside the vocabulary, answered from their
+  // subword vectors: text marks the query line, JSON adds "oov": true and "oov_words".
+  void neighbours(const ParsedQuery& query, const std::vector<Hit>& hits, const std::vector<std::string>& oov = {});
+  void similarity(const ParsedQuery& query, float score, const std::vector<std::string>& oov = {});
   // Only JSON puts failures on stdout; the message itself goes to stderr in every format.
   void failure(std::string_view query_text, const std::string& message);
 

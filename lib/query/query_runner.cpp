@@ -22,12 +22,28 @@ QueryInput make_query_input(std::string where, std::string_view line) {
   return input;
 }
 
+std::optional<std::string> QueryRunner::outside_vocabulary(std::string_view word, std::vector<float>& vector) const {
+  const SubwordTable* subwords = space_.subwords();
+  const std::string unknown = fmt::format("unknown word \"{}\" (not among the {} words of {}", excerpt(word), space_.rows(), space_.name());
+  if (subwords == nullptr) return unknown + ")";
+  vector.resize(space_.dim());
+  if (subwords->oov_vector(word, vector) == 0) {
+    // fastText would give it a zero vector, which has no direction to compare.
+    return fmt::format("{}, and it has no character n-grams of {} to {} characters for a subword vector)", unknown,
+                       subwords->settings().minn, subwords->settings().maxn);
+  }
+  return std::nullopt;
+}
+
 std::size_t QueryRunner::answer(const std::vector<QueryInput>& inputs) {
   // Look every word up first; failures are reported in order with the answers.
   std::vector<std::string> errors(inputs.size());
-  std::vector<std::vector<std::uint64_t>> rows(inputs.size());
+  std::vector<std::vector<std::uint64_t>> rows(inputs.size());  // kNoRow for a word outside the vocabulary
+  std::vector<std::vector<float>> oov_vectors(inputs.size());   // those words' vectors, one after another
+  std::vector<std::vector<std::string>> oov_words(inputs.size());
   std::vector<SearchQuery> searches;
   std::vector<std::size_t> search_of(inputs.size(), 0);
+  std::vector<float> vector;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const QueryInput& input = inputs[i];
     if (!input.parse_error.empty()) {
@@ -35,17 +51,23 @@ std::size_t QueryRunner::answer(const std::vector<QueryInput>& inputs) {
       continue;
     }
     for (const QueryWord& w : input.query.words) {
-      const std::optional<std::uint64_t> row = space_.find(w.word);
-      if (!row) {
-        errors[i] = fmt::format("unknown word \"{}\" (not among the {} words of {})", excerpt(w.word), space_.rows(), space_.name());
+      if (const std::optional<std::uint64_t> row = space_.find(w.word)) {
+        rows[i].push_back(*row);
+        continue;
+      }
+      if (auto error = outside_vocabulary(w.word, vector)) {
+        errors[i] = std::move(*error);
         break;
       }
-      rows[i].push_back(*row);
+      rows[i].push_back(kNoRow);
+      oov_vectors[i].insert(oov_vectors[i].end(), vector.begin(), vector.end());
+      oov_words[i].push_back(w.word);
     }
     if (!errors[i].empty() || input.query.kind == QueryKind::similarity) continue;
     SearchQuery search;
     search.combination = input.query.kind == QueryKind::expression ? options_.method : Combination::add;
     for (std::size_t w = 0; w < rows[i].size(); ++w) search.terms.push_back({rows[i][w], input.query.words[w].weight});
+    search.vectors = oov_vectors[i];
     search_of[i] = searches.size();
     searches.push_back(std::move(search));
   }
@@ -65,9 +87,16 @@ std::size_t QueryRunner::answer(const std::vector<QueryInput>& inputs) {
       else spdlog::error("{}: {}", input.where, errors[i]);
       writer_.failure(input.text, errors[i]);
     } else if (input.query.kind == QueryKind::similarity) {
-      writer_.similarity(input.query, cosine(space_, rows[i][0], rows[i][1]));
+      std::size_t carried = 0;
+      auto vector_of = [&](std::uint64_t row) {
+        if (row != kNoRow) return space_.row_f32(row);
+        const auto begin = oov_vectors[i].begin() + static_cast<std::ptrdiff_t>(space_.dim() * carried++);
+        return std::vector<float>(begin, begin + static_cast<std::ptrdiff_t>(space_.dim()));
+      };
+      std::vector<float> a = vector_of(rows[i][0]);
+      writer_.similarity(input.query, cosine(std::move(a), vector_of(rows[i][1])), oov_words[i]);
     } else {
-      writer_.neighbours(input.query, results[search_of[i]]);
+      writer_.neighbours(input.query, results[search_of[i]], oov_words[i]);
     }
   }
   return failed;

@@ -2,13 +2,17 @@
 // neighbour and expression query of the batch goes through one search (one pass of
 // blocked GEMM over the matrix, on the CPU or the GPU: search/searcher.h), similarities
 // are computed directly, and a query that names an unknown word fails alone, with a
-// message on stderr, while the rest are answered.
+// message on stderr, while the rest are answered. With a fastText model's n-gram buckets
+// (VectorSpace::subwords) an unknown word is answered from its subword vector instead,
+// and the answer says so.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "query/answer_writer.h"
@@ -52,6 +56,10 @@ class QueryRunner {
   std::size_t answer(const std::vector<QueryInput>& inputs);
 
  private:
+  // A word the vocabulary lacks: its subword vector into `vector` (when the vectors have
+  // fastText's n-gram buckets), or the error that fails its query.
+  std::optional<std::string> outside_vocabulary(std::string_view word, std::vector<float>& vector) const;
+
   const VectorSpace& space_;
   QueryOptions options_;
   AnswerWriter writer_;

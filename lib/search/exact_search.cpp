@@ -127,8 +127,9 @@ std::vector<std::vector<Hit>> search_vectors(const VectorSpace& space, std::span
   return search_matrix(space, queries, matrix, options);
 }
 
-float cosine(const VectorSpace& space, std::uint64_t a, std::uint64_t b) {
-  std::vector<float> va = space.row_f32(a), vb = space.row_f32(b);
+float cosine(const VectorSpace& space, std::uint64_t a, std::uint64_t b) { return cosine(space.row_f32(a), space.row_f32(b)); }
+
+float cosine(std::vector<float> va, std::vector<float> vb) {
   make_unit(va);
   make_unit(vb);
   float dot = 0;

@@ -38,5 +38,7 @@ class ExactIndex final : public Index {
 
 // Cosine similarity of two rows; 0 when either has zero length (never NaN).
 float cosine(const VectorSpace& space, std::uint64_t a, std::uint64_t b);
+// The cosine of two vectors of equal length (0 when either is zero).
+float cosine(std::vector<float> a, std::vector<float> b);
 
 }  // namespace embed

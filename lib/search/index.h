@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 #include <functional>
 #include <span>
 #include <vector>
@@ -22,14 +23,20 @@ namespace embed {
 //       negative words plus 1e-6 (3CosMul), as gensim's most_similar_cosmul.
 enum class Combination { add, mul };
 
+// The row of a term that is a word outside the vocabulary, whose vector the query carries
+// (a fastText model's subword vector). Never a row, so nothing is excluded for it.
+inline constexpr std::uint64_t kNoRow = ~std::uint64_t{0};
+
 struct Term {
-  std::uint64_t row;
-  float weight;  // +1 or -1
+  std::uint64_t row;  // kNoRow: the next of SearchQuery::vectors
+  float weight;       // +1 or -1
 };
 
 struct SearchQuery {
   std::vector<Term> terms;  // the query's words, which are never among its answers
   Combination combination = Combination::add;
+  // The vectors (dim floats each, in term order) of the terms whose row is kNoRow.
+  std::vector<float> vectors{};
 
   bool has_term(std::uint64_t row) const {
     for (const Term& t : terms) {

@@ -24,8 +24,14 @@ QueryMatrix build_query_matrix(const VectorSpace& space, std::span<const SearchQ
   for (const SearchQuery& query : queries) {
     matrix.first_row.push_back(matrix.rows);
     std::fill(sum.begin(), sum.end(), 0.0f);
+    std::size_t carried = 0;  // the query's own vectors used so far
     for (const Term& t : query.terms) {
-      space.row_f32(t.row, term.data());
+      if (t.row == kNoRow) {
+        const float* vector = query.vectors.data() + dim * carried++;
+        term.assign(vector, vector + dim);
+      } else {
+        space.row_f32(t.row, term.data());
+      }
       make_unit(term);
       if (query.combination == Combination::mul) {
         append(term);

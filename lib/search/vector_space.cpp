@@ -15,8 +15,11 @@ VectorSpace VectorSpace::open(const std::string& path, std::optional<VectorForma
   LoadOptions options;
   options.format = detected;
   options.threads = threads;
+  options.subwords = true;
   LoadedVectors loaded = load_vectors(in, detected, options);
-  return from_table(std::move(loaded.table), in.name(), threads);
+  VectorSpace space = from_table(std::move(loaded.table), in.name(), threads);
+  space.subwords_ = std::move(loaded.subwords);
+  return space;
 }
 
 VectorSpace VectorSpace::from_emb(EmbFile file) {
@@ -26,6 +29,7 @@ VectorSpace VectorSpace::from_emb(EmbFile file) {
   space.dim_ = file.dim();
   space.emb_.emplace(std::move(file));
   space.norms_ = space.emb_->norms();
+  space.subwords_ = SubwordTable::from_emb(*space.emb_, false);  // its rows stay in the mapping
   if (space.norms_.size() != space.rows_) {
     // Another writer's file without a norms tensor: compute them once, a block of at most
     // 4096 rows and 16 MB at a time (never more rows than the file has).

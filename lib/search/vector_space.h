@@ -15,6 +15,7 @@
 #include "format/emb_file.h"
 #include "format/embedding_table.h"
 #include "text/format_detect.h"
+#include "text/subword_table.h"
 
 namespace embed {
 
@@ -48,6 +49,9 @@ class VectorSpace {
   std::vector<float> row_f32(std::uint64_t row) const;
   // The L2 norm of every row (stored in .emb files; computed once when absent).
   std::span<const float> norms() const { return norms_; }
+  // A fastText model's n-gram buckets (an .emb made with glove-convert --subwords, or the
+  // model itself), which give words outside the vocabulary a vector; nullptr when none.
+  const SubwordTable* subwords() const { return subwords_ ? &*subwords_ : nullptr; }
 
  private:
   VectorSpace() = default;
@@ -60,6 +64,7 @@ class VectorSpace {
   std::vector<std::uint32_t> index_; // their word index
   std::vector<float> computed_norms_;
   std::span<const float> norms_;
+  std::optional<SubwordTable> subwords_;  // in the mapped .emb, or owned
 };
 
 }  // namespace embed

@@ -7,6 +7,7 @@
 #include "core/enum_names.h"
 #include "core/error.h"
 #include "format/safetensors.h"
+#include "text/fasttext_model.h"
 #include "text/text_reader.h"
 
 namespace embed {
@@ -15,29 +16,32 @@ namespace {
 constexpr EnumName<VectorFormat> kFormatNames[] = {{VectorFormat::glove, "glove"},
                                                    {VectorFormat::w2v_text, "w2v-text"},
                                                    {VectorFormat::w2v_bin, "w2v-bin"},
-                                                   {VectorFormat::emb, "emb"}};
+                                                   {VectorFormat::emb, "emb"},
+                                                   {VectorFormat::fasttext_bin, "fasttext-bin"}};
+
+// fastText's models start with its magic number, a little-endian int32 (fasttext.cc:
+// FASTTEXT_FILEFORMAT_MAGIC_INT32), then a format version; .ftz files are the same, quantized.
+bool is_fasttext_model(std::string_view head) {
+  if (head.size() < 8) return false;
+  std::int32_t magic = 0;
+  std::memcpy(&magic, head.data(), 4);
+  return magic == kFastTextMagic;
+}
 }  // namespace
 
 std::string_view format_name(VectorFormat format) { return name_in(kFormatNames, format); }
 std::optional<VectorFormat> parse_format_name(std::string_view name) { return parse_in(kFormatNames, name); }
 
 void refuse_known_models(std::string_view head, const std::string& name) {
-  // fastText's models start with its magic number 793712314 and a version, little-endian
-  // int32s (fasttext.cc: FASTTEXT_FILEFORMAT_MAGIC_INT32); .ftz files are the same, quantized.
-  if (head.size() < 8) return;
-  std::int32_t magic = 0, version = 0;
-  std::memcpy(&magic, head.data(), 4);
-  std::memcpy(&version, head.data() + 4, 4);
-  if (magic != 793712314) return;
-  fail("{}: a fastText model (.bin or .ftz, format version {}), not a vector file: glove-convert does not read "
-       "fastText models yet; convert the .vec file fastText writes beside it, or the output of "
-       "`fasttext print-word-vectors`",
-       name, version);
+  if (!is_fasttext_model(head)) return;
+  fail("{}: a fastText model (.bin or .ftz), not a text vector file: read it as fasttext-bin (detected when --from is "
+       "left out)",
+       name);
 }
 
 VectorFormat detect_format(InputStream& in) {
   std::string_view head = in.peek(1 << 16);
-  refuse_known_models(head, in.name());
+  if (is_fasttext_model(head)) return VectorFormat::fasttext_bin;
   if (head.size() >= 9) {
     const std::uint64_t header_size = safetensors::read_header_length(reinterpret_cast<const std::byte*>(head.data()));
     const auto first = head.substr(8).find_first_not_of(" \t\r\n");

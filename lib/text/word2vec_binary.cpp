@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/buffered_reader.h"
 #include "core/error.h"
 #include "core/excerpt.h"
 #include "core/progress.h"
@@ -13,46 +14,6 @@
 static_assert(std::endian::native == std::endian::little, "word2vec binary files hold little-endian floats");
 
 namespace embed {
-namespace {
-
-// Byte-at-a-time access over an InputStream, refilled a megabyte at a time.
-class BufferedReader {
- public:
-  explicit BufferedReader(InputStream& in) : in_(in), buffer_(1 << 20) {}
-  // Next byte, or -1 at the end.
-  int get() {
-    if (pos_ == size_ && !refill()) return -1;
-    return static_cast<unsigned char>(buffer_[pos_++]);
-  }
-  // Copies exactly `size` bytes; false if the input ends first.
-  bool read_exact(char* out, std::size_t size) {
-    while (size > 0) {
-      if (pos_ == size_ && !refill()) return false;
-      const std::size_t n = std::min(size, size_ - pos_);
-      std::memcpy(out, buffer_.data() + pos_, n);
-      pos_ += n;
-      out += n;
-      size -= n;
-    }
-    return true;
-  }
-  std::uint64_t offset() const { return consumed_ + pos_; }
-
- private:
-  bool refill() {
-    consumed_ += size_;
-    size_ = in_.read(buffer_.data(), buffer_.size());
-    pos_ = 0;
-    return size_ > 0;
-  }
-  InputStream& in_;
-  std::vector<char> buffer_;
-  std::size_t pos_ = 0;
-  std::size_t size_ = 0;
-  std::uint64_t consumed_ = 0;
-};
-
-}  // namespace
 
 EmbeddingTable read_word2vec_binary(InputStream& in, std::uint64_t limit, const WordSet* keep,
                                     UnicodeErrors unicode_errors) {
