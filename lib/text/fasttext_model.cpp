@@ -197,9 +197,12 @@ FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& op
   }
   const SubwordSettings settings{static_cast<std::uint32_t>(args.minn), static_cast<std::uint32_t>(args.maxn),
                                  static_cast<std::uint64_t>(args.maxn > 0 ? args.bucket : 0)};
-  FloatBuffer bucket_rows(static_cast<std::size_t>(args.bucket) * dim);
+  // Grown as rows arrive, so that a header promising more than the file holds fails on
+  // its truncation instead of on the allocation.
+  FloatBuffer bucket_rows;
   for (std::int32_t b = 0; b < args.bucket; b += 4096) {
     const std::size_t count = static_cast<std::size_t>(std::min(4096, args.bucket - b));
+    bucket_rows.resize(bucket_rows.size() + count * dim);
     if (!f.read_floats(bucket_rows.data() + static_cast<std::size_t>(b) * dim, count * dim)) {
       f.truncated(fmt::format("the input rows of n-gram buckets {} to {}", b, b + static_cast<std::int32_t>(count) - 1));
     }

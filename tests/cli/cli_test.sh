@@ -101,11 +101,35 @@ expect_error "header count, one row" 1 "count1.vec:1: the header says 2 words bu
 : > nothing.txt
 expect_error "empty input" 1 "nothing.txt: empty input (no vectors)" -- "$GC" nothing.txt -o x.emb
 expect_error "empty standard input" 1 "empty input (no vectors)" -- "$GC" - -o x.emb < /dev/null
-# fastText's models (magic 793712314, version 12) are named, not read as text.
+# fastText's models (magic 793712314, version 12) are read as fasttext-bin, never as text.
 printf '\xba\x16\x4f\x2f\x0c\x00\x00\x00\x64\x00\x00\x00' > model.bin
-expect_error "fastText model" 1 "model.bin: a fastText model (.bin or .ftz, format version 12), not a vector file" \
+expect_error "fastText model, truncated" 1 "model.bin: truncated fastText model: the file ends at byte 12, inside the setting ws" \
   -- "$GC" model.bin -o x.emb
-expect_error "fastText model as text" 1 "model.bin: a fastText model" -- "$GC" --from glove model.bin -o x.emb
+expect_error "fastText model as text" 1 "model.bin: a fastText model (.bin or .ftz), not a text vector file" \
+  -- "$GC" --from glove model.bin -o x.emb
+python3 "$cli_dir/make_fasttext_model.py" ft.bin
+"$GC" -q ft.bin -o ft.emb && ok || bad "fastText model -> emb"
+check "fastText words" "$("$GC" -q ft.emb -o - --to glove | cut -d' ' -f1 | tr '\n' ' ')" "king queen man woman </s> "
+check "fastText counts kept" "$("$GC" --info ft.emb | grep '^counts')" "counts      yes"
+"$GC" -q --from fasttext-bin --subwords --dtype bf16 ft.bin -o fts.emb && ok || bad "--subwords"
+check "--subwords tensor" "$("$GC" --info fts.emb | grep -c 'subwords.buckets   BF16 \[50, 4\]\|subwords.minn = 3\|subwords.hash = fasttext-fnv1a-int8')" 3
+check "no --subwords, no tensor" "$("$GC" --info ft.emb | grep -c subwords)" 0
+"$GC" -q --index ann fts.emb -o ftsa.emb && "$GC" --verify ftsa.emb 2> /dev/null && ok || bad "subwords beside an ann index"
+check "subwords kept into .emb" "$("$GC" --info ftsa.emb | grep -c 'subwords.buckets   BF16')" 1
+"$GC" fts.emb -o fts.txt 2> err.txt
+grep -q "fts.emb: its subword n-gram buckets are dropped: glove output" err.txt && ok || bad "subwords dropped: no warning"
+expect_error "--subwords, text output" 1 "--subwords keeps a fastText model's n-gram buckets in .emb output; glove output" \
+  -- "$GC" --subwords ft.bin -o x.txt
+expect_error "--subwords, text input" 1 "fts.txt: --subwords reads a fastText model's n-gram buckets (fasttext-bin input); this input is glove" \
+  -- "$GC" --subwords fts.txt -o x.emb
+python3 "$cli_dir/make_fasttext_model.py" sup.bin supervised
+expect_error "supervised fastText model" 1 'sup.bin: a supervised fastText model (labels such as "__label__yes", 2 labels)' \
+  -- "$GC" sup.bin -o x.emb
+python3 "$cli_dir/make_fasttext_model.py" q.ftz quantized
+expect_error "quantized fastText model" 1 "q.ftz: a quantized fastText model (.ftz)" -- "$GC" q.ftz -o x.emb
+head -c 200 ft.bin > cut.bin
+expect_error "fastText model cut short" 1 "cut.bin: truncated fastText model: the file ends at byte 200, inside the input row of word 2 (\"queen\")" \
+  -- "$GC" cut.bin -o x.emb
 # A UTF-8 byte-order mark is not part of the first word.
 printf '\xef\xbb\xbfhello 1 2\nworld 3 4\n' > bom.txt
 "$GC" -q bom.txt -o - --to glove > bom.out

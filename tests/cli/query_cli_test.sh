@@ -208,4 +208,24 @@ check "--device cpu answers" "$(head -1 cpu.tsv | cut -f3)" "queen"
 "$EQ" v.emb a --format xml > /dev/null 2>&1; check "unknown format: exit 2" "$?" "2"
 "$EQ" --help | grep -q 'Exit status: 0 success' && ok || bad "--help documents exit codes"
 
+# A fastText model's subwords answer words outside the vocabulary, and say so.
+python3 "$cli_dir/make_fasttext_model.py" ft.bin
+"$GC" -q --subwords ft.bin -o fts.emb
+"$GC" -q ft.bin -o ft.emb
+check "OOV neighbours, text" "$("$EQ" fts.emb kingdom -k 2 | head -1)" "kingdom  [oov: kingdom]"
+check "OOV answers: 2 neighbours" "$("$EQ" fts.emb kingdom -k 2 | tail -n +2 | wc -l)" 2
+"$EQ" fts.emb kingdom king --format json -k 4 > out.json
+check "OOV JSON field" "$(python3 -c 'import json,sys; print([(a.get("oov"), a.get("oov_words"), len(a["results"])) for a in map(json.loads, open(sys.argv[1]))])' out.json)" \
+  "[(True, ['kingdom'], 4), (None, None, 4)]"
+# Its results are vocabulary words, and an OOV word spelled as a vocabulary word's n-grams scores near it.
+check "OOV results are in the vocabulary" "$("$EQ" fts.emb kingdom --format tsv -k 5 | cut -f3 | sort | tr '\n' ' ')" "</s> king man queen woman "
+check "OOV similarity marker" "$("$EQ" fts.emb --similarity kingz queen | grep -c '\[oov: kingz\]')" 1
+check "OOV in an expression" "$("$EQ" fts.emb --analogy 'kingz - man + woman' --format json | grep -c '"oov_words":\["kingz"\]')" 1
+"$EQ" ft.bin kingdom -k 2 > /dev/null && ok || bad "the model itself answers OOV words"
+"$EQ" ft.emb kingdom > /dev/null 2> err.txt; check "no subwords: unknown word fails" "$?" "3"
+grep -q 'unknown word "kingdom" (not among the 5 words of ft.emb)' err.txt && ok || bad "unknown word message: $(cat err.txt)"
+python3 "$cli_dir/make_fasttext_model.py" ft5.bin skipgram 5
+"$EQ" ft5.bin ab > /dev/null 2> err.txt; check "OOV without n-grams fails" "$?" "3"
+grep -q 'and it has no character n-grams of 5 to 5 characters' err.txt && ok || bad "no n-grams message: $(cat err.txt)"
+
 finish

@@ -26,16 +26,7 @@ if [[ $# -ne 1 || ! -x $1 ]]; then
 fi
 GC=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-PY=/usr/bin/python3
-
-if ! "$PY" -c 'import numpy, gensim' 2>/dev/null; then
-  echo "SKIP: $PY cannot import numpy and gensim (Debian: apt-get install python3-gensim)"
-  exit 77
-fi
-if ! command -v fasttext >/dev/null; then
-  echo "SKIP: no fasttext command (Debian: apt-get install fasttext)"
-  exit 77
-fi
+source "$HERE/peers.sh"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/embed-interop.XXXXXX")
 if [[ -z ${KEEP_INTEROP_FILES:-} ]]; then

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Interop test: glove-convert and embed-query on a fastText model (.bin) against the
+# fastText CLI and gensim (fasttext_vs_emb.py says what is compared).
+#
+# Usage: fasttext_interop.sh GLOVE_CONVERT EMBED_QUERY
+# Exit status: 0 pass, 1 fail, 77 skipped (no `fasttext` command, or Debian's
+# /usr/bin/python3 lacks numpy/gensim). KEEP_INTEROP_FILES=1 keeps the work directory.
+set -euo pipefail
+
+if [[ $# -ne 2 || ! -x $1 || ! -x $2 ]]; then
+  echo "usage: $0 GLOVE_CONVERT EMBED_QUERY (executables)" >&2
+  exit 1
+fi
+GC=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+EQ=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+DATA=$(cd "$HERE/../../data" && pwd)
+source "$HERE/peers.sh"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/embed-ft-interop.XXXXXX")
+if [[ -z ${KEEP_INTEROP_FILES:-} ]]; then trap 'rm -rf "$WORK"' EXIT; else echo "work directory: $WORK"; fi
+cd "$WORK"
+
+# A corpus from the fixtures, with a few non-ASCII words (their n-grams hash bytes >= 0x80).
+gzip -dc "$DATA/text8-200k.txt.gz" > corpus.txt
+printf '\ncafé naïve résumé über straße\n日本 東京 café über\n' >> corpus.txt
+# Five epochs: one leaves every vector nearly parallel, and neighbours would be ties.
+fasttext skipgram -input corpus.txt -output M -minn 3 -maxn 6 -dim 20 -epoch 5 -minCount 1 -bucket 20000 -thread 1 \
+  -verbose 0
+
+"$GC" -q M.bin -o plain.emb
+"$GC" -q --subwords M.bin -o subwords.emb
+"$GC" --verify subwords.emb
+
+# In the vocabulary, outside it (ASCII and not), and fastText's end-of-sentence token.
+cat > words.txt <<'WORDS'
+the
+anarchism
+philosophy
+revolution
+café
+naïve
+日本
+</s>
+zzzqqq
+anarchismo
+cafés
+日本語
+übermensch
+x
+WORDS
+"$PY" "$HERE/fasttext_vs_emb.py" M.bin plain.emb subwords.emb words.txt "$EQ"
+
+# An .emb's subwords go on into .emb output, here as f16, and still answer OOV words.
+"$GC" -q --dtype f16 subwords.emb -o half.emb
+"$EQ" half.emb --format json anarchismo > half.json
+grep -q '"oov":true' half.json || { echo "FAIL: f16 subwords: no oov answer"; exit 1; }
+echo "fastText interop: pass"

@@ -1,0 +1,231 @@
+// fastText models: the n-grams and hashes (against values the fastText 0.9.2 CLI gave,
+// `fasttext print-ngrams` on a model trained with -minn 3 -maxn 6 -bucket 20000: each
+// n-gram's row found among the bucket rows), the vectors of a small model written here
+// byte by byte, and the messages for models we refuse and files cut short.
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "convert/load.h"
+#include "core/byte_source.h"
+#include "search/vector_space.h"
+#include "test_util.h"
+#include "text/fasttext_model.h"
+#include "text/fasttext_subwords.h"
+#include "text/format_detect.h"
+
+using namespace embed;
+
+namespace {
+
+std::vector<std::string> ngrams_of(std::string_view word, SubwordSettings settings) {
+  std::vector<std::string> out;
+  for_each_subword(word, settings, [&](std::string_view g) { out.emplace_back(g); });
+  return out;
+}
+
+// A fastText 0.9 model file, field by field (fasttext.cc, args.cc, dictionary.cc).
+struct ModelSpec {
+  std::int32_t version = 12, dim = 2, model = 2, bucket = 3, minn = 3, maxn = 4;
+  std::int32_t nlabels = 0;
+  std::int64_t pruneidx_size = -1;
+  bool quantized = false;
+  std::vector<std::pair<std::string, std::int64_t>> words = {{"ab", 5}, {"</s>", 3}, {"é", 2}};
+  std::vector<std::string> labels;
+};
+
+template <typename T>
+void put(std::string& out, T value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+// Input row r's components are r + 1 and -(r + 1) / 4: exact in f32, so averages are checkable.
+std::string model_bytes(const ModelSpec& s) {
+  std::string out;
+  put<std::int32_t>(out, kFastTextMagic);
+  put<std::int32_t>(out, s.version);
+  const std::int32_t args[12] = {s.dim, 5, 1, 1, 5, 1, 2, s.model, s.bucket, s.minn, s.maxn, 100};
+  for (std::int32_t a : args) put(out, a);
+  put<double>(out, 1e-4);
+  const auto nwords = static_cast<std::int32_t>(s.words.size());
+  put<std::int32_t>(out, nwords + static_cast<std::int32_t>(s.labels.size()));
+  put<std::int32_t>(out, nwords);
+  put<std::int32_t>(out, static_cast<std::int32_t>(s.labels.size()));
+  put<std::int64_t>(out, 100);
+  put<std::int64_t>(out, s.pruneidx_size);
+  for (const auto& [word, count] : s.words) {
+    out += word;
+    out += '\0';
+    put<std::int64_t>(out, count);
+    put<std::int8_t>(out, 0);
+  }
+  for (const std::string& label : s.labels) {
+    out += label;
+    out += '\0';
+    put<std::int64_t>(out, 1);
+    put<std::int8_t>(out, 1);
+  }
+  put<std::uint8_t>(out, s.quantized ? 1 : 0);
+  const std::int64_t rows = nwords + s.bucket;
+  put<std::int64_t>(out, rows);
+  put<std::int64_t>(out, s.dim);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    put<float>(out, static_cast<float>(r + 1));
+    put<float>(out, -static_cast<float>(r + 1) / 4);
+  }
+  put<std::uint8_t>(out, 0);
+  put<std::int64_t>(out, nwords);
+  put<std::int64_t>(out, s.dim);
+  for (std::int64_t i = 0; i < nwords * s.dim; ++i) put<float>(out, 0.5f);
+  return out;
+}
+
+FastTextModel read_model(const test::TempDir& dir, const std::string& bytes, bool keep_subwords = true) {
+  const std::string path = dir.file("model.bin");
+  test::write_file(path, bytes);
+  InputStream in = InputStream::open(path);
+  FastTextReadOptions options;
+  options.keep_subwords = keep_subwords;
+  return read_fasttext_model(in, options);
+}
+
+}  // namespace
+
+TEST_CASE("fastText hash: FNV-1a over signed bytes, as fastText's buckets show", "[fasttext]") {
+  CHECK(fasttext_hash("") == 2166136261u);
+  // Buckets of fastText's own model for these n-grams (print-ngrams), and the full hashes.
+  const std::pair<const char*, std::uint32_t> known[] = {
+      {"<ca", 1066916747u},       {"caf", 4168369661u},   {"caf\xC3\xA9", 1970454601u},
+      {"caf\xC3\xA9>", 1520761685u}, {"af\xC3\xA9", 1196960362u}, {"f\xC3\xA9>", 3937609697u},
+      {"<\xE6\x97\xA5\xE6\x9C\xAC", 3018758587u}, {"<\xE6\x97\xA5\xE6\x9C\xAC>", 3315313759u}};
+  const std::uint32_t buckets[] = {16747, 9661, 14601, 1685, 362, 9697, 18587, 13759};
+  for (std::size_t i = 0; i < std::size(known); ++i) {
+    CHECK(fasttext_hash(known[i].first) == known[i].second);
+    CHECK(fasttext_hash(known[i].first) % 20000 == buckets[i]);
+  }
+  // Bytes >= 0x80 are sign-extended: textbook FNV-1a (unsigned bytes) differs.
+  std::uint32_t unsigned_fnv = 2166136261u;
+  for (unsigned char c : std::string("caf\xC3\xA9")) unsigned_fnv = (unsigned_fnv ^ c) * 16777619u;
+  CHECK(unsigned_fnv != fasttext_hash("caf\xC3\xA9"));
+}
+
+TEST_CASE("fastText n-grams: by start, then length, whole characters, no lone < or >", "[fasttext]") {
+  const SubwordSettings settings{3, 6, 20000};
+  // `fasttext print-ngrams` for café (minn 3, maxn 6), in its order.
+  CHECK(ngrams_of("caf\xC3\xA9", settings) ==
+        std::vector<std::string>{"<ca", "<caf", "<caf\xC3\xA9", "<caf\xC3\xA9>", "caf", "caf\xC3\xA9", "caf\xC3\xA9>",
+                                 "af\xC3\xA9", "af\xC3\xA9>", "f\xC3\xA9>"});
+  CHECK(ngrams_of("\xE6\x97\xA5\xE6\x9C\xAC", settings) ==
+        std::vector<std::string>{"<\xE6\x97\xA5\xE6\x9C\xAC", "<\xE6\x97\xA5\xE6\x9C\xAC>", "\xE6\x97\xA5\xE6\x9C\xAC>"});
+  CHECK(subword_buckets("caf\xC3\xA9", settings) ==
+        std::vector<std::uint32_t>{16747, 11831, 14639, 17187, 9661, 14601, 1685, 362, 6012, 9697});
+  // minn 1: single characters, but never "<" or ">" alone.
+  CHECK(ngrams_of("a", {1, 2, 10}) == std::vector<std::string>{"<a", "a", "a>"});
+  CHECK(ngrams_of("</s>", settings).empty());
+  CHECK(ngrams_of("ab", {3, 0, 10}).empty());
+  CHECK(subword_buckets("ab", {3, 6, 0}).empty());
+}
+
+TEST_CASE("fastText model: words as print-word-vectors computes them, counts, subwords", "[fasttext]") {
+  test::TempDir dir;
+  const FastTextModel model = read_model(dir, model_bytes({}));
+  const EmbeddingTable& t = model.table;
+  REQUIRE(t.rows() == 3);
+  CHECK(t.word(0) == "ab");
+  CHECK(t.counts == std::vector<std::int64_t>{5, 3, 2});
+  const SubwordSettings settings{3, 4, 3};
+  auto expected = [&](std::size_t row, std::string_view word) {
+    std::vector<float> sum = {static_cast<float>(row + 1), -static_cast<float>(row + 1) / 4};
+    const auto buckets = subword_buckets(word, settings);
+    for (std::uint32_t b : buckets) {
+      sum[0] += static_cast<float>(3 + b + 1);
+      sum[1] += -static_cast<float>(3 + b + 1) / 4;
+    }
+    fasttext_average(sum, buckets.size() + 1);
+    return sum;
+  };
+  CHECK(subword_buckets("ab", settings).size() == 3);  // <ab, <ab>, ab>
+  for (std::size_t r = 0; r < 3; ++r) {
+    const auto want = expected(r, t.word(r));
+    CHECK(t.row(r)[0] == want[0]);
+    CHECK(t.row(r)[1] == want[1]);
+  }
+  CHECK(t.row(1)[0] == 2.0f);  // </s>: its own row alone
+  REQUIRE(model.subwords);
+  std::vector<float> oov(2);
+  CHECK(model.subwords->oov_vector("xyz", oov) == 5);  // <xy, <xyz, xyz, xyz>, yz>
+  std::vector<float> sum(2, 0.0f);
+  for (std::uint32_t b : subword_buckets("xyz", settings)) {
+    sum[0] += static_cast<float>(3 + b + 1);
+    sum[1] += -static_cast<float>(3 + b + 1) / 4;
+  }
+  fasttext_average(sum, 5);
+  CHECK(oov == sum);
+  CHECK(model.subwords->oov_vector("</s>", oov) == 0);
+  CHECK(oov == std::vector<float>{0.0f, 0.0f});
+  CHECK_FALSE(read_model(dir, model_bytes({}), false).subwords);
+}
+
+TEST_CASE("fastText model: detected, and read through load_vectors and VectorSpace", "[fasttext]") {
+  test::TempDir dir;
+  const std::string path = dir.file("m.bin");
+  test::write_file(path, model_bytes({}));
+  InputStream in = InputStream::open(path);
+  CHECK(detect_format(in) == VectorFormat::fasttext_bin);
+  CHECK(parse_format_name("fasttext-bin") == VectorFormat::fasttext_bin);
+  LoadOptions options;
+  options.limit = 2;
+  const LoadedVectors loaded = load_vectors(path, options);
+  CHECK(loaded.table.rows() == 2);
+  CHECK_FALSE(loaded.subwords);
+  const VectorSpace space = VectorSpace::open(path, std::nullopt, 1);
+  REQUIRE(space.subwords() != nullptr);
+  CHECK(space.subwords()->settings().buckets == 3);
+  // Given as text, it is named for what it is.
+  TextReadOptions text;
+  InputStream again = InputStream::open(path);
+  REQUIRE_ERROR_CONTAINS(read_text_vectors(again, text), "a fastText model (.bin or .ftz), not a text vector file");
+}
+
+TEST_CASE("fastText model: refused kinds and broken files say what they are", "[fasttext]") {
+  test::TempDir dir;
+  ModelSpec supervised;
+  supervised.model = 3;
+  supervised.labels = {"__label__yes", "__label__no"};
+  REQUIRE_ERROR_CONTAINS(read_model(dir, model_bytes(supervised)),
+                         "a supervised fastText model (labels such as \"__label__yes\", 2 labels)");
+  ModelSpec quantized;
+  quantized.quantized = true;
+  REQUIRE_ERROR_CONTAINS(read_model(dir, model_bytes(quantized)), "model.bin: a quantized fastText model (.ftz)");
+  quantized.model = 3;
+  REQUIRE_ERROR_CONTAINS(read_model(dir, model_bytes(quantized)), "a quantized fastText model (.ftz), and a supervised one");
+  ModelSpec old;
+  old.version = 11;
+  REQUIRE_ERROR_CONTAINS(read_model(dir, model_bytes(old)), "format version 11; this reader knows version 12");
+  ModelSpec pruned;
+  pruned.pruneidx_size = 0;
+  REQUIRE_ERROR_CONTAINS(read_model(dir, model_bytes(pruned)), "the dictionary is pruned");
+  ModelSpec no_buckets;
+  no_buckets.bucket = 0;
+  REQUIRE_ERROR_CONTAINS(read_model(dir, model_bytes(no_buckets)), "no buckets for them (bucket 0)");
+
+  const std::string good = model_bytes({});
+  const std::pair<std::size_t, const char*> cuts[] = {
+      {6, "the format version"},          {20, "the setting minCount"},
+      {66, "the dictionary's size"},      {100, "dictionary entry 1 of 3"},
+      {130, "the quantized-input flag"},  {142, "the input matrix's column count"},
+      {150, "the input row of word 1 (\"ab\")"}, {180, "the input rows of n-gram buckets 0 to 2"},
+      {good.size() - 1, "the output matrix"}};
+  for (const auto& [size, what] : cuts) {
+    INFO(size);
+    REQUIRE_ERROR_CONTAINS(read_model(dir, good.substr(0, size)),
+                           fmt::format("model.bin: truncated fastText model: the file ends at byte {}, inside {}", size, what));
+  }
+  std::string bad_type = good;
+  bad_type[bad_type.find("ab") + 2 + 1 + 8] = 7;
+  REQUIRE_ERROR_CONTAINS(read_model(dir, bad_type), "dictionary entry 1 of 3 (\"ab\") has type 7, expected 0 (word)");
+  std::string bad_word = good;
+  bad_word.replace(bad_word.find("ab"), 2, "\xFF\x01");
+  REQUIRE_ERROR_CONTAINS(read_model(dir, bad_word), "entry 1: the word \"\\xFF\\x01\" is not valid UTF-8");
+}
