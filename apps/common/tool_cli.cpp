@@ -41,6 +41,15 @@ CLI::Option* add_dtype_option(CLI::App& app, std::optional<DType>& dtype, const 
       ->check(CLI::IsMember({"f32", "f16", "bf16"}));
 }
 
+CLI::Option* add_unicode_errors_option(CLI::App& app, UnicodeErrors& mode) {
+  return app
+      .add_option_function<std::string>(
+          "--unicode-errors", [&mode](const std::string& name) { mode = *parse_unicode_errors(name); },
+          "words that are not UTF-8 (text and w2v-bin input), as gensim's unicode_errors: strict fails, replace puts "
+          "U+FFFD in place of the bad bytes, ignore drops them (default: strict)")
+      ->check(CLI::IsMember({"strict", "replace", "ignore"}));
+}
+
 std::optional<int> parse(CLI::App& app, int argc, char** argv) {
   try {
     app.parse(argc, argv);

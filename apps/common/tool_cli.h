@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/utf8.h"
 #include "device/gpu_device.h"
 #include "format/dtype.h"
 
@@ -33,6 +34,9 @@ void add_version_flag(CLI::App& app, const std::string& tool, std::function<std:
 // subcommand that takes them).
 void add_device_options(CLI::App& app, GpuRequest& request, const std::string& device_help,
                         const std::string& gpu_memory_help);
+
+// --unicode-errors strict|replace|ignore, as gensim's unicode_errors.
+CLI::Option* add_unicode_errors_option(CLI::App& app, UnicodeErrors& mode);
 
 // --dtype f32|f16|bf16, parsed into a DType once.
 CLI::Option* add_dtype_option(CLI::App& app, std::optional<DType>& dtype, const std::string& help);

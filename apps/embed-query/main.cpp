@@ -35,12 +35,14 @@ int main(int argc, char** argv) {
   options.threads = embed::default_thread_count();
   options.device.request.device = embed::DeviceChoice::automatic;
   std::string from, method = "3cosadd", format = "text", eval_format = "text";
+  embed::VectorReading reading;
   bool ann = false;
   std::size_t ann_ef = embed::kDefaultEf;
   embed::cli::LogFlags log;
   auto add_common = [&](CLI::App& command) {
     command.add_option("--from", from, "format of VECTORS (default: detected)")
         ->check(CLI::IsMember({"glove", "w2v-text", "w2v-bin", "emb", "fasttext-bin"}));
+    embed::cli::add_unicode_errors_option(command, reading.unicode_errors);
     command.add_option("--method", method, "how expressions combine: 3cosadd (as most_similar) or 3cosmul")
         ->check(CLI::IsMember({"3cosadd", "3cosmul"}))
         ->capture_default_str();
@@ -105,18 +107,17 @@ int main(int argc, char** argv) {
   options.method = parse_method(method);
   options.format = embed::parse_output_format(format);
   options.device.gpu = embed::gpu_searcher();
-  const std::optional<embed::VectorFormat> vector_format =
-      from.empty() ? std::nullopt : embed::parse_format_name(from);  // CLI11 has checked the spelling
+  if (!from.empty()) reading.format = embed::parse_format_name(from);  // CLI11 has checked the spelling
   return embed::cli::run("embed-query", log, [&] {
     embed::check_query_options(options, !eval->parsed(), embed::cli::given_options(app));
     if (eval->parsed()) {
-      eval_command.from = vector_format;
+      eval_command.reading = reading;
       eval_command.method = method;
       eval_command.format = embed::parse_output_format(eval_format);
       eval_command.options = options;
       return embed::run_eval_command(eval_command);
     }
-    query.from = vector_format;
+    query.reading = reading;
     query.options = options;
     return embed::run_query_command(query);
   });

@@ -28,12 +28,7 @@ int main(int argc, char** argv) {
   app.add_option("--limit", options.limit, "keep only the first N words")->check(CLI::PositiveNumber);
   app.add_option("--vocab", options.vocab_path, "keep only the words listed in FILE, one per line")->check(CLI::ExistingFile);
   app.add_option("--threads", options.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 1024));
-  std::string unicode_errors = "strict";
-  app.add_option("--unicode-errors", unicode_errors,
-                 "words that are not UTF-8 (text and w2v-bin input), as gensim's unicode_errors: strict fails, replace "
-                 "puts U+FFFD in place of the bad bytes, ignore drops them")
-      ->check(CLI::IsMember({"strict", "replace", "ignore"}))
-      ->capture_default_str();
+  embed::cli::add_unicode_errors_option(app, options.unicode_errors);
   app.add_flag("--subwords", options.subwords,
                "fastText model input, .emb output: also keep the character n-gram buckets, so that embed-query answers "
                "words outside the vocabulary as fastText does");
@@ -59,7 +54,6 @@ int main(int argc, char** argv) {
   // CLI11 has already checked the spellings against the same lists.
   if (!from.empty()) options.from = embed::parse_format_name(from);
   if (!to.empty()) options.to = embed::parse_format_name(to);
-  options.unicode_errors = *embed::parse_unicode_errors(unicode_errors);
   options.ann_index = index == "ann";
   return embed::cli::run("glove-convert", log, [&] {
     embed::run_convert_command(options);

@@ -9,7 +9,7 @@
 namespace embed {
 
 int run_eval_command(const EvalCommand& command) {
-  const VectorSpace space = open_query_vectors(command.vectors, command.from, command.options.threads);
+  const VectorSpace space = open_query_vectors(command.vectors, command.reading, command.options.threads);
   const CaseInsensitiveVocab vocab(space, command.restrict_rows);
   EvalReport report;
   report.vectors = space.name();

@@ -15,7 +15,7 @@ namespace embed {
 
 struct EvalCommand {
   std::string vectors;
-  std::optional<VectorFormat> from;
+  VectorReading reading;   // --from, --unicode-errors
   std::string analogies;   // questions-words.txt format
   std::string word_pairs;  // WordSim-353 format
   std::uint64_t restrict_rows = 300000;  // gensim's restrict_vocab

@@ -79,9 +79,9 @@ std::vector<QueryInput> command_line_queries(const QueryCommand& command) {
 
 }  // namespace
 
-VectorSpace open_query_vectors(const std::string& path, const std::optional<VectorFormat>& format, unsigned threads) {
+VectorSpace open_query_vectors(const std::string& path, const VectorReading& reading, unsigned threads) {
   const auto start = std::chrono::steady_clock::now();
-  VectorSpace space = VectorSpace::open(path, format, threads);
+  VectorSpace space = VectorSpace::open(path, reading, threads);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (space.converted()) {
     spdlog::info("{}: read {} words x {} dims in {:.1f} s; convert it once (glove-convert {} -o VECTORS.emb) to open "
@@ -110,7 +110,7 @@ void check_query_options(const QueryOptions& options, bool k_applies, const std:
 }
 
 int run_query_command(const QueryCommand& command) {
-  const VectorSpace space = open_query_vectors(command.vectors, command.from, command.options.threads);
+  const VectorSpace space = open_query_vectors(command.vectors, command.reading, command.options.threads);
   QueryRunner runner(space, command.options, std::cout);
   std::size_t failed = 0;
   if (command.words.empty() && command.analogies.empty() && command.similarity.empty()) {

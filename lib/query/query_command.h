@@ -20,7 +20,7 @@ inline constexpr int kExitQueriesFailed = 3;
 
 struct QueryCommand {
   std::string vectors;                // a file, or "-" for standard input
-  std::optional<VectorFormat> from;   // the format, when not detected
+  VectorReading reading;              // --from, --unicode-errors
   std::vector<std::string> words;     // neighbours of each
   std::vector<std::string> analogies;  // expressions ("king - man + woman")
   std::vector<std::string> similarity;  // two words, or none
@@ -33,7 +33,7 @@ void check_query_options(const QueryOptions& options, bool k_applies, const std:
 
 // Opens the vectors (an .emb mapped, any other format converted in memory), saying how
 // long a conversion took and how to avoid it.
-VectorSpace open_query_vectors(const std::string& path, const std::optional<VectorFormat>& format, unsigned threads);
+VectorSpace open_query_vectors(const std::string& path, const VectorReading& reading, unsigned threads);
 
 // Answers the command-line queries, or else those on standard input until its end
 // (batches from a pipe or file, a prompt and one answer per line from a terminal).

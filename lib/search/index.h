@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 #include <functional>
 #include <span>
 #include <vector>

@@ -8,13 +8,14 @@
 
 namespace embed {
 
-VectorSpace VectorSpace::open(const std::string& path, std::optional<VectorFormat> format, unsigned threads) {
+VectorSpace VectorSpace::open(const std::string& path, const VectorReading& reading, unsigned threads) {
   InputStream in = InputStream::open(path);
-  const VectorFormat detected = format ? *format : detect_format(in);
+  const VectorFormat detected = reading.format ? *reading.format : detect_format(in);
   if (detected == VectorFormat::emb) return from_emb(in.mappable() ? EmbFile::open(in.path()) : EmbFile::from_bytes(in.read_all(), in.name()));
   LoadOptions options;
   options.format = detected;
   options.threads = threads;
+  options.unicode_errors = reading.unicode_errors;
   options.subwords = true;
   LoadedVectors loaded = load_vectors(in, detected, options);
   VectorSpace space = from_table(std::move(loaded.table), in.name(), threads);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/float_buffer.h"
+#include "core/utf8.h"
 #include "format/emb_file.h"
 #include "format/embedding_table.h"
 #include "text/format_detect.h"
@@ -19,11 +20,17 @@
 
 namespace embed {
 
+// How a vector file is read (embed-query's --from and --unicode-errors).
+struct VectorReading {
+  std::optional<VectorFormat> format;  // nullopt: detected from the content
+  UnicodeErrors unicode_errors = UnicodeErrors::strict;  // text and word2vec binary words that are not UTF-8
+};
+
 class VectorSpace {
  public:
   // Opens `path` ("-": stdin). An .emb file is mapped; other formats are read
   // into memory (`threads` parse text). Throws embed::Error for bad input.
-  static VectorSpace open(const std::string& path, std::optional<VectorFormat> format, unsigned threads);
+  static VectorSpace open(const std::string& path, const VectorReading& reading, unsigned threads);
   static VectorSpace from_emb(EmbFile file);
   static VectorSpace from_table(EmbeddingTable table, std::string name, unsigned threads);
 

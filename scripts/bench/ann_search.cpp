@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   const std::size_t k = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : 10;
   const std::string truth_path = argc > 6 ? argv[6] : "";
   try {
-    const embed::VectorSpace space = embed::VectorSpace::open(argv[1], std::nullopt, threads);
+    const embed::VectorSpace space = embed::VectorSpace::open(argv[1], {}, threads);
     const std::size_t dim = space.dim();
     std::ifstream in(argv[2], std::ios::binary | std::ios::ate);
     if (!in) throw std::runtime_error(std::string("cannot read ") + argv[2]);

@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
   const int repeats = argc > 4 ? std::atoi(argv[4]) : 3;
   const unsigned threads = argc > 5 ? static_cast<unsigned>(std::atoi(argv[5])) : embed::default_thread_count();
   try {
-    const embed::VectorSpace space = embed::VectorSpace::open(argv[1], std::nullopt, threads);
+    const embed::VectorSpace space = embed::VectorSpace::open(argv[1], {}, threads);
     std::vector<embed::SearchQuery> queries(count);
     for (std::size_t q = 0; q < count; ++q) queries[q].terms = {{(q * 7919 + 13) % space.rows(), 1.0f}};
     const double floor = floor_seconds(space, queries, repeats);

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   const std::size_t k = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 10;
   const int repeats = argc > 5 ? std::atoi(argv[5]) : 3;
   try {
-    const embed::VectorSpace space = embed::VectorSpace::open(argv[1], std::nullopt, threads);
+    const embed::VectorSpace space = embed::VectorSpace::open(argv[1], {}, threads);
     const std::size_t rows = space.rows(), dim = space.dim();
 
     std::vector<embed::SearchQuery> batch(queries);

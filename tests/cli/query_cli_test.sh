@@ -91,6 +91,13 @@ check "f16 storage: same neighbours" "$("$EQ" h.emb a -k 3 --format tsv | cut -f
 "$GC" -q v.txt --dtype bf16 -o bf.emb
 check "bf16 storage" "$("$EQ" bf.emb --analogy 'king - man + woman' -k 1 --format tsv | cut -f3)" "queen"
 check "vectors from stdin" "$("$EQ" - a -k 1 --format tsv < v.emb | cut -f3)" "b"
+# Words that are not UTF-8, as gensim's unicode_errors: strict (default) fails, naming the line.
+printf 'caf\xe9 1 0\ncafe 0.9 0.1\ntea 0 1\n' > latin1.txt
+expect_error "--unicode-errors strict" 1 'latin1.txt:1: the word "caf\\xE9" is not valid UTF-8' "$EQ" latin1.txt cafe
+check "--unicode-errors replace" "$("$EQ" latin1.txt cafe -k 1 --format tsv --unicode-errors replace 2>/dev/null | cut -f3)" \
+  "$(printf 'caf\xef\xbf\xbd')"
+check "eval --unicode-errors ignore" "$("$EQ" eval latin1.txt --unicode-errors ignore --format json \
+  --word-pairs <(printf 'caf\ttea\t1\ncafe\ttea\t2\ncaf\tcafe\t9\n') 2>/dev/null | grep -o '"pairs":[0-9]*')" '"pairs":3'
 
 # --- evaluation: the numbers gensim 4.2 printed for the bundled fixtures ---
 # KeyedVectors.load_word2vec_format('data/text8-sample.txt.gz', no_header=True), then

@@ -179,7 +179,7 @@ TEST_CASE("fastText model: detected, and read through load_vectors and VectorSpa
   const LoadedVectors loaded = load_vectors(path, options);
   CHECK(loaded.table.rows() == 2);
   CHECK_FALSE(loaded.subwords);
-  const VectorSpace space = VectorSpace::open(path, std::nullopt, 1);
+  const VectorSpace space = VectorSpace::open(path, {}, 1);
   REQUIRE(space.subwords() != nullptr);
   CHECK(space.subwords()->settings().buckets == 3);
   // Given as text, it is named for what it is.
