@@ -18,11 +18,14 @@ int main(int argc, char** argv) {
   std::string from, to;
   embed::cli::LogFlags log;
   app.add_option("INPUT", options.input, "input vectors: a file, or - for stdin")->required();
-  app.add_option("-o,--output", options.output, "output file, or - for stdout");
+  app.add_option("-o,--output", options.output, "output file, or - for stdout (--to projector: a directory)");
   app.add_option("--from", from, "input format (default: detected)")
       ->check(CLI::IsMember({"glove", "w2v-text", "w2v-bin", "emb", "fasttext-bin"}));
-  app.add_option("--to", to, "output format (default: from OUTPUT's extension .emb/.txt/.vec/.bin, else emb)")
-      ->check(CLI::IsMember({"emb", "glove", "w2v-text", "w2v-bin"}));
+  app.add_option("--to", to,
+                 "output format (default: from OUTPUT's extension .emb/.txt/.vec/.bin, a trailing / for projector, else "
+                 "emb); projector: OUTPUT is a directory of vectors.tsv, metadata.tsv and projector_config.pbtxt for "
+                 "TensorBoard's Embedding Projector")
+      ->check(CLI::IsMember({"emb", "glove", "w2v-text", "w2v-bin", "projector"}));
   embed::cli::add_dtype_option(app, options.dtype, "storage type of .emb vectors (default f32, or the input .emb's)");
   app.add_flag("--normalize", options.normalize, "scale every row to unit L2 length");
   app.add_option("--limit", options.limit, "keep only the first N words")->check(CLI::PositiveNumber);

@@ -14,10 +14,18 @@
 #include "core/progress.h"
 #include "format/emb_writer.h"
 #include "search/ann/ann_storage.h"
+#include "text/projector_writer.h"
 #include "text/text_writer.h"
 #include "text/word2vec_binary.h"
 
 namespace embed {
+namespace {
+
+// The projector holds and draws every point in the browser: past about this many it
+// becomes slow, so a larger table earns a warning (not an error: a fast machine copes).
+constexpr std::size_t kProjectorComfortableRows = 100'000;
+
+}  // namespace
 
 void convert(const ConvertOptions& options) {
   const auto start = std::chrono::steady_clock::now();
@@ -33,6 +41,9 @@ void convert(const ConvertOptions& options) {
     fail("--index ann adds an index to .emb output; {} output cannot hold one", format_name(to));
   }
   if (to == VectorFormat::fasttext_bin) fail("fasttext-bin is read, not written: choose another --to");
+  if (to == VectorFormat::projector && options.output == "-") {
+    fail_usage("--to projector writes three files into a directory; standard output (-o -) cannot hold them: give -o DIR");
+  }
   if (options.subwords && to != VectorFormat::emb) {
     fail("--subwords keeps a fastText model's n-gram buckets in .emb output; {} output cannot hold them", format_name(to));
   }
@@ -44,7 +55,10 @@ void convert(const ConvertOptions& options) {
     fail("refusing to write binary {} data to a terminal; redirect standard output", format_name(to));
   }
   // Open the output first: an unwritable destination fails before the work starts.
-  AtomicOutput out(options.output);
+  std::optional<AtomicOutput> out;
+  std::optional<ProjectorOutput> projector;
+  if (to == VectorFormat::projector) projector.emplace(options.output);
+  else out.emplace(options.output);
 
   WordSet keep;
   LoadOptions load;
@@ -77,11 +91,11 @@ void convert(const ConvertOptions& options) {
   // Text into an .emb file streams: each parsed batch of rows is written at once and
   // the whole table never sits in memory.
   std::optional<EmbStreamWriter> stream;
-  if (to == VectorFormat::emb && out.seekable() && !options.ann_index) {  // an index is built from the whole table
+  if (to == VectorFormat::emb && out->seekable() && !options.ann_index) {  // an index is built from the whole table
     load.row_sink = [&](const EmbeddingTable& table, std::size_t first_row, std::span<float> values) {
       if (!stream) {
         emb.dtype = options.dtype.value_or(DType::f32);
-        stream.emplace(out, table.dim, emb);
+        stream.emplace(*out, table.dim, emb);
       }
       stream->add_rows(table, first_row, values);
     };
@@ -140,20 +154,28 @@ void convert(const ConvertOptions& options) {
       stream->finish(table);  // also rejects duplicate words, naming both lines
       zero_rows = stream->zero_rows();
     } else {
-      zero_rows = write_emb(table, emb, out);
+      zero_rows = write_emb(table, emb, *out);
     }
   } else {
     index_words(table, input_name);  // rejects duplicate words, naming both lines
     if (options.normalize) zero_rows = normalize_rows(table.values, table.dim, options.threads);
-    if (to == VectorFormat::w2v_bin) {
-      write_word2vec_binary(table, out);
+    if (to == VectorFormat::projector) {
+      if (table.rows() > kProjectorComfortableRows && !options.limit) {
+        spdlog::warn("{} points: the projector becomes slow beyond about {}; --limit N keeps the first N (the most "
+                     "frequent words, in most files)",
+                     table.rows(), kProjectorComfortableRows);
+      }
+      projector->write(table, projector_tensor_name(options.input), options.threads);
+    } else if (to == VectorFormat::w2v_bin) {
+      write_word2vec_binary(table, *out);
     } else {
-      write_text_vectors(table, to == VectorFormat::w2v_text, options.threads, out);
+      write_text_vectors(table, to == VectorFormat::w2v_text, options.threads, *out);
     }
   }
   if (zero_rows) spdlog::warn("{} of zero length {} zero", counted(zero_rows, "row"), zero_rows == 1 ? "stays" : "stay");
   spdlog::debug("wrote the rest in {:.2f} s", std::chrono::duration<double>(std::chrono::steady_clock::now() - loaded_at).count());
-  out.commit();
+  if (projector) projector->commit();
+  else out->commit();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::info("{} -> {}: {} x {}, {} -> {}{}, {:.2f} s", input_name, options.output == "-" ? "<stdout>" : options.output,
                counted(table.rows(), "word"), counted(table.dim, "dim"), format_name(loaded.format), format_name(to),

@@ -98,6 +98,8 @@ LoadedVectors load_vectors(InputStream& in, VectorFormat format, const LoadOptio
       loaded.streamed = static_cast<bool>(options.row_sink);
       break;
     }
+    case VectorFormat::projector:
+      fail("{}: projector files are written, not read: convert the vectors they came from", in.name());
   }
   if (options.unicode_errors != UnicodeErrors::strict && loaded.format != VectorFormat::emb) {
     loaded.table.duplicate_note =

@@ -17,7 +17,8 @@ constexpr EnumName<VectorFormat> kFormatNames[] = {{VectorFormat::glove, "glove"
                                                    {VectorFormat::w2v_text, "w2v-text"},
                                                    {VectorFormat::w2v_bin, "w2v-bin"},
                                                    {VectorFormat::emb, "emb"},
-                                                   {VectorFormat::fasttext_bin, "fasttext-bin"}};
+                                                   {VectorFormat::fasttext_bin, "fasttext-bin"},
+                                                   {VectorFormat::projector, "projector"}};
 
 // fastText's models start with its magic number, a little-endian int32 (fasttext.cc:
 // FASTTEXT_FILEFORMAT_MAGIC_INT32), then a format version; .ftz files are the same, quantized.
@@ -104,6 +105,7 @@ std::optional<VectorFormat> format_from_extension(const std::string& path) {
   if (ends_with(".txt")) return VectorFormat::glove;
   if (ends_with(".vec")) return VectorFormat::w2v_text;
   if (ends_with(".bin")) return VectorFormat::w2v_bin;
+  if (ends_with("/")) return VectorFormat::projector;
   return std::nullopt;
 }
 

@@ -9,10 +9,11 @@
 
 namespace embed {
 
-enum class VectorFormat { glove, w2v_text, w2v_bin, emb, fasttext_bin };
+// fasttext_bin is only read; projector (a directory for TensorBoard's Embedding Projector) only written.
+enum class VectorFormat { glove, w2v_text, w2v_bin, emb, fasttext_bin, projector };
 
 std::string_view format_name(VectorFormat format);
-// Parses "glove" | "w2v-text" | "w2v-bin" | "emb" | "fasttext-bin".
+// Parses "glove" | "w2v-text" | "w2v-bin" | "emb" | "fasttext-bin" | "projector".
 std::optional<VectorFormat> parse_format_name(std::string_view name);
 
 // Looks at the (decompressed) start of `in` without consuming it:
@@ -28,7 +29,8 @@ VectorFormat detect_format(InputStream& in);
 // number: --from fasttext-bin reads it); otherwise returns.
 void refuse_known_models(std::string_view head, const std::string& name);
 
-// The output format implied by a file name: .emb, .txt (GloVe), .vec (word2vec text), .bin (word2vec binary).
+// The output format implied by a file name: .emb, .txt (GloVe), .vec (word2vec text), .bin (word2vec binary),
+// and a name ending in "/" (a directory) projector.
 std::optional<VectorFormat> format_from_extension(const std::string& path);
 
 }  // namespace embed
