@@ -8,6 +8,7 @@
 #include "core/parallel.h"
 #include "math/sgemm.h"
 #include "eval/eval_command.h"
+#include "plot/map_command.h"
 #include "query/query_command.h"
 #include "search/ann/ann_index.h"
 
@@ -39,14 +40,19 @@ int main(int argc, char** argv) {
   bool ann = false;
   std::size_t ann_ef = embed::kDefaultEf;
   embed::cli::LogFlags log;
-  auto add_common = [&](CLI::App& command) {
+  // What every subcommand takes: how VECTORS is read, threads, logging.
+  auto add_reading = [&](CLI::App& command) {
     command.add_option("--from", from, "format of VECTORS (default: detected)")
         ->check(CLI::IsMember({"glove", "w2v-text", "w2v-bin", "emb", "fasttext-bin"}));
     embed::cli::add_unicode_errors_option(command, reading.unicode_errors);
+    command.add_option("--threads", options.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 1024));
+    embed::cli::add_log_flags(command, log);
+  };
+  auto add_common = [&](CLI::App& command) {
+    add_reading(command);
     command.add_option("--method", method, "how expressions combine: 3cosadd (as most_similar) or 3cosmul")
         ->check(CLI::IsMember({"3cosadd", "3cosmul"}))
         ->capture_default_str();
-    command.add_option("--threads", options.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 1024));
     embed::cli::add_device_options(
         command, options.device.request,
         "where batches are searched: cpu, cuda (every batch on the GPU), or auto (batches of 64 queries or more on "
@@ -61,7 +67,6 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 100000))
         ->capture_default_str()
         ->needs(ann_flag);
-    embed::cli::add_log_flags(command, log);
   };
   app.add_option("VECTORS", query.vectors, "word vectors: .emb or any format glove-convert reads; - for stdin");
   app.add_option("WORD", query.words, "words whose nearest neighbours to print");
@@ -97,17 +102,37 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   add_common(*eval);
 
+  embed::MapCommand map_command;
+  CLI::App* map = app.add_subcommand(
+      "map",
+      "Draw the words (and with --neighbours their nearest neighbours, lighter) as labelled points on their vectors'\n"
+      "two principal components, in a self-contained SVG file titled with the share of the variance they explain.\n"
+      "With no WORD, the words come from stdin, one per line. Unknown words are named in a warning and left out.");
+  map->add_option("VECTORS", map_command.vectors, "word vectors: .emb or any format glove-convert reads")->required();
+  map->add_option("WORD", map_command.words, "words to draw (at least 3 known ones)");
+  map->add_option("-o,--output", map_command.output, "the SVG file to write; - for standard output")->required();
+  map->add_option("--neighbours", map_command.neighbours, "also draw each word's K nearest neighbours (cosine)")
+      ->check(CLI::Range(1, 1000));
+  add_reading(*map);
+
   if (const auto exit_status = embed::cli::parse(app, argc, argv)) return *exit_status;
   if (eval->parsed() && eval_command.analogies.empty() && eval_command.word_pairs.empty()) {
     return embed::cli::usage_exit(app,
                                   CLI::ValidationError("eval", "give --analogies FILE, --word-pairs FILE, or both"));
   }
-  if (!eval->parsed() && query.vectors.empty()) return embed::cli::usage_exit(app, CLI::RequiredError("VECTORS"));
+  if (!eval->parsed() && !map->parsed() && query.vectors.empty()) {
+    return embed::cli::usage_exit(app, CLI::RequiredError("VECTORS"));
+  }
   if (ann) options.device.ann_ef = ann_ef;
   options.method = parse_method(method);
   options.format = embed::parse_output_format(format);
   options.device.gpu = embed::gpu_searcher();
   if (!from.empty()) reading.format = embed::parse_format_name(from);  // CLI11 has checked the spelling
+  if (map->parsed()) {
+    map_command.reading = reading;
+    map_command.threads = options.threads;
+    return embed::cli::run("embed-query", log, [&] { return embed::run_map_command(map_command); });
+  }
   return embed::cli::run("embed-query", log, [&] {
     embed::check_query_options(options, !eval->parsed(), embed::cli::given_options(app));
     if (eval->parsed()) {

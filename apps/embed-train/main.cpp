@@ -6,6 +6,7 @@
 #include "cluster/cluster.h"
 #include "common/tool_cli.h"
 #include "core/parallel.h"
+#include "plot/metrics_file.h"
 #include "train/train_command.h"
 #include "train/training_model.h"
 
@@ -133,6 +134,9 @@ int main(int argc, char** argv) {
   app.add_option("--metrics", command.metrics,
                  "write the run's progress here as JSON lines (time, epoch, words or records done, per second, lr, "
                  "loss), one a second and one per epoch");
+  app.add_option("--plot", command.plot,
+                 "draw the loss and the learning rate over the words (glove: records) processed, with the epochs "
+                 "marked, as an SVG file, written when the run ends or is interrupted");
   embed::cli::add_log_flags(app, log);
   app.add_option("--sync-interval", command.sync_seconds,
                  "under mpirun: seconds between the ranks' rounds (each sums their updates to the most frequent rows; "
@@ -151,7 +155,17 @@ int main(int argc, char** argv) {
   cooc->excludes(resume);
   save_cooc->excludes(resume);
 
+  std::string plot_metrics, plot_output;
+  CLI::App* plot = app.add_subcommand(
+      "plot", "Draw the loss and learning rate of a run from its --metrics file, as --plot does, as an SVG file.");
+  plot->add_option("METRICS", plot_metrics, "the JSON lines embed-train --metrics wrote")->required();
+  plot->add_option("-o,--output", plot_output, "the SVG file to write; - for standard output")->required();
+  embed::cli::add_log_flags(*plot, log);
+
   if (const auto exit_status = embed::cli::parse(app, argc, argv)) return *exit_status;
+  if (plot->parsed()) {
+    return embed::cli::run("embed-train", log, [&] { return embed::run_plot_command(plot_metrics, plot_output); });
+  }
   if (dtype) command.output.dtype = *dtype;
   command.gpu_trainer = embed::gpu_trainer();
   return embed::cli::run("embed-train", log, [&] {

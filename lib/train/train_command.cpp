@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/stop_signal.h"
+#include "plot/loss_plot.h"
 #include "train/checkpoint.h"
 #include "train/metrics_log.h"
 #include "train/rank_state.h"
@@ -131,6 +132,39 @@ void warn_if_no_time_to_checkpoint(const TrainingRun& run, const Cluster& job) {
                grace, human_bytes(bytes), std::ceil(needed), std::ceil(2 * needed));
 }
 
+// --plot: the points --metrics writes, kept as the run goes, drawn when it ends.
+class PlotRecorder {
+ public:
+  PlotRecorder(const std::string& path, std::string_view unit) : out_(path) { curve_.unit = unit; }
+
+  void progress(const TrainProgress& p) {
+    // As often as --metrics writes a tick: at most one a second.
+    if (last_tick_ >= 0 && p.seconds - last_tick_ < 1.0) return;
+    last_tick_ = p.seconds;
+    add(p, false);
+  }
+  void epoch(const TrainProgress& p) { add(p, true); }
+
+  // Writes the plot (when there is a point to draw; a run stopped before its first tick
+  // has none, and then leaves no file).
+  void write(const std::string& title) {
+    if (curve_.points.empty()) return;
+    out_.write(loss_plot_svg(curve_, title));
+    out_.commit();
+    spdlog::info("wrote {}", out_.path());
+  }
+
+ private:
+  void add(const TrainProgress& p, bool epoch_end) {
+    const double loss = std::isfinite(p.loss) ? p.loss : std::nan("");
+    curve_.points.push_back({static_cast<double>(p.items_this_run), p.learning_rate, loss, epoch_end, p.epoch + 1});
+  }
+
+  AtomicOutput out_;
+  LossCurve curve_;
+  double last_tick_ = -1;
+};
+
 int train_on_this_rank(TrainCommand command, Cluster& job);
 
 }  // namespace
@@ -190,11 +224,13 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   const std::string checkpoint_path = command.checkpoint.empty() ? default_checkpoint : command.checkpoint;
   std::optional<AtomicOutput> vectors_out, context_out;
   std::optional<MetricsLog> metrics;
+  std::optional<PlotRecorder> plot;
   if (root) {
     vectors_out.emplace(run.output.output);
     if (run.output.save_context) context_out.emplace(context_output_path(run.output.output));
     { AtomicOutput probe(checkpoint_path); }
     if (!command.metrics.empty()) metrics.emplace(command.metrics, settings.epochs, model.item_name());
+    if (!command.plot.empty()) plot.emplace(command.plot, model.item_name());
   }
 
   // --init's file is read before the corpus, so that a file we cannot use fails first.
@@ -236,6 +272,7 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
                                                   settings.epochs, human_count(per_second / all_threads),
                                                   p.learning_rate, loss_name, p.loss));
     if (metrics) metrics->progress(p, per_second);
+    if (plot) plot->progress(p);
   };
   context.on_epoch = [&](const TrainProgress& p) {
     const double seconds = p.seconds - epoch_started;
@@ -246,6 +283,7 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
                  settings.epochs, loss_name, p.loss, p.learning_rate, done, items, seconds, human_count(per_second), items,
                  human_count(per_second / all_threads));
     if (metrics) metrics->epoch(p, per_second);
+    if (plot) plot->epoch(p);
     epoch_started = p.seconds;
     epoch_items_start = p.items_done;
     if (keep_epoch_checkpoints) write_checkpoint(checkpoint_path, run, job);
@@ -269,10 +307,13 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
     throw;
   }
   progress.finish();
+  const std::string plot_title = fmt::format("{} \u2014 {} {}: {} and learning rate", run.output.output, model.name(),
+                                             finished ? "training" : "training (interrupted)", loss_name);
 
   if (!finished) {
     // Under mpirun the ranks stopped together, and their last round shared every row.
     write_checkpoint(checkpoint_path, run, job);
+    if (plot) plot->write(plot_title);
     const double done = static_cast<double>(run.state.items_done) / static_cast<double>(items_total);
     const int signal = stop_signal();  // 0 on a rank whose stop came from another rank
     if (root) {
@@ -301,6 +342,7 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
                           with_kept_rows(table_rows(run.output_table, settings.dim), run, run.init.kept_context),
                           run.output.dtype, run.corpus.name, metadata, settings.threads);
   }
+  if (plot) plot->write(plot_title);
   spdlog::info("wrote {} ({} words x {} dims, {}{}){}", run.output.output, vocab.size(), settings.dim,
                vector_dtype_name(run.output.dtype), model.output_note(run), context_out ? " and " + context_out->path() : "");
   // The automatic checkpoint of an interrupted run is superseded by the vectors, and so

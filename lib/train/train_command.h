@@ -24,6 +24,7 @@ struct TrainCommand {
   std::string resume;         // a checkpoint to continue from; its settings win
   InitRequest init;           // --init, --init-keep, --lock-init
   std::string metrics;        // --metrics: JSON lines of progress and epochs
+  std::string plot;           // --plot: the loss and learning rate as SVG, at the end or on interruption
   GpuRequest gpu;             // --device, --gpu, --gpu-memory
   GpuOptions gpu_options;     // --table, --host-transfer
   GpuTrainer gpu_trainer;     // what this build offers (backend/registry.h); empty: CPU only
