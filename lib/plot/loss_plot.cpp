@@ -87,7 +87,11 @@ void draw_panel(SvgWriter& svg, const LossCurve& curve, const Range& x, double L
     svg.text(kLeft - 6, py + 4, label, fmt::format("text-anchor=\"end\" {}", kTickText));
   }
   svg.rect(kLeft, top, kRight - kLeft, bottom - top, fmt::format("fill=\"none\" {}", kAxisStyle));
-  svg.text(kLeft + 8, top + 16, name, fmt::format("font-size=\"13\" fill=\"{}\"", colour));
+  // The panel's name runs up its left side, where no point of the series can be.
+  const double name_x = 22, name_y = (top + bottom) / 2;
+  svg.text(name_x, name_y, name,
+           fmt::format("text-anchor=\"middle\" font-size=\"13\" fill=\"{}\" transform=\"rotate(-90 {} {})\"", colour,
+                       svg_number(name_x), svg_number(name_y)));
 
   // A line through the finite points (a non-finite loss breaks it), and each epoch's
   // point, or a lone point, as a dot.
