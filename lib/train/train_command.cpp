@@ -14,9 +14,9 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/stop_signal.h"
-#include "plot/loss_plot.h"
 #include "train/checkpoint.h"
 #include "train/metrics_log.h"
+#include "train/plot_recorder.h"
 #include "train/rank_state.h"
 #include "train/training_model.h"
 #include "train/vectors_output.h"
@@ -131,39 +131,6 @@ void warn_if_no_time_to_checkpoint(const TrainingRun& run, const Cluster& job) {
                "export OMPI_MCA_odls_base_sigkill_timeout={:.0f} before mpirun",
                grace, human_bytes(bytes), std::ceil(needed), std::ceil(2 * needed));
 }
-
-// --plot: the points --metrics writes, kept as the run goes, drawn when it ends.
-class PlotRecorder {
- public:
-  PlotRecorder(const std::string& path, std::string_view unit) : out_(path) { curve_.unit = unit; }
-
-  void progress(const TrainProgress& p) {
-    // As often as --metrics writes a tick: at most one a second.
-    if (last_tick_ >= 0 && p.seconds - last_tick_ < 1.0) return;
-    last_tick_ = p.seconds;
-    add(p, false);
-  }
-  void epoch(const TrainProgress& p) { add(p, true); }
-
-  // Writes the plot (when there is a point to draw; a run stopped before its first tick
-  // has none, and then leaves no file).
-  void write(const std::string& title) {
-    if (curve_.points.empty()) return;
-    out_.write(loss_plot_svg(curve_, title));
-    out_.commit();
-    spdlog::info("wrote {}", out_.path());
-  }
-
- private:
-  void add(const TrainProgress& p, bool epoch_end) {
-    const double loss = std::isfinite(p.loss) ? p.loss : std::nan("");
-    curve_.points.push_back({static_cast<double>(p.items_this_run), p.learning_rate, loss, epoch_end, p.epoch + 1});
-  }
-
-  AtomicOutput out_;
-  LossCurve curve_;
-  double last_tick_ = -1;
-};
 
 int train_on_this_rank(TrainCommand command, Cluster& job);
 
