@@ -6,9 +6,16 @@
 #
 # Reads CORPUS with corpus_file= (gensim's fastest multi-core path), decays the learning rate
 # linearly from LR to LR * 1e-4 (word2vec C's floor), writes a word2vec binary, and prints one
-# line with its own timings. The benchmark times the whole process; these figures only show
-# how the time splits (import, training, writing). Needs gensim (Debian: python3-gensim, only
+# line with its own timings. The benchmark times the whole process; these figures only show how
+# the time splits (import, training, writing). Needs gensim (Debian: python3-gensim, only
 # importable by /usr/bin/python3 here).
+#
+# Note on the schedule: with corpus_file, gensim 4.2 decays each worker's learning rate by that
+# worker's own words over the whole corpus's (word2vec_corpusfile.pyx, get_next_alpha), so with W
+# workers each epoch covers only 1/W of its span of the decay, the rate jumps back up at the next
+# epoch and the run ends at LR*(W-1)/(W*EPOCHS) instead of the floor. embed-train, word2vec.c and
+# gensim's iterable path decay over all workers' words. At 2 workers this higher mean rate accounts
+# for most of gensim's analogy lead on text8-head (bench/RESULTS.md, issue 23).
 import argparse
 import sys
 import time
