@@ -57,16 +57,18 @@ __global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord
     }
     float* acc_w = w + t.state;
     float* acc_c = c + t.state;
-    const float g = fdiff * lr;  // the reference scales by the learning rate before clipping
+    [[maybe_unused]] const float g = fdiff * lr;  // the other rules scale by the learning rate before clipping
     if constexpr (Rule == GloveRule::adagrad_element) {
+      // Stanford's glove.c (as the CPU's AdagradElement): clip, then scale by the
+      // learning rate; the biases' step is not scaled.
       for (std::uint32_t k = lane; k < dim; k += 32) {
         const float wk = w[k], ck = c[k];  // both gradients from the old values
-        adagrad_update(w + k, acc_w + k, clip(g * ck));
-        adagrad_update(c + k, acc_c + k, clip(g * wk));
+        adagrad_update(w + k, acc_w + k, clip(fdiff * ck) * lr);
+        adagrad_update(c + k, acc_c + k, clip(fdiff * wk) * lr);
       }
       if (lane == 0) {
-        adagrad_update(w + dim, acc_w + dim, g);
-        adagrad_update(c + dim, acc_c + dim, g);
+        adagrad_update(w + dim, acc_w + dim, fdiff);
+        adagrad_update(c + dim, acc_c + dim, fdiff);
       }
     } else if constexpr (Rule == GloveRule::adagrad_row) {
       // acc[0]: the mean squared gradient of the row's vector; acc[1]: the bias's.

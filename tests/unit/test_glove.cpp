@@ -224,7 +224,8 @@ TEST_CASE("the co-occurrence file keeps counts and vocabulary, and refuses damag
 }
 
 TEST_CASE("GloVe: one record's AdaGrad update equals the reference arithmetic", "[glove]") {
-  // Stanford glove.c's update, in double, with accumulators starting at 1.
+  // Stanford glove.c's update (as it has been since its gradient clip: clip, then scale
+  // by eta; the biases' step unscaled), in double, with accumulators starting at 1.
   const std::size_t dim = 5;
   const GloveLayout layout(dim, Optimizer::adagrad, AdagradMode::element);
   RowMatrix words = make_glove_table(2, layout, Optimizer::adagrad, 9, 0, 1);
@@ -236,9 +237,10 @@ TEST_CASE("GloVe: one record's AdaGrad update equals the reference arithmetic", 
   for (int step = 0; step < 3; ++step) {  // three steps: the accumulators matter from the second
     double diff = w[dim] + c[dim] - std::log(x);
     for (std::size_t k = 0; k < dim; ++k) diff += w[k] * c[k];
-    const double fdiff = std::pow(x / x_max, alpha) * diff * eta;
+    const double fdiff = std::pow(x / x_max, alpha) * diff;
     for (std::size_t k = 0; k < dim; ++k) {
-      const double t1 = std::clamp(fdiff * c[k], -100.0, 100.0), t2 = std::clamp(fdiff * w[k], -100.0, 100.0);
+      const double t1 = std::clamp(fdiff * c[k], -100.0, 100.0) * eta;
+      const double t2 = std::clamp(fdiff * w[k], -100.0, 100.0) * eta;
       w[k] -= t1 / std::sqrt(gw[k]);
       c[k] -= t2 / std::sqrt(gc[k]);
       gw[k] += t1 * t1;
