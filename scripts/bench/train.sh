@@ -40,12 +40,20 @@
 #   EMBED_TRAIN      default $BUILD/embed-train;  EMBED_QUERY  default $BUILD/embed-query
 #   FASTTEXT         default fasttext (on PATH); PYTHON  default /usr/bin/python3 (gensim)
 #   BENCH_DIR        scratch parent (default /tmp); KEEP=1 keeps the scratch directory
+#   GENSIM_QUALITY_READER, GENSIM_THROUGHPUT_READER
+#                    how gensim reads the corpus (train_gensim.py --reader): "lines" (default for
+#                    quality: a LineSentence iterable, whose learning rate decays over all workers'
+#                    words as word2vec's and embed-train's do) or "file" (default for throughput:
+#                    corpus_file=, gensim's fastest path, whose per-worker schedule keeps the rate
+#                    higher and scores higher on text8-head: issue 23, bench/RESULTS.md)
 # Smoke run: CORPUS=/tmp/slice.txt EPOCHS=1 SEEDS=1 REPEAT=2 bash scripts/bench/train.sh
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PARTS=${PARTS:-quality throughput}
+GENSIM_QUALITY_READER=${GENSIM_QUALITY_READER:-lines}
+GENSIM_THROUGHPUT_READER=${GENSIM_THROUGHPUT_READER:-file}
 TOOLS=${TOOLS:-embed fasttext gensim}
 MODELS=${MODELS:-skipgram cbow}
 SEEDS=${SEEDS:-1 2 3}
@@ -159,7 +167,7 @@ train() {
       trained_vectors=$prefix.bin
       cmd=("$PYTHON" "$GENSIM_SCRIPT" "$corpus" "$trained_vectors" --model "$model" --dim 100
         --window 5 --negative 5 --min-count 5 --sample 1e-4 --epochs "$epochs" --lr "$lr"
-        --threads "$THREADS" --seed "$seed")
+        --threads "$THREADS" --seed "$seed" --reader "$gensim_reader")
       ;;
   esac
   if ! timed "$prefix.time" "${cmd[@]}" >"$prefix.log" 2>&1; then
@@ -202,8 +210,9 @@ print_ratios() {
 }
 
 if has "$PARTS" quality; then
+  gensim_reader=$GENSIM_QUALITY_READER
   echo
-  echo "== quality: $EPOCHS epoch(s) on $(basename "$CORPUS"), seeds: $SEEDS"
+  echo "== quality: $EPOCHS epoch(s) on $(basename "$CORPUS"), seeds: $SEEDS (gensim reads it as: $gensim_reader)"
   for model in $MODELS; do
     for seed in $SEEDS; do
       for tool in "${tools[@]}"; do
@@ -234,7 +243,8 @@ if has "$PARTS" throughput; then
     [[ -z $(tail -c 1 "$CORPUS") ]] || echo
   done >"$big"
   big_words=$(wc -w <"$big")
-  echo "== throughput: 1 epoch on $(basename "$CORPUS") x $REPEAT ($big_words words), $THROUGHPUT_RUNS run(s) per tool"
+  gensim_reader=$GENSIM_THROUGHPUT_READER
+  echo "== throughput (gensim reads it as: $gensim_reader): 1 epoch on $(basename "$CORPUS") x $REPEAT ($big_words words), $THROUGHPUT_RUNS run(s) per tool"
   cat "$big" >/dev/null
   for model in $MODELS; do
     for ((run = 1; run <= THROUGHPUT_RUNS; run++)); do
