@@ -81,6 +81,8 @@ REF_EPOCHS=15 # the EPOCHS value Stanford's figures are compared with
 # median over 3 seeds. Constants: Stanford GloVe is not installable from Debian.
 SG_TOTAL=71 SG_VOCAB=0.1 SG_COOCCUR=1.7 SG_SHUFFLE=1.4 SG_GLOVE=68 SG_PER_ITER=4.5
 SG_PEAK_MB=450 SG_ANALOGY=1.55 SG_ANSWERED=6571 SG_SPEARMAN=0.180
+# Stanford's spread over seeds (issue 23): "no worse" allows for it, as the issue's target does.
+SG_ANALOGY_NOISE=0.13 SG_SPEARMAN_NOISE=0.003
 # Targets for embed-train on the REF_EPOCHS setting.
 TARGET_TOTAL=35
 
@@ -238,10 +240,10 @@ compare_stanford() {
   cmp_row "peak MB" "$SG_PEAK_MB (cooccur)" "$(mib "$peak_kb")" "" \
     "<= --memory $MEMORY: $(verdict "$peak_kb * 1024 <= $budget")"
   cmp_row "analogy % (restrict $RESTRICT)" "$SG_ANALOGY" "$(mean_sd "${r_acc[$e]}" 2)" \
-    "$(diff_signed "$acc" "$SG_ANALOGY" 2) points" "no worse: $(verdict "$acc >= $SG_ANALOGY")"
+    "$(diff_signed "$acc" "$SG_ANALOGY" 2) points" "no worse (within Stanford's seed noise $SG_ANALOGY_NOISE): $(verdict "$acc >= $SG_ANALOGY - $SG_ANALOGY_NOISE")"
   cmp_row "  questions answered" "$SG_ANSWERED" "$(median "${r_answered[$e]}")" "" ""
   cmp_row "WS-353 Spearman" "$SG_SPEARMAN" "$(mean_sd "${r_ws[$e]}" 3)" \
-    "$(diff_signed "$ws" "$SG_SPEARMAN" 3)" "no worse: $(verdict "$ws >= $SG_SPEARMAN")"
+    "$(diff_signed "$ws" "$SG_SPEARMAN" 3)" "no worse (within Stanford's seed noise $SG_SPEARMAN_NOISE): $(verdict "$ws >= $SG_SPEARMAN - $SG_SPEARMAN_NOISE")"
   echo "counting: Stanford's vocab_count $SG_VOCAB + cooccur $SG_COOCCUR + shuffle $SG_SHUFFLE s;" \
     "embed-train's count $count + merge $merge s (its reading the corpus is in other_s)"
   # The other EPOCHS values: quality only (Stanford's figures are for 15 iterations).
