@@ -5,7 +5,8 @@
 # Builds them with clang in build-fuzz/ (EMBED_FUZZ=ON), makes each harness's seed corpus
 # with our own tools from data/ (vectors as .emb, GloVe text, word2vec text and binary and
 # gzip; a co-occurrence file; checkpoints of skip-gram, CBOW and GloVe runs interrupted
-# mid-run; query lines and evaluation files; corpus text and word lists), then runs TARGET,
+# mid-run; query lines and evaluation files; corpus text and word lists; fastText models made
+# by tests/cli/make_fasttext_model.py), then runs TARGET,
 # or every harness in turn, for SECONDS each (default 60). Inputs it finds new go to
 # build-fuzz/corpus/TARGET, kept between runs. A finding (crash, sanitizer report, an exception other than embed::Error,
 # a single allocation over 2 GB, an input taking over 10 s) stops it with the input saved as
@@ -14,12 +15,12 @@
 # and, once it is fixed, copy it to tests/fuzz/regressions/TARGET/: every build's tests replay
 # those (ctest -R regressions).
 # Needs clang and libclang-rt-14-dev (bash scripts/setup.sh --fuzz).
-# Targets: fuzz_text_vectors fuzz_word2vec_binary fuzz_convert fuzz_emb fuzz_cooc fuzz_checkpoint fuzz_query fuzz_corpus
+# Targets: fuzz_text_vectors fuzz_word2vec_binary fuzz_fasttext_model fuzz_convert fuzz_emb fuzz_cooc fuzz_checkpoint fuzz_query fuzz_corpus
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: fuzz.sh TARGET|all [SECONDS]}
 seconds=${2:-60}
-all=(fuzz_text_vectors fuzz_word2vec_binary fuzz_convert fuzz_emb fuzz_cooc fuzz_checkpoint fuzz_query fuzz_corpus)
+all=(fuzz_text_vectors fuzz_word2vec_binary fuzz_fasttext_model fuzz_convert fuzz_emb fuzz_cooc fuzz_checkpoint fuzz_query fuzz_corpus)
 if [[ $target == all ]]; then targets=("${all[@]}"); else targets=("$target"); fi
 for t in "${targets[@]}"; do
   [[ " ${all[*]} " == *" $t "* ]] || { echo "fuzz.sh: unknown target $t (${all[*]})" >&2; exit 2; }
@@ -39,7 +40,7 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 seeds=$build/seeds
 mkdir -p "$build/corpus" "$build/findings"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{fuzz_text_vectors,fuzz_word2vec_binary,fuzz_convert,fuzz_emb,fuzz_cooc,fuzz_checkpoint,fuzz_query,fuzz_corpus}
+mkdir -p "$seeds"/{fuzz_text_vectors,fuzz_word2vec_binary,fuzz_fasttext_model,fuzz_convert,fuzz_emb,fuzz_cooc,fuzz_checkpoint,fuzz_query,fuzz_corpus}
 work=$(realpath "$seeds")
 ET=$build/embed-train GC=$build/glove-convert
 gzip -dc data/text8-200k.txt.gz > "$work/sample.txt"
@@ -61,6 +62,11 @@ done
 cp "$work/v.bin" "$work/fuzz_word2vec_binary/v.bin"
 cp "$work/v.txt" "$work/v.w2v.txt" "$work/v.bin" "$work/v.txt.gz" "$work/fuzz_convert/"
 cp "$work/v40.emb" "$work/fuzz_convert/v.emb"
+
+# fastText models (.bin): a skip-gram one, and the kinds that are refused (supervised, quantized).
+for kind in skipgram supervised quantized; do
+  python3 tests/cli/make_fasttext_model.py "$work/fuzz_fasttext_model/$kind.bin" "$kind"
+done
 
 # A co-occurrence file.
 "$ET" --model glove --corpus "$work/corpus.txt" --save-cooc "$work/fuzz_cooc/c.cooc" --min-count 30 --window 3 -q
