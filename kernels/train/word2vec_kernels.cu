@@ -73,6 +73,7 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
                                 KernelLogistic logistic, float lr, double* loss_out) {
   extern __shared__ float shared[];
   __shared__ std::uint32_t n_out_shared;
+  __shared__ bool outputs_repeat;
   __shared__ float loss_shared;
   const std::uint32_t K = b.negatives_per_window, max_out = K + 1;
   float* in_rows = shared;                            // max_inputs × stride
@@ -95,30 +96,70 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
       // A negative equal to the target is skipped, as word2vec skips it.
       out_ids[0] = target;
       std::uint32_t n = 1;
+      bool repeat = false;
       for (std::uint32_t k = 0; k < K; ++k) {
         const std::uint32_t negative = b.negatives[w * K + k];
-        if (negative != target) out_ids[n++] = negative;
+        if (negative == target) continue;
+        for (std::uint32_t o = 1; o < n; ++o) repeat |= out_ids[o] == negative;
+        out_ids[n++] = negative;
       }
       n_out_shared = n;
+      outputs_repeat = repeat;
     }
     __syncthreads();
     const std::uint32_t n_out = n_out_shared;
+    const bool repeat = outputs_repeat;
     load_rows<T>(input, in_ids, n_in, stride, pairs, in_rows);
     load_rows<T>(output, out_ids, n_out, stride, pairs, out_rows);
     __syncthreads();
 
-    // Scores, a warp per (input, output) pair.
+    // The CPU's order: input after input, each scored against the output rows as the
+    // previous input left them (the copies in shared memory) and then stepped.
     float warp_loss = 0;
-    for (std::uint32_t pair = warp; pair < n_in * n_out; pair += warps) {
-      const std::uint32_t c = pair / n_out, o = pair % n_out;
-      float score = 0;
-      for (std::uint32_t e = lane; e < dim; e += 32) score += in_rows[c * stride + e] * out_rows[o * stride + e];
-      score = warp_sum(score);
-      if (lane == 0) {
-        const float label = o == 0 ? 1.0f : 0.0f;
-        gradient[c * max_out + o] = (label - sigmoid(score, logistic)) * lr;
-        warp_loss += log_loss(o == 0 ? score : -score, logistic);
+    for (std::uint32_t c = 0; c < n_in; ++c) {
+      // Input c's scores, a warp per output row.
+      for (std::uint32_t o = warp; o < n_out; o += warps) {
+        float score = 0;
+        for (std::uint32_t e = lane; e < dim; e += 32) score += in_rows[c * stride + e] * out_rows[o * stride + e];
+        score = warp_sum(score);
+        if (lane == 0) {
+          const float label = o == 0 ? 1.0f : 0.0f;
+          gradient[c * max_out + o] = (label - sigmoid(score, logistic)) * lr;
+          warp_loss += log_loss(o == 0 ? score : -score, logistic);
+        }
       }
+      __syncthreads();
+      // A thread per element pair, which it alone reads and writes in every row:
+      // input c's gradient from the output rows before this step (summed in the CPU's
+      // order) goes to the table at once, the output rows' copies take their step, and
+      // later copies of the same input word see its new value, as on the CPU.
+      const float* g = gradient + c * max_out;
+      for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) {
+        const std::uint32_t e = 2 * p;
+        const float x0 = in_rows[c * stride + e], x1 = in_rows[c * stride + e + 1];
+        float d0 = 0, d1 = 0;
+        for (std::uint32_t o = 0; o < n_out; ++o) {
+          d0 += g[o] * out_rows[o * stride + e];
+          d1 += g[o] * out_rows[o * stride + e + 1];
+        }
+        for (std::uint32_t o = 0; o < n_out; ++o) {
+          // A negative drawn twice is one row on the CPU, stepped by both copies.
+          float step = g[o];
+          if (repeat) {
+            step = 0;
+            for (std::uint32_t q = 0; q < n_out; ++q) step += out_ids[q] == out_ids[o] ? g[q] : 0.0f;
+          }
+          out_rows[o * stride + e] += step * x0;
+          out_rows[o * stride + e + 1] += step * x1;
+        }
+        add_pair(row_at<T>(input, in_ids[c], stride) + e, d0, d1);
+        for (std::uint32_t later = c + 1; later < n_in; ++later) {
+          if (in_ids[later] != in_ids[c]) continue;
+          in_rows[later * stride + e] += d0;
+          in_rows[later * stride + e + 1] += d1;
+        }
+      }
+      __syncthreads();
     }
     if (lane == 0 && warp_loss != 0) atomicAdd(&loss_shared, warp_loss);
     __syncthreads();
@@ -127,18 +168,13 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
       loss_shared = 0;
     }
 
-    // Both gradients from the old rows in shared memory, summed in the CPU's order: a
-    // thread per (row, element pair), the output rows' then the input rows'.
-    for (std::uint32_t i = threadIdx.x; i < (n_out + n_in) * pairs; i += blockDim.x) {
+    // The output rows' steps, summed over the inputs in the CPU's order, with atomics:
+    // a thread per (row, element pair). in_rows[c] still holds the value input c had
+    // when it was scored.
+    for (std::uint32_t i = threadIdx.x; i < n_out * pairs; i += blockDim.x) {
       const std::uint32_t row = i / pairs, e = 2 * (i % pairs);
-      if (row < n_out) {
-        add_weighted_row<T>(output, out_ids[row], in_rows, n_in, stride, e,
-                            [&](std::uint32_t c) { return gradient[c * max_out + row]; });
-      } else {
-        const std::uint32_t c = row - n_out;
-        add_weighted_row<T>(input, in_ids[c], out_rows, n_out, stride, e,
-                            [&](std::uint32_t o) { return gradient[c * max_out + o]; });
-      }
+      add_weighted_row<T>(output, out_ids[row], in_rows, n_in, stride, e,
+                          [&](std::uint32_t c) { return gradient[c * max_out + row]; });
     }
     // The next window's rows replace these; its loads then see this window's updates
     // (the block's own atomics are visible to it after the barrier).

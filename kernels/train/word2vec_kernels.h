@@ -1,11 +1,14 @@
 // Word2vec's kernels (skip-gram and CBOW), behind launch functions. Plain structs in, so that this header needs nothing from lib/.
 //
-// A thread block trains a window at a time, as the CPU backend does (HogBatch): skip-gram
-// loads the window's C input rows and 1 + K output rows (target, shared negatives)
-// into shared memory, computes the C × (1+K) scores a warp per score, then adds both
-// gradients, computed from the old values, with atomics, so that windows training
-// the same rows at once lose no update. CBOW averages the inputs and trains the
-// outputs one after another, as word2vec does. Tables are stored as f32, f16 or bf16
+// A thread block trains a window at a time, as the CPU backend does: skip-gram loads the
+// window's C input rows and 1 + K output rows (target, negatives shared by the window)
+// into shared memory and takes the inputs in turn, as word2vec does: an input's 1 + K
+// scores (a warp per score) read the output copies as the previous input left them,
+// its gradient goes to the table at once, and the copies take their step. The output
+// rows' steps are added to the tables at the end of the window. Every update is an
+// atomic add, so that windows training the same rows at once lose no update. CBOW
+// averages the inputs and trains the outputs one after another, as word2vec does.
+// Tables are stored as f32, f16 or bf16
 // and every product is computed in f32. The sigmoid and loss come from the CPU's
 // tables, so one window gives the CPU's result up to the order of float sums.
 //

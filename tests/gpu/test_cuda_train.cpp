@@ -85,7 +85,7 @@ TEST_CASE("one batch on the GPU equals the CPU backend's update", "[gpu]") {
         RowMatrix cpu_in = copy_of(input), cpu_out = copy_of(output);
         const WindowBatch batch = disjoint_batch(windows, negatives);
         BatchLoss cpu_loss, gpu_loss;
-        make_word2vec_cpu_backend(model, cpu_in, cpu_out, 1, 4)->train(batch, 0, cpu_loss);
+        make_word2vec_cpu_backend(model, cpu_in, cpu_out, 1)->train(batch, 0, cpu_loss);
         auto gpu = cuda_backend(model, input, output, 2, negatives, 1, placement);
         gpu->train(batch, 0, gpu_loss);
         gpu->finish(0, gpu_loss);
@@ -109,7 +109,7 @@ TEST_CASE("f16 and bf16 tables train one batch to the CPU's result within their 
       RowMatrix cpu_in = copy_of(input), cpu_out = copy_of(output);
       const WindowBatch batch = disjoint_batch(40, 5);
       BatchLoss cpu_loss, gpu_loss;
-      make_word2vec_cpu_backend(Model::skipgram, cpu_in, cpu_out, 1, 4)->train(batch, 0, cpu_loss);
+      make_word2vec_cpu_backend(Model::skipgram, cpu_in, cpu_out, 1)->train(batch, 0, cpu_loss);
       auto gpu = cuda_backend(Model::skipgram, input, output, 2, 5, 1, placement, storage);
       gpu->train(batch, 0, gpu_loss);
       gpu->finish(0, gpu_loss);
@@ -134,7 +134,7 @@ TEST_CASE("host and device placements train to the same quality as the CPU", "[g
       RowMatrix input(corpus.vocab.size(), s.dim), output(corpus.vocab.size(), s.dim);
       init_uniform(input, s.seed, 1);
       std::unique_ptr<Word2vecBackend> backend =
-          which < 0 ? make_word2vec_cpu_backend(model, input, output, s.threads, 2 * s.window)
+          which < 0 ? make_word2vec_cpu_backend(model, input, output, s.threads)
                     : cuda_backend(model, input, output, s.window, s.negative, s.threads, kQualityPlacements[which]);
       Word2vecTrainer trainer(s, corpus, *backend);
       TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
@@ -195,7 +195,7 @@ TEST_CASE("a 2,000,000 x 128 table trains with 256 MB of GPU memory", "[gpu][lar
                               which < 0 ? "cpu" : transfer == HostTransfer::gather ? "gather" : "mapped"};
     RowMatrix input(rows, dim), output(rows, dim);
     init_uniform(input, s.seed, s.threads);
-    auto backend = which < 0 ? make_word2vec_cpu_backend(Model::skipgram, input, output, s.threads, 2 * s.window)
+    auto backend = which < 0 ? make_word2vec_cpu_backend(Model::skipgram, input, output, s.threads)
                              : cuda_backend(Model::skipgram, input, output, s.window, s.negative, s.threads, placement,
                                             DType::f32, 256ull << 20);
     INFO(backend->name());

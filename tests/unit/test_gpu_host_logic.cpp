@@ -40,8 +40,8 @@ WindowBatch sample_batch() {
 // to the rows it touches, gather them, train the copy, add the deltas back.
 class RemappingBackend final : public Word2vecBackend {
  public:
-  RemappingBackend(Model model, RowMatrix& input, RowMatrix& output, std::size_t max_inputs, unsigned workers = 1)
-      : model_(model), input_(input), output_(output), max_inputs_(max_inputs), workers_(workers) {
+  RemappingBackend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers = 1)
+      : model_(model), input_(input), output_(output), workers_(workers) {
     for (Worker& w : workers_) w.remapper.emplace(input.rows(), 0);
   }
   std::string name() const override { return "remapping"; }
@@ -53,7 +53,7 @@ class RemappingBackend final : public Word2vecBackend {
     gather_rows(input_, w.local.input_rows, DType::f32, in.data());
     gather_rows(output_, w.local.output_rows, DType::f32, out.data());
     const RowMatrix in_before = copy_of(in), out_before = copy_of(out);
-    make_word2vec_cpu_backend(model_, in, out, 1, max_inputs_)->train(w.local.batch, 0, loss);
+    make_word2vec_cpu_backend(model_, in, out, 1)->train(w.local.batch, 0, loss);
     scatter_deltas(input_, w.local.input_rows, DType::f32, in.data(), in_before.data());
     scatter_deltas(output_, w.local.output_rows, DType::f32, out.data(), out_before.data());
     ++batches_;
@@ -72,7 +72,6 @@ class RemappingBackend final : public Word2vecBackend {
   Model model_;
   RowMatrix& input_;
   RowMatrix& output_;
-  std::size_t max_inputs_;
   std::vector<Worker> workers_;
 };
 
@@ -142,8 +141,8 @@ TEST_CASE("gathered rows trained and written back as deltas equal training in pl
     fill_uniform(output, 2, 0.5f);
     RowMatrix direct_in = copy_of(input), direct_out = copy_of(output);
     BatchLoss direct_loss, remapped_loss;
-    make_word2vec_cpu_backend(model, direct_in, direct_out, 1, 3)->train(sample_batch(), 0, direct_loss);
-    RemappingBackend remapping(model, input, output, 3);
+    make_word2vec_cpu_backend(model, direct_in, direct_out, 1)->train(sample_batch(), 0, direct_loss);
+    RemappingBackend remapping(model, input, output);
     remapping.train(sample_batch(), 0, remapped_loss);
     INFO(model_name(model));
     REQUIRE(max_relative_error(input, direct_in) < 1e-5);
@@ -238,7 +237,7 @@ TEST_CASE("a trainer over the remapping backend learns, asks for its batch size 
   s.threads = 2;
   RowMatrix input(corpus.vocab.size(), s.dim), output(corpus.vocab.size(), s.dim);
   init_uniform(input, s.seed, 1);
-  RemappingBackend backend(s.model, input, output, 2 * s.window, s.threads);
+  RemappingBackend backend(s.model, input, output, s.threads);
   Word2vecTrainer trainer(s, corpus, backend);
   TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
   std::atomic<bool> stop{false};

@@ -180,7 +180,7 @@ TEST_CASE("the CPU backends never write a locked row", "[train][init]") {
       RowMatrix input(rows, s.dim), output(rows, s.dim);
       init_uniform(input, 1, 1);
       const RowMatrix before = test::copy_of(input);
-      auto backend = make_word2vec_cpu_backend(model, input, output, 1, 2 * s.window, locked);
+      auto backend = make_word2vec_cpu_backend(model, input, output, 1, locked);
       Word2vecTrainer trainer(s, corpus, *backend);
       TrainState state = Word2vecTrainer::start_state(corpus, 1, s.seed);
       std::atomic<bool> stop{false};

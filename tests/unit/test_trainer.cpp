@@ -23,7 +23,8 @@ using test::cosine;
 
 namespace {
 
-// Reference HogBatch skip-gram / word2vec CBOW update for one window, in double.
+// Reference skip-gram / CBOW update for one window, in double, as word2vec does it
+// (with the window's negatives shared by its context rows).
 void reference_window(Model model, std::vector<std::vector<double>>& in, std::vector<std::vector<double>>& out,
                       const std::vector<std::uint32_t>& inputs, std::uint32_t target,
                       const std::vector<std::uint32_t>& negatives, double lr) {
@@ -34,22 +35,21 @@ void reference_window(Model model, std::vector<std::vector<double>>& in, std::ve
   const std::size_t dim = in[0].size();
   auto sigmoid = [](double x) { return 1 / (1 + std::exp(-x)); };
   if (model == Model::skipgram) {
-    // Both gradients from the old values.
-    auto new_in = in;
-    auto new_out = out;
+    // Context row after context row: each scores the outputs as the previous one left
+    // them, and is updated before the next one is scored.
     for (auto c : inputs) {
+      std::vector<double> grad(dim, 0);
       for (std::size_t o = 0; o < outputs.size(); ++o) {
         double score = 0;
         for (std::size_t i = 0; i < dim; ++i) score += in[c][i] * out[outputs[o]][i];
         const double g = ((o == 0 ? 1.0 : 0.0) - sigmoid(score)) * lr;
         for (std::size_t i = 0; i < dim; ++i) {
-          new_in[c][i] += g * out[outputs[o]][i];
-          new_out[outputs[o]][i] += g * in[c][i];
+          grad[i] += g * out[outputs[o]][i];
+          out[outputs[o]][i] += g * in[c][i];
         }
       }
+      for (std::size_t i = 0; i < dim; ++i) in[c][i] += grad[i];
     }
-    in = new_in;
-    out = new_out;
   } else {
     std::vector<double> mean(dim, 0), grad(dim, 0);
     for (auto c : inputs) {
@@ -93,7 +93,7 @@ struct Tables {
 Tables train(const TrainSettings& s, const Corpus& corpus) {
   Tables t{RowMatrix(corpus.vocab.size(), s.dim), RowMatrix(corpus.vocab.size(), s.dim)};
   init_uniform(t.input, s.seed, s.threads);
-  auto backend = make_word2vec_cpu_backend(s.model, t.input, t.output, s.threads, 2 * s.window);
+  auto backend = make_word2vec_cpu_backend(s.model, t.input, t.output, s.threads);
   Word2vecTrainer trainer(s, corpus, *backend);
   TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
   std::atomic<bool> stop{false};
@@ -151,7 +151,7 @@ TEST_CASE("CPU backend: one batch equals the reference update", "[train]") {
       batch.negatives.insert(batch.negatives.end(), negatives[w].begin(), negatives[w].end());
       reference_window(model, in, out, inputs[w], targets[w], negatives[w], 0.1);
     }
-    auto backend = make_word2vec_cpu_backend(model, input, output, 1, 6);
+    auto backend = make_word2vec_cpu_backend(model, input, output, 1);
     BatchLoss loss;
     backend->train(batch, 0, loss);
     REQUIRE(loss.examples == (model == Model::skipgram ? 12u : 3u));
@@ -179,7 +179,7 @@ TEST_CASE("plan_batch: reduced windows inside the sentence, negatives per window
   s.window = 2;
   s.negative = 3;
   RowMatrix in(corpus.vocab.size(), 4), out(corpus.vocab.size(), 4);
-  auto backend = make_word2vec_cpu_backend(s.model, in, out, 1, 4);
+  auto backend = make_word2vec_cpu_backend(s.model, in, out, 1);
   Word2vecTrainer trainer(s, corpus, *backend);
   // Sentences end at line ends and after max_rows words.
   const auto sentences = test::corpus_sentences(corpus);
@@ -256,7 +256,7 @@ TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-iden
 
     Tables part{RowMatrix(corpus.vocab.size(), s.dim), RowMatrix(corpus.vocab.size(), s.dim)};
     init_uniform(part.input, s.seed, 1);
-    auto cpu = make_word2vec_cpu_backend(s.model, part.input, part.output, threads, 2 * s.window);
+    auto cpu = make_word2vec_cpu_backend(s.model, part.input, part.output, threads);
     std::atomic<bool> stop{false};
     StoppingBackend stopping(*cpu, stop, 500);  // 400 lines per epoch: stops in epoch 2
     Word2vecTrainer first(s, corpus, stopping);
@@ -285,7 +285,7 @@ TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-iden
     REQUIRE(c.state.items_done == state.items_done);
     REQUIRE(same_bits(c.input, saved.input));
 
-    auto resumed_cpu = make_word2vec_cpu_backend(c.settings.model, c.input, c.output_table, threads, 2 * s.window);
+    auto resumed_cpu = make_word2vec_cpu_backend(c.settings.model, c.input, c.output_table, threads);
     Word2vecTrainer second(c.settings, c.corpus, *resumed_cpu);
     std::atomic<bool> no_stop{false};
     REQUIRE(second.run(c.state, no_stop, nullptr, nullptr));
@@ -512,7 +512,7 @@ TEST_CASE("two ranks train their halves of a corpus into one model, equal on bot
     const unsigned r = rank.rank();
     Tables& t = tables[r] = Tables{RowMatrix(corpus.vocab.size(), s.dim), RowMatrix(corpus.vocab.size(), s.dim)};
     init_uniform(t.input, s.seed, 1);  // the same start on every rank
-    auto backend = make_word2vec_cpu_backend(s.model, t.input, t.output, 1, 2 * s.window);
+    auto backend = make_word2vec_cpu_backend(s.model, t.input, t.output, 1);
     Word2vecTrainer trainer(s, corpus, *backend);
     RankAveraging averaging(rank, {&t.input, &t.output}, 8);
     trainer.share_with_ranks(rank_sync(rank, averaging), 0.005);

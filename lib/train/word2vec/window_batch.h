@@ -2,8 +2,8 @@
 // Each window has input rows (the context words around a centre word), one target
 // output row (the centre word, label 1) and `negatives_per_window` negative output rows
 // (label 0). Skip-gram trains every input against the outputs, sharing the window's
-// negatives among its inputs (pWord2Vec's HogBatch: the inner loops become small dense
-// products); CBOW trains the inputs' mean against them. The same batch can be planned
+// negatives among its inputs (as pWord2Vec's HogBatch does: a window touches 1 + K
+// output rows, not C × (1 + K)); CBOW trains the inputs' mean against them. The same batch can be planned
 // once and shipped to any backend: ids only, no vectors.
 #pragma once
 

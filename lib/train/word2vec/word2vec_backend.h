@@ -45,7 +45,6 @@ class Word2vecBackend {
 // The CPU backend: updates the rows of `input` and `output` in place, except the input
 // rows that `locked` (empty, or one flag per row) marks 1 (--lock-init).
 std::unique_ptr<Word2vecBackend> make_word2vec_cpu_backend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers,
-                                               std::size_t max_inputs_per_window,
                                                std::span<const std::uint8_t> locked = {});
 
 }  // namespace embed

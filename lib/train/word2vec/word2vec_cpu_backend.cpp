@@ -1,9 +1,14 @@
 // The CPU backend: Hogwild updates in place, one window at a time.
 //
-// Skip-gram follows pWord2Vec's HogBatch: a window's C context rows and its 1 + K
-// output rows (target and shared negatives) form a C × (1+K) block of scores; both
-// gradients are computed from the old values, then added back without locks. Rows are
-// padded to 16 floats, so every loop runs over whole vectors.
+// Skip-gram shares a window's K negatives among its C context rows, as pWord2Vec's
+// HogBatch does, so that a window touches 1 + K output rows instead of C × (1 + K).
+// The updates themselves go in word2vec's order: a context row's 1 + K scores read the
+// output rows as the previous context row left them, and each context row is updated
+// before the next is scored. (HogBatch computes all C × (1+K) gradients from the old
+// values and adds them at once, so a shared negative takes C stale steps together; on
+// text8-head × 8 that cost 0.4 points of analogy accuracy against this order, which is
+// no slower: bench/RESULTS.md, issue 23.) Rows are padded to 16 floats, so every loop
+// runs over whole vectors.
 #include <algorithm>
 #include <vector>
 
@@ -40,12 +45,11 @@ struct Tables {
   bool updates(std::uint32_t input_row) const { return locked == nullptr || locked[input_row] == 0; }
 };
 
-// Per worker: gradient tiles for the inputs and outputs of one window, and its scores.
+// Per worker: one input row's gradient (skip-gram) or the gradient of the inputs' mean
+// (CBOW), and CBOW's mean.
 struct Scratch {
-  std::vector<float> input_grad;   // max_inputs × stride
-  std::vector<float> output_grad;  // (1 + K) × stride
-  std::vector<float> gradient;     // max_inputs × (1 + K): label - sigmoid(score), times lr
-  std::vector<float> mean;         // CBOW: the inputs' mean (stride)
+  std::vector<float> input_grad;  // stride
+  std::vector<float> mean;        // CBOW: the inputs' mean (stride)
 };
 
 __attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram(const WindowBatch& batch,
@@ -53,10 +57,11 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram
                                                                                    BatchLoss& loss) {
   const LogisticTable& table = logistic_table();
   const std::size_t stride = t.stride;
-  const std::size_t outputs = 1 + batch.negatives_per_window;
   const float lr = batch.learning_rate;
   double loss_sum = 0;
   std::uint32_t out_rows[64];
+  float gradient[64];  // per output row: (label - sigmoid(score)) * lr
+  float* input_grad = s.input_grad.data();
   for (std::size_t w = 0; w < batch.windows(); ++w) {
     const auto inputs = batch.window_inputs(w);
     if (inputs.empty()) continue;
@@ -66,32 +71,22 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram
     for (std::uint32_t negative : batch.window_negatives(w)) {
       if (negative != target) out_rows[n_out++] = negative;
     }
-    // Scores and gradients: g = (label - sigmoid(score)) * lr.
-    for (std::size_t c = 0; c < inputs.size(); ++c) {
-      const float* in = t.input + inputs[c] * stride;
+    for (const std::uint32_t input : inputs) {
+      float* in = t.input + input * stride;
+      // All 1 + K scores first: word2vec scores them one after another, but its updates
+      // between them touch only rows the later scores do not read (another output row,
+      // and the input's gradient), so this is the same arithmetic with independent dots
+      // (unless a negative repeats within the window: then both read its old value).
       for (std::size_t o = 0; o < n_out; ++o) {
         const float score = dot(in, t.output + out_rows[o] * stride, stride);
-        const float label = o == 0 ? 1.0f : 0.0f;
-        s.gradient[c * outputs + o] = (label - table.sigmoid(score)) * lr;
+        gradient[o] = ((o == 0 ? 1.0f : 0.0f) - table.sigmoid(score)) * lr;
         loss_sum += table.loss(o == 0 ? score : -score);
       }
+      scale_copy(gradient[0], t.output + out_rows[0] * stride, input_grad, stride);
+      for (std::size_t o = 1; o < n_out; ++o) axpy(gradient[o], t.output + out_rows[o] * stride, input_grad, stride);
+      for (std::size_t o = 0; o < n_out; ++o) axpy(gradient[o], in, t.output + out_rows[o] * stride, stride);
+      if (t.updates(input)) axpy(1.0f, input_grad, in, stride);
     }
-    // Output gradients from the old inputs.
-    for (std::size_t o = 0; o < n_out; ++o) {
-      float* grad = s.output_grad.data() + o * stride;
-      scale_copy(s.gradient[o], t.input + inputs[0] * stride, grad, stride);
-      for (std::size_t c = 1; c < inputs.size(); ++c) axpy(s.gradient[c * outputs + o], t.input + inputs[c] * stride, grad, stride);
-    }
-    // Input gradients from the old outputs.
-    for (std::size_t c = 0; c < inputs.size(); ++c) {
-      float* grad = s.input_grad.data() + c * stride;
-      scale_copy(s.gradient[c * outputs], t.output + out_rows[0] * stride, grad, stride);
-      for (std::size_t o = 1; o < n_out; ++o) axpy(s.gradient[c * outputs + o], t.output + out_rows[o] * stride, grad, stride);
-    }
-    for (std::size_t c = 0; c < inputs.size(); ++c) {
-      if (t.updates(inputs[c])) axpy(1.0f, s.input_grad.data() + c * stride, t.input + inputs[c] * stride, stride);
-    }
-    for (std::size_t o = 0; o < n_out; ++o) axpy(1.0f, s.output_grad.data() + o * stride, t.output + out_rows[o] * stride, stride);
     loss.examples += inputs.size();
   }
   loss.sum += loss_sum;
@@ -141,11 +136,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_cbow(con
 
 class CpuBackend final : public Word2vecBackend {
  public:
-  CpuBackend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers, std::size_t max_inputs,
-             std::span<const std::uint8_t> locked)
-      : model_(model),
-        tables_{input.data(), output.data(), input.stride(), locked.empty() ? nullptr : locked.data()},
-        max_inputs_(max_inputs) {
+  CpuBackend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers, std::span<const std::uint8_t> locked)
+      : model_(model), tables_{input.data(), output.data(), input.stride(), locked.empty() ? nullptr : locked.data()} {
     EMBED_ASSERT(input.stride() == output.stride() && input.rows() == output.rows());
     EMBED_ASSERT(locked.empty() || locked.size() == input.rows());
     scratch_.resize(workers);
@@ -157,13 +149,9 @@ class CpuBackend final : public Word2vecBackend {
     EMBED_ASSERT(worker < scratch_.size());
     EMBED_ASSERT(batch.negatives_per_window < 63);
     Scratch& s = scratch_[worker];
-    const std::size_t outputs = 1 + batch.negatives_per_window;
-    const std::size_t stride = tables_.stride;
-    if (s.output_grad.size() < outputs * stride) {
-      s.input_grad.assign(std::max<std::size_t>(max_inputs_, 1) * stride, 0.0f);
-      s.output_grad.assign(outputs * stride, 0.0f);
-      s.gradient.assign(std::max<std::size_t>(max_inputs_, 1) * outputs, 0.0f);
-      s.mean.assign(stride, 0.0f);
+    if (s.input_grad.empty()) {
+      s.input_grad.assign(tables_.stride, 0.0f);
+      s.mean.assign(tables_.stride, 0.0f);
     }
     if (model_ == Model::skipgram) {
       train_skipgram(batch, tables_, s, loss);
@@ -175,15 +163,14 @@ class CpuBackend final : public Word2vecBackend {
  private:
   Model model_;
   Tables tables_;
-  std::size_t max_inputs_;
   std::vector<Scratch> scratch_;
 };
 
 }  // namespace
 
 std::unique_ptr<Word2vecBackend> make_word2vec_cpu_backend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers,
-                                               std::size_t max_inputs_per_window, std::span<const std::uint8_t> locked) {
-  return std::make_unique<CpuBackend>(model, input, output, workers, max_inputs_per_window, locked);
+                                               std::span<const std::uint8_t> locked) {
+  return std::make_unique<CpuBackend>(model, input, output, workers, locked);
 }
 
 }  // namespace embed
