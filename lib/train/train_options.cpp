@@ -15,7 +15,7 @@ namespace {
 constexpr std::string_view kTrainingOptions[] = {
     "--model", "--dim",     "--window",  "--min-count", "--max-vocab",    "--epochs",     "--lr",      "--optimizer",
     "--threads", "--seed",  "--dtype",   "--save-context", "--negative",  "--sample",     "--x-max",   "--alpha",
-    "--asymmetric", "--adagrad", "--vectors"};
+    "--asymmetric", "--adagrad", "--vectors", "--pair-negatives"};
 
 }  // namespace
 

@@ -36,6 +36,9 @@ struct TrainSettings {
   // skip-gram and CBOW
   std::size_t negative = 5;
   double sample = 1e-4;
+  // skip-gram: `negative` negatives for every (context, centre) pair, as word2vec.c and
+  // gensim draw them, instead of `negative` per window shared by its context words.
+  bool pair_negatives = false;
   // GloVe
   double x_max = 100;
   double alpha = 0.75;

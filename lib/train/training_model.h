@@ -112,9 +112,9 @@ class TrainingModel {
 };
 
 // The options only some models take; the app checks them against takes_option().
-inline constexpr std::string_view kModelOptions[] = {"--negative", "--sample",   "--x-max",     "--alpha",
-                                                     "--asymmetric", "--adagrad", "--vectors",   "--memory",
-                                                     "--save-cooc",  "--cooc"};
+inline constexpr std::string_view kModelOptions[] = {"--negative",   "--sample",  "--pair-negatives", "--x-max",
+                                                     "--alpha",      "--asymmetric", "--adagrad",   "--vectors",
+                                                     "--memory",     "--save-cooc",  "--cooc"};
 
 // The registry (models.cpp).
 std::span<const TrainingModel* const> training_models();

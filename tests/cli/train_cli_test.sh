@@ -58,6 +58,14 @@ grep -qE '^dtype +F16$' <<<"$("$GC" --info half.emb)" && ok || bad "--dtype f16"
 "$ET" --corpus "$CORPUS" -o cbow.emb "${FAST[@]}" --model cbow -q
 grep -q 'model = cbow' <<<"$("$GC" --info cbow.emb)" && ok || bad "--model cbow"
 grep -q 'lr = 0.05' <<<"$("$GC" --info cbow.emb)" && ok || bad "cbow's default lr is word2vec's 0.05"
+# --pair-negatives: word2vec's own sampling, K negatives per (context, centre) pair.
+"$ET" --corpus "$CORPUS" -o pair.emb "${FAST[@]}" --pair-negatives 2> pair.log
+check "--pair-negatives trains" "$?" "0"
+grep -q 'pair_negatives = 1' <<<"$("$GC" --info pair.emb)" && ok || bad "--pair-negatives in the metadata"
+grep -q 'pair_negatives = 0' <<<"$info" && ok || bad "shared negatives by default, in the metadata"
+grep -q 'negative 5 per pair' pair.log && ok || bad "--pair-negatives: the log says so: $(head -3 pair.log)"
+[[ $(vectors pair.emb) != "$(vectors a.emb)" ]] && ok || bad "--pair-negatives trains other vectors"
+"$EQ" pair.emb the -k 3 > /dev/null && ok || bad "embed-query reads the --pair-negatives output"
 "$ET" --corpus "$CORPUS" -o small.emb "${FAST[@]}" --max-vocab 100 --min-count 2 -q
 grep -qE '^rows +100$' <<<"$("$GC" --info small.emb)" && ok || bad "--max-vocab"
 "$ET" --corpus "$CORPUS" -o auto.emb "${FAST[@]}" --device auto -q && ok || bad "--device auto"
@@ -114,6 +122,10 @@ expect_error "--host-transfer with --table device" 2 "--host-transfer applies to
   "$ET" --corpus "$CORPUS" -o e.emb --device auto --table device --host-transfer mapped
 expect_error "--device cuda with glove and adam" 1 "--optimizer adam trains on the CPU" "$ET" --corpus "$CORPUS" -o e.emb \
   --model glove --optimizer adam --device cuda
+expect_error "--device cuda with --pair-negatives" 1 "--pair-negatives trains on the CPU" "$ET" --corpus "$CORPUS" -o e.emb \
+  --pair-negatives --device cuda
+expect_error "--pair-negatives with cbow" 2 "--pair-negatives applies to --model skipgram only" "$ET" --corpus "$CORPUS" \
+  -o e.emb --model cbow --pair-negatives
 # Where no GPU is usable (CI, laptops): --device cuda refuses before reading the corpus,
 # --device auto says it falls back to the CPU. The gpu tests cover the machines with one.
 if ! "$ET" --version | grep -q 'CUDA backend built, [0-9]'; then
@@ -164,6 +176,17 @@ check "--checkpoint: exit status" "$?" "130"
 "$ET" --resume my.ckpt -o renamed.emb -q && ok || bad "--checkpoint: resume"
 cmp -s renamed.emb whole.emb && ok || bad "--checkpoint: resumed = uninterrupted"
 [[ -f my.ckpt ]] && ok || bad "a checkpoint named by --checkpoint is kept"
+
+# --pair-negatives is a setting the checkpoint keeps.
+"$ET" "${LONG[@]}" --pair-negatives -o pair-whole.emb -q
+"$ET" "${LONG[@]}" --pair-negatives -o pair-run.emb --checkpoint pair.ckpt 2> pair-run.log &
+pid=$!
+wait_for pair-run.log 'epoch 3/20' || bad "--pair-negatives: training never got going"
+kill -INT $pid
+wait $pid
+check "--pair-negatives: exit status" "$?" "130"
+"$ET" --resume pair.ckpt -o pair-resumed.emb -q && ok || bad "--pair-negatives: resume"
+cmp -s pair-resumed.emb pair-whole.emb && ok || bad "--pair-negatives: resumed = uninterrupted"
 
 set +m
 

@@ -123,20 +123,31 @@ bool same_bits(const RowMatrix& a, const RowMatrix& b) {
          std::memcmp(a.data(), b.data(), a.rows() * a.stride() * sizeof(float)) == 0;
 }
 
-}  // namespace
-
-TEST_CASE("CPU backend: one batch equals the reference update", "[train]") {
-  for (Model model : {Model::skipgram, Model::cbow}) {
-    const std::size_t rows = 12, dim = 37;  // dim not a multiple of 16: padding must stay inert
-    RowMatrix input(rows, dim), output(rows, dim);
-    std::vector<std::vector<double>> in(rows, std::vector<double>(dim)), out = in;
-    Random random(3, 0);
+// Tables of `rows` × `dim` with the same random values as float rows (for a backend)
+// and double rows (for reference_window); dim not a multiple of 16 checks the padding.
+struct ReferenceTables {
+  RowMatrix input, output;
+  std::vector<std::vector<double>> in, out;
+  ReferenceTables(std::size_t rows, std::size_t dim, std::uint64_t seed)
+      : input(rows, dim), output(rows, dim), in(rows, std::vector<double>(dim)), out(in) {
+    Random random(seed, 0);
     for (std::size_t r = 0; r < rows; ++r) {
       for (std::size_t i = 0; i < dim; ++i) {
         in[r][i] = input.row(r)[i] = random.uniform() - 0.5f;
         out[r][i] = output.row(r)[i] = (random.uniform() - 0.5f) * 0.5f;
       }
     }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("CPU backend: one batch equals the reference update", "[train]") {
+  for (Model model : {Model::skipgram, Model::cbow}) {
+    const std::size_t rows = 12, dim = 37;  // dim not a multiple of 16: padding must stay inert
+    ReferenceTables tables(rows, dim, 3);
+    RowMatrix &input = tables.input, &output = tables.output;
+    auto &in = tables.in, &out = tables.out;
     WindowBatch batch;
     batch.learning_rate = 0.1f;
     batch.negatives_per_window = 3;
@@ -209,6 +220,57 @@ TEST_CASE("plan_batch: reduced windows inside the sentence, negatives per window
   }
   trainer.plan_batch(sentences[2], 0.5f, random, batch, kept);
   REQUIRE(batch.windows() == 0);  // a one-word sentence has no context
+
+  // --pair-negatives: K negatives for each input, in the inputs' order.
+  s.pair_negatives = true;
+  Word2vecTrainer pair_trainer(s, corpus, *backend);
+  for (int trial = 0; trial < 20; ++trial) {
+    pair_trainer.plan_batch(sentence, 0.5f, random, batch, kept);
+    REQUIRE(batch.negatives_per_input);
+    REQUIRE(batch.negatives_per_window == 3);
+    REQUIRE(batch.windows() == 7);
+    REQUIRE(batch.negatives.size() == batch.inputs.size() * 3);
+    REQUIRE(batch.input_negatives(batch.inputs.size() - 1).size() == 3);
+  }
+  s.model = Model::cbow;  // CBOW's one prediction per window has a window's negatives
+  Word2vecTrainer cbow_trainer(s, corpus, *backend);
+  cbow_trainer.plan_batch(sentence, 0.5f, random, batch, kept);
+  REQUIRE(!batch.negatives_per_input);
+  REQUIRE(batch.negatives.size() == 7 * 3);
+}
+
+TEST_CASE("CPU backend with --pair-negatives: each input against its own negatives, as word2vec", "[train]") {
+  const std::size_t rows = 14, dim = 37;
+  ReferenceTables t(rows, dim, 4);
+  WindowBatch batch;
+  batch.learning_rate = 0.1f;
+  batch.negatives_per_window = 2;
+  batch.negatives_per_input = true;
+  // Two windows sharing rows; one input's negative equals the target; a repeated input.
+  const std::vector<std::vector<std::uint32_t>> inputs = {{1, 2, 3}, {4, 4, 5}};
+  const std::vector<std::uint32_t> targets = {0, 6};
+  const std::vector<std::vector<std::vector<std::uint32_t>>> negatives = {{{7, 8}, {9, 0}, {10, 11}},
+                                                                         {{12, 13}, {7, 1}, {2, 3}}};
+  for (std::size_t w = 0; w < targets.size(); ++w) {
+    batch.targets.push_back(targets[w]);
+    for (std::size_t c = 0; c < inputs[w].size(); ++c) {
+      batch.inputs.push_back(inputs[w][c]);
+      batch.negatives.insert(batch.negatives.end(), negatives[w][c].begin(), negatives[w][c].end());
+      // word2vec's pair: one input, the target and that input's own negatives.
+      reference_window(Model::skipgram, t.in, t.out, {inputs[w][c]}, targets[w], negatives[w][c], 0.1);
+    }
+    batch.input_offsets.push_back(static_cast<std::uint32_t>(batch.inputs.size()));
+  }
+  auto backend = make_word2vec_cpu_backend(Model::skipgram, t.input, t.output, 1);
+  BatchLoss loss;
+  backend->train(batch, 0, loss);
+  REQUIRE(loss.examples == 6u);
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t i = 0; i < dim; ++i) {
+      REQUIRE(std::abs(t.input.row(r)[i] - t.in[r][i]) < 2e-4);
+      REQUIRE(std::abs(t.output.row(r)[i] - t.out[r][i]) < 2e-4);
+    }
+  }
 }
 
 TEST_CASE("training separates two planted topics", "[train]") {

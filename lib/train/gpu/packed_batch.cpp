@@ -9,6 +9,8 @@ namespace embed {
 PackedBatchShape pack_batch(const WindowBatch& batch, std::span<const std::uint32_t> input_rows,
                             std::span<const std::uint32_t> output_rows, std::uint32_t* out) {
   EMBED_ASSERT(batch.input_offsets.size() == batch.windows() + 1);
+  // The kernels share a window's negatives (--pair-negatives trains on the CPU).
+  EMBED_ASSERT(!batch.negatives_per_input);
   EMBED_ASSERT(batch.negatives.size() == batch.windows() * batch.negatives_per_window);
   PackedBatchShape shape;
   shape.windows = static_cast<std::uint32_t>(batch.windows());

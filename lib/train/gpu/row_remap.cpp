@@ -28,6 +28,7 @@ void RowRemapper::remap(const WindowBatch& batch, LocalBatch& local) {
   WindowBatch& out = local.batch;
   out.learning_rate = batch.learning_rate;
   out.negatives_per_window = batch.negatives_per_window;
+  out.negatives_per_input = batch.negatives_per_input;
   out.input_offsets = batch.input_offsets;
   out.targets.resize(batch.targets.size());
   out.inputs.resize(batch.inputs.size());

@@ -3,7 +3,8 @@
 // output row (the centre word, label 1) and `negatives_per_window` negative output rows
 // (label 0). Skip-gram trains every input against the outputs, sharing the window's
 // negatives among its inputs (as pWord2Vec's HogBatch does: a window touches 1 + K
-// output rows, not C × (1 + K)); CBOW trains the inputs' mean against them. The same batch can be planned
+// output rows, not C × (1 + K)) or, with `negatives_per_input`, each input against its
+// own (--pair-negatives, word2vec's way); CBOW trains the inputs' mean against them. The same batch can be planned
 // once and shipped to any backend: ids only, no vectors.
 #pragma once
 
@@ -15,12 +16,14 @@ namespace embed {
 
 struct WindowBatch {
   float learning_rate = 0;
-  std::size_t negatives_per_window = 0;
+  std::size_t negatives_per_window = 0;  // K; with negatives_per_input, per input
+  bool negatives_per_input = false;
   std::vector<std::uint32_t> targets;              // per window: the output row labelled 1
   std::vector<std::uint32_t> input_offsets{0};     // window w's inputs: inputs[input_offsets[w], input_offsets[w+1])
   std::vector<std::uint32_t> inputs;               // input rows
-  std::vector<std::uint32_t> negatives;            // negatives_per_window per window; a negative equal to
-                                                   // the target is skipped, as word2vec skips it
+  std::vector<std::uint32_t> negatives;            // negatives_per_window per window (or per input, in the
+                                                   // inputs' order); a negative equal to the target is
+                                                   // skipped, as word2vec skips it
 
   std::size_t windows() const { return targets.size(); }
   std::span<const std::uint32_t> window_inputs(std::size_t w) const {
@@ -28,6 +31,10 @@ struct WindowBatch {
   }
   std::span<const std::uint32_t> window_negatives(std::size_t w) const {
     return {negatives.data() + w * negatives_per_window, negatives_per_window};
+  }
+  // With negatives_per_input: the negatives of inputs[i].
+  std::span<const std::uint32_t> input_negatives(std::size_t i) const {
+    return {negatives.data() + i * negatives_per_window, negatives_per_window};
   }
   void clear() {
     targets.clear();

@@ -7,7 +7,8 @@
 // before the next is scored. (HogBatch computes all C × (1+K) gradients from the old
 // values and adds them at once, so a shared negative takes C stale steps together; on
 // text8-head × 8 that cost 0.4 points of analogy accuracy against this order, which is
-// no slower: bench/RESULTS.md, issue 23.) Rows are padded to 16 floats, so every loop
+// no slower: bench/RESULTS.md, issue 23.) --pair-negatives gives each context row its
+// own K negatives instead, as word2vec does. Rows are padded to 16 floats, so every loop
 // runs over whole vectors.
 #include <algorithm>
 #include <vector>
@@ -52,19 +53,41 @@ struct Scratch {
   std::vector<float> mean;        // CBOW: the inputs' mean (stride)
 };
 
+// One context row's step in word2vec's order, against out_rows[0] (the centre word,
+// label 1) and out_rows[1, n_out) (negatives, label 0). All 1 + K scores come first:
+// word2vec scores them one after another, but its steps between them touch only rows the
+// later scores do not read (another output row, and the input's gradient), so this is
+// the same arithmetic with independent dots (unless a negative repeats: then both copies
+// read its old value). Inlined into each caller's target clone.
+__attribute__((always_inline)) inline void train_context_row(std::uint32_t input, const std::uint32_t* out_rows,
+                                                             std::size_t n_out, float lr, const Tables& t,
+                                                             float* input_grad, double& loss_sum) {
+  const LogisticTable& table = logistic_table();
+  const std::size_t stride = t.stride;
+  float gradient[64];  // per output row: (label - sigmoid(score)) * lr
+  float* in = t.input + input * stride;
+  const float target_score = dot(in, t.output + out_rows[0] * stride, stride);
+  gradient[0] = (1.0f - table.sigmoid(target_score)) * lr;
+  loss_sum += table.loss(target_score);
+  for (std::size_t o = 1; o < n_out; ++o) {
+    const float score = dot(in, t.output + out_rows[o] * stride, stride);
+    gradient[o] = -table.sigmoid(score) * lr;
+    loss_sum += table.loss(-score);
+  }
+  scale_copy(gradient[0], t.output + out_rows[0] * stride, input_grad, stride);
+  for (std::size_t o = 1; o < n_out; ++o) axpy(gradient[o], t.output + out_rows[o] * stride, input_grad, stride);
+  for (std::size_t o = 0; o < n_out; ++o) axpy(gradient[o], in, t.output + out_rows[o] * stride, stride);
+  if (t.updates(input)) axpy(1.0f, input_grad, in, stride);
+}
+
+// Skip-gram with the window's negatives shared by its context rows.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram(const WindowBatch& batch,
                                                                                    const Tables& t, Scratch& s,
                                                                                    BatchLoss& loss) {
-  const LogisticTable& table = logistic_table();
-  const std::size_t stride = t.stride;
-  const float lr = batch.learning_rate;
   double loss_sum = 0;
   std::uint32_t out_rows[64];
-  float gradient[64];  // per output row: (label - sigmoid(score)) * lr
-  float* input_grad = s.input_grad.data();
   for (std::size_t w = 0; w < batch.windows(); ++w) {
     const auto inputs = batch.window_inputs(w);
-    if (inputs.empty()) continue;
     const std::uint32_t target = batch.targets[w];
     out_rows[0] = target;
     std::size_t n_out = 1;
@@ -72,20 +95,33 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram
       if (negative != target) out_rows[n_out++] = negative;
     }
     for (const std::uint32_t input : inputs) {
-      float* in = t.input + input * stride;
-      // All 1 + K scores first: word2vec scores them one after another, but its updates
-      // between them touch only rows the later scores do not read (another output row,
-      // and the input's gradient), so this is the same arithmetic with independent dots
-      // (unless a negative repeats within the window: then both read its old value).
-      for (std::size_t o = 0; o < n_out; ++o) {
-        const float score = dot(in, t.output + out_rows[o] * stride, stride);
-        gradient[o] = ((o == 0 ? 1.0f : 0.0f) - table.sigmoid(score)) * lr;
-        loss_sum += table.loss(o == 0 ? score : -score);
+      train_context_row(input, out_rows, n_out, batch.learning_rate, t, s.input_grad.data(), loss_sum);
+    }
+    loss.examples += inputs.size();
+  }
+  loss.sum += loss_sum;
+}
+
+// --pair-negatives: word2vec's own sampling, each context row with its own K negatives.
+// A pair reads K output rows of its own, which do not stay in cache across the window:
+// slower.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram_pair_negatives(const WindowBatch& batch,
+                                                                                                  const Tables& t,
+                                                                                                  Scratch& s,
+                                                                                                  BatchLoss& loss) {
+  double loss_sum = 0;
+  std::uint32_t out_rows[64];
+  for (std::size_t w = 0; w < batch.windows(); ++w) {
+    const std::size_t first = batch.input_offsets[w];
+    const auto inputs = batch.window_inputs(w);
+    const std::uint32_t target = batch.targets[w];
+    out_rows[0] = target;
+    for (std::size_t c = 0; c < inputs.size(); ++c) {
+      std::size_t n_out = 1;
+      for (std::uint32_t negative : batch.input_negatives(first + c)) {
+        if (negative != target) out_rows[n_out++] = negative;
       }
-      scale_copy(gradient[0], t.output + out_rows[0] * stride, input_grad, stride);
-      for (std::size_t o = 1; o < n_out; ++o) axpy(gradient[o], t.output + out_rows[o] * stride, input_grad, stride);
-      for (std::size_t o = 0; o < n_out; ++o) axpy(gradient[o], in, t.output + out_rows[o] * stride, stride);
-      if (t.updates(input)) axpy(1.0f, input_grad, in, stride);
+      train_context_row(inputs[c], out_rows, n_out, batch.learning_rate, t, s.input_grad.data(), loss_sum);
     }
     loss.examples += inputs.size();
   }
@@ -153,7 +189,9 @@ class CpuBackend final : public Word2vecBackend {
       s.input_grad.assign(tables_.stride, 0.0f);
       s.mean.assign(tables_.stride, 0.0f);
     }
-    if (model_ == Model::skipgram) {
+    if (model_ == Model::skipgram && batch.negatives_per_input) {
+      train_skipgram_pair_negatives(batch, tables_, s, loss);
+    } else if (model_ == Model::skipgram) {
       train_skipgram(batch, tables_, s, loss);
     } else {
       train_cbow(batch, tables_, s, loss);

@@ -25,17 +25,26 @@ class Word2vecModel final : public TrainingModel {
   // word2vec's defaults: CBOW learns at twice skip-gram's rate.
   Defaults defaults() const override { return {5, 5, model_ == Model::skipgram ? 0.025f : 0.05f, Optimizer::sgd}; }
   bool supports(Optimizer optimizer) const override { return optimizer == Optimizer::sgd; }
-  bool takes_option(std::string_view option) const override { return option == "--negative" || option == "--sample"; }
+  bool takes_option(std::string_view option) const override {
+    return option == "--negative" || option == "--sample" || (option == "--pair-negatives" && model_ == Model::skipgram);
+  }
   std::string_view item_name() const override { return "words"; }
 
   void write_settings(const TrainSettings& s, std::map<std::string, std::string>& metadata) const override {
     metadata["negative"] = std::to_string(s.negative);
     metadata["sample"] = fmt::format("{}", s.sample);
+    if (model_ == Model::skipgram) metadata["pair_negatives"] = std::to_string(s.pair_negatives ? 1 : 0);
   }
   bool read_settings(const TensorFileReader& r, TrainSettings& s) const override {
     s.negative = r.meta_uint("negative");
     s.sample = r.meta_double("sample");
-    return s.negative <= 60;
+    // Files written before --pair-negatives existed shared the window's negatives.
+    const std::uint64_t pair_negatives = r.has_meta("pair_negatives") ? r.meta_uint("pair_negatives") : 0;
+    s.pair_negatives = pair_negatives == 1;
+    return s.negative <= 60 && pair_negatives <= 1 && (model_ == Model::skipgram || pair_negatives == 0);
+  }
+  std::string gpu_refusal(const TrainSettings& s) const override {
+    return s.pair_negatives ? "--pair-negatives trains on the CPU: the GPU kernels share a window's negatives" : "";
   }
 
   void start(const TrainingInput& input, TrainingRun& run, AtomicOutput*) const override {
@@ -62,8 +71,9 @@ class Word2vecModel final : public TrainingModel {
         context.gpu ? gpu_backend(run, context)
                     : make_word2vec_cpu_backend(s.model, run.input, run.output_table, s.threads,
                                                 run.init.locked);
-    spdlog::info("training {} on {}: dim {}, window {}, negative {}, sample {}, {} epochs, lr {}, {} threads, seed {}",
-                 name(), backend->name(), s.dim, s.window, s.negative, s.sample, s.epochs, s.lr, s.threads, s.seed);
+    spdlog::info("training {} on {}: dim {}, window {}, negative {}{}, sample {}, {} epochs, lr {}, {} threads, seed {}",
+                 name(), backend->name(), s.dim, s.window, s.negative, s.pair_negatives ? " per pair" : "", s.sample,
+                 s.epochs, s.lr, s.threads, s.seed);
     Word2vecTrainer trainer(s, run.corpus, *backend);
     Cluster& job = this_job();
     std::optional<RankAveraging> averaging;

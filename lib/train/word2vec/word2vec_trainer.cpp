@@ -32,6 +32,7 @@ void Word2vecTrainer::plan_batch(std::span<const std::uint32_t> sentence, float 
   batch.clear();
   batch.learning_rate = learning_rate;
   batch.negatives_per_window = settings_.negative;
+  batch.negatives_per_input = settings_.pair_negatives && settings_.model == Model::skipgram;
   kept.clear();
   for (const std::uint32_t row : sentence) {
     if (keep_[row] == kAlwaysKeep || random.next32() < keep_[row]) kept.push_back(row);
@@ -49,7 +50,8 @@ void Word2vecTrainer::plan_batch(std::span<const std::uint32_t> sentence, float 
     }
     batch.input_offsets.push_back(static_cast<std::uint32_t>(batch.inputs.size()));
     batch.targets.push_back(kept[i]);
-    for (std::size_t k = 0; k < settings_.negative; ++k) batch.negatives.push_back(negatives_.draw(random));
+    const std::size_t draws = settings_.negative * (batch.negatives_per_input ? end - begin - 1 : 1);
+    for (std::size_t k = 0; k < draws; ++k) batch.negatives.push_back(negatives_.draw(random));
   }
 }
 
