@@ -84,8 +84,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--pair-negatives", s.pair_negatives,
                "skipgram: draw --negative negatives for every (context, centre word) pair, as word2vec and gensim do, "
-               "instead of sharing a window's among its context words: 0.2-0.4 points more analogy accuracy in "
-               "bench/RESULTS.md, 30-60% slower (CPU)");
+               "instead of sharing a window's among its context words: 0.05-0.25 points more analogy accuracy in "
+               "bench/RESULTS.md, 1.6x the time (CPU)");
 
   // GloVe only
   app.add_option("--x-max", s.x_max, "glove: counts above this weigh fully in the loss")
