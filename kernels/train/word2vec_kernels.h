@@ -8,9 +8,9 @@
 // rows' steps are added to the tables at the end of the window. Every update is an
 // atomic add, so that windows training the same rows at once lose no update. CBOW
 // averages the inputs and trains the outputs one after another, as word2vec does.
-// Tables are stored as f32, f16 or bf16
-// and every product is computed in f32. The sigmoid and loss come from the CPU's
-// tables, so one window gives the CPU's result up to the order of float sums.
+// Tables are stored as f32, f16 or bf16 and every product is computed in f32. The
+// sigmoid and loss come from the CPU's tables, so one window gives the CPU's result up
+// to the order of float sums.
 //
 // A block trains a run of consecutive windows in order, and the grid is capped
 // (max_blocks): windows trained at once all read a row before any of them adds to it,

@@ -4,8 +4,8 @@
 // (label 0). Skip-gram trains every input against the outputs, sharing the window's
 // negatives among its inputs (as pWord2Vec's HogBatch does: a window touches 1 + K
 // output rows, not C × (1 + K)) or, with `negatives_per_input`, each input against its
-// own (--pair-negatives, word2vec's way); CBOW trains the inputs' mean against them. The same batch can be planned
-// once and shipped to any backend: ids only, no vectors.
+// own (--pair-negatives, word2vec's way); CBOW trains the inputs' mean against them.
+// The same batch can be planned once and shipped to any backend: ids only, no vectors.
 #pragma once
 
 #include <cstdint>
