@@ -40,6 +40,8 @@ for f in text8-head.txt questions-words.txt wordsim353.tsv; do
   [[ -f $shared/data/$f ]] || die "needs $shared/data/$f (set SHARED to the folder holding data/)"
 done
 
+source "$repo/scripts/stage_times.sh"
+start=$SECONDS
 echo "device-kit: building for sm_$arch in $build"
 # Without MPI: the device machine has no OpenMPI, and binaries linked to it would not start.
 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMBED_CUDA=ON -DEMBED_WERROR=ON -DBUILD_TESTING=ON -DEMBED_MPI=OFF \
@@ -49,6 +51,7 @@ rm -f "$build.configure.log"
 tools=(glove-convert embed-query embed-train bench-search bench-gpu-bandwidth bench-gpu-search)
 tests=(gpu_smoke_test gpu_train_tests gpu_glove_tests gpu_search_tests)
 cmake --build "$build" -j"$(nproc)" --target "${tools[@]}" "${tests[@]}"
+stage_done "kit build" $start
 
 rm -rf "$kit"
 mkdir -p "$kit"/{bin,lib,lib-dlopen,lib-fallback,tests/gpu,tests/cli,data,shared/data,scripts/bench}

@@ -7,7 +7,7 @@
 # gzip; a co-occurrence file; checkpoints of skip-gram, CBOW and GloVe runs interrupted
 # mid-run; query lines and evaluation files; corpus text and word lists; fastText models made
 # by tests/cli/make_fasttext_model.py), then runs TARGET,
-# or every harness in turn, for SECONDS each (default 60). Inputs it finds new go to
+# or every harness, one per core at a time, for SECONDS each (default 60). Inputs it finds new go to
 # build-fuzz/corpus/TARGET, kept between runs. A finding (crash, sanitizer report, an exception other than embed::Error,
 # a single allocation over 2 GB, an input taking over 10 s) stops it with the input saved as
 # build-fuzz/findings/TARGET-*; the exit status is then non-zero. Replay one with
@@ -15,9 +15,11 @@
 # and, once it is fixed, copy it to tests/fuzz/regressions/TARGET/: every build's tests replay
 # those (ctest -R regressions).
 # Needs clang and libclang-rt-14-dev (bash scripts/setup.sh --fuzz).
+# FUZZ_JOBS: how many campaigns run at once (default: the cores).
 # Targets: fuzz_text_vectors fuzz_word2vec_binary fuzz_fasttext_model fuzz_convert fuzz_emb fuzz_cooc fuzz_checkpoint fuzz_query fuzz_corpus
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/stage_times.sh
 target=${1:?usage: fuzz.sh TARGET|all [SECONDS]}
 seconds=${2:-60}
 all=(fuzz_text_vectors fuzz_word2vec_binary fuzz_fasttext_model fuzz_convert fuzz_emb fuzz_cooc fuzz_checkpoint fuzz_query fuzz_corpus)
@@ -29,12 +31,15 @@ command -v clang++ > /dev/null || { echo "fuzz.sh: clang++ not found (bash scrip
 
 build=build-fuzz
 mkdir -p "$build"
+start=$SECONDS
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBED_FUZZ=ON -DEMBED_CUDA=OFF \
   -DEMBED_MPI=OFF \
   -DBUILD_TESTING=OFF > "$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
 echo "fuzz.sh: building ${targets[*]} with clang in $build"
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" embed-train glove-convert > "$build/build.log" 2>&1 ||
   { tail -40 "$build/build.log" >&2; exit 1; }
+stage_done "fuzz build" $start
+start=$SECONDS
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 seeds=$build/seeds
@@ -96,17 +101,37 @@ for mode in 0 13 46 127; do
 done
 { printf '\x80'; head -c 600 "$work/sample.txt" | tr ' ' '\n'; } > "$work/fuzz_corpus/words"
 
+# fuzz_one TARGET: one campaign of SECONDS; its log in $build/TARGET.log, its exit status in
+# $build/TARGET.status.
+fuzz_one() {
+  local t=$1 rc=0
+  mkdir -p "$build/corpus/$t"
+  "$build/tests/fuzz/$t" "$build/corpus/$t" "$seeds/$t" -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=4096 -malloc_limit_mb=2048 -artifact_prefix="$build/findings/$t-" -print_final_stats=1 \
+    > "$build/$t.log" 2>&1 || rc=$?
+  echo "$rc" > "$build/$t.status"
+}
+
+# The campaigns run FUZZ_JOBS at a time (default: one per core), each on a core of its own and
+# each for its full SECONDS, so that all of them take SECONDS x targets / cores of wall time.
+parallel=${FUZZ_JOBS:-$(nproc)}
+echo "fuzz.sh: ${#targets[@]} harnesses for $seconds s each, $parallel at a time"
+for t in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= parallel)); do wait -n || true; done
+  rm -f "$build/$t.status"
+  fuzz_one "$t" &
+done
+wait
+stage_done "fuzz" $start
+
 status=0
 for t in "${targets[@]}"; do
-  mkdir -p "$build/corpus/$t"
-  echo "fuzz.sh: $t for $seconds s"
-  if ! "$build/tests/fuzz/$t" "$build/corpus/$t" "$seeds/$t" -max_total_time="$seconds" -timeout=10 \
-    -rss_limit_mb=4096 -malloc_limit_mb=2048 -artifact_prefix="$build/findings/$t-" -print_final_stats=1 \
-    > "$build/$t.log" 2>&1; then
+  if [[ $(cat "$build/$t.status" 2> /dev/null) != 0 ]]; then
     echo "fuzz.sh: $t FOUND something: $build/$t.log, input in $build/findings/" >&2
     grep -m5 -E "ERROR|SUMMARY|runtime error|terminate|==[0-9]+==" "$build/$t.log" >&2 || tail -20 "$build/$t.log" >&2
     status=1
   else
+    echo "fuzz.sh: $t for $seconds s"
     grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$build/$t.log" | tail -3 | sed 's/^/  /'
   fi
 done

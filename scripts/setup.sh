@@ -6,6 +6,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git
+  # The compiler cache every build goes through (CMakeLists.txt): fresh clones rebuild from it.
+  ccache
   libcli11-dev libspdlog-dev libfmt-dev catch2 libfast-float-dev
   nlohmann-json3-dev zlib1g-dev libdeflate-dev libopenblas-dev libhnswlib-dev libopenmpi-dev openmpi-bin
   # Peers for the interop tests and benchmarks (use /usr/bin/python3: Debian's).

@@ -100,9 +100,10 @@ expect_error "one-word lines" 1 "no two vocabulary words occur" "$ET" --model gl
 check "no temporaries left" "$(litter)" "0"
 
 # --- interruption, checkpoint, resume ---
-LONG=(--cooc only.cooc --model glove --dim 16 --epochs 40 --threads 1 --seed 3)
+EPOCHS=$(long_epochs 40)
+LONG=(--cooc only.cooc --model glove --dim 16 --epochs "$EPOCHS" --threads 1 --seed 3)
 "$ET" "${LONG[@]}" -o whole.emb -q
-interrupt_when run.log 'epoch 2/40' "$ET" "${LONG[@]}" -o run.emb
+interrupt_when run.log "epoch 2/$EPOCHS" "$ET" "${LONG[@]}" -o run.emb
 check "SIGINT: exit status" "$?" "130"
 [[ ! -e run.emb && -f run.emb.ckpt ]] && ok || bad "SIGINT: a checkpoint and no output"
 "$ET" --resume run.emb.ckpt 2> resume.log

@@ -36,13 +36,14 @@ grep -q 'shuffled on disk' counted.log && ok || bad "counting from the corpus un
 
 
 # --- interruption, checkpoint, resume from disk ---
-LONG=(--cooc only.cooc --model glove --dim 16 --epochs 40 --threads 1 --seed 3)
+EPOCHS=$(long_epochs 40)
+LONG=(--cooc only.cooc --model glove --dim 16 --epochs "$EPOCHS" --threads 1 --seed 3)
 set -m  # background jobs get SIGINT (see train_cli_test.sh)
 # The same from disk: the checkpoint names the records file beside it, not the records.
 "$ET" "${LONG[@]}" -o dwhole.emb --memory 6M -q
 "$ET" "${LONG[@]}" -o drun.emb --memory 6M 2> drun.log &
 pid=$!
-wait_for drun.log 'epoch 2/40' || bad "training from disk never got going"
+wait_for drun.log "epoch 2/$EPOCHS" || bad "training from disk never got going"
 kill -INT $pid
 wait $pid
 check "SIGINT from disk: exit status" "$?" "130"

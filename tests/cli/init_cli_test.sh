@@ -60,9 +60,10 @@ check "glove --lock-init: W rows unchanged" "$(same_rows glove.emb a.emb)" \
   "$(grep -o '[0-9]* of the [0-9]* vocabulary words start' keep.log | cut -d' ' -f1)"
 
 # --- Ctrl-C in the middle of an --init run, and --resume ---
-LONG=(--corpus b.txt --epochs 20 --threads 1 --seed 3 --init a.emb --init-keep --lock-init)
+EPOCHS=$(long_epochs 20)
+LONG=(--corpus b.txt --epochs "$EPOCHS" --threads 1 --seed 3 --init a.emb --init-keep --lock-init)
 "$ET" "${LONG[@]}" -o whole.emb -q
-interrupt_when run.log 'epoch 2/20' "$ET" "${LONG[@]}" -o run.emb
+interrupt_when run.log "epoch 2/$EPOCHS" "$ET" "${LONG[@]}" -o run.emb
 check "interrupted --init run: exit status" "$?" "130"
 mv a.emb a-moved.emb  # the run goes on from its checkpoint, not from the file
 "$ET" --resume run.emb.ckpt -q

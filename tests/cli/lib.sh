@@ -1,6 +1,13 @@
 # Shared by the cli tests: a scratch directory (the working directory, removed at exit)
 # and pass/fail counting. Source it, run checks, then call `finish`.
 cli_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# long_epochs N: the epochs of a run that a test interrupts, resumes and compares bit for bit
+# with an uninterrupted run, where the run's length checks nothing but the resumption: N, or 6
+# in the sanitizer build (ctest sets EMBED_TEST_LEAN=1 there, tests/CMakeLists.txt). An epoch of
+# text8-200k takes about a second there at -O0 (a tenth in Release), so a run interrupted
+# after epoch 2 or 3 of 6 still has seconds to go when the signal lands. Runs whose
+# length is what a test checks (costs falling, words learnt) keep theirs in every build.
+long_epochs() { if [[ ${EMBED_TEST_LEAN:-0} == 1 ]]; then echo 6; else echo "$1"; fi; }
 # on_tty [--input TEXT] COMMAND...: what COMMAND writes to a terminal (see on_tty.py).
 on_tty() { python3 "$cli_dir/on_tty.py" "$@"; }
 work=$(mktemp -d)

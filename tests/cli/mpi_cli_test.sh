@@ -88,7 +88,7 @@ grep -q 'missing.txt: cannot open' err.txt && ok || bad "a missing corpus: no cl
 for i in 1 2 3 4 5 6 7 8; do cat ../corpus.txt; done > big.txt
 "${MPIRUN[@]}" 2 "$ET" --corpus big.txt -o v.emb --dim 32 --epochs 20 --threads 1 > out.txt 2> err.txt &
 job=$!
-for _ in $(seq 100); do grep -q 'data parallel' err.txt 2> /dev/null && break; sleep 0.1; done
+wait_for err.txt 'data parallel'
 sleep 0.5
 victim=$(pgrep -f "embed-train --corpus big.txt" | tail -1)
 [[ -n $victim ]] && kill -KILL "$victim"
@@ -107,7 +107,7 @@ mkdir stop && cd stop || exit 1
 export OMPI_MCA_odls_base_sigkill_timeout=3
 "${MPIRUN[@]}" 2 "$ET" --corpus ../fail/big.txt -o v.emb --dim 16 --epochs 12 --threads 1 --seed 5 > out.txt 2> err.txt &
 job=$!
-for _ in $(seq 100); do grep -q 'epoch 1/12' err.txt 2> /dev/null && break; sleep 0.1; done
+wait_for err.txt 'epoch 1/12'
 kill -INT "$job"
 wait "$job"
 status=$?
@@ -172,7 +172,7 @@ rm -f out.txt err.txt
 export OMPI_MCA_odls_base_sigkill_timeout=3
 "${MPIRUN[@]}" 2 "$ET" --corpus ../corpus.txt --model glove --dim 64 --epochs 80 --threads 1 -o s.emb > out.txt 2> err.txt &
 job=$!
-for _ in $(seq 100); do grep -q 'epoch 1/80' err.txt 2> /dev/null && break; sleep 0.1; done
+wait_for err.txt 'epoch 1/80'
 kill -INT "$job"
 wait "$job"
 unset OMPI_MCA_odls_base_sigkill_timeout

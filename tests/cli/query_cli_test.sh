@@ -71,7 +71,8 @@ mkfifo in.fifo
 pid=$!
 exec 3> in.fifo
 echo a >&3
-for _ in $(seq 50); do [[ -s conversation.txt ]] && break; sleep 0.1; done
+# (Up to 60 s: a loaded machine, or a sanitizer build, may take seconds to start it.)
+for _ in $(seq 600); do [[ -s conversation.txt ]] && break; sleep 0.1; done
 check "answer before the input ends" "$(cut -f3 conversation.txt)" "b"
 exec 3>&-
 wait $pid

@@ -140,7 +140,8 @@ fi
 check "no temporaries left" "$(litter)" "0"
 
 # --- interruption, checkpoint, resume ---
-LONG=(--corpus "$CORPUS" --dim 16 --epochs 20 --threads 1 --seed 3)
+EPOCHS=$(long_epochs 20)
+LONG=(--corpus "$CORPUS" --dim 16 --epochs "$EPOCHS" --threads 1 --seed 3)
 "$ET" "${LONG[@]}" -o whole.emb -q
 # A non-interactive shell starts background jobs with SIGINT ignored (and embed-train,
 # like any well-behaved program, keeps it ignored); job control (set -m) does not.
@@ -149,7 +150,7 @@ for sig in INT TERM; do
   rm -f run.emb run.emb.ckpt
   "$ET" "${LONG[@]}" -o run.emb 2> run.log &
   pid=$!
-  wait_for run.log 'epoch 2/20' || bad "SIG$sig: training never got going"
+  wait_for run.log "epoch 2/$EPOCHS" || bad "SIG$sig: training never got going"
   kill -s "$sig" $pid
   wait $pid
   check "SIG$sig: exit status" "$?" "130"
@@ -168,7 +169,7 @@ done
 # --checkpoint: kept, written after every epoch, resumable to another output name.
 "$ET" "${LONG[@]}" -o named.emb --checkpoint my.ckpt 2> named.log &
 pid=$!
-wait_for named.log 'epoch 3/20' || bad "--checkpoint: training never got going"
+wait_for named.log "epoch 3/$EPOCHS" || bad "--checkpoint: training never got going"
 [[ -f my.ckpt ]] && ok || bad "--checkpoint written after an epoch"
 kill -INT $pid
 wait $pid
@@ -181,7 +182,7 @@ cmp -s renamed.emb whole.emb && ok || bad "--checkpoint: resumed = uninterrupted
 "$ET" "${LONG[@]}" --pair-negatives -o pair-whole.emb -q
 "$ET" "${LONG[@]}" --pair-negatives -o pair-run.emb --checkpoint pair.ckpt 2> pair-run.log &
 pid=$!
-wait_for pair-run.log 'epoch 3/20' || bad "--pair-negatives: training never got going"
+wait_for pair-run.log "epoch 3/$EPOCHS" || bad "--pair-negatives: training never got going"
 kill -INT $pid
 wait $pid
 check "--pair-negatives: exit status" "$?" "130"
@@ -197,7 +198,7 @@ expect_error "not a checkpoint" 1 "a.emb: not an embed-train checkpoint" "$ET" -
 expect_error "--resume with --corpus" 2 "excludes" "$ET" --resume my.ckpt --corpus "$CORPUS"
 
 # --- progress on a terminal ---
-screen=$(on_tty "$ET" --corpus "$CORPUS" -o tty.emb --dim 16 --epochs 20 --threads 1)
+screen=$(on_tty "$ET" --corpus "$CORPUS" -o tty.emb --dim 16 --epochs "$EPOCHS" --threads 1)
 progress=$([[ $screen == *"training:"* && $screen == *ETA* && $screen == *"words/s"* && $screen == *loss* &&
   $screen == *"per thread"* ]] && echo progress || echo "${screen: -600}")
 check "progress line on a terminal" "$progress" "progress"

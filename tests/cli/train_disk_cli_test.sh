@@ -15,14 +15,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 CORPUS=$DATA/text8-200k.txt.gz
 zcat "$CORPUS" > corpus.txt
-# The reference: 20 epochs from the gzip file, one thread.
-"$ET" --corpus "$CORPUS" --dim 16 --epochs 20 --threads 1 --seed 3 -o whole.emb -q
+# The reference: 20 epochs (lib.sh's long_epochs) from the gzip file, one thread.
+EPOCHS=$(long_epochs 20)
+"$ET" --corpus "$CORPUS" --dim 16 --epochs "$EPOCHS" --threads 1 --seed 3 -o whole.emb -q
 # Background jobs must receive SIGINT (train_cli_test.sh says why).
 set -m
 
 # The corpus is read from disk every epoch: a plain file and standard input (spooled
 # beside the output, kept with the checkpoint until the run completes) resume alike.
-LONG_PLAIN=(--dim 16 --epochs 20 --threads 1 --seed 3)
+LONG_PLAIN=(--dim 16 --epochs "$EPOCHS" --threads 1 --seed 3)
 for way in file stdin; do
   rm -f r.emb r.emb.ckpt
   if [[ $way == file ]]; then
@@ -31,7 +32,7 @@ for way in file stdin; do
     zcat "$CORPUS" | "$ET" --corpus - "${LONG_PLAIN[@]}" -o r.emb 2> r.log &
   fi
   pid=$!
-  wait_for r.log 'epoch 2/20' || bad "$way: training never got going"
+  wait_for r.log "epoch 2/$EPOCHS" || bad "$way: training never got going"
   kill -INT $pid
   wait $pid
   check "$way: interrupted" "$?" "130"
@@ -48,7 +49,7 @@ cp corpus.txt edit.txt
 rm -f r.emb r.emb.ckpt
 "$ET" --corpus edit.txt "${LONG_PLAIN[@]}" -o r.emb 2> r.log &
 pid=$!
-wait_for r.log 'epoch 2/20' || bad "edit: training never got going"
+wait_for r.log "epoch 2/$EPOCHS" || bad "edit: training never got going"
 kill -INT $pid
 wait $pid
 echo "a few more words" >> edit.txt

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "backend/registry.h"
+#include "catch_session.h"
 
 namespace embed::test {
 
@@ -57,7 +58,7 @@ inline int run_gpu_tests(int argc, char** argv) {
   the_device = *device;
   std::printf("device: %s, %.1f GiB free\n", device->description().c_str(),
               static_cast<double>(device->free_memory) / (1u << 30));
-  return Catch::Session().run(argc, argv);
+  return run_catch_session(argc, argv);
 }
 
 }  // namespace embed::test

@@ -2,7 +2,6 @@
 // device is usable. One block of records against the CPU's arithmetic, for every
 // update rule and placement; training to the CPU trainer's cost and topic separation
 // on the same co-occurrences and seed.
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include <cmath>

@@ -4,7 +4,6 @@
 // zero-length rows, --restrict, k = 1, 10 and 1000, the rows resident and streamed through
 // a small --gpu-memory in several device batches. Per rank the CPU's score within 1e-5 and
 // its row, or a row the CPU scores the same within 1e-5 (a float tie).
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <set>
 
 #include "backend/registry.h"
+#include "catch_session.h"
 #include "core/atomic_output.h"
 #include "format/emb_writer.h"
 #include "search/searcher.h"
@@ -230,5 +230,5 @@ int main(int argc, char** argv) {
   the_device = *device;
   std::printf("device: %s, %.1f GiB free, %zu KB shared memory per block\n", device->description().c_str(),
               static_cast<double>(device->free_memory) / (1u << 30), device->shared_memory / 1024);
-  return Catch::Session().run(argc, argv);
+  return embed::test::run_catch_session(argc, argv);
 }

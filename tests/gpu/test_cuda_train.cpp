@@ -3,7 +3,6 @@
 // device placements to the same quality, train a table four times larger than the GPU
 // memory allowed, and take part in a data-parallel run's rounds (mpirun's ranks played
 // by threads).
-#define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include <cmath>
