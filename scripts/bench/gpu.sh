@@ -65,11 +65,11 @@ need_tool embed-train "$EMBED_TRAIN" BUILD
 need_tool embed-query "$EMBED_QUERY" BUILD
 # Captured, not piped into grep -q: under pipefail an early close could fail the check.
 version=$("$EMBED_TRAIN" --version) || true
-[[ $version =~ "CUDA backend built, "[0-9] ]] || skip "no usable GPU ($(tail -1 <<<"$version"))"
+[[ $version =~ "CUDA backend built, "[0-9] ]] || skip "no usable GPU ($(grep "^gpus:" <<<"$version"))"
 need_metrics "$EMBED_TRAIN"
 bench_scratch
 machine_line
-echo "gpu: $(tail -1 <<<"$version")"
+echo "gpu: $(grep "^gpus:" <<<"$version")"
 # The newline at the end matters: read fails at an end of file without one, which set -e ends the
 # script on.
 read -r device_gbps h2d_gbps d2h_gbps < <("$BW" | awk '{printf "%s ", $2} END {print ""}')

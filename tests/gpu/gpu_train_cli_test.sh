@@ -13,7 +13,7 @@ GC=$(realpath "${3:?usage}")
 DATA=$(realpath "${EMBED_DATA:-$(dirname "${BASH_SOURCE[0]}")/../../data}")
 CORPUS=$DATA/text8-200k.txt.gz
 if ! "$ET" --version | grep -q 'CUDA backend built, [0-9]'; then
-  echo "skipped: $("$ET" --version | tail -1)"
+  echo "skipped: no usable GPU ($("$ET" --version | grep "^gpus:"))"
   exit 77
 fi
 source "$(dirname "$0")/../cli/lib.sh"

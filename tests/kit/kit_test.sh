@@ -48,6 +48,9 @@ for t in gpu_smoke gpu_search gpu_train gpu_glove gpu_query_cli gpu_train_cli; d
   grep -qE "^SKIP +$t " "$work/out/summary.txt" && ok || bad "$t: not reported SKIP: $(grep " $t " "$work/out/summary.txt")"
 done
 grep -qE '^(FAIL|TIMEOUT|NOTRUN) ' "$work/out/summary.txt" && bad "failures reported: $(cat "$work/out/summary.txt")" || ok
+# Each skip gives its real reason, that no GPU is usable here (not another line of --version).
+check "SKIP lines that do not say no GPU is usable" \
+  "$(grep -E '^SKIP ' "$work/out/summary.txt" | grep -vE 'no usable (CUDA device|device|GPU)')" ""
 grep -q '^result: 0 passed, 0 failed or not run, 7 skipped' "$work/out/summary.txt" && ok ||
   bad "result line: $(tail -1 "$work/out/summary.txt")"
 tail -1 run.txt | grep -q '^result: ' && ok || bad "the summary is printed last: $(tail -2 run.txt)"
