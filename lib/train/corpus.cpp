@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include "core/byte_source.h"
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/parallel.h"
 #include "core/progress.h"
 #include "core/utf8.h"
 #include "train/corpus_shards.h"
@@ -157,6 +159,79 @@ std::string temporary_prefix() {
   return path;  // the spool goes beside this placeholder, removed with it
 }
 
+// Tokenizes `range` of `files` (laid end to end, as token_aligned_ranges cuts them) into
+// `tokenizer`, each file's end ending a line. Adds the bytes it reads to `read_bytes` and,
+// where `progress` is given, shows that total.
+void tokenize_range(const std::vector<CorpusFile>& files, ByteRange range, Tokenizer& tokenizer,
+                    std::atomic<std::uint64_t>& read_bytes, Progress* progress) {
+  std::vector<char> block(1 << 20);
+  std::uint64_t file_start = 0;
+  for (const CorpusFile& file : files) {
+    const std::uint64_t begin = std::max(range.begin, file_start), end = std::min(range.end, file_start + file.size);
+    if (begin < end) {
+      const int fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) fail("{}: cannot read: {}", file.path, std::strerror(errno));
+      try {
+        for (std::uint64_t at = begin; at < end;) {
+          const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(block.size(), end - at));
+          const std::size_t got = read_at(fd, block.data(), want, at - file_start, file.path);
+          if (got == 0) fail("{}: shorter than when it was described ({} bytes)", file.path, file.size);
+          tokenizer.feed(block.data(), got);
+          at += got;
+          const std::uint64_t total = read_bytes += got;
+          if (progress != nullptr) progress->update(total);
+        }
+      } catch (...) {
+        ::close(fd);
+        throw;
+      }
+      ::close(fd);
+      // A file ends a line, and its last token, whether or not it ends with whitespace.
+      if (end == file_start + file.size) tokenizer.end_input();
+    }
+    file_start += file.size;
+  }
+  tokenizer.end_input();
+}
+
+// Adds the counts of a part of the corpus (its words in their order of first appearance)
+// to `counter` and `corpus`. Parts added in the corpus's order give the counts, and the
+// order of first appearance, of one pass over the whole.
+void add_part(const WordCounter& part_counter, const Corpus& part, WordCounter& counter, Corpus& corpus) {
+  corpus.tokens += part.tokens;
+  corpus.truncated_tokens += part.truncated_tokens;
+  for (std::uint32_t id = 0; id < part_counter.size(); ++id) counter.add(part_counter.word(id), part_counter.count(id));
+}
+
+// Whether every path is a file read in place (not standard input, gzip or a pipe).
+bool all_in_place(const std::vector<std::string>& paths) {
+  return std::all_of(paths.begin(), paths.end(),
+                     [](const std::string& path) { return path != "-" && InputStream::open(path).mappable(); });
+}
+
+// read_corpus for plain files on options.threads threads: each counts its token-aligned
+// byte range, and the parts are added in order.
+Corpus read_corpus_in_parallel(const std::vector<std::string>& paths, const CorpusOptions& options) {
+  Corpus corpus;
+  corpus.name = corpus_name(paths);
+  for (const auto& path : paths) corpus.files.push_back(describe_corpus_file(path));
+  const std::vector<ByteRange> ranges = token_aligned_ranges(corpus.files, options.threads);
+  std::vector<WordCounter> counters(ranges.size());
+  std::vector<Corpus> parts(ranges.size());
+  std::atomic<std::uint64_t> read_bytes{0};
+  Progress progress("reading " + corpus.name, corpus_bytes(corpus.files));
+  // Worker 0 is this thread: the only one that draws the progress line.
+  parallel_for_workers(ranges.size(), options.threads, [&](std::size_t i, unsigned worker) {
+    Tokenizer tokenizer(counters[i], parts[i], options.max_token_bytes);
+    tokenize_range(corpus.files, ranges[i], tokenizer, read_bytes, worker == 0 ? &progress : nullptr);
+  });
+  progress.finish();
+  WordCounter counter;
+  for (std::size_t i = 0; i < ranges.size(); ++i) add_part(counters[i], parts[i], counter, corpus);
+  finish_corpus(counter, options, corpus);
+  return corpus;
+}
+
 }  // namespace
 
 void Corpus::keep_spools() const {
@@ -195,6 +270,7 @@ void check_corpus_unchanged(const std::vector<CorpusFile>& files) {
 }
 
 Corpus read_corpus(const std::vector<std::string>& paths, const CorpusOptions& options) {
+  if (options.threads > 1 && all_in_place(paths)) return read_corpus_in_parallel(paths, options);
   Corpus corpus;
   corpus.name = corpus_name(paths);
   WordCounter counter;
@@ -309,32 +385,8 @@ Corpus read_corpus_on_ranks(const std::vector<std::string>& paths, const CorpusO
   WordCounter counter;
   Corpus part;
   Tokenizer tokenizer(counter, part, options.max_token_bytes);
-  std::vector<char> block(1 << 20);
-  std::uint64_t file_start = 0;
-  for (const CorpusFile& file : corpus.files) {
-    const std::uint64_t begin = std::max(share.begin, file_start), end = std::min(share.end, file_start + file.size);
-    if (begin < end) {
-      const int fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0) fail("{}: cannot read: {}", file.path, std::strerror(errno));
-      try {
-        for (std::uint64_t at = begin; at < end;) {
-          const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(block.size(), end - at));
-          const std::size_t got = read_at(fd, block.data(), want, at - file_start, file.path);
-          if (got == 0) fail("{}: shorter than when it was described ({} bytes)", file.path, file.size);
-          tokenizer.feed(block.data(), got);
-          at += got;
-        }
-      } catch (...) {
-        ::close(fd);
-        throw;
-      }
-      ::close(fd);
-      // A file ends a line, and its last token, whether or not it ends with whitespace.
-      if (end == file_start + file.size) tokenizer.end_input();
-    }
-    file_start += file.size;
-  }
-  tokenizer.end_input();
+  std::atomic<std::uint64_t> read_bytes{0};
+  tokenize_range(corpus.files, share, tokenizer, read_bytes, nullptr);
 
   // Merged in rank order, which is the corpus's order: words first seen on rank 0 come
   // first, so ties in frequency fall as in one process's count.

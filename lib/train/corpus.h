@@ -30,6 +30,11 @@ struct CorpusOptions {
   // Spool files for input that cannot be read again are "<spool_prefix>.corpus-<i>.txt"
   // (i: the input's place among the corpus files); embed-train puts them beside its output.
   std::string spool_prefix;
+  // Threads that count a corpus of plain files, each its token-aligned byte range
+  // (token_aligned_ranges), merged in the corpus's order: the same counts and the same
+  // order of first appearance as one thread. Standard input and gzip are counted by one
+  // thread as they stream.
+  unsigned threads = 1;
 };
 
 // A file the epochs read, as it was when the corpus was counted: a resumed run checks
@@ -64,7 +69,7 @@ struct Corpus {
 std::string_view cut_token(std::string_view token, std::size_t max_token_bytes);
 
 // Counts `paths` ("-" is standard input) in order as one corpus, spooling what cannot
-// be read again. Throws embed::Error for an unreadable file, an empty corpus, or a
+// be read again; plain files on options.threads threads. Throws embed::Error for an unreadable file, an empty corpus, or a
 // vocabulary that min-count empties.
 Corpus read_corpus(const std::vector<std::string>& paths, const CorpusOptions& options);
 

@@ -9,9 +9,10 @@
 namespace embed {
 
 Corpus read_logged_corpus(const std::vector<std::string>& files, const OutputSettings& output,
-                          const std::string& spool_prefix) {
+                          const std::string& spool_prefix, unsigned threads) {
   CorpusOptions options;
   options.spool_prefix = spool_prefix;
+  options.threads = threads;
   options.min_count = output.min_count;
   options.max_vocab = output.max_vocab;
   Cluster& job = this_job();

@@ -11,9 +11,9 @@
 namespace embed {
 
 // Counts `files` ("-" for standard input) with output's vocabulary limits (min-count,
-// max-vocab); what cannot be read again is spooled to "<spool_prefix>.corpus-<i>.txt".
-// Throws embed::Error when too few words are left to train on.
+// max-vocab), plain files on `threads` threads; what cannot be read again is spooled to
+// "<spool_prefix>.corpus-<i>.txt". Throws embed::Error when too few words are left to train on.
 Corpus read_logged_corpus(const std::vector<std::string>& files, const OutputSettings& output,
-                          const std::string& spool_prefix);
+                          const std::string& spool_prefix, unsigned threads);
 
 }  // namespace embed

@@ -297,6 +297,25 @@ TEST_CASE("the byte ranges read as sentences give the corpus's words once, in or
   for (const auto& sentence : expected) expected_rows.insert(expected_rows.end(), sentence.begin(), sentence.end());
   REQUIRE(expected_rows.size() == corpus.words);
 
+  // Counted on 2 to 16 threads, each its byte range, the parts merged in order: the same
+  // vocabulary, with ties in count (there are some) in the same order of first appearance.
+  REQUIRE(std::adjacent_find(corpus.vocab.counts.begin(), corpus.vocab.counts.end()) != corpus.vocab.counts.end());
+  for (unsigned threads = 2; threads <= 16; ++threads) {
+    INFO(threads << " counting threads");
+    CorpusOptions parallel = options;
+    parallel.threads = threads;
+    const Corpus counted = read_corpus(paths, parallel);
+    REQUIRE(counted.vocab.words == corpus.vocab.words);
+    REQUIRE(counted.vocab.counts == corpus.vocab.counts);
+    REQUIRE(counted.tokens == corpus.tokens);
+    REQUIRE(counted.words == corpus.words);
+    REQUIRE(counted.distinct_words == corpus.distinct_words);
+    REQUIRE(counted.truncated_tokens == corpus.truncated_tokens);
+    REQUIRE(counted.invalid_utf8_words == corpus.invalid_utf8_words);
+    REQUIRE(counted.files.size() == corpus.files.size());
+    REQUIRE(counted.files[2].size == corpus.files[2].size);
+  }
+
   for (unsigned workers = 1; workers <= 16; ++workers) {
     INFO(workers << " workers");
     std::vector<std::vector<std::uint32_t>> sentences;

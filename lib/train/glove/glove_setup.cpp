@@ -130,7 +130,7 @@ void load_counts(const TrainingInput& input, TrainingRun& run, AtomicOutput* coo
 void count_corpus(const TrainingInput& input, TrainingRun& run, AtomicOutput* cooc_out, bool make_records) {
   // Spools go beside the output, or beside the counts of a count-only run.
   const std::string spool_prefix = run.output.output.empty() ? input.save_cooc : run.output.output;
-  Corpus corpus = read_logged_corpus(input.corpus, run.output, spool_prefix);
+  Corpus corpus = read_logged_corpus(input.corpus, run.output, spool_prefix, run.settings.threads);
   // The corpus streams from disk while it is counted: the counting has all of --memory.
   const std::uint64_t needed = min_cooc_memory(corpus.vocab.size());
   if (input.memory < needed) {

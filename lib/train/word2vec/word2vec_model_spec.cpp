@@ -48,7 +48,7 @@ class Word2vecModel final : public TrainingModel {
   }
 
   void start(const TrainingInput& input, TrainingRun& run, AtomicOutput*) const override {
-    run.corpus = read_logged_corpus(input.corpus, run.output, run.output.output);
+    run.corpus = read_logged_corpus(input.corpus, run.output, run.output.output, run.settings.threads);
     const std::size_t rows = run.corpus.vocab.size();
     run.input = RowMatrix(rows, run.settings.dim);
     run.output_table = RowMatrix(rows, run.settings.dim);
