@@ -160,10 +160,11 @@ std::string temporary_prefix() {
 }
 
 // Tokenizes `range` of `files` (laid end to end, as token_aligned_ranges cuts them) into
-// `tokenizer`, each file's end ending a line. Adds the bytes it reads to `read_bytes` and,
-// where `progress` is given, shows that total.
+// `tokenizer`, each file's end ending a line. Where `read_bytes` is given (threads counting
+// ranges side by side), adds the bytes it reads to it and, where `progress` is given too,
+// shows that total.
 void tokenize_range(const std::vector<CorpusFile>& files, ByteRange range, Tokenizer& tokenizer,
-                    std::atomic<std::uint64_t>& read_bytes, Progress* progress) {
+                    std::atomic<std::uint64_t>* read_bytes, Progress* progress) {
   std::vector<char> block(1 << 20);
   std::uint64_t file_start = 0;
   for (const CorpusFile& file : files) {
@@ -178,8 +179,10 @@ void tokenize_range(const std::vector<CorpusFile>& files, ByteRange range, Token
           if (got == 0) fail("{}: shorter than when it was described ({} bytes)", file.path, file.size);
           tokenizer.feed(block.data(), got);
           at += got;
-          const std::uint64_t total = read_bytes += got;
-          if (progress != nullptr) progress->update(total);
+          if (read_bytes != nullptr) {
+            const std::uint64_t total = *read_bytes += got;
+            if (progress != nullptr) progress->update(total);
+          }
         }
       } catch (...) {
         ::close(fd);
@@ -223,7 +226,7 @@ Corpus read_corpus_in_parallel(const std::vector<std::string>& paths, const Corp
   // Worker 0 is this thread: the only one that draws the progress line.
   parallel_for_workers(ranges.size(), options.threads, [&](std::size_t i, unsigned worker) {
     Tokenizer tokenizer(counters[i], parts[i], options.max_token_bytes);
-    tokenize_range(corpus.files, ranges[i], tokenizer, read_bytes, worker == 0 ? &progress : nullptr);
+    tokenize_range(corpus.files, ranges[i], tokenizer, &read_bytes, worker == 0 ? &progress : nullptr);
   });
   progress.finish();
   WordCounter counter;
@@ -385,8 +388,7 @@ Corpus read_corpus_on_ranks(const std::vector<std::string>& paths, const CorpusO
   WordCounter counter;
   Corpus part;
   Tokenizer tokenizer(counter, part, options.max_token_bytes);
-  std::atomic<std::uint64_t> read_bytes{0};
-  tokenize_range(corpus.files, share, tokenizer, read_bytes, nullptr);
+  tokenize_range(corpus.files, share, tokenizer, nullptr, nullptr);
 
   // Merged in rank order, which is the corpus's order: words first seen on rank 0 come
   // first, so ties in frequency fall as in one process's count.
