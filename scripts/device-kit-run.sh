@@ -4,6 +4,14 @@
 # a machine with an NVIDIA GPU, the CUDA runtime's driver and Python 3, and none of our
 # Debian packages.
 #
+#   run.sh all [OUTDIR]       every GPU check in one call, inside 8 minutes, in an order where a
+#                             slow step cannot starve the others (each has its own cap): the
+#                             Catch2 suites, the CLI tests, skip-gram words/s at dim 100 and 300
+#                             (device, host gather, host mapped, every CPU core), the big-table
+#                             benchmark (host placement at 1/4 and 1/16 of the tables' bytes
+#                             against device placement, a few million words), GPU-trained
+#                             quality against the CPU's (3 seeds each), parallel counting, and
+#                             GloVe's quality on the GPU
 #   run.sh quick [OUTDIR]     every GPU test (Catch2 suites, then the CLI tests), each under
 #                             timeout, then one short benchmark: inside 8 minutes
 #   run.sh bench [OUTDIR]     the GPU benchmarks: words/s in device and host placement at dim
@@ -25,9 +33,9 @@ set -uo pipefail
 kit=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mode=${1:-}
 case $mode in
-  quick) budget=${BUDGET_S:-470} ;;
+  quick | all) budget=${BUDGET_S:-470} ;;
   bench | memcheck | large) budget=${BUDGET_S:-530} ;;
-  *) echo "usage: run.sh quick|bench|memcheck|large [OUTDIR]" >&2; exit 2 ;;
+  *) echo "usage: run.sh all|quick|bench|memcheck|large [OUTDIR]" >&2; exit 2 ;;
 esac
 out=${2:-${OUT:-./out}}
 mkdir -p "$out" && out=$(cd "$out" && pwd) || { echo "run.sh: cannot write to $out" >&2; exit 2; }
@@ -143,7 +151,7 @@ step() {
     *) verdict=FAIL; detail=$(grep -E 'FAIL|failed|error|Error|REQUIRE|CHECK' "$scratch/step.txt" | head -3 | tr '\n' ' ') ;;
   esac
   # A benchmark that found no GPU says "skipped" and exits 0.
-  [[ $verdict == PASS ]] && grep -qE '^([a-z.-]+: )?skipped|^no GPU: skipping' "$scratch/step.txt" && {
+  [[ $verdict == PASS ]] && grep -qE '^([a-z_.-]+: )?skipped|^no GPU: skipping' "$scratch/step.txt" && {
     verdict=SKIP
     detail=$(grep -m1 -E 'skipped|skipping' "$scratch/step.txt")
   }
@@ -153,6 +161,20 @@ step() {
     *) failed=$((failed + 1)) ;;
   esac
   note "$(printf '%-8s %-22s %6ss  %s' "$verdict" "$name" $((SECONDS - t0)) "${detail:0:300}")"
+}
+# gpu_only STEP_FUNCTION NAME ...: runs the step where a GPU is usable, else reports it SKIP
+# with the reason (a step that runs on the CPU alone, like the counting benchmark, would
+# otherwise pass on a machine without one and say nothing about the GPU machine).
+gpu_reason=$("$kit/bin/embed-train" --version 2>&1 | grep '^gpus:')
+gpu_usable=0
+"$kit/bin/embed-train" --version 2>&1 | grep -q 'CUDA backend built, [0-9]' && gpu_usable=1
+gpu_only() {
+  if ((gpu_usable)); then
+    "$@"
+  else
+    note "$(printf '%-8s %-22s %6ss  %s' SKIP "$2" 0 "skipped: no usable GPU ($gpu_reason)")"
+    skipped=$((skipped + 1))
+  fi
 }
 # bench_step NAME CAP_S COMMAND...: a step whose output (its table) also goes to the summary.
 bench_step() {
@@ -173,6 +195,25 @@ prepare_shared() {  # the benchmarks' corpora and evaluation sets, unpacked into
 }
 
 case $mode in
+  all)
+    # Each cap is several times what the step took on an H200 (2026-11-26), so that a
+    # step that hangs costs its cap and the steps after it still run.
+    step gpu_smoke 30 "$bin/gpu_smoke_test"
+    step gpu_search 60 "$bin/gpu_search_tests"
+    step gpu_train 70 "$bin/gpu_train_tests"
+    step gpu_glove 40 "$bin/gpu_glove_tests"
+    step gpu_query_cli 50 bash "$tests/gpu/gpu_query_cli_test.sh" "$bin/embed-query" "$bin/glove-convert"
+    step gpu_train_cli 60 bash "$tests/gpu/gpu_train_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
+    prepare_shared
+    bench_step throughput 110 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
+      MODES="cpu device host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
+    bench_step big_table 170 "${bench_env[@]}" bash "$kit/scripts/bench/big_table.sh"
+    bench_step quality 70 "${bench_env[@]}" PARTS=quality SEEDS="1 2 3" bash "$kit/scripts/bench/gpu.sh"
+    gpu_only bench_step count 40 "${bench_env[@]}" COPIES=64 RUNS=3 bash "$kit/scripts/bench/count.sh"
+    bench_step glove_quality 60 "${bench_env[@]}" PARTS=glove-quality SEEDS=1 GLOVE_QUALITY_EPOCHS=10 \
+      bash "$kit/scripts/bench/gpu.sh"
+    RESERVE_S=5 gpu_only bench_step glove_small_vocab 30 "${bench_env[@]}" bash "$kit/scripts/bench/glove_small_vocab.sh"
+    ;;
   quick)
     step gpu_smoke 30 "$bin/gpu_smoke_test"
     step gpu_search 90 "$bin/gpu_search_tests"

@@ -48,7 +48,8 @@ cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMBED_CUDA=ON -DEMBED_
   -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$arch" > "$build.configure.log" 2>&1 ||
   { cat "$build.configure.log"; die "configure failed"; }
 rm -f "$build.configure.log"
-tools=(glove-convert embed-query embed-train bench-search bench-gpu-bandwidth bench-gpu-search)
+tools=(glove-convert embed-query embed-train bench-search bench-gpu-bandwidth bench-gpu-search bench-gen-clusters
+  bench-cluster-quality)
 tests=(gpu_smoke_test gpu_train_tests gpu_glove_tests gpu_search_tests)
 cmake --build "$build" -j"$(nproc)" --target "${tools[@]}" "${tests[@]}"
 stage_done "kit build" $start
@@ -115,7 +116,7 @@ install -m 644 tests/cli/lib.sh tests/cli/on_tty.py "$kit/tests/cli/"
 install -m 644 data/* "$kit/data/"
 install -m 644 "$shared/data/questions-words.txt" "$shared/data/wordsim353.tsv" "$kit/shared/data/"
 compress "$shared/data/text8-head.txt" "$kit/shared/data/text8-head.txt"
-install -m 644 scripts/bench/{gpu.sh,query.sh,large_corpus.sh,lib.sh,query.py,query_gpu.py,make_vectors_bin.py,make_glove_text.py} \
+install -m 644 scripts/bench/{gpu.sh,query.sh,large_corpus.sh,big_table.sh,count.sh,glove_small_vocab.sh,lib.sh,query.py,query_gpu.py,make_vectors_bin.py,make_glove_text.py} \
   "$kit/scripts/bench/"
 install -m 755 scripts/device-kit-run.sh "$kit/run.sh"
 
@@ -132,4 +133,4 @@ cuda_version=$("$nvcc" --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
 bytes=$(du -sb "$kit" | cut -f1)
 ((bytes <= max_bytes)) || die "$kit is $((bytes >> 20)) MiB, over the 48 MiB that may travel with the working tree"
 echo "device-kit: $kit ready: $(awk "BEGIN {printf \"%.1f\", $bytes / 1048576}") MiB, CUDA $cuda_version, sm_$arch"
-echo "device-kit: run it there with: bash .device-kit/run.sh quick   (carry: [\".device-kit\"]; docs/GPU.md)"
+echo "device-kit: run it there with: bash .device-kit/run.sh all   (carry: [\".device-kit\"]; docs/GPU.md)"

@@ -29,6 +29,7 @@
 #include "train/batch_loss.h"
 #include "train/gpu/gpu_plan.h"
 #include "train/gpu/row_remap.h"
+#include "train/gpu/table_traffic.h"
 #include "train/rank_averaging.h"
 #include "train/row_matrix.h"
 
@@ -66,7 +67,13 @@ class BatchPipeline : public RowHome {
   }
 
  protected:
-  BatchPipeline(const GpuMemoryPlan& plan, const GpuDevice& device) : plan_(plan), device_(device) {}
+  BatchPipeline(const GpuMemoryPlan& plan, const GpuDevice& device, TableTraffic* traffic)
+      : plan_(plan), device_(device), traffic_(traffic) {}
+
+  // A batch's row touches (table_traffic.h): all of them, and those of rows in GPU memory.
+  struct RowTouches {
+    std::uint64_t all = 0, resident = 0;
+  };
 
   // The host-placement rows of the slot's batch, as packed after its ids.
   virtual BatchRows rows_of(const Slot& slot) const = 0;
@@ -90,6 +97,8 @@ class BatchPipeline : public RowHome {
                     const char* second_name, std::size_t totals_bytes) {
     first_ = &first;
     second_ = &second;
+    std::size_t free_before = 0, free_after = 0, total = 0;
+    check(cudaMemGetInfo(&free_before, &total), "reading the GPU's free memory");
     compute_.emplace();
     if (device_placement()) {
       device_tables_ = DeviceTables(first, second, first.rows(), storage_of(storage), first_name, second_name);
@@ -110,6 +119,10 @@ class BatchPipeline : public RowHome {
         worker.slots.emplace_back().allocate(plan_, row_bytes, totals_bytes);
       }
     }
+    // What the tables and slots took, as the device counts it (allocation granularity
+    // included): the figure to compare with --gpu-memory.
+    check(cudaMemGetInfo(&free_after, &total), "reading the GPU's free memory");
+    if (traffic_ && free_before > free_after) traffic_->gpu_bytes = free_before - free_after;
   }
 
   // Where the kernels find the tables: the device copies, or for host placement the
@@ -154,13 +167,23 @@ class BatchPipeline : public RowHome {
     return slot;
   }
 
-  // Queues the slot's batch on its stream: the first `id_words` of its ids to the
-  // device and its `totals_bytes` of totals cleared; for host placement its rows
+  // Queues the slot's batch on its stream (and counts its `touches` and bytes in the
+  // run's traffic): the first `id_words` of its ids to the device and its `totals_bytes`
+  // of totals cleared; for host placement its rows
   // gathered; `launch(stream)`, the model's kernels, on the compute stream once those
   // copies are done; the rows written back; the totals copied home.
   template <typename Launch>
-  void queue(Slot& slot, std::size_t id_words, std::size_t totals_bytes, Launch&& launch) {
+  void queue(Slot& slot, std::size_t id_words, std::size_t totals_bytes, RowTouches touches, Launch&& launch) {
     cudaStream_t stream = slot.stream.get();
+    if (traffic_) {
+      std::uint64_t to_gpu = id_words * sizeof(std::uint32_t), from_gpu = totals_bytes;
+      if (!device_placement()) {
+        const auto [to, from] = host_.bytes_moved(rows_of(slot));
+        to_gpu += to;
+        from_gpu += from;
+      }
+      traffic_->add(touches.all, touches.resident, to_gpu, from_gpu);
+    }
     check(cudaMemcpyAsync(slot.device_ids.get(), slot.host_ids.get(), id_words * sizeof(std::uint32_t),
                           cudaMemcpyHostToDevice, stream),
           "copying a batch to the GPU");
@@ -188,6 +211,7 @@ class BatchPipeline : public RowHome {
 
   GpuMemoryPlan plan_;
   GpuDevice device_;
+  TableTraffic* traffic_;  // the run's counters, or null
   std::vector<Worker> workers_;
 
  private:

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 
 #include <cuda_runtime.h>
 
@@ -56,6 +57,15 @@ class HostTables {
   // Once the batch is done: gather transfers add its deltas to the host tables. Safe
   // from several threads at once.
   void add_deltas(const BatchSlot& slot, const BatchRows& rows) const;
+  // Bytes that gather and write_back move over the bus for `rows`: {to the GPU, back}.
+  // Gather copies the rows in the slot's storage both ways; mapped kernels read each f32
+  // row twice (the gather, and the scatter's add) and write it once.
+  std::pair<std::uint64_t, std::uint64_t> bytes_moved(const BatchRows& rows) const {
+    const std::uint64_t n = rows.first.size() + rows.second.size();
+    if (transfer_ == HostTransfer::gather) return {n * row_bytes_, n * row_bytes_};
+    const std::uint64_t f32_row = first_->stride() * sizeof(float);
+    return {2 * n * f32_row, n * f32_row};
+  }
 
  private:
   RowMatrix* first_ = nullptr;

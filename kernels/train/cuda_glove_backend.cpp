@@ -51,7 +51,7 @@ constexpr std::size_t kRecordWords = sizeof(GloveRecord) / sizeof(std::uint32_t)
 class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGloveBlock> {
  public:
   explicit CudaGloveBackend(const GloveGpuRequest& request)
-      : BatchPipeline(request.plan, request.device),
+      : BatchPipeline(request.plan, request.device, request.traffic),
         words_(*request.words),
         contexts_(*request.contexts),
         layout_(request.layout),
@@ -83,10 +83,12 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
     auto* ids = slot.host_ids.get<std::uint32_t>();
     slot.records = static_cast<std::uint32_t>(records.size());
     slot.word_rows = slot.context_rows = 0;
+    RowTouches touches;
+    touches.all = touches.resident = 2 * records.size();  // a record's word row and context row
     if (device_placement()) {
       std::memcpy(ids, records.data(), records.size_bytes());
     } else {
-      worker.remapper->remap(records, worker.local);
+      touches.resident = worker.remapper->remap(records, worker.local);
       const LocalGloveBlock& local = worker.local;
       slot.word_rows = static_cast<std::uint32_t>(local.word_rows.size());
       slot.context_rows = static_cast<std::uint32_t>(local.context_rows.size());
@@ -102,7 +104,7 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
     const auto* device_records = reinterpret_cast<const KernelGloveRecord*>(slot.device_ids.get<std::uint32_t>());
     auto* totals = slot.device_totals.get<BlockTotals>();
     const std::size_t id_words = std::size_t{slot.records} * kRecordWords + slot.word_rows + slot.context_rows;
-    queue(slot, id_words, sizeof(BlockTotals), [&](cudaStream_t stream) {
+    queue(slot, id_words, sizeof(BlockTotals), touches, [&](cudaStream_t stream) {
       return launch_glove(device_records, slot.records, tables, rule_, learning_rate, &totals->loss, &totals->trained,
                           max_in_flight_, stream);
     });

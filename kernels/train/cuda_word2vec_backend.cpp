@@ -35,7 +35,7 @@ struct Slot : BatchSlot {
 class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, LocalBatch> {
  public:
   explicit CudaWord2vecBackend(const GpuBackendRequest& request)
-      : BatchPipeline(request.plan, request.device),
+      : BatchPipeline(request.plan, request.device, request.traffic),
         model_(request.model),
         input_(*request.input),
         output_(*request.output),
@@ -79,8 +79,11 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
 
     Worker& worker = workers_[worker_index];
     const WindowBatch* to_train = &batch;
+    RowTouches touches;
+    touches.all = batch.inputs.size() + batch.targets.size() + batch.negatives.size();
+    touches.resident = touches.all;
     if (!device_placement()) {
-      worker.remapper->remap(batch, worker.local);
+      touches.resident = worker.remapper->remap(batch, worker.local);
       to_train = &worker.local.batch;
     }
     const std::size_t words = packed_words_bound(to_train->windows(), shape_.max_inputs_per_window, shape_.negatives,
@@ -101,7 +104,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
                                    slot.shape.negatives_per_window,
                                    static_cast<std::uint32_t>(shape_.max_inputs_per_window)};
     auto* device_loss = slot.device_totals.get<double>();
-    queue(slot, slot.shape.words(), sizeof(double), [&](cudaStream_t stream) {
+    queue(slot, slot.shape.words(), sizeof(double), touches, [&](cudaStream_t stream) {
       return model_ == Model::skipgram
                  ? launch_skipgram(kernel_batch, tables, logistic_, batch.learning_rate, device_loss, max_blocks_, stream)
                  : launch_cbow(kernel_batch, tables, logistic_, batch.learning_rate, device_loss, max_blocks_, stream);

@@ -29,14 +29,22 @@ void MetricsLog::progress(const TrainProgress& p, double per_second) {
   write("progress", p, per_second);
 }
 
-void MetricsLog::epoch(const TrainProgress& p, double per_second) { write("epoch", p, per_second); }
+void MetricsLog::epoch(const TrainProgress& p, double per_second, std::uint64_t peak_rss, const EpochTraffic* gpu) {
+  std::string more = fmt::format(",\"peak_rss\":{}", peak_rss);
+  if (gpu) {
+    more += fmt::format(",\"resident_share\":{},\"to_gpu_per_item\":{},\"from_gpu_per_item\":{},\"gpu_memory\":{}",
+                        number(gpu->resident_share), number(gpu->to_gpu_per_item), number(gpu->from_gpu_per_item),
+                        gpu->gpu_bytes);
+  }
+  write("epoch", p, per_second, more);
+}
 
-void MetricsLog::write(std::string_view event, const TrainProgress& p, double per_second) {
+void MetricsLog::write(std::string_view event, const TrainProgress& p, double per_second, std::string_view more) {
   const std::string line = fmt::format(
       "{{\"event\":\"{}\",\"time\":{:.3f},\"epoch\":{},\"epochs\":{},\"unit\":\"{}\",\"done\":{},\"per_second\":{},"
-      "\"lr\":{},\"loss\":{}}}\n",
+      "\"lr\":{},\"loss\":{}{}}}\n",
       event, p.seconds, p.epoch + 1, epochs_, unit_, p.items_this_run, number(per_second), number(p.learning_rate),
-      number(p.loss));
+      number(p.loss), more);
   if (std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0) {
     fail("--metrics: cannot write {}: {}", path_, std::strerror(errno));
   }

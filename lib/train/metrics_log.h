@@ -5,6 +5,9 @@
 //    "per_second":375000,"lr":0.0201,"loss":2.1}
 // time: seconds since training (or its resumption) started; epoch: 1-based; done: items
 // done in this run; per_second: since the start for a tick, over the epoch for an epoch.
+// An epoch's object also has "peak_rss" (bytes) and, on a GPU, the epoch's traffic
+// (table_traffic.h): "resident_share", "to_gpu_per_item", "from_gpu_per_item" (bytes),
+// "gpu_memory" (bytes).
 // Each line is flushed as it is written, so the file can be followed while the run goes.
 #pragma once
 
@@ -13,6 +16,7 @@
 #include <string_view>
 
 #include "train/epoch_loop.h"
+#include "train/gpu/table_traffic.h"
 
 namespace embed {
 
@@ -26,10 +30,11 @@ class MetricsLog {
   MetricsLog& operator=(const MetricsLog&) = delete;
 
   void progress(const TrainProgress& p, double per_second);
-  void epoch(const TrainProgress& p, double per_second);
+  // `gpu`: the epoch's traffic on a GPU, or null on the CPU.
+  void epoch(const TrainProgress& p, double per_second, std::uint64_t peak_rss, const EpochTraffic* gpu);
 
  private:
-  void write(std::string_view event, const TrainProgress& p, double per_second);
+  void write(std::string_view event, const TrainProgress& p, double per_second, std::string_view more = {});
 
   std::string path_;
   unsigned epochs_;

@@ -228,7 +228,12 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   context.gpu_trainer = &command.gpu_trainer;
   context.gpu = gpu;
   context.gpu_options = command.gpu_options;
-  if (gpu) context.gpu_budget = gpu_budget(command.gpu, *gpu);
+  TableTraffic gpu_traffic;
+  TableTraffic::Counts traffic_at_epoch_start;
+  if (gpu) {
+    context.gpu_budget = gpu_budget(command.gpu, *gpu);
+    context.gpu_traffic = &gpu_traffic;
+  }
   context.stop = &stop_requested();
   context.sync_seconds = command.sync_seconds;
   context.sync_rows = command.sync_rows;
@@ -246,10 +251,21 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
     const std::uint64_t done = p.items_done - epoch_items_start;
     const double per_second = seconds > 0 ? static_cast<double>(done) / seconds : 0;
     progress.erase();
-    spdlog::info("epoch {}/{}: {} {:.4f}, lr {:.3g}, {} {} in {:.1f} s, {} {}/s ({}/s per thread)", p.epoch + 1,
+    // On a GPU the epoch's traffic follows (table_traffic.h), so that a user can size
+    // --gpu-memory by it; rank 0's own, under mpirun.
+    std::optional<EpochTraffic> traffic;
+    std::string traffic_note;
+    if (context.gpu_traffic) {
+      const TableTraffic::Counts now = gpu_traffic.counts();
+      traffic = EpochTraffic::of(now - traffic_at_epoch_start, done / job.size(), gpu_traffic.gpu_bytes.load());
+      traffic_at_epoch_start = now;
+      traffic_note = "; " + traffic->describe(items);
+    }
+    const std::uint64_t peak_rss = peak_rss_bytes();
+    spdlog::info("epoch {}/{}: {} {:.4f}, lr {:.3g}, {} {} in {:.1f} s, {} {}/s ({}/s per thread){}", p.epoch + 1,
                  settings.epochs, loss_name, p.loss, p.learning_rate, done, items, seconds, human_count(per_second), items,
-                 human_count(per_second / all_threads));
-    if (metrics) metrics->epoch(p, per_second);
+                 human_count(per_second / all_threads), traffic_note);
+    if (metrics) metrics->epoch(p, per_second, peak_rss, traffic ? &*traffic : nullptr);
     if (plot) plot->epoch(p);
     epoch_started = p.seconds;
     epoch_items_start = p.items_done;

@@ -33,6 +33,7 @@ struct TrainContext {
   std::optional<GpuDevice> gpu;
   GpuOptions gpu_options;                   // --table, --host-transfer
   std::uint64_t gpu_budget = 0;             // bytes of device memory the run may plan for
+  TableTraffic* gpu_traffic = nullptr;      // what the GPU backend moves (the epoch log reports it)
   const std::atomic<bool>* stop = nullptr;
   // A data-parallel run (this_job() has several ranks): how often, and how many of the
   // most frequent rows, the ranks share (rank_averaging.h).

@@ -13,7 +13,7 @@
 
 # "bench-" + the script's name, as these scripts were once called: their messages keep that
 # prefix, and the device kit's run.sh tells a skipped step by "NAME: skipped" with NAME
-# in [a-z.-].
+# in [a-z_.-].
 bench_name=bench-$(basename "${BASH_SOURCE[1]:-$0}" .sh)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)

@@ -82,6 +82,9 @@ assert all(m["event"] in ("epoch", "progress") and m["unit"] == "words" and m["e
 assert epochs[-1]["done"] == 2 * 177600 and epochs[0]["done"] == 177600, epochs
 assert all(m["per_second"] > 0 and m["loss"] > 0 and 0 < m["lr"] <= 0.025 and m["time"] >= 0 for m in epochs)
 assert epochs[1]["time"] >= epochs[0]["time"] and epochs[1]["loss"] < epochs[0]["loss"]
+# The process's peak RSS on every epoch; the GPU's traffic only on a GPU.
+assert all(2**20 < m["peak_rss"] < 2**32 for m in epochs), epochs
+assert not any("resident_share" in m for m in lines), epochs
 PY
 check "--metrics leaves the vectors as they were" "$(vectors m.emb)" \
   "$("$ET" --corpus "$CORPUS" -o m2.emb --dim 16 --epochs 2 --threads 1 --seed 3 -q && vectors m2.emb)"

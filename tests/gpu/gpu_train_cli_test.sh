@@ -59,12 +59,29 @@ expect_error "--table host with too little memory" 1 "raise --gpu-memory or lowe
 # 3M holds neither the two 1.2 MB tables with their batches nor full batches: host
 # placement with smaller batches, some of the rows hot and the rest copied per batch.
 "$ET" --corpus "$CORPUS" --dim 64 --epochs 5 --seed 3 --threads 1 -o small.emb --device cuda --gpu-memory 3M \
-  2> small.log && ok ||
+  --metrics small.jsonl 2> small.log && ok ||
   bad "auto placement within 3M: $(tail -1 small.log)"
 grep -q "they stay in host memory" small.log && ok || bad "--table auto picks host when the tables do not fit"
 grep -q "most frequent rows ([1-9][0-9.]*%) in GPU memory" small.log && ok ||
   bad "some rows hot, some copied: $(grep training small.log)"
 within "$(last_loss small.log)" "$cpu_loss" 0.05 && ok || bad "host placement in 3M: loss $(last_loss small.log) vs CPU $cpu_loss"
+# The traffic each epoch: device placement serves every touch in GPU memory and moves
+# only the batches' ids; host placement in 3M copies rows both ways. The GPU memory
+# is as the device counts it (its allocation granularity on top of the plan's 3M).
+grep -qE 'epoch 5/5: .*; GPU: 100\.0% of row touches on resident rows, [0-9]+ B/word to it' device.log && ok ||
+  bad "device placement's traffic line: $(grep 'epoch 5/5' device.log)"
+grep -qE 'epoch 5/5: .*; GPU: [1-9][0-9]?\.[0-9]% of row touches' small.log && ok ||
+  bad "host placement's traffic line: $(grep 'epoch 5/5' small.log)"
+python3 - small.jsonl <<'PY' && ok || bad "--metrics traffic fields: $(tail -1 small.jsonl)"
+import json, sys
+epochs = [m for m in map(json.loads, open(sys.argv[1])) if m["event"] == "epoch"]
+assert len(epochs) == 5, epochs
+for m in epochs:
+    assert 0 < m["resident_share"] < 1, m
+    assert 20 < m["to_gpu_per_item"] < 100000 and 0 < m["from_gpu_per_item"] < m["to_gpu_per_item"] * 2, m
+    assert 0 < m["gpu_memory"] < 64 * 2**20, m
+    assert m["peak_rss"] > 2**20, m
+PY
 
 # GloVe on the GPU: both placements reach the CPU trainer's cost on the same counts and seed.
 GLOVE=(--corpus "$CORPUS" --model glove --dim 50 --epochs 10 --seed 3 --threads 4)

@@ -6,7 +6,7 @@
 #   the kit but the base set a bare CUDA image has (glibc, libstdc++, libgcc_s, libz, libcuda);
 # - it holds what run.sh runs: the tools, every gpu-labelled test, the fixtures;
 # - run.sh quick, in a clean environment, reports every GPU test SKIP, none FAIL, and exits 0,
-#   with its log and summary in the folder given.
+#   with its log and summary in the folder given; so does run.sh all, benchmarks included.
 # Usage: kit_test.sh [KIT] (default .device-kit)
 set -u
 kit=$(realpath "${1:-.device-kit}")
@@ -17,12 +17,13 @@ bytes=$(du -sb "$kit" | cut -f1)
 ((bytes <= 48 << 20)) && ok || bad "the kit is $bytes bytes, over 48 MiB"
 
 for f in glove-convert embed-query embed-train gpu_smoke_test gpu_train_tests gpu_glove_tests gpu_search_tests \
-  bench-gpu-bandwidth bench-gpu-search bench-search; do
+  bench-gpu-bandwidth bench-gpu-search bench-search bench-gen-clusters bench-cluster-quality; do
   [[ -x $kit/bin/$f ]] && ok || bad "bin/$f missing"
 done
 for f in tests/gpu/gpu_train_cli_test.sh tests/gpu/gpu_query_cli_test.sh tests/cli/lib.sh data/text8-200k.txt.gz \
   data/analogies-sample.txt shared/data/text8-head.txt.xz shared/data/questions-words.txt \
-  shared/data/wordsim353.tsv scripts/bench/gpu.sh scripts/bench/query.sh lib-dlopen/libopenblas.so.0.xz; do
+  shared/data/wordsim353.tsv scripts/bench/gpu.sh scripts/bench/query.sh scripts/bench/big_table.sh scripts/bench/count.sh \
+  scripts/bench/glove_small_vocab.sh lib-dlopen/libopenblas.so.0.xz; do
   [[ -s $kit/$f ]] && ok || bad "$f missing"
 done
 
@@ -54,6 +55,13 @@ check "SKIP lines that do not say no GPU is usable" \
 grep -q '^result: 0 passed, 0 failed or not run, 7 skipped' "$work/out/summary.txt" && ok ||
   bad "result line: $(tail -1 "$work/out/summary.txt")"
 tail -1 run.txt | grep -q '^result: ' && ok || bad "the summary is printed last: $(tail -2 run.txt)"
+# run.sh all: every step, tests and benchmarks, skipped for the same reason, in seconds.
+env -i PATH=/usr/bin:/bin bash "$kit/run.sh" all "$work/all" > all.txt 2>&1
+check "run.sh all without a GPU: exit status" "$?" "0"
+check "run.sh all: SKIP lines that do not say no GPU is usable" \
+  "$(grep -E '^SKIP ' "$work/all/summary.txt" | grep -vE 'no usable (CUDA device|device|GPU)')" ""
+grep -q '^result: 0 passed, 0 failed or not run, 12 skipped' "$work/all/summary.txt" && ok ||
+  bad "run.sh all's result line: $(tail -1 "$work/all/summary.txt")"
 bash "$kit/run.sh" sideways "$work/x" > /dev/null 2>&1
 check "run.sh with an unknown mode" "$?" "2"
 finish

@@ -129,6 +129,11 @@ TEST_CASE("GloVe: the remapped block lists each row once and rewrites the record
   remapper.remap(std::span(records).subspan(2), local);
   CHECK(local.word_rows == std::vector<std::uint32_t>{7});
   CHECK(local.records[0].row == 0);
+  // With rows 0-3 hot, the touches of rows 3, 2 and 3 are served in GPU memory.
+  RowRemapper hot(10, 4);
+  CHECK(hot.remap(records, local) == 3);
+  CHECK(local.word_rows == std::vector<std::uint32_t>{7});
+  CHECK(local.context_rows == std::vector<std::uint32_t>{9});
 }
 
 TEST_CASE("GloVe: a backend that completes blocks late trains as the CPU does, and its tables are fetched each epoch",

@@ -16,6 +16,7 @@
 #include "train/gpu/packed_batch.h"
 #include "train/gpu/row_locks.h"
 #include "train/gpu/row_remap.h"
+#include "train/gpu/table_traffic.h"
 #include "train/word2vec/word2vec_trainer.h"
 
 using namespace embed;
@@ -102,7 +103,7 @@ TEST_CASE("RowRemapper lists each touched row once and rewrites the batch to loc
   RowRemapper remapper(10, 0);
   LocalBatch local;
   for (int round = 0; round < 2; ++round) {  // the second round checks the slots were reset
-    remapper.remap(b, local);
+    CHECK(remapper.remap(b, local) == 0);  // no hot rows: every touch is of a copied row
     REQUIRE(local.input_rows == std::vector<std::uint32_t>{7, 3, 5, 2});
     REQUIRE(local.output_rows == std::vector<std::uint32_t>{5, 7, 3, 9, 0});
     for (std::size_t i = 0; i < b.inputs.size(); ++i) REQUIRE(local.input_rows[local.batch.inputs[i]] == b.inputs[i]);
@@ -119,7 +120,8 @@ TEST_CASE("RowRemapper leaves hot rows their ids and numbers the copied rows aft
   const WindowBatch b = sample_batch();  // inputs 7 3 7 5 2, targets 5 7, negatives 3 9 7 0
   RowRemapper remapper(10, 4);           // rows 0-3 are hot
   LocalBatch local;
-  remapper.remap(b, local);
+  // The touches served by hot rows (the run's traffic): inputs 3 and 2, negatives 3 and 0.
+  CHECK(remapper.remap(b, local) == 4);
   REQUIRE(local.input_rows == std::vector<std::uint32_t>{7, 5});
   REQUIRE(local.output_rows == std::vector<std::uint32_t>{5, 7, 9});
   REQUIRE(local.batch.inputs == std::vector<std::uint32_t>{4, 3, 4, 5, 2});
@@ -127,7 +129,7 @@ TEST_CASE("RowRemapper leaves hot rows their ids and numbers the copied rows aft
   REQUIRE(local.batch.negatives == std::vector<std::uint32_t>{3, 6, 5, 0});
   // Every row hot: nothing to copy, the batch unchanged.
   RowRemapper all_hot(10, 10);
-  all_hot.remap(b, local);
+  CHECK(all_hot.remap(b, local) == b.inputs.size() + b.targets.size() + b.negatives.size());
   REQUIRE(local.input_rows.empty());
   REQUIRE(local.output_rows.empty());
   REQUIRE(local.batch.inputs == b.inputs);
@@ -349,4 +351,22 @@ TEST_CASE("table placement and host transfer names round-trip", "[gpu-host]") {
   for (auto t : {HostTransfer::gather, HostTransfer::mapped}) REQUIRE(parse_host_transfer(host_transfer_name(t)) == t);
   REQUIRE_FALSE(parse_table_placement("gpu"));
   REQUIRE_FALSE(parse_host_transfer("zero-copy"));
+}
+
+TEST_CASE("an epoch's GPU traffic is reported per item, and as the share of touches on resident rows", "[gpu-host]") {
+  TableTraffic traffic;
+  traffic.add(100, 90, 4000, 2000);
+  const TableTraffic::Counts first = traffic.counts();
+  traffic.add(300, 150, 12000, 6000);
+  const EpochTraffic epoch = EpochTraffic::of(traffic.counts() - first, 1000, 5u << 20);
+  CHECK(epoch.resident_share == Approx(0.5));
+  CHECK(epoch.to_gpu_per_item == Approx(12.0));
+  CHECK(epoch.from_gpu_per_item == Approx(6.0));
+  CHECK(epoch.describe("words") == "GPU: 50.0% of row touches on resident rows, 12 B/word to it, 6 B/word back, "
+                                   "5.24 MB of its memory");
+  // An epoch with nothing trained reports zeros, not a division by zero.
+  const EpochTraffic idle = EpochTraffic::of({}, 0, 0);
+  CHECK(idle.resident_share == 0);
+  CHECK(idle.to_gpu_per_item == 0);
+  CHECK(peak_rss_bytes() > 1u << 20);
 }

@@ -230,7 +230,8 @@ class GloveModel final : public TrainingModel {
     const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
     const GloveGpuShape shape{run.input.rows(), layout.width, s.threads};
     GloveGpuRequest request{&run.input, &run.output_table, layout, s.optimizer, s.adagrad,
-                            plan_glove_gpu_memory(shape, context.gpu_options, context.gpu_budget), *context.gpu};
+                            plan_glove_gpu_memory(shape, context.gpu_options, context.gpu_budget), *context.gpu,
+                            context.gpu_traffic};
     explain_placement(context.gpu_options, request.plan, 2 * shape.rows * shape.width * sizeof(float),
                       context.gpu_budget);
     return context.gpu_trainer->make_glove_backend(request);

@@ -12,6 +12,7 @@
 #include "device/gpu_device.h"
 #include "train/glove/glove_backend.h"
 #include "train/gpu/gpu_plan.h"
+#include "train/gpu/table_traffic.h"
 #include "train/row_matrix.h"
 #include "train/word2vec/word2vec_backend.h"
 
@@ -24,6 +25,7 @@ struct GpuBackendRequest {
   GpuTrainShape shape;
   GpuMemoryPlan plan;
   GpuDevice device;
+  TableTraffic* traffic = nullptr;  // the run's counters, or none
 };
 
 struct GloveGpuRequest {
@@ -34,6 +36,7 @@ struct GloveGpuRequest {
   AdagradMode adagrad = AdagradMode::element;
   GpuMemoryPlan plan;
   GpuDevice device;
+  TableTraffic* traffic = nullptr;  // the run's counters, or none
 };
 
 // Adam's per-row step counts are a product that concurrent GPU updates of a row

@@ -14,6 +14,13 @@ RowRemapper::RowRemapper(std::size_t table_rows, std::size_t hot_rows)
   EMBED_ASSERT(hot_rows <= table_rows && table_rows < kUnused);
 }
 
+// Local ids below hot_rows_ are the hot rows themselves.
+std::uint64_t RowRemapper::hot_touches(std::span<const std::uint32_t> local_ids) const {
+  std::uint64_t hot = 0;
+  for (std::uint32_t id : local_ids) hot += id < hot_rows_;
+  return hot;
+}
+
 std::uint32_t RowRemapper::local_row(std::uint32_t row, std::vector<std::uint32_t>& slot,
                                      std::vector<std::uint32_t>& rows) const {
   if (row < hot_rows_) return row;
@@ -24,7 +31,7 @@ std::uint32_t RowRemapper::local_row(std::uint32_t row, std::vector<std::uint32_
   return slot[row];
 }
 
-void RowRemapper::remap(const WindowBatch& batch, LocalBatch& local) {
+std::uint64_t RowRemapper::remap(const WindowBatch& batch, LocalBatch& local) {
   WindowBatch& out = local.batch;
   out.learning_rate = batch.learning_rate;
   out.negatives_per_window = batch.negatives_per_window;
@@ -46,20 +53,24 @@ void RowRemapper::remap(const WindowBatch& batch, LocalBatch& local) {
   }
   for (std::uint32_t row : local.input_rows) input_slot_[row] = kUnused;
   for (std::uint32_t row : local.output_rows) output_slot_[row] = kUnused;
+  return hot_touches(out.inputs) + hot_touches(out.targets) + hot_touches(out.negatives);
 }
 
-void RowRemapper::remap(std::span<const GloveRecord> records, LocalGloveBlock& local) {
+std::uint64_t RowRemapper::remap(std::span<const GloveRecord> records, LocalGloveBlock& local) {
   local.records.resize(records.size());
   local.word_rows.clear();
   local.context_rows.clear();
+  std::uint64_t hot = 0;
   for (std::size_t i = 0; i < records.size(); ++i) {
     GloveRecord r = records[i];
+    hot += (r.row < hot_rows_) + (r.column < hot_rows_);
     r.row = local_row(r.row, input_slot_, local.word_rows);
     r.column = local_row(r.column, output_slot_, local.context_rows);
     local.records[i] = r;
   }
   for (std::uint32_t row : local.word_rows) input_slot_[row] = kUnused;
   for (std::uint32_t row : local.context_rows) output_slot_[row] = kUnused;
+  return hot;
 }
 
 void gather_rows(const RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, void* out) {

@@ -39,9 +39,10 @@ struct LocalGloveBlock {
 class RowRemapper {
  public:
   RowRemapper(std::size_t table_rows, std::size_t hot_rows);
-  void remap(const WindowBatch& batch, LocalBatch& local);
+  // Each returns how many of the batch's row touches were of hot rows (table_traffic.h).
+  std::uint64_t remap(const WindowBatch& batch, LocalBatch& local);
   // The input table is GloVe's W, the output table W̃.
-  void remap(std::span<const GloveRecord> records, LocalGloveBlock& local);
+  std::uint64_t remap(std::span<const GloveRecord> records, LocalGloveBlock& local);
 
  private:
   // Local slot of each table row in the batch being remapped; kUnused elsewhere
@@ -52,6 +53,7 @@ class RowRemapper {
   std::uint32_t hot_rows_ = 0;
 
   std::uint32_t local_row(std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& rows) const;
+  std::uint64_t hot_touches(std::span<const std::uint32_t> local_ids) const;
 };
 
 // Copies table rows `rows` (stride floats each) into `out`, converted to `storage`

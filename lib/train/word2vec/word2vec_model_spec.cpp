@@ -105,7 +105,8 @@ class Word2vecModel final : public TrainingModel {
     shape.negatives = s.negative;
     shape.workers = s.threads;
     GpuBackendRequest request{s.model, &run.input, &run.output_table, shape,
-                              plan_gpu_memory(shape, context.gpu_options, context.gpu_budget), *context.gpu};
+                              plan_gpu_memory(shape, context.gpu_options, context.gpu_budget), *context.gpu,
+                              context.gpu_traffic};
     explain_placement(context.gpu_options, request.plan, 2 * shape.rows * shape.stride * dtype_size(shape.storage),
                       context.gpu_budget);
     return context.gpu_trainer->make_backend(request);

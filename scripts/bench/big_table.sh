@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# big_table.sh: skip-gram whose tables do not fit the GPU's memory budget, against the same
+# run with the tables in GPU memory, at the vocabulary size host placement exists for.
+#
+# The corpus is generated (bench-gen-clusters): VOCAB token ids in planted clusters of
+# CLUSTER ids, each line drawn from one cluster (Zipf over clusters and over members), a
+# little noise from the whole vocabulary; WORDS words. With min-count 5 that leaves a
+# vocabulary of a few million words. Then, dim DIM, EPOCHS epoch(s), window 5, negative 5,
+# sample 1e-4, THREADS threads, one run per mode:
+#   device     --table device (the tables in GPU memory), seeds SEEDS (their spread is the
+#              quality's seed noise)
+#   host/N     --table host --gpu-memory (the tables' bytes / N) for N in FRACTIONS: the most
+#              frequent rows stay in GPU memory, the others travel per batch (gather)
+#   cpu        (when MODES has it) every CPU core, for scale
+# Per run: the last epoch's words/s (corpus words per second of training, --metrics), its
+# ratio to device placement's, the share of row touches served by rows resident on the GPU,
+# bytes host->GPU and GPU->host per corpus word, GPU memory the backend took, peak RSS, the
+# last epoch's loss, whole-process seconds (counting and writing included), and quality:
+# the share of a word's 10 nearest neighbours in its own planted cluster
+# (bench-cluster-quality, over a sample spread over the frequency ranks: head, middle, tail).
+# Targets (issue 36): host/4 >= 0.67x device, host/16 >= 0.5x; quality equal within noise.
+#
+# Needs a GPU and a CUDA build (BUILD, default build/: embed-train, glove-convert,
+# bench-gen-clusters, bench-cluster-quality); skips with a message without a usable GPU.
+# DEVICE=cpu runs every mode on the CPU instead (the script's own test on a machine without
+# a GPU: the figures then say nothing about placement). The device kit runs it from
+# .device-kit/scripts/bench/.
+# Environment: BUILD, PYTHON (python3), VOCAB (4000000), CLUSTER (20), WORDS (200000000),
+# DIM (300), EPOCHS (1), THREADS (nproc), SEEDS ("1 2"), FRACTIONS ("4 16"),
+# MODES ("device host"), SAMPLE (300), DEVICE, BENCH_DIR, KEEP=1.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+VOCAB=${VOCAB:-4000000}
+CLUSTER=${CLUSTER:-20}
+WORDS=${WORDS:-200000000}
+DIM=${DIM:-300}
+EPOCHS=${EPOCHS:-1}
+THREADS=${THREADS:-$(nproc)}
+SEEDS=${SEEDS:-1 2}
+FRACTIONS=${FRACTIONS:-4 16}
+MODES=${MODES:-device host}
+SAMPLE=${SAMPLE:-300}
+DEVICE=${DEVICE:-cuda}
+PYTHON=$(command -v "${PYTHON:-python3}" || echo "${PYTHON:-python3}")
+EMBED_TRAIN=$BUILD/embed-train
+GLOVE_CONVERT=$BUILD/glove-convert
+GENERATE=$BUILD/bench-gen-clusters
+QUALITY=$BUILD/bench-cluster-quality
+
+need_tool embed-train "$EMBED_TRAIN" BUILD
+need_tool glove-convert "$GLOVE_CONVERT" BUILD
+need_tool bench-gen-clusters "$GENERATE" BUILD
+need_tool bench-cluster-quality "$QUALITY" BUILD
+need_python
+if [[ $DEVICE == cuda ]]; then
+  version=$("$EMBED_TRAIN" --version) || true
+  [[ $version =~ "CUDA backend built, "[0-9] ]] || skip "no usable GPU ($(grep "^gpus:" <<<"$version"))"
+fi
+need_metrics "$EMBED_TRAIN"
+bench_scratch
+machine_line
+[[ $DEVICE == cuda ]] && echo "gpu: $(grep "^gpus:" <<<"$version")"
+
+# ---- the corpus ----------------------------------------------------------------------------
+corpus=$work/clusters.txt
+gen_start=$(date +%s.%N)
+"$GENERATE" --vocab "$VOCAB" --cluster-size "$CLUSTER" --words "$WORDS" --threads "$THREADS" --out "$corpus" \
+  2>"$work/generate.log" || die "bench-gen-clusters failed: $(tail -1 "$work/generate.log")"
+gen_s=$(awk -v a="$gen_start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
+corpus_bytes=$(stat -c %s "$corpus")
+echo "corpus: $WORDS words ($(awk -v b="$corpus_bytes" 'BEGIN {printf "%.2f GB", b / 1e9}')), $VOCAB ids in clusters" \
+  "of $CLUSTER, generated in $gen_s s on $THREADS threads ($(tail -1 "$work/generate.log"))"
+
+# ---- the runs ------------------------------------------------------------------------------
+# The run's figures from its --metrics file's last epoch, as shell assignments.
+last_epoch() {
+  "$PYTHON" - "$1" <<'PY'
+import json, sys
+epochs = [e for e in map(json.loads, filter(str.strip, open(sys.argv[1]))) if e.get("event") == "epoch"]
+if not epochs:
+    sys.exit(f"{sys.argv[1]}: no epoch events")
+e = epochs[-1]
+loss = "nan" if e["loss"] is None else f"{e['loss']:.4f}"
+print(f"wps={e['per_second']:.4g} loss={loss} rss={e['peak_rss']} "
+      f"resident={e.get('resident_share', 0):.4f} h2d={e.get('to_gpu_per_item', 0):.0f} "
+      f"d2h={e.get('from_gpu_per_item', 0):.0f} gpu_mem={e.get('gpu_memory', 0)}")
+PY
+}
+gb() { awk -v b="$1" 'BEGIN {printf "%.2f", b / 1e9}'; }
+
+# run MODE_NAME SEED ARGS...: trains, prints its row of the table, keeps its figures in
+# wps_of[MODE_NAME] and share_of[MODE_NAME].
+declare -A wps_of=() share_of=()
+run() {
+  local name=$1 seed=$2 start end wall wps loss rss resident h2d d2h gpu_mem quality x_dev
+  local file=$work/${name//\//-}  # host/4 -> host-4
+  shift 2
+  start=$(date +%s.%N)
+  "$EMBED_TRAIN" --corpus "$corpus" --dim "$DIM" --epochs "$EPOCHS" --window 5 --negative 5 --sample 1e-4 \
+    --min-count 5 --threads "$THREADS" --seed "$seed" "$@" -o "$file.emb" --metrics "$file.metrics" \
+    2>"$file.log" || { echo "$name: failed: $(tail -2 "$file.log" | tr '\n' ' ')"; return 1; }
+  end=$(date +%s.%N)
+  wall=$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f", b - a}')
+  eval "$(last_epoch "$file.metrics")"
+  quality=$("$QUALITY" "$file.emb" --cluster-size "$CLUSTER" --sample "$SAMPLE" --threads "$THREADS" 2>&1) ||
+    { echo "$name: bench-cluster-quality failed: $quality"; return 1; }
+  share_of[$name]=$(awk '$1 == "cluster_share_at_10" {print $2}' <<<"$quality")
+  local thirds
+  thirds=$(awk '$1 == "head" {printf "%.3f/%.3f/%.3f", $2, $4, $6}' <<<"$quality")
+  wps_of[$name]=$wps
+  x_dev=-
+  [[ -n ${wps_of[device]:-} ]] && x_dev=$(ratio "$wps" "${wps_of[device]}")
+  printf '%-10s %9s %11s %7s %9s %8s %8s %8s %9s %8s %7s %17s %7s\n' "$name" "${budget_gb:--}" "$wps" "$x_dev" \
+    "$(awk -v r="$resident" 'BEGIN {printf "%.1f%%", 100 * r}')" "$h2d" "$d2h" "$(gb "$gpu_mem")" "$(gb "$rss")" \
+    "$loss" "${share_of[$name]}" "$thirds" "$wall"
+  # The vectors are gigabytes: only the first run's are kept (for the table's size).
+  [[ $name == "$first_run" ]] || rm -f "$file.emb"
+}
+
+placement() { [[ $DEVICE == cuda ]] && echo "--device cuda $*" || echo "--device cpu"; }
+
+echo
+echo "== skip-gram dim $DIM, $EPOCHS epoch(s), window 5, negative 5, sample 1e-4, min-count 5, $THREADS threads"
+printf '%-10s %9s %11s %7s %9s %8s %8s %8s %9s %8s %7s %17s %7s\n' mode budget_GB words/s x_dev resident \
+  B/w_h2d B/w_d2h gpu_GB rss_GB loss share10 head/mid/tail wall_s
+first_run=device
+first_seed=${SEEDS%% *}
+budget_gb=
+# shellcheck disable=SC2046
+run device "$first_seed" $(placement --table device) || die "device placement failed: no table size to take fractions of"
+rows=$("$GLOVE_CONVERT" --info "$work/device.emb" | awk '$1 == "rows" {print $2; exit}')
+stride=$(((DIM + 15) / 16 * 16))
+table_bytes=$((2 * rows * stride * 4))
+echo "   (vocabulary $rows words: the two f32 tables take $(gb "$table_bytes") GB)"
+rm -f "$work/device.emb"
+if has "$MODES" host; then
+  for n in $FRACTIONS; do
+    budget=$((table_bytes / n))
+    budget_gb=$(gb "$budget")
+    # shellcheck disable=SC2046
+    run "host/$n" "$first_seed" $(placement --table host --host-transfer gather --gpu-memory "$budget") || true
+  done
+fi
+# The other seeds last: their spread is the quality's noise, the figure a slow step can lose.
+budget_gb=
+for seed in ${SEEDS#"$first_seed"}; do
+  # shellcheck disable=SC2046
+  run "device-s$seed" "$seed" $(placement --table device) || true
+done
+if has "$MODES" cpu; then
+  budget_gb=
+  run cpu "$first_seed" --device cpu || true
+fi
+
+# ---- targets -------------------------------------------------------------------------------
+echo
+spread=-
+shares=${share_of[device]:-}
+for seed in ${SEEDS#"$first_seed"}; do shares+=" ${share_of[device-s$seed]:-}"; done
+[[ $(wc -w <<<"$shares") -ge 2 ]] && spread=$(awk -v l="$shares" 'BEGIN {n = split(l, v, " "); lo = hi = v[1]
+  for (i = 2; i <= n; ++i) { if (v[i] < lo) lo = v[i]; if (v[i] > hi) hi = v[i] } printf "%.3f", hi - lo }')
+for n in $FRACTIONS; do
+  target=0.67
+  ((n >= 16)) && target=0.5
+  [[ -n ${wps_of[host/$n]:-} && -n ${wps_of[device]:-} ]] || continue
+  x=$(ratio "${wps_of[host/$n]}" "${wps_of[device]}")
+  echo "target host/$n >= ${target}x device: ${x}x, $(verdict "$x >= $target");" \
+    "share@10 ${share_of[host/$n]} vs device ${share_of[device]} (seed spread $spread)"
+done
+machine_line
