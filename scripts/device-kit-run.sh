@@ -12,6 +12,8 @@
 #                             against device placement, a few million words), GPU-trained
 #                             quality against the CPU's (3 seeds each), parallel counting, and
 #                             GloVe's quality on the GPU
+#   run.sh big [OUTDIR]       the big-table benchmark alone: first at 1M ids and 50M words, then
+#                             at its full size (4M ids, 200M words): inside 6 minutes
 #   run.sh quick [OUTDIR]     every GPU test (Catch2 suites, then the CLI tests), each under
 #                             timeout, then one short benchmark: inside 8 minutes
 #   run.sh bench [OUTDIR]     the GPU benchmarks: words/s in device and host placement at dim
@@ -34,8 +36,9 @@ kit=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mode=${1:-}
 case $mode in
   quick | all) budget=${BUDGET_S:-470} ;;
+  big) budget=${BUDGET_S:-350} ;;
   bench | memcheck | large) budget=${BUDGET_S:-530} ;;
-  *) echo "usage: run.sh all|quick|bench|memcheck|large [OUTDIR]" >&2; exit 2 ;;
+  *) echo "usage: run.sh all|quick|big|bench|memcheck|large [OUTDIR]" >&2; exit 2 ;;
 esac
 out=${2:-${OUT:-./out}}
 mkdir -p "$out" && out=$(cd "$out" && pwd) || { echo "run.sh: cannot write to $out" >&2; exit 2; }
@@ -213,6 +216,11 @@ case $mode in
     bench_step glove_quality 60 "${bench_env[@]}" PARTS=glove-quality SEEDS=1 GLOVE_QUALITY_EPOCHS=10 \
       bash "$kit/scripts/bench/gpu.sh"
     RESERVE_S=5 gpu_only bench_step glove_small_vocab 30 "${bench_env[@]}" bash "$kit/scripts/bench/glove_small_vocab.sh"
+    ;;
+  big)
+    bench_step big_table_1m 100 "${bench_env[@]}" VOCAB=1000000 WORDS=50000000 RUN_TIMEOUT=40 \
+      bash "$kit/scripts/bench/big_table.sh"
+    RESERVE_S=5 bench_step big_table 330 "${bench_env[@]}" RUN_TIMEOUT=120 bash "$kit/scripts/bench/big_table.sh"
     ;;
   quick)
     step gpu_smoke 30 "$bin/gpu_smoke_test"

@@ -27,7 +27,8 @@
 # .device-kit/scripts/bench/.
 # Environment: BUILD, PYTHON (python3), VOCAB (4000000), CLUSTER (20), WORDS (200000000),
 # DIM (300), EPOCHS (1), THREADS (nproc), SEEDS ("1 2"), FRACTIONS ("4 16"),
-# MODES ("device host"), SAMPLE (300), DEVICE, BENCH_DIR, KEEP=1.
+# MODES ("device host"), SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
+# reported with its last progress line), DEVICE, BENCH_DIR, KEEP=1.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -42,6 +43,7 @@ SEEDS=${SEEDS:-1 2}
 FRACTIONS=${FRACTIONS:-4 16}
 MODES=${MODES:-device host}
 SAMPLE=${SAMPLE:-300}
+RUN_TIMEOUT=${RUN_TIMEOUT:-150}
 DEVICE=${DEVICE:-cuda}
 PYTHON=$(command -v "${PYTHON:-python3}" || echo "${PYTHON:-python3}")
 EMBED_TRAIN=$BUILD/embed-train
@@ -89,6 +91,13 @@ print(f"wps={e['per_second']:.4g} loss={loss} rss={e['peak_rss']} "
 PY
 }
 gb() { awk -v b="$1" 'BEGIN {printf "%.2f", b / 1e9}'; }
+# stamp NAME START: each line of standard input, after the seconds since START (date +%s.%N).
+stamp() {
+  local line
+  while IFS= read -r line; do
+    printf '   %6.1f s [%s] %s\n' "$(awk -v a="$2" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')" "$1" "$line"
+  done
+}
 
 # run MODE_NAME SEED ARGS...: trains, prints its row of the table, keeps its figures in
 # wps_of[MODE_NAME] and share_of[MODE_NAME].
@@ -98,14 +107,21 @@ run() {
   local file=$work/${name//\//-}  # host/4 -> host-4
   shift 2
   start=$(date +%s.%N)
-  "$EMBED_TRAIN" --corpus "$corpus" --dim "$DIM" --epochs "$EPOCHS" --window 5 --negative 5 --sample 1e-4 \
-    --min-count 5 --threads "$THREADS" --seed "$seed" "$@" -o "$file.emb" --metrics "$file.metrics" \
-    2>"$file.log" || { echo "$name: failed: $(tail -2 "$file.log" | tr '\n' ' ')"; return 1; }
+  # Each log line goes to stderr as it comes, stamped with the seconds since this run began,
+  # so that a run stopped by its timeout (or the caller's) still shows where its time went.
+  if ! timeout "$RUN_TIMEOUT" "$EMBED_TRAIN" --corpus "$corpus" --dim "$DIM" --epochs "$EPOCHS" --window 5 --negative 5 \
+    --sample 1e-4 --min-count 5 --threads "$THREADS" --seed "$seed" "$@" -o "$file.emb" --metrics "$file.metrics" \
+    2> >(tee "$file.log" | stamp "$name" "$start" >&2); then
+    echo "$name: failed or past $RUN_TIMEOUT s: $(tail -2 "$file.log" | tr '\n' ' ')" \
+      "last progress: $(grep progress "$file.metrics" 2>/dev/null | tail -1)"
+    return 1
+  fi
   end=$(date +%s.%N)
   wall=$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f", b - a}')
   eval "$(last_epoch "$file.metrics")"
   quality=$("$QUALITY" "$file.emb" --cluster-size "$CLUSTER" --sample "$SAMPLE" --threads "$THREADS" 2>&1) ||
     { echo "$name: bench-cluster-quality failed: $quality"; return 1; }
+  echo "$(grep '^sample' <<<"$quality")" | stamp "$name" "$start" >&2
   share_of[$name]=$(awk '$1 == "cluster_share_at_10" {print $2}' <<<"$quality")
   local thirds
   thirds=$(awk '$1 == "head" {printf "%.3f/%.3f/%.3f", $2, $4, $6}' <<<"$quality")

@@ -55,9 +55,10 @@ inline std::vector<std::uint32_t> corpus_rows(const Corpus& corpus) {
   return rows;
 }
 
-inline double cosine(const RowMatrix& m, std::size_t a, std::size_t b) {
+// Of the rows' first `columns` elements (0: all of them).
+inline double cosine(const RowMatrix& m, std::size_t a, std::size_t b, std::size_t columns = 0) {
   double ab = 0, aa = 0, bb = 0;
-  for (std::size_t i = 0; i < m.dim(); ++i) {
+  for (std::size_t i = 0; i < (columns ? columns : m.dim()); ++i) {
     ab += m.row(a)[i] * m.row(b)[i];
     aa += m.row(a)[i] * m.row(a)[i];
     bb += m.row(b)[i] * m.row(b)[i];
@@ -66,13 +67,16 @@ inline double cosine(const RowMatrix& m, std::size_t a, std::size_t b) {
 }
 
 // For a topic_corpus: the mean cosine of word pairs within a topic minus across topics.
-inline double topic_separation(const Corpus& corpus, const RowMatrix& input) {
+// `columns`: the vectors' part of the rows (GloVe's rows go on with the bias and the
+// optimizer's state, which would otherwise dominate the cosine: AdaGrad's accumulated
+// squares make every row alike), 0 for all of them.
+inline double topic_separation(const Corpus& corpus, const RowMatrix& input, std::size_t columns = 0) {
   double same = 0, cross = 0;
   long same_n = 0, cross_n = 0;
   for (std::size_t a = 0; a < corpus.vocab.size(); ++a) {
     for (std::size_t b = a + 1; b < corpus.vocab.size(); ++b) {
       const bool same_topic = corpus.vocab.words[a][0] == corpus.vocab.words[b][0];
-      (same_topic ? same : cross) += cosine(input, a, b);
+      (same_topic ? same : cross) += cosine(input, a, b, columns);
       ++(same_topic ? same_n : cross_n);
     }
   }

@@ -309,7 +309,8 @@ TEST_CASE("one thread and a seed give the same tables every time; another seed d
 
 TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-identical", "[train]") {
   test::TempDir dir;
-  const Corpus corpus = topic_corpus(3);
+  // 120,000 words an epoch: batches of 10,000 words (the CPU backend's), 12 an epoch.
+  const Corpus corpus = test::topic_corpus(3, 4000, 30, 15);
   for (unsigned threads : {1u, 2u}) {
     TrainSettings s = small_settings(Model::skipgram);
     s.sample = 1e-2;
@@ -320,7 +321,7 @@ TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-iden
     init_uniform(part.input, s.seed, 1);
     auto cpu = make_word2vec_cpu_backend(s.model, part.input, part.output, threads);
     std::atomic<bool> stop{false};
-    StoppingBackend stopping(*cpu, stop, 500);  // 400 lines per epoch: stops in epoch 2
+    StoppingBackend stopping(*cpu, stop, 18);  // 12 batches per epoch: stops in epoch 2
     Word2vecTrainer first(s, corpus, stopping);
     TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
     REQUIRE_FALSE(first.run(state, stop, nullptr, nullptr));
@@ -610,5 +611,50 @@ TEST_CASE("gathering the ranks' states puts their workers in rank order and adds
     CHECK(g.random == all.random);
     CHECK(g.epoch_loss == 6.0);
     CHECK(g.epoch_examples == 30);
+  }
+}
+
+// Records the batches a trainer hands over, asking for `batch_words` words each.
+class RecordingBackend final : public Word2vecBackend {
+ public:
+  explicit RecordingBackend(std::size_t batch_words) : batch_words_(batch_words) {}
+  std::string name() const override { return "recording"; }
+  void train(const WindowBatch& batch, unsigned, BatchLoss&) override { batches.push_back(batch); }
+  std::size_t max_batch_words() const override { return batch_words_; }
+  std::vector<WindowBatch> batches;
+
+ private:
+  std::size_t batch_words_;
+};
+
+TEST_CASE("a batch takes sentences until it holds the backend's words, and no window spans two", "[train]") {
+  // One topic per line ('a' and 'b' lines alternate), 30 words a line: a window with words
+  // of both topics would span a line break.
+  const Corpus corpus = topic_corpus(4);
+  TrainSettings s = small_settings(Model::skipgram);
+  s.epochs = 1;
+  for (std::size_t batch_words : {300u, 1000u, 10000u}) {
+    RecordingBackend recording(batch_words);
+    Word2vecTrainer trainer(s, corpus, recording);
+    TrainState state = Word2vecTrainer::start_state(corpus, 1, s.seed);
+    std::atomic<bool> stop{false};
+    REQUIRE(trainer.run(state, stop, nullptr, nullptr));
+    INFO("batches of " << batch_words << " words");
+    // 12,000 words: full batches but the last, not a batch per line (which gave a GPU
+    // batches of 20 words on a corpus of short lines: issue 36).
+    CHECK(recording.batches.size() == (12000 + batch_words - 1) / batch_words);
+    std::size_t windows = 0;
+    for (const WindowBatch& b : recording.batches) {
+      REQUIRE(b.windows() <= batch_words);
+      windows += b.windows();
+      for (std::size_t w = 0; w < b.windows(); ++w) {
+        const char topic = corpus.vocab.words[b.targets[w]][0];
+        for (std::uint32_t i = b.input_offsets[w]; i < b.input_offsets[w + 1]; ++i) {
+          REQUIRE(corpus.vocab.words[b.inputs[i]][0] == topic);
+        }
+      }
+    }
+    // Every word is a window's target (no subsampling; a 30-word line has context for all).
+    CHECK(windows == 12000);
   }
 }

@@ -55,6 +55,11 @@ class Word2vecTrainer {
   // the tests and for backends that want to check their batches.
   void plan_batch(std::span<const std::uint32_t> sentence, float learning_rate, Random& random, WindowBatch& batch,
                   std::vector<std::uint32_t>& kept) const;
+  // The same in two steps, for a batch of several sentences: an empty batch at
+  // `learning_rate`, then each sentence's windows added (no window spans two sentences).
+  void start_batch(float learning_rate, WindowBatch& batch) const;
+  void add_sentence(std::span<const std::uint32_t> sentence, Random& random, WindowBatch& batch,
+                    std::vector<std::uint32_t>& kept) const;
 
  private:
   float learning_rate(std::uint64_t words_done) const;
