@@ -68,8 +68,9 @@ cp "$work/v.bin" "$work/fuzz_word2vec_binary/v.bin"
 cp "$work/v.txt" "$work/v.w2v.txt" "$work/v.bin" "$work/v.txt.gz" "$work/fuzz_convert/"
 cp "$work/v40.emb" "$work/fuzz_convert/v.emb"
 
-# fastText models (.bin): a skip-gram one, and the kinds that are refused (supervised, quantized).
-for kind in skipgram supervised quantized; do
+# fastText models (.bin): a skip-gram one, one in the original layout (no magic number), and the kinds that are
+# refused (supervised, quantized).
+for kind in skipgram original supervised quantized; do
   python3 tests/cli/make_fasttext_model.py "$work/fuzz_fasttext_model/$kind.bin" "$kind"
 done
 

@@ -137,6 +137,9 @@ int main(int argc, char** argv) {
   auto* resume = app.add_option("--resume", command.resume,
                                 "continue the run a checkpoint saved, with its settings and corpus")
                      ->check(CLI::ExistingFile);
+  app.add_flag("--restart", command.restart,
+               "discard the checkpoint of an interrupted run of this output and start afresh (without it, running "
+               "the same command again refuses and says how to resume, so that a Makefile never loses a checkpoint)");
   app.add_option("--metrics", command.metrics,
                  "write the run's progress here as JSON lines (time, epoch, words or records done, per second, lr, "
                  "loss), one a second and one per epoch");

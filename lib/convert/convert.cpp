@@ -1,7 +1,5 @@
 #include "convert/convert.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <iostream>
 
@@ -14,6 +12,7 @@
 #include "core/progress.h"
 #include "format/emb_writer.h"
 #include "search/ann/ann_storage.h"
+#include "text/foreign_extension.h"
 #include "text/projector_writer.h"
 #include "text/text_writer.h"
 #include "text/word2vec_binary.h"
@@ -36,6 +35,10 @@ void convert(const ConvertOptions& options) {
     to = *by_extension;
   } else if (options.output.size() > 3 && options.output.ends_with(".gz")) {
     fail("{}: gzip output is not supported; write to - and pipe through gzip", options.output);
+  } else if (const std::string_view foreign = foreign_vector_extension(options.output); !foreign.empty()) {
+    fail("{}: glove-convert does not write {} files; name it .emb (safetensors, which Python's safetensors package "
+         "loads into numpy or torch), .txt, .vec or .bin, or give --to",
+         options.output, foreign);
   }
   if (options.ann_index && to != VectorFormat::emb) {
     fail("--index ann adds an index to .emb output; {} output cannot hold one", format_name(to));
@@ -51,14 +54,16 @@ void convert(const ConvertOptions& options) {
     fail("--dtype applies to .emb output; {} output is always written from f32 values", format_name(to));
   }
   const bool binary = to == VectorFormat::emb || to == VectorFormat::w2v_bin;
-  if (options.output == "-" && binary && ::isatty(STDOUT_FILENO)) {
-    fail("refusing to write binary {} data to a terminal; redirect standard output", format_name(to));
-  }
   // Open the output first: an unwritable destination fails before the work starts.
+  // Every format streams (.emb onto a pipe from the table in memory, below).
   std::optional<AtomicOutput> out;
   std::optional<ProjectorOutput> projector;
   if (to == VectorFormat::projector) projector.emplace(options.output);
-  else out.emplace(options.output);
+  else out.emplace(options.output, Streaming::allowed);
+  if (binary && out->is_terminal()) {
+    if (options.output == "-") fail("refusing to write binary {} data to a terminal; redirect standard output", format_name(to));
+    fail("{}: is a terminal: refusing to write binary {} data to it", options.output, format_name(to));
+  }
 
   WordSet keep;
   LoadOptions load;

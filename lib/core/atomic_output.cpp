@@ -11,9 +11,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <utility>
 
 #include "core/error.h"
 #include "core/file_io.h"
+#include "core/output_target.h"
 
 namespace embed {
 namespace {
@@ -76,19 +78,48 @@ constexpr std::size_t kBufferSize = 1 << 20;
 
 }  // namespace
 
-AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
-  if (is_stdout()) {
-    fd_ = STDOUT_FILENO;
+AtomicOutput::AtomicOutput(std::string path, Streaming streaming) : path_(std::move(path)) {
+  const OutputTarget target = is_stdout()
+                                   ? OutputTarget{OutputTarget::Kind::descriptor, path_, STDOUT_FILENO, "standard output"}
+                                   : resolve_output_target(path_);
+  if (target.kind == OutputTarget::Kind::file) {
+    create_temporary(target.path);
+  } else if (streaming == Streaming::refused) {
+    // Before opening it: opening a FIFO would wait for a reader.
+    fail("{}: is {}, and this output must be a regular file (it is written out of order, or read back)",
+         is_stdout() ? "<stdout>" : path_, target.what);
   } else {
-    install_cleanup_handlers();
-    std::string templ = path_ + ".tmp-XXXXXX";
-    fd_ = ::mkostemp(templ.data(), O_CLOEXEC);
-    if (fd_ < 0) fail("{}: cannot create the output: {}", path_, std::strerror(errno));
-    temp_path_ = templ;
-    cleanup_slot_ = register_temporary(temp_path_);
-    ::fchmod(fd_, default_file_mode());
+    open_stream(target.path, target.descriptor);
   }
   buffer_.resize(kBufferSize);
+}
+
+void AtomicOutput::create_temporary(const std::string& target) {
+  install_cleanup_handlers();
+  target_ = target;
+  std::string templ = target_ + ".tmp-XXXXXX";
+  fd_ = ::mkostemp(templ.data(), O_CLOEXEC);
+  if (fd_ < 0) {
+    const std::string beside = target_ == path_ ? "" : " beside " + target_;  // a link's target
+    fail("{}: cannot create the output{}: {}", path_, beside, std::strerror(errno));
+  }
+  temp_path_ = templ;
+  cleanup_slot_ = register_temporary(temp_path_);
+  ::fchmod(fd_, default_file_mode());
+}
+
+void AtomicOutput::open_stream(const std::string& path, int descriptor) {
+  streamed_ = true;
+  if (is_stdout()) {
+    fd_ = STDOUT_FILENO;  // not ours to close
+  } else if (descriptor >= 0) {
+    // A copy of the descriptor shares its file position, as writing to "-" does.
+    fd_ = ::fcntl(descriptor, F_DUPFD_CLOEXEC, 0);
+    if (fd_ < 0) fail("{}: cannot write to descriptor {}: {}", path_, descriptor, std::strerror(errno));
+  } else {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd_ < 0) fail("{}: cannot open the output: {}", path_, std::strerror(errno));
+  }
 }
 
 AtomicOutput::~AtomicOutput() {
@@ -96,7 +127,12 @@ AtomicOutput::~AtomicOutput() {
 }
 
 void AtomicOutput::discard() {
-  if (is_stdout() || temp_path_.empty()) return;
+  if (streamed_) {
+    if (fd_ >= 0 && !is_stdout()) ::close(fd_);
+    fd_ = -1;
+    return;
+  }
+  if (temp_path_.empty()) return;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
   ::unlink(temp_path_.c_str());
@@ -104,6 +140,8 @@ void AtomicOutput::discard() {
   cleanup_slot_ = -1;
   temp_path_.clear();
 }
+
+bool AtomicOutput::is_terminal() const { return streamed_ && fd_ >= 0 && ::isatty(fd_) == 1; }
 
 void AtomicOutput::write_fully(const void* data, std::size_t size) {
   write_all(fd_, data, size, std::nullopt, is_stdout() ? "<stdout>" : path_);
@@ -140,15 +178,18 @@ void AtomicOutput::write_at(std::uint64_t offset, const void* data, std::size_t 
 void AtomicOutput::commit() {
   EMBED_ASSERT(!committed_);
   flush_buffer();
-  if (is_stdout()) {
+  if (streamed_) {
     committed_ = true;
+    if (!is_stdout() && ::close(std::exchange(fd_, -1)) != 0) {
+      fail("{}: cannot finish writing: {}", path_, std::strerror(errno));
+    }
     return;
   }
   // On failure the destructor removes the temporary.
   int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) fail("{}: cannot finish writing: {}", path_, std::strerror(errno));
-  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+  if (::rename(temp_path_.c_str(), target_.c_str()) != 0) {
     fail("{}: cannot rename the finished output into place: {}", path_, std::strerror(errno));
   }
   unregister_temporary(cleanup_slot_);

@@ -1,6 +1,7 @@
 // A graceful stop for long runs. After install_stop_handlers(), the first SIGINT or
 // SIGTERM only sets a flag, which the work loop polls at safe points so that it can save
-// a checkpoint; a second one gives up at once, removing temporary outputs as usual.
+// a checkpoint; a second one, a second or more later, gives up at once, removing
+// temporary outputs as usual (one sooner is the first delivered twice: stop_signal.cpp).
 #pragma once
 
 #include <atomic>

@@ -83,16 +83,21 @@ std::vector<float> stored_norms(std::span<const float> values, const std::vector
   return row_norms(widened, dim, threads);
 }
 
+}  // namespace
+
 // The tensors after `vectors`, with their bytes, in file order.
-struct Trailer {
+struct EmbTrailer {
   EmbLayout layout;
   std::vector<std::uint32_t> index;
   std::vector<std::pair<std::string, std::span<const std::byte>>> tensors;
 };
 
-Trailer make_trailer(const EmbeddingTable& table, std::size_t dim, const std::vector<float>& norms, const EmbWriteOptions& options) {
+namespace {
+
+EmbTrailer make_trailer(const EmbeddingTable& table, std::size_t dim, const std::vector<float>& norms,
+                        const EmbWriteOptions& options) {
   static constexpr std::byte kZeros[8] = {};
-  Trailer trailer;
+  EmbTrailer trailer;
   trailer.layout = plan_emb_layout(table.rows(), dim, options.dtype, table.word_bytes.size(), !table.counts.empty(),
                                    options.extra_tensors);
   if (options.word_index.empty()) {
@@ -119,7 +124,7 @@ Trailer make_trailer(const EmbeddingTable& table, std::size_t dim, const std::ve
   return trailer;
 }
 
-std::string make_header(const Trailer& trailer, std::uint32_t vectors_crc, const EmbWriteOptions& options,
+std::string make_header(const EmbTrailer& trailer, std::uint32_t vectors_crc, const EmbWriteOptions& options,
                         std::uint64_t rows, std::uint64_t dim, std::uint64_t header_size) {
   auto metadata = base_metadata(options, rows, dim);
   metadata["checksum.vectors"] = fmt::format("crc32:{:08x}", vectors_crc);
@@ -191,30 +196,48 @@ std::uint64_t emb_index_capacity(std::uint64_t rows, std::uint64_t dim, DType dt
 
 EmbStreamWriter::EmbStreamWriter(AtomicOutput& out, std::size_t dim, EmbWriteOptions options)
     : out_(out), dim_(dim), options_(std::move(options)), header_size_(reserved_header_size(options_)) {
-  EMBED_ASSERT(out_.seekable() && is_vector_dtype(options_.dtype));
-  const std::string placeholder(8 + header_size_, ' ');
-  out_.write(placeholder);
+  EMBED_ASSERT(is_vector_dtype(options_.dtype));
+  measuring_ = !out_.seekable();
+  if (!measuring_) out_.write(std::string(8 + header_size_, ' '));  // the header's place
 }
+
+EmbStreamWriter::~EmbStreamWriter() = default;
 
 void EmbStreamWriter::add_rows(const EmbeddingTable& table, std::size_t first_row, std::span<float> values) {
   EMBED_ASSERT(first_row == rows_written_ && values.size() % dim_ == 0);
-  if (options_.normalize) zero_rows_ += normalize_rows(values, dim_, options_.threads);
+  const bool writing_second_pass = trailer_ != nullptr;  // measured already: only the bytes are needed
+  const std::size_t zeros = options_.normalize ? normalize_rows(values, dim_, options_.threads) : 0;
   std::vector<std::uint16_t> half;
   std::span<const std::byte> bytes = std::as_bytes(std::span<const float>(values));
   if (options_.dtype != DType::f32) {
     half = to_half(values, table, first_row, dim_, options_);
     bytes = bytes_of(half);
   }
-  const auto norms = stored_norms(values, half, dim_, options_.dtype, options_.threads);
-  norms_.insert(norms_.end(), norms.begin(), norms.end());
-  vectors_crc_ = crc32(bytes, vectors_crc_);
-  out_.write(bytes.data(), bytes.size());
+  if (!writing_second_pass) {
+    zero_rows_ += zeros;
+    const auto norms = stored_norms(values, half, dim_, options_.dtype, options_.threads);
+    norms_.insert(norms_.end(), norms.begin(), norms.end());
+    vectors_crc_ = crc32(bytes, vectors_crc_);
+  }
+  if (!measuring_) out_.write(bytes.data(), bytes.size());
   rows_written_ += values.size() / dim_;
 }
 
+void EmbStreamWriter::write_header(const EmbeddingTable& table) {
+  EMBED_ASSERT(measuring_ && table.rows() == rows_written_);
+  trailer_ = std::make_unique<EmbTrailer>(make_trailer(table, dim_, norms_, options_));
+  out_.write(make_header(*trailer_, vectors_crc_, options_, table.rows(), dim_, header_size_));
+  measuring_ = false;
+  rows_written_ = 0;
+}
+
 void EmbStreamWriter::finish(const EmbeddingTable& table) {
-  EMBED_ASSERT(table.rows() == rows_written_);
-  const Trailer trailer = make_trailer(table, dim_, norms_, options_);
+  EMBED_ASSERT(!measuring_ && table.rows() == rows_written_);
+  if (trailer_) {  // the second of two passes: the header is out
+    for (const auto& [name, bytes] : trailer_->tensors) out_.write(bytes.data(), bytes.size());
+    return;
+  }
+  const EmbTrailer trailer = make_trailer(table, dim_, norms_, options_);
   for (const auto& [name, bytes] : trailer.tensors) out_.write(bytes.data(), bytes.size());
   out_.write_at(0, make_header(trailer, vectors_crc_, options_, table.rows(), dim_, header_size_).data(), 8 + header_size_);
 }
@@ -235,7 +258,7 @@ std::size_t write_emb(EmbeddingTable& table, const EmbWriteOptions& options, Ato
     bytes = bytes_of(half);
   }
   const auto norms = stored_norms(table.values, half, table.dim, options.dtype, options.threads);
-  const Trailer trailer = make_trailer(table, table.dim, norms, options);
+  const EmbTrailer trailer = make_trailer(table, table.dim, norms, options);
   out.write(make_header(trailer, crc32(bytes), options, table.rows(), table.dim, reserved_header_size(options)));
   out.write(bytes.data(), bytes.size());
   for (const auto& [name, tensor_bytes] : trailer.tensors) out.write(tensor_bytes.data(), tensor_bytes.size());

@@ -5,11 +5,13 @@
 // on the vocabulary. This lets EmbStreamWriter write vectors as a parser produces
 // them, with no second copy of the table in memory, and fill in the header (sizes,
 // checksums) at the end. write_emb() produces the same bytes from a table in memory,
-// also onto outputs that cannot seek, such as a pipe.
+// also onto outputs that cannot seek, such as a pipe; so does EmbStreamWriter from rows
+// that can be given twice (two passes, below).
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -68,18 +70,31 @@ std::string_view half_range_name(DType dtype);
 // The vocab.index capacity plan_emb_layout() chooses for these vectors.
 std::uint64_t emb_index_capacity(std::uint64_t rows, std::uint64_t dim, DType dtype);
 
+struct EmbTrailer;  // the tensors after `vectors` (emb_writer.cpp)
+
+// On a seekable `out` the rows go by once: add_rows() for each block, then finish().
+// On one that cannot seek (a pipe, a device) the header, which holds the rows' checksum,
+// must come first, so the rows go by twice: passes() is 2, and the caller gives every row
+// to add_rows() (only measured: checksum, norms, range), calls write_header(), gives
+// them all again (written), then calls finish(). Either way the rows are never all in memory.
 class EmbStreamWriter {
  public:
-  // Reserves the header space at the start of `out`, which must be seekable.
+  // Reserves the header space at the start of `out` when it is seekable.
   EmbStreamWriter(AtomicOutput& out, std::size_t dim, EmbWriteOptions options);
+  ~EmbStreamWriter();
 
-  // Writes rows [first_row, first_row + n) of `table`, whose words and origins are
-  // already there; `values` holds their n * dim components (scaled in place when
-  // normalizing). Rows must arrive in order.
+  int passes() const { return out_.seekable() ? 1 : 2; }
+
+  // Writes (or, in a first pass, measures) rows [first_row, first_row + n) of `table`,
+  // whose words and origins are already there; `values` holds their n * dim components
+  // (scaled in place when normalizing). Rows must arrive in order.
   void add_rows(const EmbeddingTable& table, std::size_t first_row, std::span<float> values);
 
-  // Writes the vocabulary, index and norms, then the header. Throws embed::Error on a
-  // duplicate word. The caller then commits `out`.
+  // Ends the first of two passes: writes the header. Throws embed::Error on a duplicate word.
+  void write_header(const EmbeddingTable& table);
+
+  // Writes the vocabulary, index and norms, then (seekable) the header. Throws
+  // embed::Error on a duplicate word. The caller then commits `out`.
   void finish(const EmbeddingTable& table);
 
   std::size_t zero_rows() const { return zero_rows_; }  // rows left at zero by normalize
@@ -93,6 +108,8 @@ class EmbStreamWriter {
   std::uint32_t vectors_crc_ = 0;
   std::vector<float> norms_;
   std::size_t zero_rows_ = 0;
+  bool measuring_ = false;               // in the first of two passes
+  std::unique_ptr<EmbTrailer> trailer_;  // two passes: built for the header, written by finish()
 };
 
 // Writes `table` (normalizing its values in place when asked) as .emb in one go.

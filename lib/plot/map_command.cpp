@@ -82,7 +82,7 @@ int run_map_command(const MapCommand& command) {
     fail("the vectors were read from stdin, so the words must be arguments");
   }
   // Created first, so that an unwritable destination fails before the vectors are read.
-  AtomicOutput out(command.output);
+  AtomicOutput out(command.output, Streaming::allowed);
   const VectorSpace space = open_query_vectors(command.vectors, command.reading, command.threads);
   const MapRows chosen = choose_rows(space, command, command.words.empty() ? read_stdin_words() : command.words);
 

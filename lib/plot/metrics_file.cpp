@@ -117,7 +117,7 @@ LossCurve read_metrics_file(const std::string& path) {
 }
 
 int run_plot_command(const std::string& path, const std::string& output) {
-  AtomicOutput out(output);  // an unwritable destination fails first
+  AtomicOutput out(output, Streaming::allowed);  // an unwritable destination fails first
   const LossCurve curve = read_metrics_file(path);
   out.write(loss_plot_svg(curve, std::filesystem::path(path).filename().string() + " \u2014 loss and learning rate"));
   out.commit();

@@ -2,8 +2,12 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
+
+#include <spdlog/spdlog.h>
 
 #include "core/buffered_reader.h"
 #include "core/error.h"
@@ -100,16 +104,69 @@ Args read_args(FieldReader& f, const std::string& name) {
   return args;
 }
 
+// Whether the fields of the original layout's start (args, then the dictionary's sizes)
+// that `head` holds are values fastText could have written; a field cut short is not judged.
+bool original_layout_plausible(std::string_view head) {
+  auto int_at = [&](std::size_t offset) {
+    std::int32_t value = 0;
+    std::memcpy(&value, head.data() + offset, sizeof value);
+    return value;
+  };
+  constexpr std::int64_t kAny = std::numeric_limits<std::int32_t>::max();
+  // The int32 args in args.cc's order: dim, ws, epoch, minCount, neg, wordNgrams, loss
+  // (hs, ns, softmax, ova), model (cbow, skipgram, supervised), bucket, minn, maxn, lrUpdateRate.
+  constexpr std::pair<std::int64_t, std::int64_t> kRanges[12] = {
+      {1, kMaxVectorDimension}, {1, kAny}, {1, kAny}, {0, kAny}, {0, kAny}, {1, kAny}, {1, 4}, {1, 3}, {0, kAny},
+      {0, kMaxNgramLength},     {0, kMaxNgramLength}, {1, kAny}};
+  for (std::size_t i = 0; i < 12; ++i) {
+    if (head.size() < 4 * i + 4) return true;
+    const std::int32_t value = int_at(4 * i);
+    if (value < kRanges[i].first || value > kRanges[i].second) return false;
+  }
+  if (head.size() < 56) return true;
+  double t = 0;
+  std::memcpy(&t, head.data() + 48, sizeof t);
+  if (!std::isfinite(t) || t < 0) return false;
+  if (head.size() < 68) return true;
+  const std::int32_t size = int_at(56), nwords = int_at(60), nlabels = int_at(64);
+  return nwords >= 0 && nlabels >= 0 && std::int64_t{nwords} + nlabels == size;
+}
+
+bool starts_with_magic(std::string_view head) {
+  std::int32_t magic = 0;
+  if (head.size() >= 4) std::memcpy(&magic, head.data(), sizeof magic);
+  return magic == kFastTextMagic;
+}
+
 }  // namespace
+
+bool is_fasttext_model(std::string_view head) {
+  // From 8 bytes on: a dim and a ws, each with zero high bytes, are never text.
+  return head.size() >= 8 && (starts_with_magic(head) || original_layout_plausible(head));
+}
 
 FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& options) {
   const std::string& name = in.name();
+  const std::string_view head = in.peek(kFastTextHeadBytes);
+  // The original layout has no version; 0 stands for it below.
+  const bool versioned = head.size() < 4 || starts_with_magic(head);
+  if (!versioned && !original_layout_plausible(head)) {
+    std::int32_t first = 0;
+    std::memcpy(&first, head.data(), sizeof first);
+    fail("{}: not a fastText model: it starts with {}, expected the magic number {} or, in fastText's original layout "
+         "without one, the model's settings (dim, ws, epoch, ...)",
+         name, first, kFastTextMagic);
+  }
   FieldReader f(in, name);
-  const auto magic = f.read<std::int32_t>("the magic number");
-  const auto version = f.read<std::int32_t>("the format version");
-  if (magic != kFastTextMagic) fail("{}: not a fastText model: it starts with {}, expected the magic number {}", name, magic, kFastTextMagic);
-  if (version != kFastTextVersion) {
-    fail("{}: a fastText model of format version {}; this reader knows version {} (fastText 0.9)", name, version, kFastTextVersion);
+  std::int32_t version = 0;
+  if (versioned) {
+    f.read<std::int32_t>("the magic number");
+    version = f.read<std::int32_t>("the format version");
+    if (version < kFastTextOldestVersion || version > kFastTextVersion) {
+      fail("{}: a fastText model of format version {}; this reader knows versions {} and {} (fastText 2017 to 0.9) and "
+           "the original layout without a version",
+           name, version, kFastTextOldestVersion, kFastTextVersion);
+    }
   }
   const Args args = read_args(f, name);
 
@@ -118,7 +175,7 @@ FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& op
   const auto nwords = f.read<std::int32_t>("the dictionary's word count");
   const auto nlabels = f.read<std::int32_t>("the dictionary's label count");
   f.read<std::int64_t>("the dictionary's token count");
-  const auto pruneidx_size = f.read<std::int64_t>("the dictionary's pruning index size");
+  const std::int64_t pruneidx_size = versioned ? f.read<std::int64_t>("the dictionary's pruning index size") : -1;
   if (size < 0 || nwords < 0 || nlabels < 0 || std::int64_t{nwords} + nlabels != size) {
     fail("{}: the dictionary has {} entries, {} words and {} labels; expected entries = words + labels", name, size, nwords, nlabels);
   }
@@ -136,7 +193,10 @@ FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& op
       fail("{}: {} (\"{}\") has type {}, expected {} ({} of the {} entries are words)", name, what, excerpt(e.word), type,
            expected == 0 ? "0 (word)" : "1 (label)", nwords, size);
     }
-    if (e.word.empty()) fail("{}: {} is an empty word", name, what);
+    if (e.word.empty() && type == 0) {
+      // Its input row is still read (rows follow the dictionary's order), and skipped.
+      spdlog::warn("{}: {} is an empty word: skipped, as a row needs a name (gensim keeps it, as the key \"\")", name, what);
+    }
     if (type == 1 && first_label.empty()) first_label = e.word;
     if (type == 0) entries.push_back(std::move(e));
   }
@@ -144,7 +204,7 @@ FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& op
     fail("{}: the dictionary's pruning index has {} entries; expected at most 2^31", name, pruneidx_size);
   }
   if (pruneidx_size > 0) f.skip(8 * static_cast<std::uint64_t>(pruneidx_size), "the dictionary's pruning index");
-  const bool quantized = f.read_bool("the quantized-input flag");
+  const bool quantized = versioned && f.read_bool("the quantized-input flag");
   const bool supervised = args.model == kModelSupervised || nlabels > 0;
   if (quantized) {
     fail("{}: a quantized fastText model (.ftz){}: its vectors are compressed by product quantization, which glove-convert "
@@ -182,7 +242,7 @@ FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& op
     if (!f.read_floats(row.data(), dim)) {
       f.truncated(fmt::format("the input row of word {} (\"{}\")", i + 1, excerpt(entries[i].word)));
     }
-    if (kept.size() >= wanted) continue;
+    if (kept.size() >= wanted || entries[i].word.empty()) continue;
     std::string word = entries[i].word;
     if (!is_valid_utf8(word)) {
       std::string repaired;
@@ -215,8 +275,9 @@ FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& op
   SubwordTable subwords(settings, dim, std::move(bucket_rows));
 
   // print-word-vectors' vector: the word's own row and its n-grams' rows, averaged.
+  const EosNgrams eos = version == kFastTextVersion ? EosNgrams::none : EosNgrams::computed;
   for (std::size_t r = 0; r < kept.size(); ++r) {
-    const std::vector<std::uint32_t> buckets = subword_buckets(entries[kept[r]].word, settings);
+    const std::vector<std::uint32_t> buckets = subword_buckets(entries[kept[r]].word, settings, eos);
     const std::span<float> vector = table.row(r);
     subwords.add_rows(buckets, vector);
     fasttext_average(vector, buckets.size() + 1);
@@ -228,7 +289,7 @@ FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& op
   }
 
   // The output matrix is not needed, but a file that ends inside it is truncated.
-  if (f.read_bool("the quantized-output flag")) fail("{}: the output matrix is quantized but the input matrix is not", name);
+  if (versioned && f.read_bool("the quantized-output flag")) fail("{}: the output matrix is quantized but the input matrix is not", name);
   const auto out_rows = f.read<std::int64_t>("the output matrix's row count");
   const auto out_cols = f.read<std::int64_t>("the output matrix's column count");
   if (out_rows < 0 || out_rows > std::int64_t{1} << 40 || out_cols != args.dim) {

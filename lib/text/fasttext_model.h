@@ -1,5 +1,5 @@
-// fastText's native model files (.bin, fastText 0.9's format version 12), read as word
-// vectors: each word's vector is computed as `fasttext print-word-vectors` computes it,
+// fastText's native model files (.bin), read as word vectors: each word's vector is
+// computed as `fasttext print-word-vectors` and gensim's load_facebook_vectors compute it,
 // the average of the word's own input row and its character n-grams' bucket rows
 // (text/fasttext_subwords.h). The layout, from fastText's fasttext.cc, args.cc,
 // dictionary.cc and densematrix.cc, all little-endian:
@@ -11,11 +11,19 @@
 //         0 word, 1 label; words first, by descending count), then pruneidx_size pairs of int32;
 //   bool quant_input, the input matrix (int64 rows = nwords + bucket, int64 cols = dim,
 //   rows × cols float32), bool qout, the output matrix (the same shape of header and data).
-// Quantized (.ftz) and supervised models are refused with a message that says so.
+// Older files, which gensim reads too:
+//   version 11 (fastText from May to October 2017): the same bytes. Its models gave "</s>"
+//         n-grams (version 12 stopped), and gensim still does, so they are kept here.
+//   the original layout (before May 2017): no magic number or version (the file starts
+//         with the args), no pruneidx_size, no quant_input or qout; "</s>" had n-grams.
+// An entry with an empty word is skipped with a warning (gensim keeps it, as the key "";
+// a row here needs a name). Quantized (.ftz) and supervised models are refused with a
+// message that says so.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 #include "core/byte_source.h"
 #include "core/utf8.h"
@@ -27,6 +35,15 @@ namespace embed {
 
 inline constexpr std::int32_t kFastTextMagic = 793712314;
 inline constexpr std::int32_t kFastTextVersion = 12;
+inline constexpr std::int32_t kFastTextOldestVersion = 11;
+// The bytes is_fasttext_model judges: the original layout's args and dictionary sizes.
+inline constexpr std::size_t kFastTextHeadBytes = 68;
+
+// Whether `head`, a file's first kFastTextHeadBytes bytes (fewer when the file is shorter,
+// at least 8), starts a fastText model: the magic number, or in the original layout
+// settings and dictionary sizes that fastText could have written (text, safetensors and
+// pickles never look so).
+bool is_fasttext_model(std::string_view head);
 
 struct FastTextReadOptions {
   std::uint64_t limit = 0;        // keep the first `limit` words (0: all)

@@ -13,12 +13,13 @@ std::uint32_t fasttext_hash(std::string_view bytes) {
   return h;
 }
 
-std::vector<std::uint32_t> subword_buckets(std::string_view word, const SubwordSettings& settings) {
+std::vector<std::uint32_t> subword_buckets(std::string_view word, const SubwordSettings& settings, EosNgrams eos) {
   std::vector<std::uint32_t> buckets;
   if (settings.buckets == 0) return buckets;
-  for_each_subword(word, settings, [&](std::string_view ngram) {
-    buckets.push_back(static_cast<std::uint32_t>(fasttext_hash(ngram) % settings.buckets));
-  });
+  for_each_subword(
+      word, settings,
+      [&](std::string_view ngram) { buckets.push_back(static_cast<std::uint32_t>(fasttext_hash(ngram) % settings.buckets)); },
+      eos);
   return buckets;
 }
 

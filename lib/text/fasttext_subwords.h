@@ -34,14 +34,18 @@ inline constexpr std::string_view kFastTextEos = "</s>";
 // bytes >= 0x80 (every non-ASCII UTF-8 byte).
 std::uint32_t fasttext_hash(std::string_view bytes);
 
+// Whether "</s>" has n-grams. fastText gives it none since format version 12 (fastText
+// 0.1); models of older formats were trained with them, and gensim always computes them.
+enum class EosNgrams { none, computed };
+
 // Calls f(ngram) for every n-gram of "<" + word + ">" of minn..maxn characters, in
 // fastText's order: by start position, then by length. A character is a UTF-8 lead byte
 // and the continuation bytes (10xxxxxx) after it. The single characters "<" and ">" are
 // skipped; the whole "<word>" is an n-gram when its length is within minn..maxn. The
-// end-of-sentence token "</s>" has none.
+// end-of-sentence token "</s>" has none unless `eos` says so.
 template <typename F>
-void for_each_subword(std::string_view word, const SubwordSettings& settings, F&& f) {
-  if (settings.maxn == 0 || word == kFastTextEos) return;
+void for_each_subword(std::string_view word, const SubwordSettings& settings, F&& f, EosNgrams eos = EosNgrams::none) {
+  if (settings.maxn == 0 || (word == kFastTextEos && eos == EosNgrams::none)) return;
   std::string bracketed;
   bracketed.reserve(word.size() + 2);
   bracketed += '<';
@@ -62,7 +66,8 @@ void for_each_subword(std::string_view word, const SubwordSettings& settings, F&
 
 // The bucket (0 .. buckets-1) of each of the word's n-grams, in for_each_subword's order;
 // repeated n-grams appear as often as they occur. Empty when buckets is 0.
-std::vector<std::uint32_t> subword_buckets(std::string_view word, const SubwordSettings& settings);
+std::vector<std::uint32_t> subword_buckets(std::string_view word, const SubwordSettings& settings,
+                                           EosNgrams eos = EosNgrams::none);
 
 // Scales a sum of `terms` rows to their average as fastText does: one multiplication
 // by the f32 of 1.0 / terms (Vector::mul), so results match its floats bit for bit.

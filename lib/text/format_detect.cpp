@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 
 #include "core/enum_names.h"
 #include "core/error.h"
@@ -20,13 +19,26 @@ constexpr EnumName<VectorFormat> kFormatNames[] = {{VectorFormat::glove, "glove"
                                                    {VectorFormat::fasttext_bin, "fasttext-bin"},
                                                    {VectorFormat::projector, "projector"}};
 
-// fastText's models start with its magic number, a little-endian int32 (fasttext.cc:
-// FASTTEXT_FILEFORMAT_MAGIC_INT32), then a format version; .ftz files are the same, quantized.
-bool is_fasttext_model(std::string_view head) {
-  if (head.size() < 8) return false;
-  std::int32_t magic = 0;
-  std::memcpy(&magic, head.data(), 4);
-  return magic == kFastTextMagic;
+// Python's pickles of protocol 2 to 5 start with the PROTO opcode (0x80) and the protocol;
+// gensim's KeyedVectors.save and Word2Vec.save write them (.kv, .model). Asked only after
+// the formats whose first bytes could look the same (a safetensors header of 640 bytes).
+std::optional<int> pickle_protocol(std::string_view head) {
+  if (head.size() < 2 || static_cast<unsigned char>(head[0]) != 0x80 || head[1] < 2 || head[1] > 5) return std::nullopt;
+  return head[1];
+}
+
+[[noreturn]] void refuse_pickle(int protocol, const std::string& name) {
+  fail("{}: looks like a pickled gensim KeyedVectors file (.kv or .model: a Python pickle, protocol {}), not a vector "
+       "file; save it with model.wv.save_word2vec_format(\"vectors.bin\", binary=True) and convert that",
+       name, protocol);
+}
+
+bool is_safetensors(std::string_view head) {
+  if (head.size() < 9) return false;
+  const std::uint64_t header_size = safetensors::read_header_length(reinterpret_cast<const std::byte*>(head.data()));
+  const auto first = head.substr(8).find_first_not_of(" \t\r\n");
+  return header_size >= 2 && header_size <= safetensors::kMaxHeaderSize && first != std::string_view::npos &&
+         head[8 + first] == '{';
 }
 }  // namespace
 
@@ -34,7 +46,10 @@ std::string_view format_name(VectorFormat format) { return name_in(kFormatNames,
 std::optional<VectorFormat> parse_format_name(std::string_view name) { return parse_in(kFormatNames, name); }
 
 void refuse_known_models(std::string_view head, const std::string& name) {
-  if (!is_fasttext_model(head)) return;
+  if (!is_fasttext_model(head)) {
+    if (const auto protocol = pickle_protocol(head); protocol && !is_safetensors(head)) refuse_pickle(*protocol, name);
+    return;
+  }
   fail("{}: a fastText model (.bin or .ftz), not a text vector file: read it as fasttext-bin (detected when --from is "
        "left out)",
        name);
@@ -43,14 +58,8 @@ void refuse_known_models(std::string_view head, const std::string& name) {
 VectorFormat detect_format(InputStream& in) {
   std::string_view head = in.peek(1 << 16);
   if (is_fasttext_model(head)) return VectorFormat::fasttext_bin;
-  if (head.size() >= 9) {
-    const std::uint64_t header_size = safetensors::read_header_length(reinterpret_cast<const std::byte*>(head.data()));
-    const auto first = head.substr(8).find_first_not_of(" \t\r\n");
-    if (header_size >= 2 && header_size <= safetensors::kMaxHeaderSize && first != std::string_view::npos &&
-        head[8 + first] == '{') {
-      return VectorFormat::emb;
-    }
-  }
+  if (is_safetensors(head)) return VectorFormat::emb;
+  if (const auto protocol = pickle_protocol(head)) refuse_pickle(*protocol, in.name());
   // Text may start with a UTF-8 byte-order mark, which the readers skip.
   if (head.starts_with("\xEF\xBB\xBF")) head.remove_prefix(3);
   const auto newline = head.find('\n');

@@ -121,9 +121,9 @@ ProjectorOutput::ProjectorOutput(std::string directory) : directory_(std::move(d
     fail("{}: cannot create the projector output directory: {}", directory_, std::strerror(errno));
   }
   try {
-    vectors_.emplace(join_path(directory_, "vectors.tsv"));
-    metadata_.emplace(join_path(directory_, "metadata.tsv"));
-    config_.emplace(join_path(directory_, "projector_config.pbtxt"));
+    vectors_.emplace(join_path(directory_, "vectors.tsv"), Streaming::allowed);
+    metadata_.emplace(join_path(directory_, "metadata.tsv"), Streaming::allowed);
+    config_.emplace(join_path(directory_, "projector_config.pbtxt"), Streaming::allowed);
   } catch (...) {
     discard();
     throw;

@@ -16,6 +16,7 @@
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "core/utf8.h"
+#include "text/fasttext_model.h"
 #include "text/format_detect.h"
 
 namespace embed {
@@ -434,7 +435,7 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
   std::string dim_origin;
 
   // Given as text by --from, a model is still named for what it is.
-  refuse_known_models(in.peek(8), name);
+  refuse_known_models(in.peek(kFastTextHeadBytes), name);
   skip_byte_order_mark(in);
   const std::string first_line(peek_first_line(in));
   if (first_line.empty() && in.peek(1).empty()) fail("{}: empty input (no vectors)", name);

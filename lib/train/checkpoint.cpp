@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -205,6 +206,17 @@ bool is_checkpoint_file(const std::string& path) {
   } catch (const Error&) {
     return false;  // not a safetensors file at all
   }
+}
+
+std::optional<CheckpointProgress> checkpoint_progress(const std::string& path) {
+  if (!is_checkpoint_file(path)) return std::nullopt;
+  const auto file = MappedFile::open(path);
+  const auto header = safetensors::parse(file->bytes(), path);
+  const auto number = [&](const char* key) -> unsigned {
+    const auto it = header.metadata.find(key);
+    return it == header.metadata.end() ? 0 : static_cast<unsigned>(std::strtoul(it->second.c_str(), nullptr, 10));
+  };
+  return CheckpointProgress{number("epoch"), number("epochs")};
 }
 
 CheckpointTables read_checkpoint_tables(const std::string& path) {

@@ -8,6 +8,7 @@
 // __metadata__ the settings, the output options and the schedule's position.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "train/training_run.h"
@@ -22,6 +23,14 @@ TrainingRun load_checkpoint(const std::string& path);
 
 // Whether `path` is a file whose header says it is a checkpoint (of any version).
 bool is_checkpoint_file(const std::string& path);
+
+// Where a checkpoint's run stands, from its header alone (the tables are not read).
+struct CheckpointProgress {
+  unsigned epoch = 0;   // epochs finished
+  unsigned epochs = 0;  // of the run
+};
+// nullopt when `path` is not a checkpoint file.
+std::optional<CheckpointProgress> checkpoint_progress(const std::string& path);
 
 // A checkpoint's settings, vocabulary and tables alone (--init): nothing of its corpus
 // or schedule is read or checked.

@@ -6,7 +6,7 @@
 
 namespace embed {
 
-PlotRecorder::PlotRecorder(const std::string& path, std::string_view unit) : out_(path) { curve_.unit = unit; }
+PlotRecorder::PlotRecorder(const std::string& path, std::string_view unit) : out_(path, Streaming::allowed) { curve_.unit = unit; }
 
 void PlotRecorder::progress(const TrainProgress& p) {
   // As often as --metrics writes a tick: at most one a second.

@@ -12,6 +12,7 @@
 #include "cluster/cluster.h"
 #include "core/atomic_output.h"
 #include "core/error.h"
+#include "core/output_target.h"
 #include "core/progress.h"
 #include "core/stop_signal.h"
 #include "train/checkpoint.h"
@@ -20,6 +21,8 @@
 #include "train/rank_state.h"
 #include "train/training_model.h"
 #include "train/vectors_output.h"
+#include "text/foreign_extension.h"
+#include "text/format_detect.h"
 
 namespace embed {
 namespace {
@@ -78,6 +81,41 @@ TrainingRun resumed_run(const TrainCommand& command, Cluster& job) {
                command.resume, model.name(), std::min(run.state.epoch + 1, run.settings.epochs), run.settings.epochs,
                100 * done, run.corpus.name, run.corpus.vocab.size());
   return run;
+}
+
+// embed-train writes .emb files: under a name whose extension promises text, word2vec
+// binary or a Python format, the next tool (glove-convert among them) would misread it.
+void refuse_misnamed_output(const std::string& output) {
+  const std::optional<VectorFormat> named = format_from_extension(output);
+  std::string_view extension = foreign_vector_extension(output);
+  if (named && *named != VectorFormat::emb && *named != VectorFormat::projector) {
+    extension = std::string_view(output).substr(output.rfind('.'));
+  }
+  if (extension.empty()) return;
+  const std::string stem = output.substr(0, output.size() - extension.size());
+  fail("{}: embed-train writes .emb files (safetensors), not {}: name it {}.emb{}", output, extension, stem,
+       named ? fmt::format(" and convert it with: glove-convert {}.emb -o {}", stem, output) : std::string());
+}
+
+// A fresh run whose checkpoint path holds an unfinished run's checkpoint: a Makefile
+// that runs an interrupted command again would otherwise start from scratch and, at its
+// next interruption, replace a checkpoint 53% done with one 18% done. Continuing it
+// instead would have to prove that the command and its corpus are the checkpoint's
+// (a corpus from a pipe cannot be compared without reading it whole), and vectors
+// from two runs' settings would be worse than an error: so it is refused, naming the
+// command that continues it, unless --restart discards it. A finished run's
+// checkpoint (--checkpoint keeps it) is no run to lose.
+void refuse_to_lose_checkpoint(const std::string& path, bool restart) {
+  const std::optional<CheckpointProgress> progress = checkpoint_progress(path);
+  if (!progress || progress->epoch >= progress->epochs) return;
+  if (restart) {
+    spdlog::info("--restart: discarding {} (an interrupted run, {} of {} epochs done)", path, progress->epoch,
+                 progress->epochs);
+    return;  // replaced by this run's first checkpoint, or removed when it ends
+  }
+  fail("{} holds an interrupted run of this output ({} of {} epochs done): continue it with: {}; or start afresh "
+       "with --restart, which discards it",
+       path, progress->epoch, progress->epochs, resume_command(path, this_job().size()));
 }
 
 // The usable GPU for --device cuda or auto, or nullopt (with one log line for auto).
@@ -171,6 +209,7 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   const bool count_only = run.output.output.empty() && !command.input.save_cooc.empty() && command.resume.empty();
   if (run.output.output.empty() && !count_only) fail("no output: give --output");
   if (run.output.output == "-") fail("--output: embed-train writes files, not standard output");
+  refuse_misnamed_output(run.output.output);
 
   // The GPU is looked for once, before the corpus is read, so that --device cuda without
   // one fails first. A count-only run trains nothing and only needs the --device cuda check.
@@ -189,12 +228,21 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   }
   const std::string default_checkpoint = run.output.output + ".ckpt";
   const std::string checkpoint_path = command.checkpoint.empty() ? default_checkpoint : command.checkpoint;
+  // The vectors may go to a stream (a FIFO, a device, >(...)), and the checkpoint is named
+  // after them: beside a FIFO of the user's that is a file like any other, but
+  // /dev/fd/63.ckpt names nothing, and /dev/stdout.ckpt would be a file in /dev.
+  if (command.checkpoint.empty() && (resolve_output_target(run.output.output).kind == OutputTarget::Kind::descriptor ||
+                                     run.output.output.starts_with("/dev/") || run.output.output.starts_with("/proc/"))) {
+    fail("{}: a Ctrl-C's checkpoint is named after the output, and {} is no place for one: give --checkpoint FILE",
+         run.output.output, default_checkpoint);
+  }
+  if (command.resume.empty()) refuse_to_lose_checkpoint(checkpoint_path, command.restart);
   std::optional<AtomicOutput> vectors_out, context_out;
   std::optional<MetricsLog> metrics;
   std::optional<PlotRecorder> plot;
   if (root) {
-    vectors_out.emplace(run.output.output);
-    if (run.output.save_context) context_out.emplace(context_output_path(run.output.output));
+    vectors_out.emplace(run.output.output, Streaming::allowed);
+    if (run.output.save_context) context_out.emplace(context_output_path(run.output.output), Streaming::allowed);
     { AtomicOutput probe(checkpoint_path); }
     if (!command.metrics.empty()) metrics.emplace(command.metrics, settings.epochs, model.item_name());
     if (!command.plot.empty()) plot.emplace(command.plot, model.item_name());

@@ -22,6 +22,7 @@ struct TrainCommand {
   OutputSettings output;      // output path, dtype, --save-context, vocabulary limits
   std::string checkpoint;     // where checkpoints go; empty: OUTPUT.ckpt, on interruption only
   std::string resume;         // a checkpoint to continue from; its settings win
+  bool restart = false;       // --restart: a checkpoint of an unfinished run at the checkpoint path may be discarded
   InitRequest init;           // --init, --init-keep, --lock-init
   std::string metrics;        // --metrics: JSON lines of progress and epochs
   std::string plot;           // --plot: the loss and learning rate as SVG, at the end or on interruption

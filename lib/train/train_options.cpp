@@ -26,6 +26,9 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
   if (has("--host-transfer") && command.gpu_options.table == TablePlacement::device) {
     fail_usage("--host-transfer applies to --table host or auto only");
   }
+  if (command.restart && !command.resume.empty()) {
+    fail_usage("--restart starts the run afresh; --resume goes on with one: give one of them");
+  }
   if (!command.init.file.empty() && !command.resume.empty()) {
     fail_usage("--init starts a run; --resume goes on with one (and with what its --init gave it)");
   }

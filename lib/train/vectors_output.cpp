@@ -34,11 +34,16 @@ void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, std::size
   EmbStreamWriter writer(out, dim, options);
   constexpr std::size_t kRowsPerBlock = 4096;
   std::vector<float> block;
-  for (std::size_t first = 0; first < vocab.size(); first += kRowsPerBlock) {
-    const std::size_t n = std::min(kRowsPerBlock, vocab.size() - first);
-    block.resize(n * dim);
-    for (std::size_t r = 0; r < n; ++r) row(first + r, block.data() + r * dim);
-    writer.add_rows(words, first, block);
+  // A pipe or a device takes the rows twice, measured and then written (emb_writer.h):
+  // reading them again costs less than a second copy of the table.
+  for (int pass = 0; pass < writer.passes(); ++pass) {
+    if (pass == 1) writer.write_header(words);
+    for (std::size_t first = 0; first < vocab.size(); first += kRowsPerBlock) {
+      const std::size_t n = std::min(kRowsPerBlock, vocab.size() - first);
+      block.resize(n * dim);
+      for (std::size_t r = 0; r < n; ++r) row(first + r, block.data() + r * dim);
+      writer.add_rows(words, first, block);
+    }
   }
   writer.finish(words);
   out.commit();

@@ -20,12 +20,7 @@
 // (Walker/Vose alias tables), copying each cluster's most drawn members from precomputed
 // text with one fixed-size memcpy, and prefetching the clusters of the lines ahead:
 // without that, a large vocabulary's cold clusters leave each line waiting for memory.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -45,7 +40,6 @@
 #include "cluster_tokens.h"
 #include "core/atomic_output.h"
 #include "core/error.h"
-#include "core/file_io.h"
 #include "core/parallel.h"
 #include "train/random.h"
 
@@ -247,44 +241,17 @@ std::size_t fill_chunk(const Plan& plan, std::uint64_t chunk, char* out, std::ui
 }
 
 // Where the text goes. A regular file (or a new path) appears whole, through a temporary
-// renamed into place; standard output ("-") is written as it comes; so is an existing
-// path that is not a regular file (/dev/null, a fifo), which a rename would replace.
+// renamed into place; standard output ("-"), /dev/null or a fifo, which a rename would
+// replace, is written as it comes (core/atomic_output.h).
 class Sink {
  public:
-  explicit Sink(const std::string& path) : path_(path) {
-    struct stat st {};
-    if (path != "-" && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-      fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-      if (fd_ < 0) embed::fail("{}: cannot open for writing: {}", path, std::strerror(errno));
-    } else {
-      atomic_.emplace(path);
-    }
-  }
-  ~Sink() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Sink(const Sink&) = delete;
-  Sink& operator=(const Sink&) = delete;
+  explicit Sink(const std::string& path) : out_(path, embed::Streaming::allowed) {}
 
-  void write(const char* data, std::size_t size) {
-    if (atomic_) {
-      atomic_->write(data, size);
-    } else {
-      embed::write_all(fd_, data, size, std::nullopt, path_);
-    }
-  }
-  void commit() {
-    if (atomic_) {
-      atomic_->commit();
-    } else if (::close(std::exchange(fd_, -1)) != 0) {
-      embed::fail("{}: cannot finish writing: {}", path_, std::strerror(errno));
-    }
-  }
+  void write(const char* data, std::size_t size) { out_.write(data, size); }
+  void commit() { out_.commit(); }
 
  private:
-  std::string path_;
-  std::optional<embed::AtomicOutput> atomic_;
-  int fd_ = -1;
+  embed::AtomicOutput out_;
 };
 
 // Returns the bytes written.

@@ -130,6 +130,15 @@ expect_error "quantized fastText model" 1 "q.ftz: a quantized fastText model (.f
 head -c 200 ft.bin > cut.bin
 expect_error "fastText model cut short" 1 "cut.bin: truncated fastText model: the file ends at byte 200, inside the input row of word 2 (\"queen\")" \
   -- "$GC" cut.bin -o x.emb
+# fastText's original layout (before its version numbers: the file starts with the settings) is detected too.
+python3 "$cli_dir/make_fasttext_model.py" orig.bin original
+"$GC" -q orig.bin -o orig.emb && ok || bad "original-layout fastText model -> emb"
+check "original-layout words" "$("$GC" -q orig.emb -o - --to glove | cut -d' ' -f1 | tr '\n' ' ')" "king queen man woman </s> "
+check "original layout, same vectors" "$("$GC" -q orig.emb -o - --to glove | grep '^king ')" "$("$GC" -q ft.emb -o - --to glove | grep '^king ')"
+# gensim's KeyedVectors.save writes a Python pickle (0x80, protocol): named, not read as text.
+printf '\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00\x8c\x1agensim.models.keyedvectors' > vectors.kv
+expect_error "pickled gensim KeyedVectors" 1 "vectors.kv: looks like a pickled gensim KeyedVectors file" -- "$GC" vectors.kv -o x.emb
+expect_error "pickle given as text" 1 "model.wv.save_word2vec_format(" -- "$GC" --from glove vectors.kv -o x.emb
 # A UTF-8 byte-order mark is not part of the first word.
 printf '\xef\xbb\xbfhello 1 2\nworld 3 4\n' > bom.txt
 "$GC" -q bom.txt -o - --to glove > bom.out

@@ -37,6 +37,28 @@ void write(EmbeddingTable table, const std::string& path, DType dtype = DType::f
   out.commit();
 }
 
+// Points standard output at the file `path` while it lives: written as "-", it is
+// a stream, which cannot seek, as a pipe cannot.
+class StdoutToFile {
+ public:
+  explicit StdoutToFile(const std::string& path) {
+    std::fflush(stdout);
+    saved_ = ::dup(1);
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 1);
+    ::close(fd);
+  }
+  ~StdoutToFile() {
+    ::dup2(saved_, 1);
+    ::close(saved_);
+  }
+  StdoutToFile(const StdoutToFile&) = delete;
+  StdoutToFile& operator=(const StdoutToFile&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
 }  // namespace
 
 TEST_CASE("an .emb round-trips words, vectors, norms and counts", "[emb]") {
@@ -70,7 +92,7 @@ TEST_CASE("an .emb round-trips words, vectors, norms and counts", "[emb]") {
   }
 }
 
-TEST_CASE("streamed, one-go and piped writes give the same bytes", "[emb]") {
+TEST_CASE("streamed, one-go, piped and two-pass piped writes give the same bytes", "[emb]") {
   TempDir dir;
   for (DType dtype : {DType::f32, DType::f16}) {
     for (std::size_t dim : {3, 4}) {  // odd rows * dim in f16 needs the padding tensor
@@ -95,23 +117,31 @@ TEST_CASE("streamed, one-go and piped writes give the same bytes", "[emb]") {
         write_emb(copy, options, out);
         out.commit();
       }
+      // Standard output cannot seek: the header is computed first.
       {
-        // Standard output cannot seek: the header is computed first. Point fd 1 at a file to catch it.
+        StdoutToFile redirect(dir.file("piped.emb"));
         EmbeddingTable copy = table;
-        std::fflush(stdout);
-        const int saved = ::dup(1);
-        const int fd = ::open(dir.file("piped.emb").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        ::dup2(fd, 1);
-        {
-          AtomicOutput out("-");
-          write_emb(copy, options, out);
-          out.commit();
+        AtomicOutput out("-", Streaming::allowed);
+        write_emb(copy, options, out);
+        out.commit();
+      }
+      // Nor for the stream writer: the rows go by twice, measured and then written.
+      {
+        StdoutToFile redirect(dir.file("two-pass.emb"));
+        AtomicOutput out("-", Streaming::allowed);
+        EmbStreamWriter writer(out, dim, options);
+        REQUIRE(writer.passes() == 2);
+        for (int pass = 0; pass < 2; ++pass) {
+          if (pass == 1) writer.write_header(table);
+          EmbeddingTable copy = table;
+          writer.add_rows(copy, 0, std::span<float>(copy.values.data(), 3 * dim));
+          writer.add_rows(copy, 3, std::span<float>(copy.values.data() + 3 * dim, 4 * dim));
         }
-        ::dup2(saved, 1);
-        ::close(fd);
-        ::close(saved);
+        writer.finish(table);
+        out.commit();
       }
       REQUIRE(test::read_file(dir.file("piped.emb")) == test::read_file(dir.file("whole.emb")));
+      REQUIRE(test::read_file(dir.file("two-pass.emb")) == test::read_file(dir.file("whole.emb")));
       REQUIRE(test::read_file(dir.file("streamed.emb")) == test::read_file(dir.file("whole.emb")));
       const EmbFile file = EmbFile::open(dir.file("streamed.emb"));
       CHECK(file.normalized());

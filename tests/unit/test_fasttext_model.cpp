@@ -1,7 +1,9 @@
 // fastText models: the n-grams and hashes (against values the fastText 0.9.2 CLI gave,
 // `fasttext print-ngrams` on a model trained with -minn 3 -maxn 6 -bucket 20000: each
-// n-gram's row found among the bucket rows), the vectors of a small model written here
-// byte by byte, and the messages for models we refuse and files cut short.
+// n-gram's row found among the bucket rows), the vectors of small models written here
+// byte by byte in each layout (versions 12 and 11, the original one without a version)
+// against gensim's load_facebook_vectors' rule, and the messages for models we refuse,
+// files cut short and files that are not vectors at all (gensim's pickles).
 #include <cstring>
 #include <string>
 #include <utility>
@@ -25,7 +27,9 @@ std::vector<std::string> ngrams_of(std::string_view word, SubwordSettings settin
   return out;
 }
 
-// A fastText 0.9 model file, field by field (fasttext.cc, args.cc, dictionary.cc).
+// A fastText model file, field by field (fasttext.cc, args.cc, dictionary.cc). Version 0
+// writes the original layout: no magic number or version, no pruneidx_size, no
+// quantization flags.
 struct ModelSpec {
   std::int32_t version = 12, dim = 2, model = 2, bucket = 3, minn = 3, maxn = 4;
   std::int32_t nlabels = 0;
@@ -43,8 +47,11 @@ void put(std::string& out, T value) {
 // Input row r's components are r + 1 and -(r + 1) / 4: exact in f32, so averages are checkable.
 std::string model_bytes(const ModelSpec& s) {
   std::string out;
-  put<std::int32_t>(out, kFastTextMagic);
-  put<std::int32_t>(out, s.version);
+  const bool versioned = s.version != 0;
+  if (versioned) {
+    put<std::int32_t>(out, kFastTextMagic);
+    put<std::int32_t>(out, s.version);
+  }
   const std::int32_t args[12] = {s.dim, 5, 1, 1, 5, 1, 2, s.model, s.bucket, s.minn, s.maxn, 100};
   for (std::int32_t a : args) put(out, a);
   put<double>(out, 1e-4);
@@ -53,7 +60,7 @@ std::string model_bytes(const ModelSpec& s) {
   put<std::int32_t>(out, nwords);
   put<std::int32_t>(out, static_cast<std::int32_t>(s.labels.size()));
   put<std::int64_t>(out, 100);
-  put<std::int64_t>(out, s.pruneidx_size);
+  if (versioned) put<std::int64_t>(out, s.pruneidx_size);
   for (const auto& [word, count] : s.words) {
     out += word;
     out += '\0';
@@ -66,7 +73,7 @@ std::string model_bytes(const ModelSpec& s) {
     put<std::int64_t>(out, 1);
     put<std::int8_t>(out, 1);
   }
-  put<std::uint8_t>(out, s.quantized ? 1 : 0);
+  if (versioned) put<std::uint8_t>(out, s.quantized ? 1 : 0);
   const std::int64_t rows = nwords + s.bucket;
   put<std::int64_t>(out, rows);
   put<std::int64_t>(out, s.dim);
@@ -74,7 +81,7 @@ std::string model_bytes(const ModelSpec& s) {
     put<float>(out, static_cast<float>(r + 1));
     put<float>(out, -static_cast<float>(r + 1) / 4);
   }
-  put<std::uint8_t>(out, 0);
+  if (versioned) put<std::uint8_t>(out, 0);
   put<std::int64_t>(out, nwords);
   put<std::int64_t>(out, s.dim);
   for (std::int64_t i = 0; i < nwords * s.dim; ++i) put<float>(out, 0.5f);
@@ -200,9 +207,12 @@ TEST_CASE("fastText model: refused kinds and broken files say what they are", "[
   REQUIRE_ERROR_CONTAINS(read_model(dir, model_bytes(quantized)), "model.bin: a quantized fastText model (.ftz)");
   quantized.model = 3;
   REQUIRE_ERROR_CONTAINS(read_model(dir, model_bytes(quantized)), "a quantized fastText model (.ftz), and a supervised one");
-  ModelSpec old;
-  old.version = 11;
-  REQUIRE_ERROR_CONTAINS(read_model(dir, model_bytes(old)), "format version 11; this reader knows version 12");
+  ModelSpec other;
+  other.version = 13;
+  REQUIRE_ERROR_CONTAINS(read_model(dir, model_bytes(other)),
+                         "model.bin: a fastText model of format version 13; this reader knows versions 11 and 12");
+  other.version = 10;
+  REQUIRE_ERROR_CONTAINS(read_model(dir, model_bytes(other)), "a fastText model of format version 10");
   ModelSpec pruned;
   pruned.pruneidx_size = 0;
   REQUIRE_ERROR_CONTAINS(read_model(dir, model_bytes(pruned)), "the dictionary is pruned");
@@ -228,4 +238,146 @@ TEST_CASE("fastText model: refused kinds and broken files say what they are", "[
   std::string bad_word = good;
   bad_word.replace(bad_word.find("ab"), 2, "\xFF\x01");
   REQUIRE_ERROR_CONTAINS(read_model(dir, bad_word), "entry 1: the word \"\\xFF\\x01\" is not valid UTF-8");
+}
+
+namespace {
+
+// gensim's load_facebook_vectors (FastTextKeyedVectors.adjust_vectors): input row `row`
+// plus the bucket rows of the word's n-grams (ft_ngram_hashes, which gives "</s>" its
+// n-grams too), in order, divided by their number in f32. Rows as model_bytes writes them.
+std::vector<float> gensim_vector(std::int64_t row, std::string_view word, std::int64_t nwords, SubwordSettings settings) {
+  std::vector<float> v = {static_cast<float>(row + 1), -static_cast<float>(row + 1) / 4};
+  const auto buckets = subword_buckets(word, settings, EosNgrams::computed);
+  for (std::uint32_t b : buckets) {
+    v[0] += static_cast<float>(nwords + b + 1);
+    v[1] += -static_cast<float>(nwords + b + 1) / 4;
+  }
+  for (float& x : v) x /= static_cast<float>(buckets.size() + 1);
+  return v;
+}
+
+// Equal to gensim's up to its division against our multiplication by 1/n (fastText's rule).
+void check_row(const EmbeddingTable& t, std::size_t r, const std::vector<float>& want) {
+  INFO(t.word(r));
+  CHECK(t.row(r)[0] == Approx(want[0]).epsilon(1e-6));
+  CHECK(t.row(r)[1] == Approx(want[1]).epsilon(1e-6));
+}
+
+}  // namespace
+
+TEST_CASE("fastText model: version 11 and the original layout give gensim's vectors", "[fasttext]") {
+  test::TempDir dir;
+  const SubwordSettings settings{3, 4, 3};
+  // Models before version 12 were trained with n-grams for "</s>", and gensim computes them.
+  std::vector<std::string> eos_ngrams;
+  for_each_subword("</s>", settings, [&](std::string_view g) { eos_ngrams.emplace_back(g); }, EosNgrams::computed);
+  CHECK(eos_ngrams == std::vector<std::string>{"<</", "<</s", "</s", "</s>", "/s>", "/s>>", "s>>"});
+  for (const std::int32_t version : {11, 0}) {
+    INFO("version " << version);
+    ModelSpec spec;
+    spec.version = version;
+    const std::string bytes = model_bytes(spec);
+    const FastTextModel model = read_model(dir, bytes);
+    const EmbeddingTable& t = model.table;
+    REQUIRE(t.rows() == 3);
+    CHECK(t.word(0) == "ab");
+    CHECK(t.word(1) == "</s>");
+    CHECK(t.word(2) == "\xC3\xA9");
+    CHECK(t.counts == std::vector<std::int64_t>{5, 3, 2});
+    for (std::size_t r = 0; r < 3; ++r) check_row(t, r, gensim_vector(static_cast<std::int64_t>(r), t.word(r), 3, settings));
+    CHECK(t.row(1)[0] != 2.0f);  // not "</s>"'s own row alone, as in version 12
+    REQUIRE(model.subwords);
+    std::vector<float> oov(2);
+    CHECK(model.subwords->oov_vector("xyz", oov) == 5);
+
+    // Detected as fastText from its first bytes, without a magic number too.
+    const std::string path = dir.file("m.bin");
+    test::write_file(path, bytes);
+    InputStream in = InputStream::open(path);
+    CHECK(detect_format(in) == VectorFormat::fasttext_bin);
+    CHECK(load_vectors(path, {}).table.rows() == 3);
+    TextReadOptions text;
+    InputStream again = InputStream::open(path);
+    REQUIRE_ERROR_CONTAINS(read_text_vectors(again, text), "a fastText model (.bin or .ftz), not a text vector file");
+  }
+}
+
+TEST_CASE("fastText model: the original layout's fields, and files that are not models", "[fasttext]") {
+  test::TempDir dir;
+  ModelSpec spec;
+  spec.version = 0;
+  const std::string good = model_bytes(spec);
+  CHECK(is_fasttext_model(good.substr(0, kFastTextHeadBytes)));
+  CHECK(is_fasttext_model(good.substr(0, 30)));  // a file cut short is still named (and reported truncated)
+  CHECK_FALSE(is_fasttext_model(good.substr(0, 7)));
+  std::string bad_sizes = good;
+  bad_sizes[60] = 9;  // nwords 9 of 3 entries
+  CHECK_FALSE(is_fasttext_model(bad_sizes.substr(0, kFastTextHeadBytes)));
+  CHECK_FALSE(is_fasttext_model("hello 0.1 0.2 0.3\nworld 0.4 0.5 0.6\nagain 0.7 0.8 0.9\nmore 1 2 3\n"));
+  // Offsets: args 0..55, dictionary sizes 56..75, entries 76..113, then the input matrix's
+  // header with no quantization flag before it.
+  const std::pair<std::size_t, const char*> cuts[] = {{10, "the setting epoch"},
+                                                      {62, "the dictionary's word count"},
+                                                      {78, "dictionary entry 1 of 3"},
+                                                      {120, "the input matrix's row count"},
+                                                      {126, "the input matrix's column count"},
+                                                      {good.size() - 1, "the output matrix"}};
+  for (const auto& [size, what] : cuts) {
+    INFO(size);
+    REQUIRE_ERROR_CONTAINS(read_model(dir, good.substr(0, size)),
+                           fmt::format("model.bin: truncated fastText model: the file ends at byte {}, inside {}", size, what));
+  }
+  REQUIRE_ERROR_CONTAINS(read_model(dir, "hello 0.1 0.2\nworld 0.3 0.4\n"),
+                         "model.bin: not a fastText model: it starts with 1819043176, expected the magic number 793712314 or");
+}
+
+TEST_CASE("fastText model: an entry with an empty word is skipped, the others read", "[fasttext]") {
+  test::TempDir dir;
+  ModelSpec spec;
+  spec.words = {{"ab", 5}, {"", 4}, {"</s>", 3}, {"\xC3\xA9", 2}};
+  const FastTextModel model = read_model(dir, model_bytes(spec));
+  const EmbeddingTable& t = model.table;
+  // gensim keeps "" as a key (row 1); a row here needs a name, so the others shift up.
+  REQUIRE(t.rows() == 3);
+  CHECK(t.word(0) == "ab");
+  CHECK(t.word(1) == "</s>");
+  CHECK(t.word(2) == "\xC3\xA9");
+  CHECK(t.counts == std::vector<std::int64_t>{5, 3, 2});
+  const SubwordSettings settings{3, 4, 3};
+  check_row(t, 0, gensim_vector(0, "ab", 4, settings));
+  CHECK(t.row(1)[0] == 3.0f);  // version 12: "</s>" is its own row (input row 2), as fastText gives it
+  CHECK(t.row(1)[1] == -0.75f);
+  check_row(t, 2, gensim_vector(3, "\xC3\xA9", 4, settings));
+  // --limit counts the words kept.
+  const std::string path = dir.file("m.bin");
+  test::write_file(path, model_bytes(spec));
+  LoadOptions options;
+  options.limit = 2;
+  const LoadedVectors loaded = load_vectors(path, options);
+  REQUIRE(loaded.table.rows() == 2);
+  CHECK(loaded.table.word(1) == "</s>");
+}
+
+TEST_CASE("gensim's pickles (.kv, .model) are named, not read as text", "[fasttext]") {
+  test::TempDir dir;
+  const std::string path = dir.file("vectors.kv");
+  // KeyedVectors.save: pickle protocol 4 (PROTO 4, FRAME ...), as gensim 4 writes it.
+  static constexpr char kProtocol4[] = "\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00\x8c\x1agensim.models.keyedvectors";
+  test::write_file(path, std::string(kProtocol4, sizeof kProtocol4 - 1));
+  InputStream in = InputStream::open(path);
+  REQUIRE_ERROR_CONTAINS(detect_format(in), "vectors.kv: looks like a pickled gensim KeyedVectors file");
+  REQUIRE_ERROR_CONTAINS(load_vectors(path, {}), "model.wv.save_word2vec_format(");
+  InputStream again = InputStream::open(path);
+  REQUIRE_ERROR_CONTAINS(read_text_vectors(again, {}), "vectors.kv: looks like a pickled gensim KeyedVectors file (.kv or .model: "
+                                                       "a Python pickle, protocol 4)");
+  // Protocol 2 (gensim 3): PROTO 2, then a GLOBAL opcode.
+  test::write_file(path, std::string("\x80\x02" "cgensim.models.keyedvectors\nWord2VecKeyedVectors\n"));
+  InputStream old = InputStream::open(path);
+  REQUIRE_ERROR_CONTAINS(detect_format(old), "a Python pickle, protocol 2");
+  // A safetensors header of 640 bytes starts with the same two bytes, and stays emb.
+  std::string safetensors("\x80\x02\x00\x00\x00\x00\x00\x00{", 9);
+  safetensors.append(639, ' ');
+  test::write_file(path, safetensors);
+  InputStream emb = InputStream::open(path);
+  CHECK(detect_format(emb) == VectorFormat::emb);
 }
