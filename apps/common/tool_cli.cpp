@@ -1,8 +1,12 @@
 #include "common/tool_cli.h"
 
+#include <cstdio>
+
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "backend/registry.h"
+#include "common/option_checks.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "core/report_errors.h"
@@ -10,8 +14,9 @@
 namespace embed::cli {
 
 void add_log_flags(CLI::App& app, LogFlags& flags) {
-  app.add_flag("-v,--verbose", flags.verbose, "more messages (repeat for more)");
-  app.add_flag("-q,--quiet", flags.quiet, "errors only");
+  // No message is at trace level, so -vv shows what -v shows, and the help promises no more.
+  CLI::Option* verbose = app.add_flag("-v,--verbose", flags.verbose, "also debug messages");
+  app.add_flag("-q,--quiet", flags.quiet, "errors only")->excludes(verbose);
 }
 
 void add_version_flag(CLI::App& app, const std::string& tool, std::function<std::string()> extra) {
@@ -29,7 +34,7 @@ void add_device_options(CLI::App& app, GpuRequest& request, const std::string& d
          device_help + " (default: " + std::string(device_choice_name(request.device)) + ")")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
   app.add_option("--gpu", request.ordinal, "GPU: which device --device cuda or auto uses, by CUDA number")
-      ->check(CLI::Range(0, 1023))
+      ->check(between(0, 1023))
       ->capture_default_str();
   app.add_option("--gpu-memory", request.memory, gpu_memory_help)->transform(CLI::AsSizeValue(false));
 }
@@ -54,7 +59,12 @@ std::optional<int> parse(CLI::App& app, int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    take_input_file_error();
     return app.exit(e) == 0 ? 0 : kExitUsage;
+  }
+  if (const std::string error = take_input_file_error(); !error.empty()) {
+    fmt::print(stderr, "{}: error: {}\n", app.get_name(), error);
+    return kExitFailure;
   }
   return std::nullopt;
 }

@@ -42,7 +42,9 @@ CLI::Option* add_unicode_errors_option(CLI::App& app, UnicodeErrors& mode);
 CLI::Option* add_dtype_option(CLI::App& app, std::optional<DType>& dtype, const std::string& help);
 
 // Parses the command line. Returns the exit status when the tool is done already
-// (--help, --version, or a usage error it has printed), nullopt to go on.
+// (--help, --version, or a usage error it has printed: kExitUsage; an input_file()
+// option's file that cannot be read, printed as "tool: error: FILE: reason":
+// kExitFailure), nullopt to go on.
 std::optional<int> parse(CLI::App& app, int argc, char** argv);
 
 // Prints a parse error as the parser does and returns kExitUsage: for the rules the

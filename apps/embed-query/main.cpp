@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "backend/registry.h"
+#include "common/option_checks.h"
 #include "common/tool_cli.h"
 #include "core/parallel.h"
 #include "math/sgemm.h"
@@ -43,9 +44,10 @@ int main(int argc, char** argv) {
   // What every subcommand takes: how VECTORS is read, threads, logging.
   auto add_reading = [&](CLI::App& command) {
     command.add_option("--from", from, "format of VECTORS (default: detected)")
-        ->check(CLI::IsMember({"glove", "w2v-text", "w2v-bin", "emb", "fasttext-bin"}));
+        ->check(CLI::IsMember({"glove", "w2v-text", "w2v-bin", "emb", "fasttext-bin", "word2vec", "vec", "fasttext",
+                               "word2vec-bin", "bin", "txt", "safetensors"}));
     embed::cli::add_unicode_errors_option(command, reading.unicode_errors);
-    command.add_option("--threads", options.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 1024));
+    command.add_option("--threads", options.threads, "worker threads (default: all cores)")->check(embed::cli::between(1, 1024));
     embed::cli::add_log_flags(command, log);
   };
   auto add_common = [&](CLI::App& command) {
@@ -64,13 +66,13 @@ int main(int argc, char** argv) {
         "search the .emb's approximate index (glove-convert --index ann) on the CPU instead of every row: scores "
         "stay exact cosines, a few true neighbours may be missed");
     command.add_option("--ef", ann_ef, "with --ann: rows the search keeps in view; more: better recall, slower")
-        ->check(CLI::Range(1, 100000))
+        ->check(embed::cli::between(1, 100000))
         ->capture_default_str()
         ->needs(ann_flag);
   };
   app.add_option("VECTORS", query.vectors, "word vectors: .emb or any format glove-convert reads; - for stdin");
   app.add_option("WORD", query.words, "words whose nearest neighbours to print");
-  app.add_option("-k,--top", options.k, "neighbours per query")->check(CLI::Range(1, 100000))->capture_default_str();
+  app.add_option("-k,--top", options.k, "neighbours per query")->check(embed::cli::between(1, 100000))->capture_default_str();
   app.add_option("--analogy", query.analogies, "an expression such as \"king - man + woman\" (repeatable)");
   app.add_option("--similarity", query.similarity, "cosine similarity of two words")->expected(2);
   app.add_option("--format", format, "output: text, tsv or json (JSON lines)")
@@ -78,7 +80,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--restrict", options.restrict_rows,
                  "search only the first N rows (the most frequent when the vectors have counts)")
-      ->check(CLI::PositiveNumber);
+      ->check(embed::cli::at_least(std::uint64_t{1}));
   add_common(app);
   // A callback: probing the backends and loading OpenBLAS only when --version is asked for.
   embed::cli::add_version_flag(app, "embed-query", [] { return "products: " + embed::sgemm_description(); });
@@ -91,11 +93,11 @@ int main(int argc, char** argv) {
   eval->add_option("VECTORS", eval_command.vectors, "word vectors to evaluate")->required();
   eval->add_option("--analogies", eval_command.analogies,
                    "analogy questions: \": section\" lines, then \"a b c d\" lines")
-      ->check(CLI::ExistingFile);
+      ->check(embed::cli::input_file());
   eval->add_option("--word-pairs", eval_command.word_pairs, "word pairs: \"word<TAB>word<TAB>score\" lines, # comments")
-      ->check(CLI::ExistingFile);
+      ->check(embed::cli::input_file());
   eval->add_option("--restrict", eval_command.restrict_rows, "know only the first N words (gensim's restrict_vocab)")
-      ->check(CLI::PositiveNumber)
+      ->check(embed::cli::at_least(std::uint64_t{1}))
       ->capture_default_str();
   eval->add_option("--format", eval_format, "output: text or json")
       ->check(CLI::IsMember({"text", "json"}))
@@ -112,7 +114,7 @@ int main(int argc, char** argv) {
   map->add_option("WORD", map_command.words, "words to draw (at least 3 known ones)");
   map->add_option("-o,--output", map_command.output, "the SVG file to write; - for standard output")->required();
   map->add_option("--neighbours", map_command.neighbours, "also draw each word's K nearest neighbours (cosine)")
-      ->check(CLI::Range(1, 1000));
+      ->check(embed::cli::between(1, 1000));
   add_reading(*map);
 
   if (const auto exit_status = embed::cli::parse(app, argc, argv)) return *exit_status;

@@ -4,6 +4,7 @@
 
 #include "backend/registry.h"
 #include "cluster/cluster.h"
+#include "common/option_checks.h"
 #include "common/tool_cli.h"
 #include "core/parallel.h"
 #include "plot/metrics_file.h"
@@ -25,9 +26,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> model_names;
   for (const embed::TrainingModel* model : embed::training_models()) model_names.emplace_back(model->name());
   // The ranges the checkpoint and counts-file loaders hold their settings to as well.
-  auto range = [](embed::SettingRange r) { return CLI::Range(r.low, r.high); };
+  auto range = [](embed::SettingRange r) { return embed::cli::between(r.low, r.high); };
   auto whole_range = [](embed::SettingRange r) {
-    return CLI::Range(static_cast<std::int64_t>(r.low), static_cast<std::int64_t>(r.high));
+    return embed::cli::between(static_cast<std::int64_t>(r.low), static_cast<std::int64_t>(r.high));
   };
 
   app.add_option("--corpus", command.input.corpus, "training text: one or more files, - for stdin");
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
   app.add_option("--window", s.window, "context words on each side, at most (default 5; glove 10)")
       ->check(whole_range(embed::kWindowRange));
   app.add_option("--min-count", command.output.min_count, "drop words rarer than this")
-      ->check(CLI::Range(1ull, 1ull << 62))
+      ->check(embed::cli::at_least(std::uint64_t{1}))
       ->capture_default_str();
   app.add_option("--max-vocab", command.output.max_vocab, "keep only the N most frequent words (0: all)")
       ->capture_default_str();
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
                               "start from these vectors (any format glove-convert reads, or a checkpoint): the "
                               "vocabulary's words found there start from them, their context rows from FILE's context "
                               "vectors (a checkpoint's, or FILE.context.emb beside it) or zeros; --dim defaults to FILE's")
-                   ->check(CLI::ExistingFile);
+                   ->check(embed::cli::input_file());
   app.add_flag("--init-keep", command.init.keep,
                "also write --init's words that the corpus vocabulary lacks, unchanged, after the trained rows (count 0)");
   app.add_flag("--lock-init", command.init.lock,
@@ -113,7 +114,7 @@ int main(int argc, char** argv) {
                                    "glove: also write the co-occurrence counts here; without --output, only count");
   auto* cooc = app.add_option("--cooc", command.input.cooc,
                               "glove: train on counts that --save-cooc wrote, instead of --corpus")
-                   ->check(CLI::ExistingFile);
+                   ->check(embed::cli::input_file());
 
   embed::cli::add_device_options(
       app, command.gpu,
@@ -136,7 +137,7 @@ int main(int argc, char** argv) {
                  "only, removed once the vectors are written)");
   auto* resume = app.add_option("--resume", command.resume,
                                 "continue the run a checkpoint saved, with its settings and corpus")
-                     ->check(CLI::ExistingFile);
+                     ->check(embed::cli::input_file());
   app.add_flag("--restart", command.restart,
                "discard the checkpoint of an interrupted run of this output and start afresh (without it, running "
                "the same command again refuses and says how to resume, so that a Makefile never loses a checkpoint)");
@@ -150,12 +151,12 @@ int main(int argc, char** argv) {
   app.add_option("--sync-interval", command.sync_seconds,
                  "under mpirun: seconds between the ranks' rounds (each sums their updates to the most frequent rows; "
                  "every row at each epoch's end)")
-      ->check(CLI::Range(0.001, 3600.0))
+      ->check(embed::cli::between(0.001, 3600.0))
       ->capture_default_str();
   app.add_option("--sync-rows", command.sync_rows,
                  "under mpirun: the most frequent rows shared every round; the next 2x every 2nd "
                  "round, the next 4x every 4th, and so on")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32))
+      ->check(embed::cli::between(std::size_t{1}, std::size_t{1} << 32))
       ->capture_default_str();
   embed::cli::add_version_flag(app, "embed-train", [] { return embed::mpi_description(); });
   app.get_option("--corpus")->excludes(resume);

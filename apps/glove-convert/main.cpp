@@ -2,6 +2,7 @@
 // over to lib/convert.
 #include <CLI/CLI.hpp>
 
+#include "common/option_checks.h"
 #include "common/tool_cli.h"
 #include "convert/convert.h"
 #include "core/parallel.h"
@@ -19,18 +20,26 @@ int main(int argc, char** argv) {
   embed::cli::LogFlags log;
   app.add_option("INPUT", options.input, "input vectors: a file, or - for stdin")->required();
   app.add_option("-o,--output", options.output, "output file, or - for stdout (--to projector: a directory)");
-  app.add_option("--from", from, "input format (default: detected)")
-      ->check(CLI::IsMember({"glove", "w2v-text", "w2v-bin", "emb", "fasttext-bin"}));
+  // The names people type are accepted too; parse_format_name maps them (lib/text/format_detect.h).
+  const std::string aliases =
+      "; also word2vec, vec or fasttext for w2v-text (the .vec text fastText writes), word2vec-bin or bin for "
+      "w2v-bin, txt for glove, safetensors for emb";
+  app.add_option("--from", from, "input format (default: detected)" + aliases)
+      ->check(CLI::IsMember({"glove", "w2v-text", "w2v-bin", "emb", "fasttext-bin", "word2vec", "vec", "fasttext",
+                             "word2vec-bin", "bin", "txt", "safetensors"}));
   app.add_option("--to", to,
                  "output format (default: from OUTPUT's extension .emb/.txt/.vec/.bin, a trailing / for projector, else "
                  "emb); projector: OUTPUT is a directory of vectors.tsv, metadata.tsv and projector_config.pbtxt for "
-                 "TensorBoard's Embedding Projector")
-      ->check(CLI::IsMember({"emb", "glove", "w2v-text", "w2v-bin", "projector"}));
+                 "TensorBoard's Embedding Projector" +
+                     aliases)
+      ->check(CLI::IsMember({"emb", "glove", "w2v-text", "w2v-bin", "projector", "word2vec", "vec", "fasttext",
+                             "word2vec-bin", "bin", "txt", "safetensors"}));
   embed::cli::add_dtype_option(app, options.dtype, "storage type of .emb vectors (default f32, or the input .emb's)");
   app.add_flag("--normalize", options.normalize, "scale every row to unit L2 length");
-  app.add_option("--limit", options.limit, "keep only the first N words")->check(CLI::PositiveNumber);
-  app.add_option("--vocab", options.vocab_path, "keep only the words listed in FILE, one per line")->check(CLI::ExistingFile);
-  app.add_option("--threads", options.threads, "worker threads (default: all cores)")->check(CLI::Range(1, 1024));
+  app.add_option("--limit", options.limit, "keep only the first N words")->check(embed::cli::at_least(std::uint64_t{1}));
+  app.add_option("--vocab", options.vocab_path, "keep only the words listed in FILE, one per line")
+      ->check(embed::cli::input_file());
+  app.add_option("--threads", options.threads, "worker threads (default: all cores)")->check(embed::cli::between(1, 1024));
   embed::cli::add_unicode_errors_option(app, options.unicode_errors);
   app.add_flag("--subwords", options.subwords,
                "fastText model input, .emb output: also keep the character n-gram buckets, so that embed-query answers "
@@ -40,11 +49,11 @@ int main(int argc, char** argv) {
       app.add_option("--index", index, "add an approximate-neighbour index (HNSW) to the .emb output, for embed-query --ann")
           ->check(CLI::IsMember({"ann"}));
   app.add_option("--ann-m", options.ann.m, "index: neighbours per node; more: better recall, larger index (default 16)")
-      ->check(CLI::Range(4, 128))
+      ->check(embed::cli::between(4, 128))
       ->needs(index_option);
   app.add_option("--ann-ef-construction", options.ann.ef_construction,
                  "index: search width while building; more: better recall, slower build (default 80)")
-      ->check(CLI::Range(8, 4096))
+      ->check(embed::cli::between(8, 4096))
       ->needs(index_option);
   app.add_option("--seed", options.ann.seed, "index: random seed; with --threads 1 the index is reproducible bit for bit (default 1)")
       ->needs(index_option);

@@ -188,10 +188,44 @@ void convert(const ConvertOptions& options) {
                seconds);
 }
 
+namespace {
+
+std::string_view looks_like(VectorFormat format) {
+  switch (format) {
+    case VectorFormat::glove: return "GloVe text vectors";
+    case VectorFormat::w2v_text: return "word2vec/fastText text vectors (.vec)";
+    case VectorFormat::w2v_bin: return "word2vec binary vectors (.bin)";
+    case VectorFormat::fasttext_bin: return "a fastText model (.bin)";
+    case VectorFormat::emb:
+    case VectorFormat::projector: break;
+  }
+  return "something else";
+}
+
+// --info and --verify read .emb files only. Any other input is named for what it looks
+// like, with the command that converts it, rather than failing on its first bytes as a
+// corrupt safetensors header.
+EmbFile open_emb_to_inspect(const std::string& path) {
+  InputStream in = InputStream::open(path);
+  const VectorFormat format = detect_format(in);
+  if (format != VectorFormat::emb) {
+    std::string stem = path == "-" ? "vectors" : path;
+    if (stem.ends_with(".gz")) stem.resize(stem.size() - 3);
+    const auto dot = stem.rfind('.');
+    if (dot != std::string::npos && stem.find('/', dot) == std::string::npos) stem.resize(dot);
+    fail("{}: not an .emb file (it looks like {}); --info and --verify read .emb files: convert it first with "
+         "glove-convert {} -o {}.emb",
+         in.name(), looks_like(format), path, stem);
+  }
+  return open_emb(in);
+}
+
+}  // namespace
+
 void run_convert_command(const ConvertOptions& options) {
   if (options.info || (options.verify && options.output.empty())) {
     if (!options.output.empty()) fail("--info prints to stdout and takes no -o");
-    EmbFile file = open_emb(options.input);
+    EmbFile file = open_emb_to_inspect(options.input);
     if (options.verify) {
       file.verify();
       if (has_ann(file)) verify_ann(file);

@@ -49,6 +49,8 @@ EmbFile open_emb(const std::string& path) {
   return open_emb_stream(in);
 }
 
+EmbFile open_emb(InputStream& in) { return open_emb_stream(in); }
+
 LoadedVectors load_vectors(const std::string& path, const LoadOptions& options) {
   InputStream in = InputStream::open(path);
   const VectorFormat format = options.format ? *options.format : detect_format(in);

@@ -42,5 +42,7 @@ LoadedVectors load_vectors(InputStream& in, VectorFormat format, const LoadOptio
 
 // Opens an .emb file: mapped when it is a plain file, read into memory from stdin or gzip.
 EmbFile open_emb(const std::string& path);
+// The same from an opened input.
+EmbFile open_emb(InputStream& in);
 
 }  // namespace embed

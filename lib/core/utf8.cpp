@@ -123,7 +123,11 @@ bool is_valid_utf8(std::string_view text) {
   return true;
 }
 
-std::string utf8_upper(std::string_view text) {
+namespace {
+
+// Each code point upper- or lower-cased with the C library's Unicode tables;
+// ASCII directly, invalid bytes kept as they are.
+std::string map_case(std::string_view text, bool upper) {
   // A locale object of our own: the process's global locale (usually "C") stays untouched.
   static const locale_t unicode = ::newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
   std::string out;
@@ -138,14 +142,23 @@ std::string utf8_upper(std::string_view text) {
       continue;
     }
     if (cp < 0x80) {
-      out += static_cast<char>(cp >= 'a' && cp <= 'z' ? cp - 32 : cp);
+      if (upper && cp >= 'a' && cp <= 'z') cp -= 32;
+      if (!upper && cp >= 'A' && cp <= 'Z') cp += 32;
+      out += static_cast<char>(cp);
     } else {
-      const auto upper = unicode ? static_cast<std::uint32_t>(::towupper_l(static_cast<wint_t>(cp), unicode)) : cp;
-      encode(upper, out);
+      const auto wide = static_cast<wint_t>(cp);
+      const auto mapped = unicode ? (upper ? ::towupper_l(wide, unicode) : ::towlower_l(wide, unicode)) : wide;
+      encode(static_cast<std::uint32_t>(mapped), out);
     }
     p += length;
   }
   return out;
 }
+
+}  // namespace
+
+std::string utf8_upper(std::string_view text) { return map_case(text, true); }
+
+std::string utf8_lower(std::string_view text) { return map_case(text, false); }
 
 }  // namespace embed

@@ -23,5 +23,7 @@ std::string repair_utf8(std::string_view text, UnicodeErrors mode);
 // str.upper(), which gensim's evaluations use, except for the few letters that become two,
 // such as German ß). Bytes that are not valid UTF-8 are kept as they are.
 std::string utf8_upper(std::string_view text);
+// Lower case, likewise (embed-query's hint for a word asked in the wrong case).
+std::string utf8_lower(std::string_view text);
 
 }  // namespace embed

@@ -13,16 +13,19 @@
 #include "plot/pca.h"
 #include "plot/word_map.h"
 #include "query/query_command.h"
+#include "query/query_parse.h"
 #include "search/exact_search.h"
 
 namespace embed {
 namespace {
 
-// The words of standard input, one per line, blank lines and surrounding spaces ignored.
+// The words of standard input, one per line; blank lines, # comments (as embed-query's
+// queries) and surrounding spaces ignored.
 std::vector<std::string> read_stdin_words() {
   std::vector<std::string> words;
   std::string line;
   while (std::getline(std::cin, line)) {
+    if (is_blank_or_comment(line)) continue;
     std::size_t begin = 0, end = line.size();
     while (begin < end && is_ascii_space(static_cast<unsigned char>(line[begin]))) ++begin;
     while (end > begin && is_ascii_space(static_cast<unsigned char>(line[end - 1]))) --end;

@@ -26,6 +26,20 @@ void add_oov(nlohmann::ordered_json& answer, const std::vector<std::string>& oov
   answer["oov_words"] = oov;
 }
 
+// A TSV field from free text: tabs and line breaks would add columns or rows.
+std::string tsv_field(std::string_view text) {
+  if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+  std::string field(text);
+  std::replace_if(field.begin(), field.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; }, ' ');
+  return field;
+}
+
+// How JSON names a query: its text, or a similarity's two words.
+nlohmann::ordered_json json_query(const ParsedQuery& query) {
+  if (query.kind == QueryKind::similarity) return {query.words[0].word, query.words[1].word};
+  return query.text;
+}
+
 // Scores rounded to what float32 can tell apart, as plain numbers.
 double rounded(float score) { return std::stod(fmt::format("{:.6g}", score)); }
 
@@ -79,7 +93,7 @@ void AnswerWriter::similarity(const ParsedQuery& query, float score, const std::
       out_ << fmt::format("{}\t{}\t{:.6f}\n", a, b, score);
       break;
     case OutputFormat::json:
-      nlohmann::ordered_json answer = {{"query", query.text}, {"type", "similarity"}, {"words", {a, b}}};
+      nlohmann::ordered_json answer = {{"query", json_query(query)}, {"type", "similarity"}, {"words", {a, b}}};
       add_oov(answer, oov);
       answer["score"] = rounded(score);
       out_ << json_line(answer);
@@ -87,8 +101,25 @@ void AnswerWriter::similarity(const ParsedQuery& query, float score, const std::
   }
 }
 
-void AnswerWriter::failure(std::string_view query_text, const std::string& message) {
-  if (format_ == OutputFormat::json) out_ << json_line({{"query", query_text}, {"error", message}});
+void AnswerWriter::failure(std::string_view text, const ParsedQuery* query, const std::string& message) {
+  switch (format_) {
+    case OutputFormat::text:
+      break;
+    case OutputFormat::tsv: {
+      // The columns a success would begin with, then "error" in the rank or score column.
+      std::string start = tsv_field(query ? query->text : text);
+      if (query && query->kind == QueryKind::similarity) {
+        start = tsv_field(query->words[0].word) + "\t" + tsv_field(query->words[1].word);
+      }
+      out_ << fmt::format("{}\terror\t{}\n", start, tsv_field(message));
+      break;
+    }
+    case OutputFormat::json: {
+      const nlohmann::ordered_json name = query ? json_query(*query) : nlohmann::ordered_json(std::string(text));
+      out_ << json_line({{"query", name}, {"error", message}});
+      break;
+    }
+  }
 }
 
 }  // namespace embed

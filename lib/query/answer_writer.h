@@ -2,8 +2,11 @@
 //   text  for people:   the query, then one indented "word  score" line per neighbour
 //   tsv   for awk/cut:  "query<TAB>rank<TAB>word<TAB>score" per neighbour,
 //                       "word<TAB>word<TAB>score" per similarity
-//   json  for scripts:  one object per query and line (JSON lines), failures included
-//                       as {"query": ..., "error": ...} so that answers stay aligned with questions
+//   json  for scripts:  one object per query and line (JSON lines); a similarity's
+//                       "query" is its two words, ["cat", "dog"]
+// Machine formats keep every failed query too, in its place, so that answers stay aligned
+// with questions: TSV as a row with "error" where the rank (or a similarity's score)
+// would be, then the message; JSON as {"query": ..., "error": ...}.
 // A word outside the vocabulary answered from its fastText subword vector is marked
 // "[oov: WORD]" after the query (text) or by "oov": true and "oov_words" (JSON); TSV keeps
 // its columns.
@@ -32,8 +35,9 @@ class AnswerWriter {
   // subword vectors: text marks the query line, JSON adds "oov": true and "oov_words".
   void neighbours(const ParsedQuery& query, const std::vector<Hit>& hits, const std::vector<std::string>& oov = {});
   void similarity(const ParsedQuery& query, float score, const std::vector<std::string>& oov = {});
-  // Only JSON puts failures on stdout; the message itself goes to stderr in every format.
-  void failure(std::string_view query_text, const std::string& message);
+  // A query that failed: `query` as parsed, or null when the line `text` did not parse.
+  // Text puts nothing on stdout (the message goes to stderr in every format).
+  void failure(std::string_view text, const ParsedQuery* query, const std::string& message);
 
  private:
   std::ostream& out_;

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "math/sgemm.h"
 #include "query/line_reader.h"
+#include "query/query_parse.h"
 
 namespace embed {
 namespace {
@@ -42,7 +43,7 @@ std::size_t answer_stdin(QueryRunner& runner, const VectorSpace& space) {
     const std::size_t first_line = reader.lines_read() - lines.size() + 1;
     std::vector<QueryInput> inputs;
     for (std::size_t i = 0; i < lines.size(); ++i) {
-      if (interactive && lines[i].find_first_not_of(" \t\r") == std::string::npos) continue;
+      if (is_blank_or_comment(lines[i])) continue;
       inputs.push_back(make_query_input(fmt::format("<stdin>:{}", first_line + i), lines[i]));
     }
     failed += runner.answer(inputs);

@@ -29,6 +29,11 @@ std::vector<std::string_view> split_words(std::string_view text) {
 
 }  // namespace
 
+bool is_blank_or_comment(std::string_view line) {
+  const std::string_view text = trim(line);
+  return text.empty() || text.front() == '#';
+}
+
 ParsedQuery parse_expression(std::string_view expression) {
   const std::vector<std::string_view> tokens = split_words(expression);
   if (tokens.empty()) fail("empty query");

@@ -25,6 +25,9 @@ struct ParsedQuery {
   std::string text;  // the query as echoed in answers: "frog", "king - man + woman", "cat\tdog"
 };
 
+// A blank line, or one whose first non-blank character is '#': not a query, skipped
+// without an answer (as the evaluation files' comments are).
+bool is_blank_or_comment(std::string_view line);
 // Parses one input line (a trailing "\r" is ignored). Throws embed::Error saying what
 // is wrong: an empty line, a dangling operator, a similarity without two words.
 ParsedQuery parse_query_line(std::string_view line);

@@ -1,5 +1,6 @@
 #include "query/query_runner.h"
 
+#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/excerpt.h"
+#include "core/utf8.h"
 
 namespace embed {
 
@@ -22,15 +24,46 @@ QueryInput make_query_input(std::string where, std::string_view line) {
   return input;
 }
 
+namespace {
+
+// The bytes of the UTF-8 sequence that `text` starts with (1 for a byte that starts none).
+std::size_t first_code_point_bytes(std::string_view text) {
+  if (text.empty()) return 0;
+  const auto lead = static_cast<unsigned char>(text[0]);
+  const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  return std::min(length, text.size());
+}
+
+// A vocabulary word spelled as `word` but for case ("three" for "Three"), to name in the
+// error: lookups are exact. Three direct lookups (lower case, Capitalised, UPPER case)
+// rather than a scan, and only once a word has failed.
+std::optional<std::string> case_variant(const VectorSpace& space, std::string_view word) {
+  const std::string lower = utf8_lower(word);
+  const std::size_t first = first_code_point_bytes(lower);
+  const std::string capitalised = utf8_upper(std::string_view(lower).substr(0, first)) + lower.substr(first);
+  for (const std::string& candidate : {lower, capitalised, utf8_upper(word)}) {
+    if (candidate != word && space.find(candidate)) return candidate;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> QueryRunner::outside_vocabulary(std::string_view word, std::vector<float>& vector) const {
+  // The message, `detail` inside its parentheses; the case variant is looked for only here.
+  auto unknown = [&](const std::string& detail) {
+    const std::optional<std::string> variant = case_variant(space_, word);
+    return fmt::format("unknown word \"{}\" (not among the {} words of {}{}{})", excerpt(word), space_.rows(),
+                       space_.name(), detail,
+                       variant ? fmt::format("; the vocabulary has \"{}\"", excerpt(*variant)) : std::string());
+  };
   const SubwordTable* subwords = space_.subwords();
-  const std::string unknown = fmt::format("unknown word \"{}\" (not among the {} words of {}", excerpt(word), space_.rows(), space_.name());
-  if (subwords == nullptr) return unknown + ")";
+  if (subwords == nullptr) return unknown("");
   vector.resize(space_.dim());
   if (subwords->oov_vector(word, vector) == 0) {
     // fastText would give it a zero vector, which has no direction to compare.
-    return fmt::format("{}, and it has no character n-grams of {} to {} characters for a subword vector)", unknown,
-                       subwords->settings().minn, subwords->settings().maxn);
+    return unknown(fmt::format(", and it has no character n-grams of {} to {} characters for a subword vector",
+                               subwords->settings().minn, subwords->settings().maxn));
   }
   return std::nullopt;
 }
@@ -85,7 +118,7 @@ std::size_t QueryRunner::answer(const std::vector<QueryInput>& inputs) {
       ++failed;
       if (input.where.empty()) spdlog::error("{}", errors[i]);
       else spdlog::error("{}: {}", input.where, errors[i]);
-      writer_.failure(input.text, errors[i]);
+      writer_.failure(input.text, input.parse_error.empty() ? &input.query : nullptr, errors[i]);
     } else if (input.query.kind == QueryKind::similarity) {
       std::size_t carried = 0;
       auto vector_of = [&](std::uint64_t row) {

@@ -9,8 +9,17 @@
 namespace embed {
 namespace {
 
-// Stored rows per SGEMM: their f32 copy (when converting from f16) stays in L2.
-constexpr std::size_t kBlockRows = 1024;
+// Stored rows per SGEMM: their f32 copy (when converting from f16) stays in L2. At most
+// 1024 rows, fewer when rows are wide, so that a worker's copy is at most 4 MB whatever
+// width a file declares (a 800 KB file of one row of 200,000 dims took 820 MB a worker).
+constexpr std::size_t kMaxBlockRows = 1024;
+constexpr std::size_t kBlockBytes = 4 << 20;
+std::size_t block_rows_for(std::size_t dim) {
+  return std::clamp<std::size_t>(kBlockBytes / (std::max<std::size_t>(dim, 1) * sizeof(float)), 1, kMaxBlockRows);
+}
+// Bytes of query rows built at once (a mul query has a row per term: a chunk of queries
+// may take up to three times this).
+constexpr std::size_t kQueryMatrixBytes = 16 << 20;
 // Query rows per pass over the matrix: bounds each thread's score block to 4 MB.
 constexpr std::size_t kQueryRowsPerPass = 1024;
 
@@ -70,20 +79,21 @@ std::vector<std::vector<Hit>> search_matrix(const VectorSpace& space, std::span<
         (end_query < queries.size() ? matrix.first_row[end_query] : matrix.rows) - a_first;
     const float* a = matrix.values.data() + a_first * dim;
 
-    const std::size_t blocks = (searched + kBlockRows - 1) / kBlockRows;
+    const std::size_t block_rows = block_rows_for(dim);
+    const std::size_t blocks = (searched + block_rows - 1) / block_rows;
     const unsigned threads = static_cast<unsigned>(std::clamp<std::size_t>(options.threads, 1, blocks));
     std::vector<Worker> workers(threads);
     for (Worker& w : workers) {
       w.best.assign(end_query - first_query, TopK(options.k));
-      if (space.dtype() != DType::f32) w.converted.resize(kBlockRows * dim);
-      w.products.resize(a_rows * kBlockRows);
-      w.scores.resize(kBlockRows);
-      w.inverse_norms.resize(kBlockRows);
+      if (space.dtype() != DType::f32) w.converted.resize(block_rows * dim);
+      w.products.resize(a_rows * block_rows);
+      w.scores.resize(block_rows);
+      w.inverse_norms.resize(block_rows);
     }
     parallel_for_workers(blocks, threads, [&](std::size_t block, unsigned worker_id) {
       Worker& w = workers[worker_id];
-      const std::uint64_t first_row = block * kBlockRows;
-      const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(kBlockRows, searched - first_row));
+      const std::uint64_t first_row = block * block_rows;
+      const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(block_rows, searched - first_row));
       const float* b = space.rows_f32(first_row, count, w.converted.data());
       sgemm_abt(a_rows, count, dim, a, dim, b, dim, w.products.data(), count);
       for (std::size_t j = 0; j < count; ++j) {
@@ -111,7 +121,21 @@ std::vector<std::vector<Hit>> search_matrix(const VectorSpace& space, std::span<
 
 std::vector<std::vector<Hit>> search(const VectorSpace& space, std::span<const SearchQuery> queries,
                                      const SearchOptions& options) {
-  return search_matrix(space, queries, build_query_matrix(space, queries), options);
+  // The query rows are built a chunk of queries at a time, at most kQueryMatrixBytes of
+  // them (at least one query): an evaluation's 19,544 questions at a declared width of
+  // 200,000 dims would otherwise take 15 GB for a file of one row.
+  const std::size_t per_query = std::max<std::size_t>(space.dim(), 1) * sizeof(float);
+  const std::size_t chunk = std::max<std::size_t>(1, kQueryMatrixBytes / per_query);
+  if (queries.size() <= chunk) return search_matrix(space, queries, build_query_matrix(space, queries), options);
+  std::vector<std::vector<Hit>> results;
+  results.reserve(queries.size());
+  SearchOptions part = options;
+  for (std::size_t first = 0; first < queries.size(); first += chunk) {
+    const std::span<const SearchQuery> some = queries.subspan(first, std::min(chunk, queries.size() - first));
+    if (options.on_progress) part.on_progress = [&](std::size_t done) { options.on_progress(first + done); };
+    for (auto& hits : search_matrix(space, some, build_query_matrix(space, some), part)) results.push_back(std::move(hits));
+  }
+  return results;
 }
 
 std::vector<std::vector<Hit>> search_vectors(const VectorSpace& space, std::span<const float> unit_vectors,

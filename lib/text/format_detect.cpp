@@ -18,6 +18,16 @@ constexpr EnumName<VectorFormat> kFormatNames[] = {{VectorFormat::glove, "glove"
                                                    {VectorFormat::emb, "emb"},
                                                    {VectorFormat::fasttext_bin, "fasttext-bin"},
                                                    {VectorFormat::projector, "projector"}};
+// The names people type for the same formats. "word2vec" alone is the text format, as
+// gensim's save_word2vec_format writes by default and .vec files hold; fastText's .vec
+// output is that same text format (its .bin models are fasttext-bin).
+constexpr EnumName<VectorFormat> kFormatAliases[] = {{VectorFormat::w2v_text, "word2vec"},
+                                                     {VectorFormat::w2v_text, "vec"},
+                                                     {VectorFormat::w2v_text, "fasttext"},
+                                                     {VectorFormat::w2v_bin, "word2vec-bin"},
+                                                     {VectorFormat::w2v_bin, "bin"},
+                                                     {VectorFormat::glove, "txt"},
+                                                     {VectorFormat::emb, "safetensors"}};
 
 // Python's pickles of protocol 2 to 5 start with the PROTO opcode (0x80) and the protocol;
 // gensim's KeyedVectors.save and Word2Vec.save write them (.kv, .model). Asked only after
@@ -43,7 +53,10 @@ bool is_safetensors(std::string_view head) {
 }  // namespace
 
 std::string_view format_name(VectorFormat format) { return name_in(kFormatNames, format); }
-std::optional<VectorFormat> parse_format_name(std::string_view name) { return parse_in(kFormatNames, name); }
+std::optional<VectorFormat> parse_format_name(std::string_view name) {
+  if (const auto format = parse_in(kFormatNames, name)) return format;
+  return parse_in(kFormatAliases, name);
+}
 
 void refuse_known_models(std::string_view head, const std::string& name) {
   if (!is_fasttext_model(head)) {

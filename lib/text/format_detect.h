@@ -13,7 +13,9 @@ namespace embed {
 enum class VectorFormat { glove, w2v_text, w2v_bin, emb, fasttext_bin, projector };
 
 std::string_view format_name(VectorFormat format);
-// Parses "glove" | "w2v-text" | "w2v-bin" | "emb" | "fasttext-bin" | "projector".
+// Parses "glove" | "w2v-text" | "w2v-bin" | "emb" | "fasttext-bin" | "projector", and the
+// aliases "word2vec" | "vec" | "fasttext" (w2v-text), "word2vec-bin" | "bin", "txt" (glove),
+// "safetensors" (emb).
 std::optional<VectorFormat> parse_format_name(std::string_view name);
 
 // Looks at the (decompressed) start of `in` without consuming it:

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "cluster/cluster.h"
 #include "core/error.h"
 #include "train/train_command.h"
 #include "train/training_model.h"
@@ -36,6 +37,13 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
     if (has(option) && command.init.file.empty()) fail_usage("{} applies to --init only", option);
   }
   command.init.dim_given = has("--dim");
+  // A warning, not a refusal: a Makefile may pass them always, and run the same command
+  // with and without mpirun.
+  if (this_job().size() == 1) {
+    for (std::string_view option : {"--sync-interval", "--sync-rows"}) {
+      if (has(option)) spdlog::warn("{} has no effect outside mpirun: this run has one process", option);
+    }
+  }
   if (!command.resume.empty()) {
     for (std::string_view option : kTrainingOptions) {
       if (has(option)) spdlog::warn("{} is ignored with --resume: the checkpoint's settings are used", option);

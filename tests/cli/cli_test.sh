@@ -156,7 +156,31 @@ expect_error "unwritable output" 1 "/nonexistent/x.emb: cannot create the output
 expect_error "no output" 2 "no output given" -- "$GC" glove.txt
 expect_error "bad option value" 2 "--dtype" -- "$GC" --dtype f64 glove.txt -o x.emb
 expect_error "--dtype with text output" 1 "--dtype applies to .emb output" -- "$GC" --dtype f16 glove.txt -o x.txt
-expect_error "--info on text" 1 "not" -- "$GC" --info glove.txt
+expect_error "--info on text" 1 "glove.txt: not an .emb file (it looks like GloVe text vectors)" -- "$GC" --info glove.txt
+expect_error "--info on text: says how to convert" 1 "glove-convert glove.txt -o glove.emb" -- "$GC" --info glove.txt
+# One rule for files (exit 1, "tool: error: FILE: reason"), positional or through an option.
+expect_error "missing --vocab" 1 "glove-convert: error: missing.txt: cannot open: No such file or directory" -- \
+  "$GC" glove.txt -o x.emb --vocab missing.txt
+mkdir -p a-dir
+expect_error "--vocab a directory" 1 "glove-convert: error: a-dir: is a directory" -- "$GC" glove.txt -o x.emb --vocab a-dir
+expect_error "usage before files" 2 "INPUT is required" -- "$GC" --vocab missing.txt
+# Ranges read as a person writes them.
+expect_error "--limit 0" 2 "--limit: 0 is not an integer of 1 or more" -- "$GC" glove.txt -o x.emb --limit 0
+check "--help ranges are readable" "$("$GC" --help | grep -c '[0-9]\{12\}')" "0"
+"$GC" --help | grep -q -- "--limit UINT:at least 1" && ok || bad "--help: --limit's range"
+expect_error "-q with -v" 2 "--verbose excludes --quiet" -- "$GC" -q -v glove.txt -o x.emb
+"$GC" --help | grep -q "repeat for more" && bad "--help promises more for -vv" || ok
+# The format names people type.
+"$GC" -q glove.txt -o alias.out --to word2vec && check "--to word2vec: text with a header" "$(head -1 alias.out)" "4 3" ||
+  bad "--to word2vec refused"
+for alias in vec fasttext; do
+  "$GC" -q glove.txt -o alias.out --to $alias && check "--to $alias: word2vec text" "$(head -1 alias.out)" "4 3" ||
+    bad "--to $alias refused"
+done
+printf 'a 1 2\nb 3 4\n' > plain.txt
+"$GC" -q plain.txt -o alias.out --to bin && "$GC" -q --from word2vec-bin alias.out -o alias.txt --to txt &&
+  check "--to bin, --from word2vec-bin, --to txt" "$(cat alias.txt)" "$(cat plain.txt)" || bad "bin/word2vec-bin/txt aliases refused"
+"$GC" -q glove.txt -o alias.out --to safetensors && "$GC" --info alias.out > /dev/null && ok || bad "--to safetensors"
 printf 'big 70000 1\nsmall 1 2\n' > big.txt
 expect_error "f16 overflow" 1 "big.txt: line 1 (\"big\"): 70000 is outside the range of f16" -- "$GC" --dtype f16 big.txt -o x.emb
 "$GC" -q --dtype bf16 big.txt -o big.emb && ok || bad "bf16 holds 70000"

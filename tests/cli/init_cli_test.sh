@@ -77,7 +77,7 @@ expect_error "dimension mismatch" 1 "its vectors have 24 dimensions, and --dim a
 expect_error "--init-keep without --init" 2 "--init-keep applies to --init only" "$ET" --corpus b.txt -o e.emb --init-keep
 expect_error "--lock-init without --init" 2 "--lock-init applies to --init only" "$ET" --corpus b.txt -o e.emb --lock-init
 expect_error "--init with --resume" 2 "excludes" "$ET" --resume a.ckpt --init a.emb
-expect_error "missing file" 2 "--init: File does not exist" "$ET" --corpus b.txt -o e.emb --init nothing.emb
+expect_error "missing file" 1 "embed-train: error: nothing.emb: cannot open: No such file or directory" "$ET" --corpus b.txt -o e.emb --init nothing.emb
 printf 'the 1 2\nof 3 4\nthe 5 6\n' > twice.txt
 expect_error "repeated word" 1 'the word "the" is in rows 1 and 3' "$ET" --corpus b.txt -o e.emb --init twice.txt
 expect_error "--lock-init on the GPU" 1 "--lock-init trains on the CPU" \

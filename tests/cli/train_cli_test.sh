@@ -104,6 +104,15 @@ expect_error "min-count removes everything" 1 "lower --min-count" "$ET" --corpus
 expect_error "dim 0" 2 "dim" "$ET" --corpus "$CORPUS" -o e.emb --dim 0
 expect_error "window 0" 2 "window" "$ET" --corpus "$CORPUS" -o e.emb --window 0
 expect_error "unreadable corpus" 1 "missing.txt" "$ET" --corpus missing.txt -o e.emb
+# One rule for files: exit 1, "embed-train: error: FILE: reason", as for the corpus.
+expect_error "missing --resume" 1 "embed-train: error: missing.ckpt: cannot open: No such file or directory" \
+  "$ET" --resume missing.ckpt
+expect_error "missing --cooc" 1 "embed-train: error: missing.cooc: cannot open" "$ET" --model glove --cooc missing.cooc -o e.emb
+expect_error "--min-count 0" 2 "--min-count: 0 is not an integer of 1 or more" "$ET" --corpus "$CORPUS" -o e.emb --min-count 0
+check "--help ranges are readable" "$("$ET" --help | grep -c '[0-9]\{12\}')" "0"
+expect_error "-q with -v" 2 "--verbose excludes --quiet" "$ET" -q -v --corpus "$CORPUS" -o e.emb
+expect_error "--sync-interval without mpirun: a warning" 1 "--sync-interval has no effect outside mpirun" \
+  "$ET" --corpus empty.txt -o e.emb --sync-interval 1
 mkdir locked && chmod 500 locked
 if [[ $(id -u) == 0 ]]; then
   expect_error "unwritable output directory" 1 "no-such-dir/e.emb: cannot create the output" "$ET" --corpus "$CORPUS" -o no-such-dir/e.emb

@@ -58,6 +58,23 @@ TEST_CASE("utf8_upper upper-cases as Python's str.upper for one-to-one letters")
   CHECK(utf8_upper("") == "");
 }
 
+TEST_CASE("utf8_lower lower-cases letter by letter, invalid bytes kept", "[query]") {
+  CHECK(utf8_lower("Paris") == "paris");
+  CHECK(utf8_lower("CAFÉ") == "café");
+  CHECK(utf8_lower("МИР") == "мир");
+  CHECK(utf8_lower("A\xff" "B") == "a\xff" "b");
+  CHECK(utf8_lower("") == "");
+}
+
+TEST_CASE("blank and # comment lines are not queries", "[query]") {
+  CHECK(is_blank_or_comment(""));
+  CHECK(is_blank_or_comment(" \t\r"));
+  CHECK(is_blank_or_comment("# note"));
+  CHECK(is_blank_or_comment("  #"));
+  CHECK_FALSE(is_blank_or_comment("a # b"));
+  CHECK_FALSE(is_blank_or_comment("frog"));
+}
+
 TEST_CASE("query lines: words, expressions, similarities, mistakes") {
   ParsedQuery q = parse_query_line("frog\r");
   CHECK(q.kind == QueryKind::neighbours);
