@@ -126,8 +126,10 @@ nn_words = [w for w in words if w != "</s>"]
 nn_out = subprocess.run(["fasttext", "nn", MODEL, "10"], input="\n".join(nn_words) + "\n", capture_output=True,
                         text=True, check=True).stdout
 blocks = [b for b in nn_out.split("Query word? ") if b.strip()]
-ours = subprocess.run([EMBED_QUERY, SUBWORDS, "--format", "json", "-k", "10", "--threads", "1"] + nn_words,
-                      capture_output=True, text=True).stdout.splitlines()
+ran = subprocess.run([EMBED_QUERY, SUBWORDS, "--format", "json", "-k", "10", "--threads", "1"] + nn_words,
+                     capture_output=True, text=True)
+check(ran.returncode == 0, f"embed-query exit {ran.returncode}: {ran.stderr[-300:]}")
+ours = ran.stdout.splitlines()
 check(len(blocks) == len(nn_words) and len(ours) == len(nn_words), "fasttext nn / embed-query answer counts")
 compared = 0
 for word, block, line in zip(nn_words, blocks, ours):

@@ -4,7 +4,9 @@
 Checks, for many words and expressions, that embed-query's neighbours and scores are
 gensim's: most_similar (single words and 3CosAdd expressions), most_similar_cosmul (3CosMul),
 similarity, and restrict_vocab; and that `embed-query eval` prints the numbers of
-evaluate_word_analogies / evaluate_word_pairs (restricted and not).
+evaluate_word_analogies / evaluate_word_pairs (restricted and not). Every embed-query run must
+exit 0 and answer each query once: a crash or a missing answer is a failure, never a shorter
+comparison.
 
 Usage: query_vs_gensim.py EMBED_QUERY REPO_ROOT. Exit 0 pass, 1 fail.
 """
@@ -25,15 +27,36 @@ def check(condition, message):
         failures.append(message)
 
 
-def run_json(args, stdin_text=None):
+def run_json(args, stdin_text, queries, what):
+    """embed-query's JSON answers to QUERIES (one per line of STDIN_TEXT), or None, recorded as a
+    failure, where it exits non-zero or its answers are not one per query (zip would otherwise
+    compare a short list quietly)."""
     out = subprocess.run([EMBED_QUERY, VECTORS, "--format", "json", "-q", *args], input=stdin_text,
                          capture_output=True, text=True, check=False)
-    return [json.loads(line) for line in out.stdout.splitlines()]
+    if out.returncode != 0:
+        failures.append(f"{what}: embed-query exit {out.returncode}: {out.stderr[-300:]}")
+        return None
+    try:
+        answers = [json.loads(line) for line in out.stdout.splitlines()]
+    except json.JSONDecodeError as e:
+        failures.append(f"{what}: output is not JSON lines ({e})")
+        return None
+    if len(answers) != len(queries):
+        failures.append(f"{what}: {len(answers)} answers to {len(queries)} queries")
+        return None
+    return answers
+
+
+def answered(queries, answers):
+    """Each query with its answer (none where run_json failed, having said so)."""
+    return zip(queries, answers, strict=True) if answers is not None else ()
 
 
 def same_ranking(ours, theirs, what):
     """Same words in the same order, except where gensim's scores tie within float32 noise."""
-    check(len(ours) == len(theirs), f"{what}: {len(ours)} answers, gensim {len(theirs)}")
+    if len(ours) != len(theirs):
+        failures.append(f"{what}: {len(ours)} answers, gensim {len(theirs)}")
+        return
     for rank, ((word, score), (gword, gscore)) in enumerate(zip(ours, theirs)):
         check(abs(score - gscore) <= SCORE_TOLERANCE, f"{what}: rank {rank + 1} score {score} vs gensim {gscore}")
         if word != gword:
@@ -46,28 +69,27 @@ words = kv.index_to_key
 
 # Neighbours of 200 words in one batch from stdin, k = 10.
 queries = words[::10]
-answers = run_json([], "\n".join(queries) + "\n")
-check(len(answers) == len(queries), f"{len(answers)} answers to {len(queries)} queries")
-for q, a in zip(queries, answers):
+answers = run_json([], "\n".join(queries) + "\n", queries, "neighbours")
+for q, a in answered(queries, answers):
     same_ranking([(r["word"], r["score"]) for r in a["results"]], kv.most_similar(q, topn=10), f"neighbours of {q}")
 
 # Expressions, 3CosAdd and 3CosMul, plus restrict_vocab.
 expressions = [(words[i], words[i + 1], words[i + 2]) for i in range(0, 300, 7)]
 lines = "".join(f"{a} - {b} + {c}\n" for a, b, c in expressions)
 for method, gensim_fn in (("3cosadd", kv.most_similar), ("3cosmul", kv.most_similar_cosmul)):
-    answers = run_json(["--method", method, "-k", "5"], lines)
-    for (a, b, c), answer in zip(expressions, answers):
+    answers = run_json(["--method", method, "-k", "5"], lines, expressions, method)
+    for (a, b, c), answer in answered(expressions, answers):
         theirs = gensim_fn(positive=[a, c], negative=[b], topn=5)
         same_ranking([(r["word"], r["score"]) for r in answer["results"]], theirs, f"{method} {a} - {b} + {c}")
-answers = run_json(["--restrict", "300", "-k", "5"], "\n".join(words[:50]) + "\n")
-for q, a in zip(words[:50], answers):
+answers = run_json(["--restrict", "300", "-k", "5"], "\n".join(words[:50]) + "\n", words[:50], "--restrict 300")
+for q, a in answered(words[:50], answers):
     same_ranking([(r["word"], r["score"]) for r in a["results"]], kv.most_similar(q, topn=5, restrict_vocab=300),
                  f"restricted neighbours of {q}")
 
 # Similarities.
 pairs = [(words[i], words[i * 3 + 1]) for i in range(100)]
-answers = run_json([], "".join(f"{a}\t{b}\n" for a, b in pairs))
-for (a, b), answer in zip(pairs, answers):
+answers = run_json([], "".join(f"{a}\t{b}\n" for a, b in pairs), pairs, "similarity")
+for (a, b), answer in answered(pairs, answers):
     check(abs(answer["score"] - float(kv.similarity(a, b))) <= SCORE_TOLERANCE, f"similarity {a} {b}")
 
 # Evaluations, against the files in data/ and, when present, the full sets in ../shared/data.
@@ -82,11 +104,19 @@ for analogies, pairs_file in eval_sets:
         out = subprocess.run([EMBED_QUERY, "eval", VECTORS, "--analogies", analogies, "--word-pairs", pairs_file,
                               "--restrict", str(restrict), "--format", "json", "-q"],
                              capture_output=True, text=True, check=False)
-        check(out.returncode == 0, f"eval exit {out.returncode}: {out.stderr}")
-        ours = json.loads(out.stdout)
+        if out.returncode != 0:
+            failures.append(f"eval {analogies} restrict {restrict}: exit {out.returncode}: {out.stderr[-300:]}")
+            continue
+        try:
+            ours = json.loads(out.stdout)
+        except json.JSONDecodeError as e:
+            failures.append(f"eval {analogies} restrict {restrict}: output is not JSON ({e})")
+            continue
         score, sections = kv.evaluate_word_analogies(analogies, restrict_vocab=restrict)
         check(abs(ours["analogies"]["accuracy"] - 100 * score) < 0.1,
               f"{analogies} restrict {restrict}: accuracy {ours['analogies']['accuracy']} vs gensim {100 * score}")
+        check(len(ours["analogies"]["sections"]) == len(sections) - 1,
+              f"{analogies} restrict {restrict}: {len(ours['analogies']['sections'])} sections, gensim {len(sections) - 1}")
         for mine, theirs in zip(ours["analogies"]["sections"], sections[:-1]):
             check(mine["section"] == theirs["section"] and mine["correct"] == len(theirs["correct"]) and
                   mine["answered"] == len(theirs["correct"]) + len(theirs["incorrect"]),

@@ -317,7 +317,10 @@ TEST_CASE("GloVe separates two topics that meet only where their lines run toget
   // Of the vectors: the rows' bias and AdaGrad accumulators would make every row alike.
   const double separation = test::topic_separation(corpus, words, s.dim);
   INFO("separation " << separation);
-  CHECK(separation > 1.5);  // within-topic cosines near 1, across near -1
+  // Within-topic cosines near 1, across near -1. Measured (2026-11): 1.996 (seeds 1, 2, 3:
+  // 1.996 to 1.996), 2 epochs 1.956; broken, 1 epoch: 0.971, lr / 100: 0.003. (dim 1 gives
+  // 2.0: one coordinate's sign parts two topics, so it is no broken variant here.)
+  CHECK(separation > 1.8);
   CHECK(test::topic_separation(corpus, words) < 0.1);  // what the whole rows say
 }
 

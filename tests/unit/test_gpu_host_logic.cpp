@@ -248,7 +248,10 @@ TEST_CASE("a trainer over the remapping backend learns, asks for its batch size 
   REQUIRE(backend.batches_ == 10 * 2 * 9);
   REQUIRE(backend.finished_ == 10 * 2);
   REQUIRE(backend.copies_ == 10);
-  REQUIRE(topic_separation(corpus, input) > 0.3);
+  // Measured (2026-11): 0.83 to 0.84 with the default seed (two Hogwild threads vary),
+  // seeds 1, 2, 3: 0.827 to 0.854; broken, lr / 100: 0.015, dim 1: 0.000. (One epoch
+  // already gives 0.79 to 0.85 on this easy fixture.)
+  REQUIRE(topic_separation(corpus, input) > 0.6);
 }
 
 namespace {

@@ -280,10 +280,13 @@ TEST_CASE("training separates two planted topics", "[train]") {
     TrainSettings s = small_settings(model);
     s.epochs = 10;
     const Tables t = train(s, corpus);
-    // Mean cosine within a topic exceeds the mean across topics by more than 0.3.
+    // Mean cosine within a topic exceeds the mean across topics by more than 0.6. Measured
+    // (2026-11): skip-gram 0.890 (seeds 5, 6, 7: 0.890 to 0.890), CBOW 0.763 (0.763 to
+    // 0.830); broken, lr / 100: 0.028 and 0.026, dim 1: 0.000. (This fixture is easy: one
+    // or two epochs already give 0.89 to 0.91; the neighbour check below is the finer one.)
     const double separation = test::topic_separation(corpus, t.input);
     INFO("model " << model_name(model) << ": separation " << separation);
-    REQUIRE(separation > 0.3);
+    REQUIRE(separation > 0.6);
     // Every word's nearest neighbour shares its topic.
     for (std::size_t a = 0; a < 30; ++a) {
       std::size_t best = a == 0 ? 1 : 0;
@@ -356,8 +359,16 @@ TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-iden
       REQUIRE(same_bits(c.input, whole.input));
       REQUIRE(same_bits(c.output_table, whole.output));
     } else {
-      // Two Hogwild threads interleave differently in every run; it must still learn.
-      REQUIRE(cosine(c.input, 0, 1) > -1.0);
+      // Two Hogwild threads interleave differently in every run; the resumed run must still
+      // learn: its topic separation at least half the uninterrupted run's. Measured
+      // (2026-11, 21 runs of seeds 5, 6, 7): uninterrupted 0.53 to 1.38, resumed / uninterrupted
+      // 0.76 to 1.27; broken: untrained tables -0.03 to 0.02, lr / 100 0.09 to 0.18
+      // (ratio at most 0.34).
+      const double whole_separation = test::topic_separation(corpus, whole.input);
+      const double resumed_separation = test::topic_separation(corpus, c.input);
+      INFO("separation: uninterrupted " << whole_separation << ", resumed " << resumed_separation);
+      REQUIRE(whole_separation > 0.35);
+      REQUIRE(resumed_separation > 0.5 * whole_separation);
     }
   }
 }
@@ -590,9 +601,10 @@ TEST_CASE("two ranks train their halves of a corpus into one model, equal on bot
   CHECK(words_done[1] == corpus.words * s.epochs);
   CHECK(same_bits(tables[0].input, tables[1].input));
   CHECK(same_bits(tables[0].output, tables[1].output));
+  // Measured (2026-11): 1.242 (seeds 5, 6, 7: 1.133 to 1.242); broken, 1 epoch: 0.867 to 0.892.
   const double separation = test::topic_separation(corpus, tables[0].input);
   INFO("separation " << separation);
-  CHECK(separation > 0.3);
+  CHECK(separation > 1.0);
 }
 
 TEST_CASE("gathering the ranks' states puts their workers in rank order and adds up the epoch's loss", "[mpi]") {
