@@ -195,26 +195,34 @@ RowMatrix read_table(const TensorFileReader& r, const std::string& name, std::ui
 
 }  // namespace
 
-bool is_checkpoint_file(const std::string& path) {
+namespace {
+
+// The metadata of `path` when it is a regular file whose header says it is a checkpoint
+// (of any version), read once for both questions below.
+std::optional<std::map<std::string, std::string>> checkpoint_metadata(const std::string& path) {
   struct stat st {};
-  if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   try {
     const auto file = MappedFile::open(path);
-    const auto header = safetensors::parse(file->bytes(), path);
+    auto header = safetensors::parse(file->bytes(), path);
     const auto kind = header.metadata.find("format");
-    return kind != header.metadata.end() && kind->second == kFormat;
+    if (kind == header.metadata.end() || kind->second != kFormat) return std::nullopt;
+    return std::move(header.metadata);
   } catch (const Error&) {
-    return false;  // not a safetensors file at all
+    return std::nullopt;  // not a safetensors file at all
   }
 }
 
+}  // namespace
+
+bool is_checkpoint_file(const std::string& path) { return checkpoint_metadata(path).has_value(); }
+
 std::optional<CheckpointProgress> checkpoint_progress(const std::string& path) {
-  if (!is_checkpoint_file(path)) return std::nullopt;
-  const auto file = MappedFile::open(path);
-  const auto header = safetensors::parse(file->bytes(), path);
+  const auto metadata = checkpoint_metadata(path);
+  if (!metadata) return std::nullopt;
   const auto number = [&](const char* key) -> unsigned {
-    const auto it = header.metadata.find(key);
-    return it == header.metadata.end() ? 0 : static_cast<unsigned>(std::strtoul(it->second.c_str(), nullptr, 10));
+    const auto it = metadata->find(key);
+    return it == metadata->end() ? 0 : static_cast<unsigned>(std::strtoul(it->second.c_str(), nullptr, 10));
   };
   return CheckpointProgress{number("epoch"), number("epochs")};
 }

@@ -97,6 +97,15 @@ FastTextModel read_model(const test::TempDir& dir, const std::string& bytes, boo
   return read_fasttext_model(in, options);
 }
 
+// A model file is detected as fastText, and given as text it is named for what it is.
+void check_detected_as_model(const std::string& path) {
+  InputStream in = InputStream::open(path);
+  CHECK(detect_format(in) == VectorFormat::fasttext_bin);
+  TextReadOptions text;
+  InputStream again = InputStream::open(path);
+  REQUIRE_ERROR_CONTAINS(read_text_vectors(again, text), "a fastText model (.bin or .ftz), not a text vector file");
+}
+
 }  // namespace
 
 TEST_CASE("fastText hash: FNV-1a over signed bytes, as fastText's buckets show", "[fasttext]") {
@@ -178,8 +187,7 @@ TEST_CASE("fastText model: detected, and read through load_vectors and VectorSpa
   test::TempDir dir;
   const std::string path = dir.file("m.bin");
   test::write_file(path, model_bytes({}));
-  InputStream in = InputStream::open(path);
-  CHECK(detect_format(in) == VectorFormat::fasttext_bin);
+  check_detected_as_model(path);
   CHECK(parse_format_name("fasttext-bin") == VectorFormat::fasttext_bin);
   LoadOptions options;
   options.limit = 2;
@@ -189,10 +197,6 @@ TEST_CASE("fastText model: detected, and read through load_vectors and VectorSpa
   const VectorSpace space = VectorSpace::open(path, {}, 1);
   REQUIRE(space.subwords() != nullptr);
   CHECK(space.subwords()->settings().buckets == 3);
-  // Given as text, it is named for what it is.
-  TextReadOptions text;
-  InputStream again = InputStream::open(path);
-  REQUIRE_ERROR_CONTAINS(read_text_vectors(again, text), "a fastText model (.bin or .ftz), not a text vector file");
 }
 
 TEST_CASE("fastText model: refused kinds and broken files say what they are", "[fasttext]") {
@@ -293,12 +297,8 @@ TEST_CASE("fastText model: version 11 and the original layout give gensim's vect
     // Detected as fastText from its first bytes, without a magic number too.
     const std::string path = dir.file("m.bin");
     test::write_file(path, bytes);
-    InputStream in = InputStream::open(path);
-    CHECK(detect_format(in) == VectorFormat::fasttext_bin);
+    check_detected_as_model(path);
     CHECK(load_vectors(path, {}).table.rows() == 3);
-    TextReadOptions text;
-    InputStream again = InputStream::open(path);
-    REQUIRE_ERROR_CONTAINS(read_text_vectors(again, text), "a fastText model (.bin or .ftz), not a text vector file");
   }
 }
 

@@ -14,16 +14,12 @@ RowRemapper::RowRemapper(std::size_t table_rows, std::size_t hot_rows)
   EMBED_ASSERT(hot_rows <= table_rows && table_rows < kUnused);
 }
 
-// Local ids below hot_rows_ are the hot rows themselves.
-std::uint64_t RowRemapper::hot_touches(std::span<const std::uint32_t> local_ids) const {
-  std::uint64_t hot = 0;
-  for (std::uint32_t id : local_ids) hot += id < hot_rows_;
-  return hot;
-}
-
 std::uint32_t RowRemapper::local_row(std::uint32_t row, std::vector<std::uint32_t>& slot,
-                                     std::vector<std::uint32_t>& rows) const {
-  if (row < hot_rows_) return row;
+                                     std::vector<std::uint32_t>& rows, std::uint64_t& hot) const {
+  if (row < hot_rows_) {
+    ++hot;
+    return row;
+  }
   if (slot[row] == kUnused) {
     slot[row] = hot_rows_ + static_cast<std::uint32_t>(rows.size());
     rows.push_back(row);
@@ -42,18 +38,19 @@ std::uint64_t RowRemapper::remap(const WindowBatch& batch, LocalBatch& local) {
   out.negatives.resize(batch.negatives.size());
   local.input_rows.clear();
   local.output_rows.clear();
+  std::uint64_t hot = 0;
   for (std::size_t i = 0; i < batch.inputs.size(); ++i) {
-    out.inputs[i] = local_row(batch.inputs[i], input_slot_, local.input_rows);
+    out.inputs[i] = local_row(batch.inputs[i], input_slot_, local.input_rows, hot);
   }
   for (std::size_t w = 0; w < batch.targets.size(); ++w) {
-    out.targets[w] = local_row(batch.targets[w], output_slot_, local.output_rows);
+    out.targets[w] = local_row(batch.targets[w], output_slot_, local.output_rows, hot);
   }
   for (std::size_t i = 0; i < batch.negatives.size(); ++i) {
-    out.negatives[i] = local_row(batch.negatives[i], output_slot_, local.output_rows);
+    out.negatives[i] = local_row(batch.negatives[i], output_slot_, local.output_rows, hot);
   }
   for (std::uint32_t row : local.input_rows) input_slot_[row] = kUnused;
   for (std::uint32_t row : local.output_rows) output_slot_[row] = kUnused;
-  return hot_touches(out.inputs) + hot_touches(out.targets) + hot_touches(out.negatives);
+  return hot;
 }
 
 std::uint64_t RowRemapper::remap(std::span<const GloveRecord> records, LocalGloveBlock& local) {
@@ -63,9 +60,8 @@ std::uint64_t RowRemapper::remap(std::span<const GloveRecord> records, LocalGlov
   std::uint64_t hot = 0;
   for (std::size_t i = 0; i < records.size(); ++i) {
     GloveRecord r = records[i];
-    hot += (r.row < hot_rows_) + (r.column < hot_rows_);
-    r.row = local_row(r.row, input_slot_, local.word_rows);
-    r.column = local_row(r.column, output_slot_, local.context_rows);
+    r.row = local_row(r.row, input_slot_, local.word_rows, hot);
+    r.column = local_row(r.column, output_slot_, local.context_rows, hot);
     local.records[i] = r;
   }
   for (std::uint32_t row : local.word_rows) input_slot_[row] = kUnused;

@@ -52,8 +52,9 @@ class RowRemapper {
   std::vector<std::uint32_t> output_slot_;
   std::uint32_t hot_rows_ = 0;
 
-  std::uint32_t local_row(std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& rows) const;
-  std::uint64_t hot_touches(std::span<const std::uint32_t> local_ids) const;
+  // `row`'s local id (counting it in `hot` when it is a hot row's).
+  std::uint32_t local_row(std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& rows,
+                          std::uint64_t& hot) const;
 };
 
 // Copies table rows `rows` (stride floats each) into `out`, converted to `storage`
