@@ -14,6 +14,14 @@
 #                        standard input whole before starting REAL: not for conversations on a FIFO).
 #   crash-after:TEXT     an argument contains TEXT: runs REAL, output and all, then exits 139 as a
 #                        crash at exit would (only the exit status tells).
+#   set:OPT=VALUE[,OPT=VALUE...]
+#                        runs REAL with each OPT set to VALUE: its value replaced where it is
+#                        given (as "OPT V" or "OPT=V"), "OPT VALUE" appended where it is not.
+#                        A trainer that learns less than it was asked to (set:--epochs=1,
+#                        set:--dim=1), for the suites' quality bars.
+#   set-where:TEXT:OPT=VALUE[,...]
+#                        as set, in the commands where an argument contains TEXT (the one run
+#                        a quality check looks at); otherwise runs REAL.
 #   silent               exits 0 having printed and written nothing.
 #   fail                 exits 1 having printed and written nothing.
 set -u
@@ -24,7 +32,7 @@ if [[ ${1-} == --make ]]; then
   exit 0
 fi
 real=${BROKEN_REAL:?BROKEN_REAL: the real tool}
-mode=${BROKEN_MODE:?BROKEN_MODE: crash-on:TEXT, crash-on-input:TEXT, crash-after:TEXT, silent or fail}
+mode=${BROKEN_MODE:?BROKEN_MODE: crash-on:TEXT, crash-on-input:TEXT, crash-after:TEXT, set:OPT=VALUE, set-where:TEXT:OPT=VALUE, silent or fail}
 crash() { ulimit -c 0; kill -SEGV $$; exit 139; }
 in_args() { local a; for a in "$@"; do [[ $a == *"$text"* ]] && return 0; done; return 1; }
 case $mode in
@@ -48,6 +56,23 @@ case $mode in
     status=$?
     in_args "$@" && crash
     exit $status ;;
+  set:* | set-where:*)
+    args=("$@")
+    settings=${mode#set:}
+    if [[ $mode == set-where:* ]]; then
+      rest=${mode#set-where:} text=${rest%%:*} settings=${rest#*:}
+      in_args "$@" || exec "$real" "$@"
+    fi
+    IFS=, read -r -a settings <<< "$settings"
+    for setting in "${settings[@]}"; do
+      option=${setting%%=*} value=${setting#*=} found=0
+      for i in "${!args[@]}"; do
+        if [[ ${args[i]} == "$option" ]] && ((i + 1 < ${#args[@]})); then args[i + 1]=$value found=1; fi
+        if [[ ${args[i]} == "$option="* ]]; then args[i]=$option=$value found=1; fi
+      done
+      ((found)) || args+=("$option" "$value")
+    done
+    exec "$real" "${args[@]}" ;;
   silent) exit 0 ;;
   fail) exit 1 ;;
   *) echo "broken_tool.sh: unknown BROKEN_MODE '$mode'" >&2; exit 2 ;;

@@ -188,7 +188,7 @@ done
 printf 'a 1 2\nb 3 4\n' > plain.txt
 "$GC" -q plain.txt -o alias.out --to bin && "$GC" -q --from word2vec-bin alias.out -o alias.txt --to txt &&
   check "--to bin, --from word2vec-bin, --to txt" "$(cat alias.txt)" "$(cat plain.txt)" || bad "bin/word2vec-bin/txt aliases refused"
-"$GC" -q glove.txt -o alias.out --to safetensors && "$GC" --info alias.out > /dev/null && ok || bad "--to safetensors"
+"$GC" -q glove.txt -o alias.out --to safetensors && "$GC" --info alias.out | grep -qE '^rows +[0-9]+$' && ok || bad "--to safetensors"
 printf 'big 70000 1\nsmall 1 2\n' > big.txt
 expect_error "f16 overflow" 1 "big.txt: line 1 (\"big\"): 70000 is outside the range of f16" -- "$GC" --dtype f16 big.txt -o x.emb
 "$GC" -q --dtype bf16 big.txt -o big.emb && ok || bad "bf16 holds 70000"

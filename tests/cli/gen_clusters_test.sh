@@ -68,17 +68,20 @@ one_line_error "an unwritable output" 1 "$GEN" --vocab 10 --cluster-size 2 --wor
 [[ -e x.txt ]] && bad "a failed command line wrote x.txt" || ok
 
 # Quality: skip-gram on 1M words of 200 clusters of 10 finds a word's cluster-mates (at
-# most 9 of its 10 neighbours: the share's ceiling is 0.9; chance is 9/1999).
+# most 9 of its 10 neighbours: the share's ceiling is 0.9; chance is 9/1999). Measured
+# (2026-11-26): 0.900 in every part (seeds 1, 2, 3 alike; 1 epoch 0.8997); broken: --dim 2
+# 0.077 (head 0.143), --dim 1 0.028. Bar 0.8, overall and in each part. A corpus of pure
+# noise: 0.003 and 0.005 (seeds 1, 2); a generator that ignored --noise would give 0.9. Bar 0.05.
 "$GEN" --vocab 2000 --cluster-size 10 --words 1000000 --out corpus.txt 2>> gen.log
 "$ET" -q --corpus corpus.txt -o clusters.emb --dim 32 --epochs 3 --threads 1 && ok || bad "train on the clusters"
 "$QUAL" clusters.emb --cluster-size 10 --threads 2 > quality.txt && ok || bad "bench-cluster-quality"
 share=$(awk '$1 == "cluster_share_at_10" {print $2}' quality.txt)
 chance=$(awk '$1 == "chance" {print $2}' quality.txt)
-awk -v s="$share" -v c="$chance" 'BEGIN { exit !(s > 0.5 && s > 5 * c && c > 0.004 && c < 0.005) }' && ok ||
+awk -v s="$share" -v c="$chance" 'BEGIN { exit !(s > 0.8 && c > 0.004 && c < 0.005) }' && ok ||
   bad "clustered corpus: share $share, chance $chance"
 check "the report's shape" "$(awk '{print $1}' quality.txt | tr '\n' ' ')" "cluster_share_at_10 head chance sample "
 check "the sample" "$(awk '$1 == "sample" {print $2, $4, $6}' quality.txt)" "300 2000 32"
-awk '$1 == "head" { exit !($2 > 0.5 && $4 > 0.5 && $6 > 0.5) }' quality.txt && ok || bad "every part: $(grep head quality.txt)"
+awk '$1 == "head" { exit !($2 > 0.8 && $4 > 0.8 && $6 > 0.8) }' quality.txt && ok || bad "every part: $(grep head quality.txt)"
 # Neighbours in a 1-word cluster are never in it; --k and --sample are what the report says.
 check "--cluster-size 1" "$("$QUAL" clusters.emb --cluster-size 1 | head -1)" "cluster_share_at_10 0.0000"
 check "--k 5 --sample 30" "$("$QUAL" clusters.emb --cluster-size 10 --k 5 --sample 30 | awk '{print $1}' | tr '\n' ' ')" \

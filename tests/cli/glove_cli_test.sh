@@ -31,7 +31,7 @@ for key in 'model = glove' 'x_max = 100' 'alpha = 0.75' 'window = 10' 'optimizer
   'vectors = w+c' 'symmetric = 1' 'lr = 0.05'; do
   grep -qF "$key" <<<"$info" && ok || bad "metadata lacks '$key'"
 done
-"$EQ" a.emb the -k 3 > /dev/null && ok || bad "embed-query reads the output"
+check "embed-query reads the output: 3 neighbours of the" "$("$EQ" a.emb the -k 3 --format tsv | wc -l)" "3"
 "$ET" --corpus "$CORPUS" -o b.emb "${FAST[@]}" -q
 cmp -s a.emb b.emb && ok || bad "same seed, one thread: identical files"
 
@@ -39,7 +39,9 @@ cmp -s a.emb b.emb && ok || bad "same seed, one thread: identical files"
 "$ET" --corpus "$CORPUS" -o long.emb --model glove --dim 32 --epochs 15 --threads 2 --x-max 10 2> long.log
 first=$(grep -o 'epoch 1/15: cost [0-9.]*' long.log | grep -o '[0-9.]*$')
 last=$(grep -o 'epoch 15/15: cost [0-9.]*' long.log | grep -o '[0-9.]*$')
-check "the cost falls ($first → $last)" "$(awk -v a="$first" -v b="$last" 'BEGIN { print (b < 0.7 * a) ? "yes" : "no" }')" "yes"
+# The last epoch's cost over the first's. Measured (2026-11-26): 0.404 (seeds 1, 2, 3: 0.404
+# to 0.406); broken: --dim 1 0.663, --lr 0.005 (a tenth) 0.716, --lr 0.0005 0.847. Bar 0.5.
+check "the cost falls ($first → $last)" "$(awk -v a="$first" -v b="$last" 'BEGIN { print (b < 0.5 * a) ? "yes" : "no" }')" "yes"
 # Related words closer than unrelated: of the triples (number a, number b, unrelated word u),
 # the share with cos(a, b) > cos(a, u), and the mean cosine of number pairs less that of
 # number-unrelated pairs. Measured (2026-11): share 1.000, gap 0.626 (other runs and

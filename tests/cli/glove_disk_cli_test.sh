@@ -27,6 +27,8 @@ grep -q 'training reads them from memory' inmem.log && ok || bad "records in mem
 check "--memory below the records trains" "$?" "0"
 grep -q 'shuffled on disk into .*ondisk.emb.glove-records' ondisk.log && ok || bad "says the records go to disk: $(cat ondisk.log)"
 grep -q 'streamed from .*ondisk.emb.glove-records' ondisk.log && ok || bad "says they stream"
+# Measured (2026-11-26, the log's 4 decimals): 0.0087 in memory and on disk alike (seeds 3,
+# 4, 5); broken, on disk with --lr 0.045 instead of 0.05: 0.0089 (+2.3%), --x-max 90: 0.0093.
 check "the cost from disk is the cost in memory within 2% ($(cost10 inmem.log) vs $(cost10 ondisk.log))" \
   "$(awk -v a="$(cost10 inmem.log)" -v b="$(cost10 ondisk.log)" 'BEGIN { d = (b - a) / a; print (d < 0.02 && d > -0.02) ? "yes" : "no" }')" "yes"
 [[ ! -e inmem.emb.glove-records && ! -e ondisk.emb.glove-records ]] && ok || bad "a completed run removes its records file"
@@ -43,7 +45,7 @@ set -m  # background jobs get SIGINT (see train_cli_test.sh)
 "$ET" "${LONG[@]}" -o dwhole.emb --memory 6M -q
 "$ET" "${LONG[@]}" -o drun.emb --memory 6M 2> drun.log &
 pid=$!
-wait_for drun.log "epoch 2/$EPOCHS" || bad "training from disk never got going"
+wait_for drun.log "epoch 2/$EPOCHS" $pid || bad "training from disk never got going"
 kill -INT $pid
 wait $pid
 check "SIGINT from disk: exit status" "$?" "130"

@@ -41,7 +41,7 @@ for pattern in 'epoch 2/' 'epoch 4/'; do
   set -m
   "$ET" --corpus "$CORPUS" --dim 200 --epochs 400 --threads 2 --seed 3 -o run.emb 2> run.log &
   pid=$!
-  wait_for run.log "$pattern" && kill -INT $pid && sleep 0.01 && kill -INT $pid 2> /dev/null
+  wait_for run.log "$pattern" $pid && kill -INT $pid && sleep 0.01 && kill -INT $pid 2> /dev/null
   wait $pid
   status=$?
   set +m

@@ -17,7 +17,13 @@ cd "$work" || exit 1
 passed=0
 failed=0
 ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+# EMBED_TEST_FAIL_FAST=1 (tests/broken/check_suites_catch_breakage.sh sets it): the first
+# failure ends the suite, exit 1, since all that harness asks is whether a suite fails.
+bad() {
+  failed=$((failed + 1))
+  echo "FAIL: $*" >&2
+  if [[ ${EMBED_TEST_FAIL_FAST:-0} == 1 ]]; then exit 1; fi
+}
 # check NAME ACTUAL EXPECTED
 check() { if [[ $2 == "$3" ]]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
 # vectors FILE: a digest of the table as GloVe text, metadata aside, to compare runs
@@ -37,8 +43,17 @@ expect_error() {
   if grep -q 'epoch 1' err.txt; then bad "$name: trained before failing"; return; fi
   ok
 }
-# wait_for FILE PATTERN: until FILE shows PATTERN (at most 60 s).
-wait_for() { for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+# wait_for FILE PATTERN [PID]: until FILE shows PATTERN (at most 60 s); fails at once when
+# PID, the process that would write it, has ended without it (a tool that crashed or wrote
+# nothing fails the check in a moment rather than a minute).
+wait_for() {
+  for _ in $(seq 600); do
+    grep -q "$2" "$1" 2>/dev/null && return 0
+    if [[ -n ${3-} ]] && ! kill -0 "$3" 2>/dev/null; then grep -q "$2" "$1" 2>/dev/null; return; fi
+    sleep 0.1
+  done
+  return 1
+}
 # interrupt_when LOG PATTERN COMMAND...: runs COMMAND, its stderr to LOG, until LOG shows
 # PATTERN, then sends it SIGINT as Ctrl-C would; returns COMMAND's exit status. Job control
 # (set -m) is on meanwhile: a non-interactive shell starts background jobs with SIGINT
@@ -49,7 +64,7 @@ interrupt_when() {
   set -m
   "$@" 2> "$log" &
   pid=$!
-  wait_for "$log" "$pattern" && kill -INT $pid
+  wait_for "$log" "$pattern" $pid && kill -INT $pid
   wait $pid
   status=$?
   set +m

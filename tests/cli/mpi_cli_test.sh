@@ -50,7 +50,7 @@ for n in 2 3; do
   check "-np $n: the schedule counts the corpus's words" \
     "$(grep -o 'epoch 1/2: .* [0-9]* words in' err.txt | grep -o '[0-9]* words in')" "$one_words"
   check "-np $n: logs from rank 0 only" "$(grep -c 'epoch 2/2' err.txt)" "1"
-  "$EQ" v.emb the -k 3 > /dev/null && ok || bad "-np $n: embed-query reads the output"
+  check "-np $n: embed-query reads the output" "$("$EQ" v.emb the -k 3 --format tsv | wc -l)" "3"
   cd .. || exit 1
 done
 
@@ -131,7 +131,7 @@ check "mpirun -np 2 --resume" "$?" "0"
 grep -q 'resuming skipgram training at epoch' err.txt && ok || bad "resumed: no resuming line: $(head -c 400 err.txt)"
 check "resumed: logs from rank 0 only" "$(grep -c 'epoch 12/12' err.txt)" "1"
 check "resumed: the vectors, the checkpoint gone" "$(ls | grep -v -e out.txt -e err.txt)" "v.emb"
-"$EQ" v.emb the -k 3 > /dev/null && ok || bad "resumed: embed-query reads the output"
+check "resumed: embed-query reads the output" "$("$EQ" v.emb the -k 3 --format tsv | wc -l)" "3"
 # A one-process checkpoint is refused under mpirun, and says how to resume it.
 "$ET" --corpus ../corpus.txt -o one.emb --dim 8 --epochs 1 --threads 1 --checkpoint one.ckpt -q
 expect_error "a one-process checkpoint under mpirun" 1 "written by one process and cannot go on in a job of 2 ranks" \

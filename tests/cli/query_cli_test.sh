@@ -269,7 +269,7 @@ check "OOV results: scores near the word it is spelled from" \
   "$(awk -F'\t' '$2 == 1 && $4 > 0.9 {near++} $2 == 2 && $4 < 0.8 {far++} END {print near + 0, far + 0}' oov.tsv)" "2 2"
 check "OOV similarity marker" "$("$EQ" fts.emb --similarity kingz queen | grep -c '\[oov: kingz\]')" 1
 check "OOV in an expression" "$("$EQ" fts.emb --analogy 'kingz - man + woman' --format json | grep -c '"oov_words":\["kingz"\]')" 1
-"$EQ" ft.bin kingdom -k 2 > /dev/null && ok || bad "the model itself answers OOV words"
+check "the model itself answers OOV words" "$("$EQ" ft.bin kingdom -k 2 --format tsv | wc -l)" "2"
 "$EQ" ft.emb kingdom > /dev/null 2> err.txt; check "no subwords: unknown word fails" "$?" "3"
 grep -q 'unknown word "kingdom" (not among the 5 words of ft.emb)' err.txt && ok || bad "unknown word message: $(cat err.txt)"
 python3 "$cli_dir/make_fasttext_model.py" ft5.bin skipgram 5

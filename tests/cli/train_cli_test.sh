@@ -27,7 +27,7 @@ grep -qE '^dim +16$' <<<"$info" && ok || bad "dim"
 grep -qE '^counts +yes$' <<<"$info" && ok || bad "counts tensor"
 grep -q 'model = skipgram' <<<"$info" && ok || bad "metadata names the model"
 check "most frequent word first" "$("$GC" -q a.emb -o - --to glove | head -1 | cut -d' ' -f1)" "the"
-"$EQ" a.emb the -k 3 > /dev/null && ok || bad "embed-query reads the output"
+check "embed-query reads the output: 3 neighbours of the" "$("$EQ" a.emb the -k 3 --format tsv | wc -l)" "3"
 
 # --- reproducible with one thread and a seed ---
 "$ET" --corpus "$CORPUS" -o b.emb "${FAST[@]}" -q
@@ -47,7 +47,7 @@ grep -q 'standard input is read once; copying it to stdin.emb.corpus-0.txt' stdi
 head -c 600000 corpus.txt > part1.txt
 tail -c +600001 corpus.txt > part2.txt
 "$ET" --corpus part1.txt part2.txt -o parts.emb "${FAST[@]}" -q
-"$EQ" parts.emb the -k 1 > /dev/null && ok || bad "several corpus files"
+check "several corpus files: a neighbour of the" "$("$EQ" parts.emb the -k 1 --format tsv | wc -l)" "1"
 
 # --- options ---
 "$ET" --corpus "$CORPUS" -o ctx.emb "${FAST[@]}" --save-context -q
@@ -65,7 +65,7 @@ grep -q 'pair_negatives = 1' <<<"$("$GC" --info pair.emb)" && ok || bad "--pair-
 grep -q 'pair_negatives = 0' <<<"$info" && ok || bad "shared negatives by default, in the metadata"
 grep -q 'negative 5 per pair' pair.log && ok || bad "--pair-negatives: the log says so: $(head -3 pair.log)"
 [[ $(vectors pair.emb) != "$(vectors a.emb)" ]] && ok || bad "--pair-negatives trains other vectors"
-"$EQ" pair.emb the -k 3 > /dev/null && ok || bad "embed-query reads the --pair-negatives output"
+check "embed-query reads the --pair-negatives output" "$("$EQ" pair.emb the -k 3 --format tsv | wc -l)" "3"
 "$ET" --corpus "$CORPUS" -o small.emb "${FAST[@]}" --max-vocab 100 --min-count 2 -q
 grep -qE '^rows +100$' <<<"$("$GC" --info small.emb)" && ok || bad "--max-vocab"
 "$ET" --corpus "$CORPUS" -o auto.emb "${FAST[@]}" --device auto -q && ok || bad "--device auto"
@@ -164,7 +164,7 @@ for sig in INT TERM; do
   rm -f run.emb run.emb.ckpt
   "$ET" "${LONG[@]}" -o run.emb 2> run.log &
   pid=$!
-  wait_for run.log "epoch 2/$EPOCHS" || bad "SIG$sig: training never got going"
+  wait_for run.log "epoch 2/$EPOCHS" $pid || bad "SIG$sig: training never got going"
   kill -s "$sig" $pid
   wait $pid
   check "SIG$sig: exit status" "$?" "130"
@@ -183,7 +183,7 @@ done
 # --checkpoint: kept, written after every epoch, resumable to another output name.
 "$ET" "${LONG[@]}" -o named.emb --checkpoint my.ckpt 2> named.log &
 pid=$!
-wait_for named.log "epoch 3/$EPOCHS" || bad "--checkpoint: training never got going"
+wait_for named.log "epoch 3/$EPOCHS" $pid || bad "--checkpoint: training never got going"
 [[ -f my.ckpt ]] && ok || bad "--checkpoint written after an epoch"
 kill -INT $pid
 wait $pid
@@ -196,7 +196,7 @@ cmp -s renamed.emb whole.emb && ok || bad "--checkpoint: resumed = uninterrupted
 "$ET" "${LONG[@]}" --pair-negatives -o pair-whole.emb -q
 "$ET" "${LONG[@]}" --pair-negatives -o pair-run.emb --checkpoint pair.ckpt 2> pair-run.log &
 pid=$!
-wait_for pair-run.log "epoch 3/$EPOCHS" || bad "--pair-negatives: training never got going"
+wait_for pair-run.log "epoch 3/$EPOCHS" $pid || bad "--pair-negatives: training never got going"
 kill -INT $pid
 wait $pid
 check "--pair-negatives: exit status" "$?" "130"

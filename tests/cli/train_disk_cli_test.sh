@@ -32,7 +32,7 @@ for way in file stdin; do
     zcat "$CORPUS" | "$ET" --corpus - "${LONG_PLAIN[@]}" -o r.emb 2> r.log &
   fi
   pid=$!
-  wait_for r.log "epoch 2/$EPOCHS" || bad "$way: training never got going"
+  wait_for r.log "epoch 2/$EPOCHS" $pid || bad "$way: training never got going"
   kill -INT $pid
   wait $pid
   check "$way: interrupted" "$?" "130"
@@ -49,7 +49,7 @@ cp corpus.txt edit.txt
 rm -f r.emb r.emb.ckpt
 "$ET" --corpus edit.txt "${LONG_PLAIN[@]}" -o r.emb 2> r.log &
 pid=$!
-wait_for r.log "epoch 2/$EPOCHS" || bad "edit: training never got going"
+wait_for r.log "epoch 2/$EPOCHS" $pid || bad "edit: training never got going"
 kill -INT $pid
 wait $pid
 echo "a few more words" >> edit.txt
@@ -63,7 +63,7 @@ cp corpus.txt cut.txt
 rm -f r.emb r.emb.ckpt
 "$ET" --corpus cut.txt --dim 16 --epochs 500 --threads 2 -o r.emb 2> r.log &
 pid=$!
-wait_for r.log 'epoch 2/500' || bad "cut: training never got going"
+wait_for r.log 'epoch 2/500' $pid || bad "cut: training never got going"
 truncate -s 100000 cut.txt
 wait $pid
 check "a corpus cut short mid-run: exit status" "$?" "1"

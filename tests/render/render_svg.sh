@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Renders a word map (embed-query map) and a training plot (embed-train --plot) with
 # headless Chromium and checks the pictures: the PNG is as wide as the SVG's viewBox
-# and not blank (some ink, but not a filled page). Skips (77) without Chromium.
+# and not blank (some ink, but not a filled page). Skips (77) without Chromium, except
+# under CI=true, where scripts/setup.sh has installed Debian's chromium: there its absence
+# is a failure, so that the check cannot quietly stop running.
 # Usage: render_svg.sh EMBED_QUERY EMBED_TRAIN (run from the repo root)
 #        KEEP=DIR keeps the SVGs and PNGs there, to look at.
 set -u
@@ -12,7 +14,8 @@ DATA=$(realpath data)
 render_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CHROMIUM=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [[ -z $CHROMIUM ]]; then
-  echo "SKIP: no chromium"
+  if [[ ${CI:-} == true ]]; then echo "FAIL: no chromium under CI=true (scripts/setup.sh installs it)"; exit 1; fi
+  echo "SKIP: no chromium (Debian: apt-get install chromium)"
   exit 77
 fi
 source "$render_dir/../cli/lib.sh"
@@ -29,6 +32,9 @@ v = ET.parse(sys.argv[1]).getroot().get("viewBox").split(); print(round(float(v[
   read -r png_width png_height ink < <(/usr/bin/python3 "$render_dir/png_stats.py" "$name.png")
   echo "$name: $png_width x $png_height pixels, ink $ink (viewBox $width x $height)"
   (( png_width >= width - 2 && png_width <= width + 2 )) && ok || bad "$name: PNG $png_width wide, viewBox $width"
+  # Ink, the share of non-white pixels. Measured (2026-11-26, Chromium 156): map 0.0103, plot
+  # 0.0333 (the same on every run: the drawings are deterministic); broken: an empty page 0,
+  # a page filled by a missing viewBox or a black background 1.
   /usr/bin/python3 -c "import sys; sys.exit(not 0.005 <= $ink <= 0.5)" && ok || bad "$name: ink $ink: blank or filled"
   if [[ -n ${KEEP:-} ]]; then mkdir -p "$KEEP" && cp "$svg" "$name.png" "$KEEP/"; fi
 }

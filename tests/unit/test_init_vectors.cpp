@@ -119,9 +119,13 @@ TEST_CASE("starting corpus B from vectors trained on A learns as well as trainin
   const double alone = separation(dir.file("b.emb")), both = separation(dir.file("ab.emb")),
                continued = separation(dir.file("ab-init.emb"));
   INFO("separation: B alone " << alone << ", A + B " << both << ", A then --init B " << continued);
+  // Measured (2026-11-26, seeds 1 to 4): B alone 0.003 to 0.007, A + B 0.864 to 0.869,
+  // A then --init B 0.854 to 0.860 (0.009 to 0.011 below A + B). Broken: an --init that
+  // is ignored gives B alone's 0.003 to 0.007, which fails the second and third checks; a
+  // model that learns nothing gives about 0, which fails the first.
   REQUIRE(both > 0.5);
   REQUIRE(continued > alone + 0.3);           // the file's vectors were used
-  REQUIRE(std::abs(continued - both) < 0.05);  // and they learn as one run on both would (0.86 against 0.88)
+  REQUIRE(std::abs(continued - both) < 0.05);  // and they learn as one run on both would
 
   // A checkpoint holds the same tables as the vectors and context vectors written with it.
   train_file(dir.file("b.txt"), dir.file("ckpt-init.emb"), init_from(dir.file("a.ckpt")));
