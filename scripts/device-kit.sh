@@ -18,7 +18,7 @@
 #   tests/, data/  the GPU test scripts and the fixtures they read
 #   shared/data/   text8-head (xz) and the evaluation sets, for the benchmarks' quality runs
 #   scripts/bench/ the GPU benchmarks with what they source and run, laid out as in the repo
-#                  (they find lib.sh and their Python helpers beside them)
+#                  (they find lib.sh, benchstats.py and their Python helpers beside them)
 #   run.sh, MANIFEST  the runner; the commit, CUDA version and sizes
 #
 # Environment: KIT (output folder, default .device-kit), KIT_BUILD (build folder, default
@@ -116,7 +116,7 @@ install -m 644 tests/cli/lib.sh tests/cli/on_tty.py "$kit/tests/cli/"
 install -m 644 data/* "$kit/data/"
 install -m 644 "$shared/data/questions-words.txt" "$shared/data/wordsim353.tsv" "$kit/shared/data/"
 compress "$shared/data/text8-head.txt" "$kit/shared/data/text8-head.txt"
-install -m 644 scripts/bench/{gpu.sh,query.sh,large_corpus.sh,big_table.sh,count.sh,glove_small_vocab.sh,lib.sh,query.py,query_gpu.py,make_vectors_bin.py,make_glove_text.py} \
+install -m 644 scripts/bench/{gpu.sh,query.sh,large_corpus.sh,big_table.sh,count.sh,glove_small_vocab.sh,lib.sh,benchstats.py,query.py,query_gpu.py,make_vectors_bin.py,make_glove_text.py} \
   "$kit/scripts/bench/"
 install -m 755 scripts/device-kit-run.sh "$kit/run.sh"
 

@@ -21,18 +21,18 @@ void add_log_flags(CLI::App& app, LogFlags& flags) {
 
 void add_version_flag(CLI::App& app, const std::string& tool, std::function<std::string()> extra) {
   app.set_version_flag("--version", std::function<std::string()>([tool, extra] {
-    std::string text = tool + " " EMBED_VERSION "\nbackends: " + backend_summary() + "\ngpus: " + gpu_summary();
-    if (extra) text += "\n" + extra();
-    return text;
-  }));
+                         std::string text =
+                             tool + " " EMBED_VERSION "\nbackends: " + backend_summary() + "\ngpus: " + gpu_summary();
+                         if (extra) text += "\n" + extra();
+                         return text;
+                       }));
 }
 
-void add_device_options(CLI::App& app, GpuRequest& request, const std::string& device_help,
-                        const std::string& gpu_memory_help) {
+void add_device_options(CLI::App& app, GpuRequest& request, const std::string& device_help, const std::string& gpu_memory_help) {
   app.add_option_function<std::string>(
          "--device", [&request](const std::string& name) { request.device = *parse_device_choice(name); },
          device_help + " (default: " + std::string(device_choice_name(request.device)) + ")")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+      ->check(CLI::IsMember(device_choice_names()));
   app.add_option("--gpu", request.ordinal, "GPU: which device --device cuda or auto uses, by CUDA number")
       ->check(between(0, 1023))
       ->capture_default_str();
@@ -43,7 +43,7 @@ CLI::Option* add_dtype_option(CLI::App& app, std::optional<DType>& dtype, const 
   return app
       .add_option_function<std::string>(
           "--dtype", [&dtype](const std::string& name) { dtype = parse_vector_dtype(name); }, help)
-      ->check(CLI::IsMember({"f32", "f16", "bf16"}));
+      ->check(CLI::IsMember(vector_dtype_names()));
 }
 
 CLI::Option* add_unicode_errors_option(CLI::App& app, UnicodeErrors& mode) {
@@ -52,7 +52,7 @@ CLI::Option* add_unicode_errors_option(CLI::App& app, UnicodeErrors& mode) {
           "--unicode-errors", [&mode](const std::string& name) { mode = *parse_unicode_errors(name); },
           "words that are not UTF-8 (text and w2v-bin input), as gensim's unicode_errors: strict fails, replace puts "
           "U+FFFD in place of the bad bytes, ignore drops them (default: strict)")
-      ->check(CLI::IsMember({"strict", "replace", "ignore"}));
+      ->check(CLI::IsMember(unicode_errors_names()));
 }
 
 std::optional<int> parse(CLI::App& app, int argc, char** argv) {

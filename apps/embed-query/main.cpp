@@ -7,19 +7,12 @@
 #include "common/option_checks.h"
 #include "common/tool_cli.h"
 #include "core/parallel.h"
-#include "math/sgemm.h"
 #include "eval/eval_command.h"
+#include "math/sgemm.h"
 #include "plot/map_command.h"
 #include "query/query_command.h"
 #include "search/ann/ann_index.h"
-
-namespace {
-
-embed::Combination parse_method(const std::string& name) {
-  return name == "3cosmul" ? embed::Combination::mul : embed::Combination::add;
-}
-
-}  // namespace
+#include "vectors/vector_formats.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -44,8 +37,7 @@ int main(int argc, char** argv) {
   // What every subcommand takes: how VECTORS is read, threads, logging.
   auto add_reading = [&](CLI::App& command) {
     command.add_option("--from", from, "format of VECTORS (default: detected)")
-        ->check(CLI::IsMember({"glove", "w2v-text", "w2v-bin", "emb", "fasttext-bin", "word2vec", "vec", "fasttext",
-                               "word2vec-bin", "bin", "txt", "safetensors"}));
+        ->check(CLI::IsMember(embed::format_spellings(embed::FormatUse::read)));
     embed::cli::add_unicode_errors_option(command, reading.unicode_errors);
     command.add_option("--threads", options.threads, "worker threads (default: all cores)")->check(embed::cli::between(1, 1024));
     embed::cli::add_log_flags(command, log);
@@ -53,7 +45,7 @@ int main(int argc, char** argv) {
   auto add_common = [&](CLI::App& command) {
     add_reading(command);
     command.add_option("--method", method, "how expressions combine: 3cosadd (as most_similar) or 3cosmul")
-        ->check(CLI::IsMember({"3cosadd", "3cosmul"}))
+        ->check(CLI::IsMember(embed::names_in(embed::kCombinationNames)))
         ->capture_default_str();
     embed::cli::add_device_options(
         command, options.device.request,
@@ -76,7 +68,7 @@ int main(int argc, char** argv) {
   app.add_option("--analogy", query.analogies, "an expression such as \"king - man + woman\" (repeatable)");
   app.add_option("--similarity", query.similarity, "cosine similarity of two words")->expected(2);
   app.add_option("--format", format, "output: text, tsv or json (JSON lines)")
-      ->check(CLI::IsMember({"text", "tsv", "json"}))
+      ->check(CLI::IsMember(embed::output_format_names()))
       ->capture_default_str();
   app.add_option("--restrict", options.restrict_rows,
                  "search only the first N rows (the most frequent when the vectors have counts)")
@@ -91,8 +83,7 @@ int main(int argc, char** argv) {
       "word-similarity pairs (WordSim-353 format), computed as gensim's evaluate_word_analogies and\n"
       "evaluate_word_pairs.");
   eval->add_option("VECTORS", eval_command.vectors, "word vectors to evaluate")->required();
-  eval->add_option("--analogies", eval_command.analogies,
-                   "analogy questions: \": section\" lines, then \"a b c d\" lines")
+  eval->add_option("--analogies", eval_command.analogies, "analogy questions: \": section\" lines, then \"a b c d\" lines")
       ->check(embed::cli::input_file());
   eval->add_option("--word-pairs", eval_command.word_pairs, "word pairs: \"word<TAB>word<TAB>score\" lines, # comments")
       ->check(embed::cli::input_file());
@@ -100,7 +91,7 @@ int main(int argc, char** argv) {
       ->check(embed::cli::at_least(std::uint64_t{1}))
       ->capture_default_str();
   eval->add_option("--format", eval_format, "output: text or json")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(CLI::IsMember(embed::report_format_names()))
       ->capture_default_str();
   add_common(*eval);
 
@@ -119,14 +110,13 @@ int main(int argc, char** argv) {
 
   if (const auto exit_status = embed::cli::parse(app, argc, argv)) return *exit_status;
   if (eval->parsed() && eval_command.analogies.empty() && eval_command.word_pairs.empty()) {
-    return embed::cli::usage_exit(app,
-                                  CLI::ValidationError("eval", "give --analogies FILE, --word-pairs FILE, or both"));
+    return embed::cli::usage_exit(app, CLI::ValidationError("eval", "give --analogies FILE, --word-pairs FILE, or both"));
   }
   if (!eval->parsed() && !map->parsed() && query.vectors.empty()) {
     return embed::cli::usage_exit(app, CLI::RequiredError("VECTORS"));
   }
   if (ann) options.device.ann_ef = ann_ef;
-  options.method = parse_method(method);
+  options.method = *embed::parse_in(embed::kCombinationNames, method);  // CLI11 has checked the spelling
   options.format = embed::parse_output_format(format);
   options.device.gpu = embed::gpu_searcher();
   if (!from.empty()) reading.format = embed::parse_format_name(from);  // CLI11 has checked the spelling

@@ -43,15 +43,14 @@ int main(int argc, char** argv) {
   app.add_option("--min-count", command.output.min_count, "drop words rarer than this")
       ->check(embed::cli::at_least(std::uint64_t{1}))
       ->capture_default_str();
-  app.add_option("--max-vocab", command.output.max_vocab, "keep only the N most frequent words (0: all)")
-      ->capture_default_str();
+  app.add_option("--max-vocab", command.output.max_vocab, "keep only the N most frequent words (0: all)")->capture_default_str();
   app.add_option("--epochs", s.epochs, "passes over the corpus (default 5; glove 25)")->check(whole_range(embed::kEpochsRange));
   app.add_option("--lr", s.lr, "starting learning rate (default 0.025 for skipgram, 0.05 for cbow and glove)")
       ->check(range(embed::kLearningRateRange));
   app.add_option_function<std::string>(
          "--optimizer", [&s](const std::string& name) { s.optimizer = *embed::parse_optimizer(name); },
          "sgd (skipgram, cbow: the only one; glove: linear decay), adagrad (glove's default), adam (glove)")
-      ->check(CLI::IsMember({"sgd", "adagrad", "adam"}));
+      ->check(CLI::IsMember(embed::optimizer_names()));
   app.add_option("--threads", s.threads, "worker threads (default: all cores)")->check(whole_range(embed::kThreadsRange));
   app.add_option("--seed", s.seed,
                  "random seed; on the CPU with --threads 1 the output is bit-for-bit reproducible (a GPU draws the "
@@ -61,8 +60,7 @@ int main(int argc, char** argv) {
   embed::cli::add_dtype_option(app, dtype,
                                "storage type of the vectors written and of the skipgram/cbow tables a GPU trains (math "
                                "is f32; the CPU and GloVe train f32 tables): f32, f16, bf16 (default: f32)");
-  app.add_flag("--save-context", command.output.save_context,
-               "also write the output (context) vectors, to OUT.context.emb");
+  app.add_flag("--save-context", command.output.save_context, "also write the output (context) vectors, to OUT.context.emb");
   auto* init = app.add_option("--init", command.init.file,
                               "start from these vectors (any format glove-convert reads, or a checkpoint): the "
                               "vocabulary's words found there start from them, their context rows from FILE's context "
@@ -101,42 +99,38 @@ int main(int argc, char** argv) {
   app.add_option_function<std::string>(
          "--adagrad", [&s](const std::string& name) { s.adagrad = *embed::parse_adagrad_mode(name); },
          "glove: AdaGrad state per element or per row (less memory) (default: element)")
-      ->check(CLI::IsMember({"element", "row"}));
+      ->check(CLI::IsMember(embed::adagrad_mode_names()));
   app.add_option_function<std::string>(
          "--vectors", [&s](const std::string& name) { s.vectors = *embed::parse_glove_vectors(name); },
          "glove: write W + W̃ (w+c, as GloVe's -model 2) or W (w) (default: w+c)")
-      ->check(CLI::IsMember({"w", "w+c"}));
+      ->check(CLI::IsMember(embed::glove_vectors_names()));
   app.add_option("--memory", command.input.memory,
                  "glove: memory for counting and training, e.g. 4G; counting spills sorted runs to $TMPDIR beyond it "
                  "(default 4G)")
       ->transform(CLI::AsSizeValue(false));
   auto* save_cooc = app.add_option("--save-cooc", command.input.save_cooc,
                                    "glove: also write the co-occurrence counts here; without --output, only count");
-  auto* cooc = app.add_option("--cooc", command.input.cooc,
-                              "glove: train on counts that --save-cooc wrote, instead of --corpus")
+  auto* cooc = app.add_option("--cooc", command.input.cooc, "glove: train on counts that --save-cooc wrote, instead of --corpus")
                    ->check(embed::cli::input_file());
 
   embed::cli::add_device_options(
-      app, command.gpu,
-      "where to train: cpu, cuda (the GPU; glove with adagrad or sgd), or auto (cuda when a GPU is usable)",
+      app, command.gpu, "where to train: cpu, cuda (the GPU; glove with adagrad or sgd), or auto (cuda when a GPU is usable)",
       "GPU: device memory the trainer may allocate, e.g. 256M (default: 90% of the free memory)");
   app.add_option_function<std::string>(
-         "--table",
-         [&command](const std::string& name) { command.gpu_options.table = *embed::parse_table_placement(name); },
+         "--table", [&command](const std::string& name) { command.gpu_options.table = *embed::parse_table_placement(name); },
          "GPU: where the tables live: device (GPU memory), host (pinned host memory; only the rows a batch touches go "
          "to the GPU), or auto (device when they fit) (default: auto)")
-      ->check(CLI::IsMember({"auto", "host", "device"}));
+      ->check(CLI::IsMember(embed::table_placement_names()));
   app.add_option_function<std::string>(
          "--host-transfer",
          [&command](const std::string& name) { command.gpu_options.transfer = *embed::parse_host_transfer(name); },
          "GPU, --table host: gather (CPU threads copy rows through pinned buffers) or mapped (kernels read and write "
          "the pinned tables directly) (default: gather)")
-      ->check(CLI::IsMember({"gather", "mapped"}));
+      ->check(CLI::IsMember(embed::host_transfer_names()));
   app.add_option("--checkpoint", command.checkpoint,
                  "write a checkpoint here after every epoch and on interruption (default: OUT.ckpt, on interruption "
                  "only, removed once the vectors are written)");
-  auto* resume = app.add_option("--resume", command.resume,
-                                "continue the run a checkpoint saved, with its settings and corpus")
+  auto* resume = app.add_option("--resume", command.resume, "continue the run a checkpoint saved, with its settings and corpus")
                      ->check(embed::cli::input_file());
   app.add_flag("--restart", command.restart,
                "discard the checkpoint of an interrupted run of this output and start afresh (without it, running "

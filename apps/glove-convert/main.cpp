@@ -6,6 +6,7 @@
 #include "common/tool_cli.h"
 #include "convert/convert.h"
 #include "core/parallel.h"
+#include "vectors/vector_formats.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -20,20 +21,17 @@ int main(int argc, char** argv) {
   embed::cli::LogFlags log;
   app.add_option("INPUT", options.input, "input vectors: a file, or - for stdin")->required();
   app.add_option("-o,--output", options.output, "output file, or - for stdout (--to projector: a directory)");
-  // The names people type are accepted too; parse_format_name maps them (lib/text/format_detect.h).
-  const std::string aliases =
-      "; also word2vec, vec or fasttext for w2v-text (the .vec text fastText writes), word2vec-bin or bin for "
-      "w2v-bin, txt for glove, safetensors for emb";
+  // The names people type are accepted too: the format registry (lib/vectors/vector_formats.h) lists them.
+  const std::string aliases = embed::format_aliases_help();
   app.add_option("--from", from, "input format (default: detected)" + aliases)
-      ->check(CLI::IsMember({"glove", "w2v-text", "w2v-bin", "emb", "fasttext-bin", "word2vec", "vec", "fasttext",
-                             "word2vec-bin", "bin", "txt", "safetensors"}));
+      ->check(CLI::IsMember(embed::format_spellings(embed::FormatUse::read)));
   app.add_option("--to", to,
-                 "output format (default: from OUTPUT's extension .emb/.txt/.vec/.bin, a trailing / for projector, else "
-                 "emb); projector: OUTPUT is a directory of vectors.tsv, metadata.tsv and projector_config.pbtxt for "
-                 "TensorBoard's Embedding Projector" +
+                 "output format (default: from OUTPUT's extension " + embed::format_extensions_help() +
+                     ", else "
+                     "emb); projector: OUTPUT is a directory of vectors.tsv, metadata.tsv and projector_config.pbtxt for "
+                     "TensorBoard's Embedding Projector" +
                      aliases)
-      ->check(CLI::IsMember({"emb", "glove", "w2v-text", "w2v-bin", "projector", "word2vec", "vec", "fasttext",
-                             "word2vec-bin", "bin", "txt", "safetensors"}));
+      ->check(CLI::IsMember(embed::format_spellings(embed::FormatUse::write)));
   embed::cli::add_dtype_option(app, options.dtype, "storage type of .emb vectors (default f32, or the input .emb's)");
   app.add_flag("--normalize", options.normalize, "scale every row to unit L2 length");
   app.add_option("--limit", options.limit, "keep only the first N words")->check(embed::cli::at_least(std::uint64_t{1}));
@@ -55,7 +53,8 @@ int main(int argc, char** argv) {
                  "index: search width while building; more: better recall, slower build (default 80)")
       ->check(embed::cli::between(8, 4096))
       ->needs(index_option);
-  app.add_option("--seed", options.ann.seed, "index: random seed; with --threads 1 the index is reproducible bit for bit (default 1)")
+  app.add_option("--seed", options.ann.seed,
+                 "index: random seed; with --threads 1 the index is reproducible bit for bit (default 1)")
       ->needs(index_option);
   app.add_flag("--info", options.info, "print an .emb file's rows, dim, dtype, size and metadata");
   app.add_flag("--verify", options.verify, "check an .emb input's checksums and index (alone: only verify)");

@@ -18,10 +18,10 @@
 
 #include "core/error.h"
 #include "core/progress.h"
-#include "kernels/common/batch_pipeline.h"
 #include "kernels/common/cuda_memory.h"
-#include "kernels/common/host_tables.h"
+#include "kernels/train/batch_pipeline.h"
 #include "kernels/train/glove_kernels.h"
+#include "kernels/train/host_tables.h"
 #include "train/gpu/row_remap.h"
 
 namespace embed::cuda {
@@ -68,8 +68,8 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
   std::string name() const override {
     const std::string where = device_placement() ? "tables in GPU memory" : host_placement_description(plan_);
     return fmt::format("cuda ({}; {}, blocks of {} records; {} of GPU memory planned; {} records at a time)",
-                       device_.description(), where, plan_.batch_items,
-                       human_bytes(static_cast<double>(plan_.total_bytes())), max_in_flight_);
+                       device_.description(), where, plan_.batch_items, human_bytes(static_cast<double>(plan_.total_bytes())),
+                       max_in_flight_);
   }
 
   std::size_t max_block_records() const override { return plan_.batch_items; }
@@ -98,8 +98,7 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
     }
 
     const auto [words, contexts] = kernel_tables(slot);
-    const GloveTables tables{words, contexts,
-                             static_cast<std::uint32_t>(layout_.width), static_cast<std::uint32_t>(layout_.dim),
+    const GloveTables tables{words, contexts, static_cast<std::uint32_t>(layout_.width), static_cast<std::uint32_t>(layout_.dim),
                              static_cast<std::uint32_t>(layout_.state())};
     const auto* device_records = reinterpret_cast<const KernelGloveRecord*>(slot.device_ids.get<std::uint32_t>());
     auto* totals = slot.device_totals.get<BlockTotals>();

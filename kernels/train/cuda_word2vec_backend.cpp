@@ -15,14 +15,14 @@
 
 #include "core/error.h"
 #include "core/progress.h"
-#include "kernels/common/batch_pipeline.h"
 #include "kernels/common/cuda_memory.h"
-#include "kernels/common/host_tables.h"
 #include "kernels/common/row_movers.h"
-#include "train/word2vec/logistic_table.h"
+#include "kernels/train/batch_pipeline.h"
+#include "kernels/train/host_tables.h"
+#include "kernels/train/word2vec_kernels.h"
 #include "train/gpu/packed_batch.h"
 #include "train/gpu/row_remap.h"
-#include "kernels/train/word2vec_kernels.h"
+#include "train/word2vec/logistic_table.h"
 
 namespace embed::cuda {
 namespace {
@@ -61,12 +61,11 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   ~CudaWord2vecBackend() override { synchronize_all(); }
 
   std::string name() const override {
-    const std::string where =
-        device_placement() ? "tables in GPU memory"
-                           : fmt::format("{}, batches of {} words", host_placement_description(plan_), plan_.batch_items);
-    return fmt::format("cuda ({}; {}, {}; {} of GPU memory planned; {} windows at a time)", device_.description(),
-                       where, vector_dtype_name(shape_.storage), human_bytes(static_cast<double>(plan_.total_bytes())),
-                       max_blocks_);
+    const std::string where = device_placement()
+                                  ? "tables in GPU memory"
+                                  : fmt::format("{}, batches of {} words", host_placement_description(plan_), plan_.batch_items);
+    return fmt::format("cuda ({}; {}, {}; {} of GPU memory planned; {} windows at a time)", device_.description(), where,
+                       vector_dtype_name(shape_.storage), human_bytes(static_cast<double>(plan_.total_bytes())), max_blocks_);
   }
 
   std::size_t max_batch_words() const override { return plan_.batch_items; }
@@ -93,8 +92,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     slot.examples = model_ == Model::skipgram ? batch.inputs.size() : batch.windows();
 
     const auto [input, output] = kernel_tables(slot);
-    const KernelTables tables{input, output, static_cast<std::uint32_t>(shape_.stride),
-                              static_cast<std::uint32_t>(shape_.dim), storage_};
+    const KernelTables tables{input, output, static_cast<std::uint32_t>(shape_.stride), static_cast<std::uint32_t>(shape_.dim),
+                              storage_};
     const auto* ids = slot.device_ids.get<std::uint32_t>();
     const KernelBatch kernel_batch{ids + slot.shape.targets_at(),
                                    ids + slot.shape.offsets_at(),
@@ -139,10 +138,11 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
                                                            static_cast<std::uint32_t>(shape_.negatives), stride)
                                    : cbow_shared_bytes(stride);
     if (needed + kStaticSharedBytes > static_cast<std::size_t>(limit)) {
-      fail("--window {} with --negative {} at --dim {} needs {} of GPU shared memory per window, more than the {} "
-           "this GPU has; use a smaller --window or --dim, or --device cpu",
-           shape_.max_inputs_per_window / 2, shape_.negatives, shape_.dim, human_bytes(static_cast<double>(needed)),
-           human_bytes(limit));
+      fail(
+          "--window {} with --negative {} at --dim {} needs {} of GPU shared memory per window, more than the {} "
+          "this GPU has; use a smaller --window or --dim, or --device cpu",
+          shape_.max_inputs_per_window / 2, shape_.negatives, shape_.dim, human_bytes(static_cast<double>(needed)),
+          human_bytes(limit));
     }
     check(allow_shared_memory(needed), "raising the kernels' shared memory limit");
   }

@@ -4,19 +4,16 @@
 
 #include "kernels/common/storage.cuh"
 #include "kernels/common/warp_sum.cuh"
+#include "train/update_constants.h"
 
 namespace embed::cuda {
 namespace {
 
-// lib/train/glove/glove_cpu_backend.h's kGloveGradientClip and optimizer.h's kAdagradStart
-// (this file cannot include lib/'s headers).
-constexpr float kClip = 100.0f;
-constexpr float kAdagradStart = 1.0f;
 constexpr unsigned kThreads = 256;
 constexpr unsigned kWarpsPerBlock = kThreads / 32;
 constexpr unsigned kFullMask = 0xffffffffu;
 
-__device__ inline float clip(float x) { return fminf(fmaxf(x, -kClip), kClip); }
+__device__ inline float clip(float x) { return fminf(fmaxf(x, -kGloveGradientClip), kGloveGradientClip); }
 
 // adagrad_step (lib/train/optimizer.h) on one parameter. The accumulator's add
 // returns the value it replaced, which is what the step divides by; so concurrent
@@ -27,9 +24,8 @@ __device__ inline void adagrad_update(float* param, float* accumulator, float sc
 }
 
 template <GloveRule Rule>
-__global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord* records, std::uint32_t count,
-                                                         GloveTables t, float lr, double* loss_out,
-                                                         unsigned long long* trained_out) {
+__global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord* records, std::uint32_t count, GloveTables t,
+                                                         float lr, double* loss_out, unsigned long long* trained_out) {
   __shared__ double warp_loss[kWarpsPerBlock];
   __shared__ unsigned long long warp_trained[kWarpsPerBlock];
   const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -125,9 +121,9 @@ __global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord
 
 }  // namespace
 
-cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables,
-                         GloveRule rule, float learning_rate, double* loss, unsigned long long* trained,
-                         unsigned max_in_flight, cudaStream_t stream) {
+cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables, GloveRule rule,
+                         float learning_rate, double* loss, unsigned long long* trained, unsigned max_in_flight,
+                         cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
   // A warp per record in flight; a few blocks per SM is enough to hide the row loads,
   // and a bounded grid keeps the final atomics on the totals few.
@@ -137,12 +133,11 @@ cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, 
   const auto blocks = static_cast<unsigned>(std::min({wanted, kMaxBlocks, allowed}));
   switch (rule) {
     case GloveRule::adagrad_element:
-      glove_kernel<GloveRule::adagrad_element><<<blocks, kThreads, 0, stream>>>(records, count, tables, learning_rate,
-                                                                                 loss, trained);
+      glove_kernel<GloveRule::adagrad_element>
+          <<<blocks, kThreads, 0, stream>>>(records, count, tables, learning_rate, loss, trained);
       break;
     case GloveRule::adagrad_row:
-      glove_kernel<GloveRule::adagrad_row><<<blocks, kThreads, 0, stream>>>(records, count, tables, learning_rate, loss,
-                                                                             trained);
+      glove_kernel<GloveRule::adagrad_row><<<blocks, kThreads, 0, stream>>>(records, count, tables, learning_rate, loss, trained);
       break;
     case GloveRule::sgd:
       glove_kernel<GloveRule::sgd><<<blocks, kThreads, 0, stream>>>(records, count, tables, learning_rate, loss, trained);

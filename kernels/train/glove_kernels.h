@@ -41,11 +41,10 @@ struct GloveTables {
 // is not finite are skipped, as on the CPU. Returns the launch's status (cudaGetLastError).
 // At most `max_in_flight` records train at once (rounded up to whole blocks of 8 warps):
 // records in flight all read their rows before any adds to them, and over a small
-// vocabulary thousands at once pile stale steps on every row (seen on an H100,
-// 2026-11-22: 100 words, 32,768 records at once, a last cost of 0.16 where the CPU
-// reached 0.0034).
-cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables,
-                         GloveRule rule, float learning_rate, double* loss, unsigned long long* trained,
-                         unsigned max_in_flight, cudaStream_t stream);
+// vocabulary thousands at once pile stale steps on every row (bench/RESULTS.md, "Why
+// the kernels cap the updates in flight").
+cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables, GloveRule rule,
+                         float learning_rate, double* loss, unsigned long long* trained, unsigned max_in_flight,
+                         cudaStream_t stream);
 
 }  // namespace embed::cuda

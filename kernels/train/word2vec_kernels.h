@@ -1,4 +1,5 @@
-// Word2vec's kernels (skip-gram and CBOW), behind launch functions. Plain structs in, so that this header needs nothing from lib/.
+// Word2vec's kernels (skip-gram and CBOW), behind launch functions. Plain structs in, so that this header needs nothing from
+// lib/.
 //
 // A thread block trains a window at a time, as the CPU backend does: skip-gram loads the
 // window's C input rows and 1 + K output rows (target, negatives shared by the window)
@@ -15,14 +16,12 @@
 // A block trains a run of consecutive windows in order, and the grid is capped
 // (max_blocks): windows trained at once all read a row before any of them adds to it,
 // so thousands at once over a Zipfian vocabulary ("the" is a negative in one window of
-// twelve) add hundreds of stale steps to the same rows and the loss diverges (seen on
-// an H100, 2026-11-22: one window per block over a 10,000-word batch climbed from 3.6
-// to 5.9 where the CPU went to 2.6). The cap bounds how many windows train at once.
-// Each block's run is at least max_inputs + 1 windows long, so that the windows training
-// at once lie at least a window's width apart: neighbouring windows share most of
-// their rows, and trained at once each misses the others' steps on all of them (seen
-// on an H100: 985-word batches, a window per block, a loss that climbed to 5.5 where
-// the CPU reached 2.6, with only 345 windows at once).
+// twelve) add hundreds of stale steps to the same rows and the loss diverges. The cap
+// bounds how many windows train at once. Each block's run is at least max_inputs + 1
+// windows long, so that the windows training at once lie at least a window's width
+// apart: neighbouring windows share most of their rows, and trained at once each misses
+// the others' steps on all of them. (bench/RESULTS.md, "Why the kernels cap the updates
+// in flight", has the runs that showed both.)
 #pragma once
 
 #include <cstddef>
@@ -37,12 +36,12 @@ namespace embed::cuda {
 // A packed batch on the device (lib/train/gpu/packed_batch.h describes the layout).
 struct KernelBatch {
   const std::uint32_t* targets;
-  const std::uint32_t* offsets;    // windows + 1
+  const std::uint32_t* offsets;  // windows + 1
   const std::uint32_t* inputs;
   const std::uint32_t* negatives;  // negatives_per_window per window
   std::uint32_t windows;
   std::uint32_t negatives_per_window;
-  std::uint32_t max_inputs;        // per window, at most
+  std::uint32_t max_inputs;  // per window, at most
 };
 
 struct KernelTables {
@@ -77,7 +76,7 @@ cudaError_t allow_shared_memory(std::size_t bytes);
 // At most `max_blocks` blocks (0: no cap).
 cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic,
                             float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream);
-cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic,
-                        float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream);
+cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic, float learning_rate,
+                        double* loss, unsigned max_blocks, cudaStream_t stream);
 
 }  // namespace embed::cuda

@@ -5,7 +5,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "convert/load.h"
 #include "core/atomic_output.h"
 #include "core/byte_source.h"
 #include "core/error.h"
@@ -14,8 +13,8 @@
 #include "search/ann/ann_storage.h"
 #include "text/foreign_extension.h"
 #include "text/projector_writer.h"
-#include "text/text_writer.h"
-#include "text/word2vec_binary.h"
+#include "vectors/load.h"
+#include "vectors/vector_formats.h"
 
 namespace embed {
 namespace {
@@ -36,14 +35,16 @@ void convert(const ConvertOptions& options) {
   } else if (options.output.size() > 3 && options.output.ends_with(".gz")) {
     fail("{}: gzip output is not supported; write to - and pipe through gzip", options.output);
   } else if (const std::string_view foreign = foreign_vector_extension(options.output); !foreign.empty()) {
-    fail("{}: glove-convert does not write {} files; name it .emb (safetensors, which Python's safetensors package "
-         "loads into numpy or torch), .txt, .vec or .bin, or give --to",
-         options.output, foreign);
+    fail(
+        "{}: glove-convert does not write {} files; name it .emb (safetensors, which Python's safetensors package "
+        "loads into numpy or torch), .txt, .vec or .bin, or give --to",
+        options.output, foreign);
   }
   if (options.ann_index && to != VectorFormat::emb) {
     fail("--index ann adds an index to .emb output; {} output cannot hold one", format_name(to));
   }
-  if (to == VectorFormat::fasttext_bin) fail("fasttext-bin is read, not written: choose another --to");
+  const VectorFormatSpec& output_format = format_spec(to);
+  if (!output_format.writable) fail("{} is read, not written: choose another --to", output_format.name);
   if (to == VectorFormat::projector && options.output == "-") {
     fail_usage("--to projector writes three files into a directory; standard output (-o -) cannot hold them: give -o DIR");
   }
@@ -53,14 +54,13 @@ void convert(const ConvertOptions& options) {
   if (options.dtype && to != VectorFormat::emb) {
     fail("--dtype applies to .emb output; {} output is always written from f32 values", format_name(to));
   }
-  const bool binary = to == VectorFormat::emb || to == VectorFormat::w2v_bin;
   // Open the output first: an unwritable destination fails before the work starts.
   // Every format streams (.emb onto a pipe from the table in memory, below).
   std::optional<AtomicOutput> out;
   std::optional<ProjectorOutput> projector;
   if (to == VectorFormat::projector) projector.emplace(options.output);
   else out.emplace(options.output, Streaming::allowed);
-  if (binary && out->is_terminal()) {
+  if (output_format.binary && out->is_terminal()) {
     if (options.output == "-") fail("refusing to write binary {} data to a terminal; redirect standard output", format_name(to));
     fail("{}: is a terminal: refusing to write binary {} data to it", options.output, format_name(to));
   }
@@ -112,19 +112,22 @@ void convert(const ConvertOptions& options) {
                 std::chrono::duration<double>(loaded_at - start).count(), human_bytes(static_cast<double>(in.raw_bytes_read())));
   EmbeddingTable& table = loaded.table;
   if (table.rows() == 0) {
-    fail("{}: no rows left to write{}", input_name, options.vocab_path.empty() ? "" : " (none of the --vocab words is in the input)");
+    fail("{}: no rows left to write{}", input_name,
+         options.vocab_path.empty() ? "" : " (none of the --vocab words is in the input)");
   }
   if (load.keep && table.rows() < keep.size() && !options.limit) {
-    spdlog::warn("{} of the {} words in {} are not in {}", keep.size() - table.rows(), keep.size(), options.vocab_path, input_name);
+    spdlog::warn("{} of the {} words in {} are not in {}", keep.size() - table.rows(), keep.size(), options.vocab_path,
+                 input_name);
   }
 
   if (options.subwords && !loaded.subwords) {
     fail("{}: --subwords: the model has no character n-grams (trained with -maxn 0)", input_name);
   }
   if (loaded.subwords_left) {
-    spdlog::warn("{}: its subword n-gram buckets are dropped: {} output cannot hold them, so words outside the vocabulary "
-                 "get no vector",
-                 input_name, format_name(to));
+    spdlog::warn(
+        "{}: its subword n-gram buckets are dropped: {} output cannot hold them, so words outside the vocabulary "
+        "get no vector",
+        input_name, format_name(to));
   }
 
   const DType dtype = options.dtype.value_or(loaded.dtype.value_or(DType::f32));
@@ -136,8 +139,8 @@ void convert(const ConvertOptions& options) {
     if (loaded.subwords) {
       subword_bytes = loaded.subwords->add_to_emb(dtype, emb);
       const SubwordSettings& settings = loaded.subwords->settings();
-      spdlog::info("keeping {} n-gram buckets ({} to {} characters) for words outside the vocabulary",
-                   settings.buckets, settings.minn, settings.maxn);
+      spdlog::info("keeping {} n-gram buckets ({} to {} characters) for words outside the vocabulary", settings.buckets,
+                   settings.minn, settings.maxn);
     }
     HnswArrays ann;
     if (options.ann_index) {
@@ -166,41 +169,28 @@ void convert(const ConvertOptions& options) {
     if (options.normalize) zero_rows = normalize_rows(table.values, table.dim, options.threads);
     if (to == VectorFormat::projector) {
       if (table.rows() > kProjectorComfortableRows && !options.limit) {
-        spdlog::warn("{} points: the projector becomes slow beyond about {}; --limit N keeps the first N (the most "
-                     "frequent words, in most files)",
-                     table.rows(), kProjectorComfortableRows);
+        spdlog::warn(
+            "{} points: the projector becomes slow beyond about {}; --limit N keeps the first N (the most "
+            "frequent words, in most files)",
+            table.rows(), kProjectorComfortableRows);
       }
       projector->write(table, projector_tensor_name(options.input), options.threads);
-    } else if (to == VectorFormat::w2v_bin) {
-      write_word2vec_binary(table, *out);
     } else {
-      write_text_vectors(table, to == VectorFormat::w2v_text, options.threads, *out);
+      output_format.write(table, options.threads, *out);
     }
   }
   if (zero_rows) spdlog::warn("{} of zero length {} zero", counted(zero_rows, "row"), zero_rows == 1 ? "stays" : "stay");
-  spdlog::debug("wrote the rest in {:.2f} s", std::chrono::duration<double>(std::chrono::steady_clock::now() - loaded_at).count());
+  spdlog::debug("wrote the rest in {:.2f} s",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - loaded_at).count());
   if (projector) projector->commit();
   else out->commit();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::info("{} -> {}: {} x {}, {} -> {}{}, {:.2f} s", input_name, options.output == "-" ? "<stdout>" : options.output,
                counted(table.rows(), "word"), counted(table.dim, "dim"), format_name(loaded.format), format_name(to),
-               to == VectorFormat::emb ? fmt::format(" ({})", vector_dtype_name(dtype)) : "",
-               seconds);
+               to == VectorFormat::emb ? fmt::format(" ({})", vector_dtype_name(dtype)) : "", seconds);
 }
 
 namespace {
-
-std::string_view looks_like(VectorFormat format) {
-  switch (format) {
-    case VectorFormat::glove: return "GloVe text vectors";
-    case VectorFormat::w2v_text: return "word2vec/fastText text vectors (.vec)";
-    case VectorFormat::w2v_bin: return "word2vec binary vectors (.bin)";
-    case VectorFormat::fasttext_bin: return "a fastText model (.bin)";
-    case VectorFormat::emb:
-    case VectorFormat::projector: break;
-  }
-  return "something else";
-}
 
 // --info and --verify read .emb files only. Any other input is named for what it looks
 // like, with the command that converts it, rather than failing on its first bytes as a
@@ -213,9 +203,10 @@ EmbFile open_emb_to_inspect(const std::string& path) {
     if (stem.ends_with(".gz")) stem.resize(stem.size() - 3);
     const auto dot = stem.rfind('.');
     if (dot != std::string::npos && stem.find('/', dot) == std::string::npos) stem.resize(dot);
-    fail("{}: not an .emb file (it looks like {}); --info and --verify read .emb files: convert it first with "
-         "glove-convert {} -o {}.emb",
-         in.name(), looks_like(format), path, stem);
+    fail(
+        "{}: not an .emb file (it looks like {}); --info and --verify read .emb files: convert it first with "
+        "glove-convert {} -o {}.emb",
+        in.name(), format_spec(format).description, path, stem);
   }
   return open_emb(in);
 }
@@ -267,7 +258,8 @@ std::string describe_emb(const EmbFile& file) {
   for (const auto& [key, value] : file.metadata()) text += fmt::format("  {} = {}\n", key, value);
   text += "tensors\n";
   for (const auto& t : file.tensors()) {
-    text += fmt::format("  {:<18} {:<4} [{}] bytes {}..{}\n", t.name, dtype_name(t.dtype), fmt::join(t.shape, ", "), t.begin, t.end);
+    text +=
+        fmt::format("  {:<18} {:<4} [{}] bytes {}..{}\n", t.name, dtype_name(t.dtype), fmt::join(t.shape, ", "), t.begin, t.end);
   }
   return text;
 }

@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace embed {
 
@@ -31,6 +33,15 @@ constexpr std::optional<Enum> parse_in(const EnumName<Enum> (&table)[N], std::st
     if (entry.name == name) return entry.value;
   }
   return std::nullopt;
+}
+
+// Every name in `table`, in its order: the choices a command-line option offers, so that
+// the tools never spell an enum's names a second time.
+template <typename Enum, std::size_t N>
+std::vector<std::string> names_in(const EnumName<Enum> (&table)[N]) {
+  std::vector<std::string> names;
+  for (const EnumName<Enum>& entry : table) names.emplace_back(entry.name);
+  return names;
 }
 
 }  // namespace embed

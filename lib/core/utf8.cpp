@@ -91,6 +91,7 @@ constexpr EnumName<UnicodeErrors> kUnicodeErrorsNames[] = {
 
 std::string_view unicode_errors_name(UnicodeErrors mode) { return name_in(kUnicodeErrorsNames, mode); }
 std::optional<UnicodeErrors> parse_unicode_errors(std::string_view name) { return parse_in(kUnicodeErrorsNames, name); }
+std::vector<std::string> unicode_errors_names() { return names_in(kUnicodeErrorsNames); }
 
 std::string repair_utf8(std::string_view text, UnicodeErrors mode) {
   std::string out;

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace embed {
 
@@ -14,6 +15,7 @@ bool is_valid_utf8(std::string_view text);
 enum class UnicodeErrors { strict, replace, ignore };
 std::string_view unicode_errors_name(UnicodeErrors mode);
 std::optional<UnicodeErrors> parse_unicode_errors(std::string_view name);
+std::vector<std::string> unicode_errors_names();
 
 // `text` with each maximal ill-formed subsequence (Unicode's "maximal subpart", as Python
 // decodes) replaced by U+FFFD (`mode` replace) or dropped (ignore).

@@ -14,6 +14,7 @@ constexpr EnumName<DeviceChoice> kDeviceNames[] = {
 
 std::string_view device_choice_name(DeviceChoice device) { return name_in(kDeviceNames, device); }
 std::optional<DeviceChoice> parse_device_choice(std::string_view name) { return parse_in(kDeviceNames, name); }
+std::vector<std::string> device_choice_names() { return names_in(kDeviceNames); }
 
 void check_gpu_options(DeviceChoice device, const std::set<std::string>& given,
                        std::initializer_list<std::string_view> gpu_options) {

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace embed {
 
@@ -19,10 +20,11 @@ enum class DeviceChoice { cpu, cuda, automatic };
 
 std::string_view device_choice_name(DeviceChoice device);  // "cpu", "cuda", "auto"
 std::optional<DeviceChoice> parse_device_choice(std::string_view name);
+std::vector<std::string> device_choice_names();
 
 struct GpuDevice {
-  int ordinal = 0;               // the CUDA device number (--gpu)
-  std::string name;              // "NVIDIA H100 80GB HBM3"
+  int ordinal = 0;   // the CUDA device number (--gpu)
+  std::string name;  // "NVIDIA H100 80GB HBM3"
   std::uint64_t total_memory = 0;
   std::uint64_t free_memory = 0;  // when the device was opened (0 from a listing)
   int compute_major = 0;
@@ -36,8 +38,8 @@ struct GpuDevice {
 // What the user asked for: the device, the GPU's ordinal and its memory budget.
 struct GpuRequest {
   DeviceChoice device = DeviceChoice::cpu;
-  int ordinal = 0;               // --gpu
-  std::uint64_t memory = 0;      // --gpu-memory; 0: default_gpu_budget
+  int ordinal = 0;           // --gpu
+  std::uint64_t memory = 0;  // --gpu-memory; 0: default_gpu_budget
 };
 
 // Device memory a run may plan for when --gpu-memory is not given: 90% of what is free,

@@ -15,6 +15,7 @@ std::string_view dtype_name(DType dtype) { return name_in(kDTypeNames, dtype); }
 std::optional<DType> parse_dtype_name(std::string_view name) { return parse_in(kDTypeNames, name); }
 
 std::optional<DType> parse_vector_dtype(std::string_view name) { return parse_in(kVectorDTypeNames, name); }
+std::vector<std::string> vector_dtype_names() { return names_in(kVectorDTypeNames); }
 std::string_view vector_dtype_name(DType dtype) { return name_in(kVectorDTypeNames, dtype); }
 
 std::size_t dtype_size(DType dtype) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace embed {
 
@@ -18,6 +19,7 @@ std::optional<DType> parse_dtype_name(std::string_view name);
 std::optional<DType> parse_vector_dtype(std::string_view name);
 // The command-line (and __metadata__ "dtype") spelling of a vector dtype: "f32", "f16" or "bf16".
 std::string_view vector_dtype_name(DType dtype);
+std::vector<std::string> vector_dtype_names();  // --dtype's choices
 std::size_t dtype_size(DType dtype);
 inline bool is_vector_dtype(DType dtype) { return dtype == DType::f32 || dtype == DType::f16 || dtype == DType::bf16; }
 

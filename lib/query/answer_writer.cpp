@@ -6,6 +6,8 @@
 #include <fmt/ostream.h>
 #include <nlohmann/json.hpp>
 
+#include "core/enum_names.h"
+
 namespace embed {
 namespace {
 
@@ -30,7 +32,8 @@ void add_oov(nlohmann::ordered_json& answer, const std::vector<std::string>& oov
 std::string tsv_field(std::string_view text) {
   if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
   std::string field(text);
-  std::replace_if(field.begin(), field.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; }, ' ');
+  std::replace_if(
+      field.begin(), field.end(), [](char c) { return c == '\t' || c == '\n' || c == '\r'; }, ' ');
   return field;
 }
 
@@ -40,15 +43,22 @@ nlohmann::ordered_json json_query(const ParsedQuery& query) {
   return query.text;
 }
 
+constexpr EnumName<OutputFormat> kOutputFormatNames[] = {
+    {OutputFormat::text, "text"}, {OutputFormat::tsv, "tsv"}, {OutputFormat::json, "json"}};
+
 // Scores rounded to what float32 can tell apart, as plain numbers.
 double rounded(float score) { return std::stod(fmt::format("{:.6g}", score)); }
 
 }  // namespace
 
 OutputFormat parse_output_format(std::string_view name) {
-  if (name == "tsv") return OutputFormat::tsv;
-  if (name == "json") return OutputFormat::json;
-  return OutputFormat::text;
+  return parse_in(kOutputFormatNames, name).value_or(OutputFormat::text);
+}
+std::vector<std::string> output_format_names() { return names_in(kOutputFormatNames); }
+std::vector<std::string> report_format_names() {
+  std::vector<std::string> names = output_format_names();
+  std::erase(names, std::string(name_in(kOutputFormatNames, OutputFormat::tsv)));
+  return names;
 }
 
 void AnswerWriter::neighbours(const ParsedQuery& query, const std::vector<Hit>& hits, const std::vector<std::string>& oov) {
@@ -86,12 +96,8 @@ void AnswerWriter::similarity(const ParsedQuery& query, float score, const std::
   const std::string& a = query.words[0].word;
   const std::string& b = query.words[1].word;
   switch (format_) {
-    case OutputFormat::text:
-      out_ << fmt::format("{} {} {:.4f}{}\n", a, b, score, oov_marker(oov));
-      break;
-    case OutputFormat::tsv:
-      out_ << fmt::format("{}\t{}\t{:.6f}\n", a, b, score);
-      break;
+    case OutputFormat::text: out_ << fmt::format("{} {} {:.4f}{}\n", a, b, score, oov_marker(oov)); break;
+    case OutputFormat::tsv: out_ << fmt::format("{}\t{}\t{:.6f}\n", a, b, score); break;
     case OutputFormat::json:
       nlohmann::ordered_json answer = {{"query", json_query(query)}, {"type", "similarity"}, {"words", {a, b}}};
       add_oov(answer, oov);
@@ -103,8 +109,7 @@ void AnswerWriter::similarity(const ParsedQuery& query, float score, const std::
 
 void AnswerWriter::failure(std::string_view text, const ParsedQuery* query, const std::string& message) {
   switch (format_) {
-    case OutputFormat::text:
-      break;
+    case OutputFormat::text: break;
     case OutputFormat::tsv: {
       // The columns a success would begin with, then "error" in the rank or score column.
       std::string start = tsv_field(query ? query->text : text);

@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "core/enum_names.h"
 #include "search/top_k.h"
 
 namespace embed {
@@ -21,6 +22,8 @@ namespace embed {
 //  mul: the product of (1 + cos) / 2 over positive words divided by the product over
 //       negative words plus 1e-6 (3CosMul), as gensim's most_similar_cosmul.
 enum class Combination { add, mul };
+// embed-query's --method spellings, gensim's names for the two rules.
+inline constexpr EnumName<Combination> kCombinationNames[] = {{Combination::add, "3cosadd"}, {Combination::mul, "3cosmul"}};
 
 // The row of a term that is a word outside the vocabulary, whose vector the query carries
 // (a fastText model's subword vector). Never a row, so nothing is excluded for it.

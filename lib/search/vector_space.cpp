@@ -3,15 +3,16 @@
 #include <algorithm>
 #include <cstring>
 
-#include "convert/load.h"
 #include "format/word_index.h"
+#include "vectors/load.h"
 
 namespace embed {
 
 VectorSpace VectorSpace::open(const std::string& path, const VectorReading& reading, unsigned threads) {
   InputStream in = InputStream::open(path);
   const VectorFormat detected = reading.format ? *reading.format : detect_format(in);
-  if (detected == VectorFormat::emb) return from_emb(in.mappable() ? EmbFile::open(in.path()) : EmbFile::from_bytes(in.read_all(), in.name()));
+  if (detected == VectorFormat::emb)
+    return from_emb(in.mappable() ? EmbFile::open(in.path()) : EmbFile::from_bytes(in.read_all(), in.name()));
   LoadOptions options;
   options.format = detected;
   options.threads = threads;
@@ -34,9 +35,8 @@ VectorSpace VectorSpace::from_emb(EmbFile file) {
   if (space.norms_.size() != space.rows_) {
     // Another writer's file without a norms tensor: compute them once, a block of at most
     // 4096 rows and 16 MB at a time (never more rows than the file has).
-    const std::size_t block_rows = static_cast<std::size_t>(
-        std::clamp<std::uint64_t>(std::min<std::uint64_t>(4096, (16u << 20) / (space.dim_ * sizeof(float))), 1,
-                                  std::max<std::uint64_t>(space.rows_, 1)));
+    const std::size_t block_rows = static_cast<std::size_t>(std::clamp<std::uint64_t>(
+        std::min<std::uint64_t>(4096, (16u << 20) / (space.dim_ * sizeof(float))), 1, std::max<std::uint64_t>(space.rows_, 1)));
     std::vector<float> block(block_rows * space.dim_);
     for (std::uint64_t first = 0; first < space.rows_; first += block_rows) {
       const auto count = static_cast<std::size_t>(std::min<std::uint64_t>(block_rows, space.rows_ - first));
@@ -65,7 +65,8 @@ std::string_view VectorSpace::word(std::uint64_t row) const { return emb_ ? emb_
 
 std::optional<std::uint64_t> VectorSpace::find(std::string_view word) const {
   if (emb_) return emb_->find(word);
-  return find_in_index(index_, rows_, [this](std::uint64_t r) { return table_.word(r); }, word);
+  return find_in_index(
+      index_, rows_, [this](std::uint64_t r) { return table_.word(r); }, word);
 }
 
 const float* VectorSpace::rows_f32(std::uint64_t first, std::size_t count, float* scratch) const {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "core/enum_names.h"
 #include "core/error.h"
 #include "format/safetensors.h"
 #include "text/fasttext_model.h"
@@ -12,23 +11,6 @@
 namespace embed {
 
 namespace {
-constexpr EnumName<VectorFormat> kFormatNames[] = {{VectorFormat::glove, "glove"},
-                                                   {VectorFormat::w2v_text, "w2v-text"},
-                                                   {VectorFormat::w2v_bin, "w2v-bin"},
-                                                   {VectorFormat::emb, "emb"},
-                                                   {VectorFormat::fasttext_bin, "fasttext-bin"},
-                                                   {VectorFormat::projector, "projector"}};
-// The names people type for the same formats. "word2vec" alone is the text format, as
-// gensim's save_word2vec_format writes by default and .vec files hold; fastText's .vec
-// output is that same text format (its .bin models are fasttext-bin).
-constexpr EnumName<VectorFormat> kFormatAliases[] = {{VectorFormat::w2v_text, "word2vec"},
-                                                     {VectorFormat::w2v_text, "vec"},
-                                                     {VectorFormat::w2v_text, "fasttext"},
-                                                     {VectorFormat::w2v_bin, "word2vec-bin"},
-                                                     {VectorFormat::w2v_bin, "bin"},
-                                                     {VectorFormat::glove, "txt"},
-                                                     {VectorFormat::emb, "safetensors"}};
-
 // Python's pickles of protocol 2 to 5 start with the PROTO opcode (0x80) and the protocol;
 // gensim's KeyedVectors.save and Word2Vec.save write them (.kv, .model). Asked only after
 // the formats whose first bytes could look the same (a safetensors header of 640 bytes).
@@ -38,9 +20,10 @@ std::optional<int> pickle_protocol(std::string_view head) {
 }
 
 [[noreturn]] void refuse_pickle(int protocol, const std::string& name) {
-  fail("{}: looks like a pickled gensim KeyedVectors file (.kv or .model: a Python pickle, protocol {}), not a vector "
-       "file; save it with model.wv.save_word2vec_format(\"vectors.bin\", binary=True) and convert that",
-       name, protocol);
+  fail(
+      "{}: looks like a pickled gensim KeyedVectors file (.kv or .model: a Python pickle, protocol {}), not a vector "
+      "file; save it with model.wv.save_word2vec_format(\"vectors.bin\", binary=True) and convert that",
+      name, protocol);
 }
 
 bool is_safetensors(std::string_view head) {
@@ -52,20 +35,15 @@ bool is_safetensors(std::string_view head) {
 }
 }  // namespace
 
-std::string_view format_name(VectorFormat format) { return name_in(kFormatNames, format); }
-std::optional<VectorFormat> parse_format_name(std::string_view name) {
-  if (const auto format = parse_in(kFormatNames, name)) return format;
-  return parse_in(kFormatAliases, name);
-}
-
 void refuse_known_models(std::string_view head, const std::string& name) {
   if (!is_fasttext_model(head)) {
     if (const auto protocol = pickle_protocol(head); protocol && !is_safetensors(head)) refuse_pickle(*protocol, name);
     return;
   }
-  fail("{}: a fastText model (.bin or .ftz), not a text vector file: read it as fasttext-bin (detected when --from is "
-       "left out)",
-       name);
+  fail(
+      "{}: a fastText model (.bin or .ftz), not a text vector file: read it as fasttext-bin (detected when --from is "
+      "left out)",
+      name);
 }
 
 VectorFormat detect_format(InputStream& in) {
@@ -117,18 +95,6 @@ VectorFormat detect_format(InputStream& in) {
     line = line.substr(0, last_separator);
   }
   return numbers >= 1 && 2 * numbers >= header->second ? VectorFormat::w2v_text : VectorFormat::w2v_bin;
-}
-
-std::optional<VectorFormat> format_from_extension(const std::string& path) {
-  auto ends_with = [&](std::string_view suffix) {
-    return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  if (ends_with(".emb")) return VectorFormat::emb;
-  if (ends_with(".txt")) return VectorFormat::glove;
-  if (ends_with(".vec")) return VectorFormat::w2v_text;
-  if (ends_with(".bin")) return VectorFormat::w2v_bin;
-  if (ends_with("/")) return VectorFormat::projector;
-  return std::nullopt;
 }
 
 }  // namespace embed

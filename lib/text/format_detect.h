@@ -9,14 +9,9 @@
 
 namespace embed {
 
+// The formats' names, aliases, readers and writers: vectors/vector_formats.h.
 // fasttext_bin is only read; projector (a directory for TensorBoard's Embedding Projector) only written.
 enum class VectorFormat { glove, w2v_text, w2v_bin, emb, fasttext_bin, projector };
-
-std::string_view format_name(VectorFormat format);
-// Parses "glove" | "w2v-text" | "w2v-bin" | "emb" | "fasttext-bin" | "projector", and the
-// aliases "word2vec" | "vec" | "fasttext" (w2v-text), "word2vec-bin" | "bin", "txt" (glove),
-// "safetensors" (emb).
-std::optional<VectorFormat> parse_format_name(std::string_view name);
 
 // Looks at the (decompressed) start of `in` without consuming it:
 // - fastText's magic number 793712314 (a little-endian int32), or the settings that start
@@ -32,9 +27,5 @@ VectorFormat detect_format(InputStream& in);
 // kFastTextHeadBytes bytes) is one that a text reader was asked to read (a fastText .bin
 // or .ftz: --from fasttext-bin reads it; a pickled gensim model); otherwise returns.
 void refuse_known_models(std::string_view head, const std::string& name);
-
-// The output format implied by a file name: .emb, .txt (GloVe), .vec (word2vec text), .bin (word2vec binary),
-// and a name ending in "/" (a directory) projector.
-std::optional<VectorFormat> format_from_extension(const std::string& path);
 
 }  // namespace embed

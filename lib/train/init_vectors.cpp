@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "convert/load.h"
 #include "core/checksum.h"
 #include "core/error.h"
 #include "core/excerpt.h"
@@ -17,6 +16,8 @@
 #include "train/checkpoint.h"
 #include "train/train_command.h"
 #include "train/training_model.h"
+#include "vectors/load.h"
+#include "vectors/vector_formats.h"
 
 namespace embed {
 namespace {
@@ -80,10 +81,11 @@ void read_vector_source(InitSource& source, unsigned threads) {
   bool same_words = context.table.rows() == table.rows() && context.table.dim == table.dim;
   for (std::size_t r = 0; same_words && r < table.rows(); ++r) same_words = context.table.word(r) == table.word(r);
   if (!same_words) {
-    fail("--init {}: {} beside it holds other words or dimensions than it ({} x {} against {} x {}); remove or "
-         "rename it to start the context rows at zero",
-         source.path, context_path, counted(context.table.rows(), "row"), context.table.dim, counted(table.rows(), "row"),
-         table.dim);
+    fail(
+        "--init {}: {} beside it holds other words or dimensions than it ({} x {} against {} x {}); remove or "
+        "rename it to start the context rows at zero",
+        source.path, context_path, counted(context.table.rows(), "row"), context.table.dim, counted(table.rows(), "row"),
+        table.dim);
   }
   source.context_from = context_path;
   source.context_rows.assign(context.table.values.data(), context.table.values.data() + context.table.values.size());
@@ -136,8 +138,8 @@ void settle_init_dim(const InitSource& source, const InitRequest& request, Train
     return;
   }
   if (settings.dim != source.dim) {
-    fail("--init {}: its vectors have {} dimensions, and --dim asks for {}; leave --dim out to take the file's",
-         source.path, source.dim, settings.dim);
+    fail("--init {}: its vectors have {} dimensions, and --dim asks for {}; leave --dim out to take the file's", source.path,
+         source.dim, settings.dim);
   }
 }
 
@@ -184,12 +186,14 @@ void apply_init(const InitSource& source, const InitRequest& request, const Trai
     }
   }
 
-  spdlog::info("--init {} ({}, {} dims): {} of the {} vocabulary words start from its vectors, their context rows {}; "
-               "{} new",
-               source.path, source.what, dim, init.rows_from_file, vocab.size(),
-               source.context_from.empty() ? std::string("at zero") : "from its context vectors" +
-                   (source.context_from == source.path ? std::string() : " (" + source.context_from + ")"),
-               vocab.size() - init.rows_from_file);
+  spdlog::info(
+      "--init {} ({}, {} dims): {} of the {} vocabulary words start from its vectors, their context rows {}; "
+      "{} new",
+      source.path, source.what, dim, init.rows_from_file, vocab.size(),
+      source.context_from.empty()
+          ? std::string("at zero")
+          : "from its context vectors" + (source.context_from == source.path ? std::string() : " (" + source.context_from + ")"),
+      vocab.size() - init.rows_from_file);
   if (outside > 0) {
     spdlog::info("{} of its {} are not in the vocabulary: {}", outside, counted(source.words.size(), "word"),
                  request.keep ? "--init-keep writes them after the trained rows, unchanged, with count 0"

@@ -15,5 +15,7 @@ std::optional<Optimizer> parse_optimizer(std::string_view name) { return parse_i
 
 std::string_view adagrad_mode_name(AdagradMode mode) { return name_in(kAdagradModeNames, mode); }
 std::optional<AdagradMode> parse_adagrad_mode(std::string_view name) { return parse_in(kAdagradModeNames, name); }
+std::vector<std::string> optimizer_names() { return names_in(kOptimizerNames); }
+std::vector<std::string> adagrad_mode_names() { return names_in(kAdagradModeNames); }
 
 }  // namespace embed

@@ -10,7 +10,11 @@
 
 #include <cmath>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include "train/update_constants.h"
 
 namespace embed {
 
@@ -23,6 +27,8 @@ std::string_view optimizer_name(Optimizer optimizer);  // "sgd" | "adagrad" | "a
 std::optional<Optimizer> parse_optimizer(std::string_view name);
 std::string_view adagrad_mode_name(AdagradMode mode);  // "element" | "row"
 std::optional<AdagradMode> parse_adagrad_mode(std::string_view name);
+std::vector<std::string> optimizer_names();
+std::vector<std::string> adagrad_mode_names();
 
 // SGD's schedule, word2vec's: the rate falls linearly with the items done (words,
 // records) to lr × 1e-4 at the end of the last epoch.
@@ -37,7 +43,6 @@ inline float linear_decay_learning_rate(float lr, double done, double total) {
 // accumulated squares of earlier such values (the reference starts its accumulators
 // at 1). The accumulator holds the sum without that 1: in float, squares of order
 // 1e-9 added to 1.0 would round away, and Stanford's doubles keep them.
-inline constexpr float kAdagradStart = 1.0f;
 inline float adagrad_step(float& accumulator, float scaled) {
   const float step = scaled / std::sqrt(kAdagradStart + accumulator);
   accumulator += scaled * scaled;

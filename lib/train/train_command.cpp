@@ -15,14 +15,15 @@
 #include "core/output_target.h"
 #include "core/progress.h"
 #include "core/stop_signal.h"
+#include "text/foreign_extension.h"
+#include "text/format_detect.h"
 #include "train/checkpoint.h"
 #include "train/metrics_log.h"
 #include "train/plot_recorder.h"
 #include "train/rank_state.h"
 #include "train/training_model.h"
 #include "train/vectors_output.h"
-#include "text/foreign_extension.h"
-#include "text/format_detect.h"
+#include "vectors/vector_formats.h"
 
 namespace embed {
 namespace {
@@ -66,8 +67,8 @@ TrainingRun resumed_run(const TrainCommand& command, Cluster& job) {
   // that wrote the checkpoint, whose workers' shards and random streams it holds.
   if (run.ranks != job.size()) {
     const auto job_of = [](unsigned n) { return n > 1 ? fmt::format("a job of {} ranks", n) : std::string("one process"); };
-    fail("{}: the checkpoint was written by {} and cannot go on in {}; resume it with: {}", command.resume,
-         job_of(run.ranks), job_of(job.size()), resume_command(command.resume, run.ranks));
+    fail("{}: the checkpoint was written by {} and cannot go on in {}; resume it with: {}", command.resume, job_of(run.ranks),
+         job_of(job.size()), resume_command(command.resume, run.ranks));
   }
   if (run.ranks > 1) {
     run.state = rank_share(run.state, job.rank(), run.ranks);
@@ -75,11 +76,11 @@ TrainingRun resumed_run(const TrainCommand& command, Cluster& job) {
   }
   if (!command.output.output.empty()) run.output.output = command.output.output;
   const TrainingModel& model = training_model(run.settings.model);
-  const double done = static_cast<double>(run.state.items_done) /
-                      (static_cast<double>(model.items_per_epoch(run)) * run.settings.epochs);
-  spdlog::info("{}: resuming {} training at epoch {} of {} ({:.1f}% done); corpus {}, vocabulary {} words",
-               command.resume, model.name(), std::min(run.state.epoch + 1, run.settings.epochs), run.settings.epochs,
-               100 * done, run.corpus.name, run.corpus.vocab.size());
+  const double done =
+      static_cast<double>(run.state.items_done) / (static_cast<double>(model.items_per_epoch(run)) * run.settings.epochs);
+  spdlog::info("{}: resuming {} training at epoch {} of {} ({:.1f}% done); corpus {}, vocabulary {} words", command.resume,
+               model.name(), std::min(run.state.epoch + 1, run.settings.epochs), run.settings.epochs, 100 * done, run.corpus.name,
+               run.corpus.vocab.size());
   return run;
 }
 
@@ -109,13 +110,13 @@ void refuse_to_lose_checkpoint(const std::string& path, bool restart) {
   const std::optional<CheckpointProgress> progress = checkpoint_progress(path);
   if (!progress || progress->epoch >= progress->epochs) return;
   if (restart) {
-    spdlog::info("--restart: discarding {} (an interrupted run, {} of {} epochs done)", path, progress->epoch,
-                 progress->epochs);
+    spdlog::info("--restart: discarding {} (an interrupted run, {} of {} epochs done)", path, progress->epoch, progress->epochs);
     return;  // replaced by this run's first checkpoint, or removed when it ends
   }
-  fail("{} holds an interrupted run of this output ({} of {} epochs done): continue it with: {}; or start afresh "
-       "with --restart, which discards it",
-       path, progress->epoch, progress->epochs, resume_command(path, this_job().size()));
+  fail(
+      "{} holds an interrupted run of this output ({} of {} epochs done): continue it with: {}; or start afresh "
+      "with --restart, which discards it",
+      path, progress->epoch, progress->epochs, resume_command(path, this_job().size()));
 }
 
 // The usable GPU for --device cuda or auto, or nullopt (with one log line for auto).
@@ -164,10 +165,11 @@ void warn_if_no_time_to_checkpoint(const TrainingRun& run, const Cluster& job) {
   const double needed = 0.5 + bytes / 200e6;
   const double grace = job.stop_grace_seconds();
   if (grace >= needed) return;
-  spdlog::warn("mpirun kills the ranks {:g} s after passing on Ctrl-C or SIGTERM (odls_base_sigkill_timeout), and this "
-               "run's checkpoint ({}) may need {:.0f} s: for an interrupted run to leave one, "
-               "export OMPI_MCA_odls_base_sigkill_timeout={:.0f} before mpirun",
-               grace, human_bytes(bytes), std::ceil(needed), std::ceil(2 * needed));
+  spdlog::warn(
+      "mpirun kills the ranks {:g} s after passing on Ctrl-C or SIGTERM (odls_base_sigkill_timeout), and this "
+      "run's checkpoint ({}) may need {:.0f} s: for an interrupted run to leave one, "
+      "export OMPI_MCA_odls_base_sigkill_timeout={:.0f} before mpirun",
+      grace, human_bytes(bytes), std::ceil(needed), std::ceil(2 * needed));
 }
 
 int train_on_this_rank(TrainCommand command, Cluster& job);
@@ -201,8 +203,8 @@ namespace {
 
 int train_on_this_rank(TrainCommand command, Cluster& job) {
   check_data_parallel(command, job);  // before anything is read
-  TrainingRun run = command.resume.empty() ? TrainingRun{command.settings, command.output, {}, {}, {}, {}, {}}
-                                            : resumed_run(command, job);
+  TrainingRun run =
+      command.resume.empty() ? TrainingRun{command.settings, command.output, {}, {}, {}, {}, {}} : resumed_run(command, job);
   const TrainSettings& settings = run.settings;
   const TrainingModel& model = training_model(settings.model);
   const bool root = job.is_root();  // writes the outputs
@@ -288,9 +290,9 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   const double all_threads = static_cast<double>(settings.threads) * job.size();  // the whole job's
   context.on_progress = [&](const TrainProgress& p) {
     const double per_second = p.seconds > 0 ? static_cast<double>(p.items_this_run) / p.seconds : 0;
-    progress.update(p.items_this_run, fmt::format("epoch {}/{}, {}/s per thread, lr {:.3g}, {} {:.4f}", p.epoch + 1,
-                                                  settings.epochs, human_count(per_second / all_threads),
-                                                  p.learning_rate, loss_name, p.loss));
+    progress.update(p.items_this_run,
+                    fmt::format("epoch {}/{}, {}/s per thread, lr {:.3g}, {} {:.4f}", p.epoch + 1, settings.epochs,
+                                human_count(per_second / all_threads), p.learning_rate, loss_name, p.loss));
     if (metrics) metrics->progress(p, per_second);
     if (plot) plot->progress(p);
   };
@@ -349,7 +351,9 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
     const int signal = stop_signal();  // 0 on a rank whose stop came from another rank
     if (root) {
       spdlog::warn("interrupted by {} at epoch {} of {} ({:.1f}% done); checkpoint written to {}; resume with: {}",
-                   signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "another rank's stop",
+                   signal == SIGTERM  ? "SIGTERM"
+                   : signal == SIGINT ? "SIGINT"
+                                      : "another rank's stop",
                    run.state.epoch + 1, settings.epochs, 100 * done, checkpoint_path,
                    resume_command(checkpoint_path, job.size()));
     }
@@ -358,16 +362,15 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
 
   if (!root) {
     run.release_temporaries();  // this rank's own (GloVe's records file), which a checkpoint may have kept
-    return 0;  // the ranks hold equal tables after the last epoch's averaging: rank 0 writes them
+    return 0;                   // the ranks hold equal tables after the last epoch's averaging: rank 0 writes them
   }
   const auto metadata = vectors_metadata(run);
   // --init-keep's words follow the trained rows.
   Vocabulary with_kept;
   if (!run.init.kept_words.empty()) with_kept = with_kept_words(run.corpus.vocab, run.init);
   const Vocabulary& vocab = run.init.kept_words.empty() ? run.corpus.vocab : with_kept;
-  write_trained_vectors(*vectors_out, vocab, settings.dim,
-                        with_kept_rows(model.vector_rows(run), run, run.init.kept_vectors), run.output.dtype,
-                        run.corpus.name, metadata, settings.threads);
+  write_trained_vectors(*vectors_out, vocab, settings.dim, with_kept_rows(model.vector_rows(run), run, run.init.kept_vectors),
+                        run.output.dtype, run.corpus.name, metadata, settings.threads);
   if (context_out) {
     write_trained_vectors(*context_out, vocab, settings.dim,
                           with_kept_rows(table_rows(run.output_table, settings.dim), run, run.init.kept_context),

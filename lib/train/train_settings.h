@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "train/optimizer.h"
 
@@ -23,6 +24,7 @@ std::optional<Model> parse_model_name(std::string_view name);
 enum class GloveVectors { word, word_plus_context };
 std::string_view glove_vectors_name(GloveVectors vectors);  // "w" | "w+c"
 std::optional<GloveVectors> parse_glove_vectors(std::string_view name);
+std::vector<std::string> glove_vectors_names();
 
 struct TrainSettings {
   Model model = Model::skipgram;

@@ -57,7 +57,7 @@ timed "$work/build.time" "$BUILD/glove-convert" -q "$work/vectors.bin" --index a
 read -r build_seconds build_kb < <(time_of "$work/build.time")
 "$BUILD/glove-convert" -q "$work/vectors.bin" -o "$work/plain.emb"
 index_line=$("$BUILD/glove-convert" "$work/v.emb" --info | grep '^index')
-index_share=$(sed -E 's/.*, ([0-9]+)% of.*/\1/' <<<"$index_line")
+index_share=$(stats ann-index-share "$index_line")
 echo "build:   ${build_seconds} s, peak $(mib "$build_kb") MiB; $index_line"
 rm "$work/vectors.bin"
 
@@ -68,10 +68,10 @@ word=$(printf "w%0${width}d" $((ROWS / 2)))
 first() {
   local runs=() start end
   for _ in 1 2 3 4 5 6 7; do
-    start=$(date +%s%N)
+    start=$(date +%s.%N)
     "$BUILD/embed-query" "$1" "$word" -k 10 --format tsv "${@:2}" > /dev/null || die "embed-query $1 $word failed"
-    end=$(date +%s%N)
-    runs+=("$(awk -v ns=$((end - start)) 'BEGIN {printf "%.1f", ns / 1e6}')")
+    end=$(date +%s.%N)
+    runs+=("$(stats elapsed "$start" "$end" 1 --unit ms)")
   done
   median "${runs[*]}"
 }
@@ -86,39 +86,5 @@ echo "== peers"
 "$PYTHON" "$here/ann.py" peers "$work" 10 "$THREADS" "$EF" | tee "$work/peers.jsonl"
 
 echo "== summary"
-"$PYTHON" - "$work/ours.jsonl" "$work/peers.jsonl" "$index_share" "$first_ann" <<'PY'
-import json, sys
-ours = [json.loads(l) for l in open(sys.argv[1])]
-peers = [json.loads(l) for l in open(sys.argv[2])]
-index_share, first = float(sys.argv[3]), float(sys.argv[4])
-exact = next(r for r in ours if r["kind"] == "exact")
-def at_recall(rows, target=0.95):
-    ok = [r for r in rows if "ef" in r and r["recall"] >= target]
-    return min(ok, key=lambda r: r["ef"]) if ok else None
-mine = at_recall([r for r in ours if r["kind"] == "ann"])
-print(f"{'':10} {'ef':>4} {'recall':>7} {'q/s 1 thread':>13} {'q/s batch':>10}")
-print(f"{'exact':10} {'':>4} {1.0:7.4f} {exact['qps_one_at_a_time']:13.1f} {exact['qps_batch']:10.1f}")
-best_peer = 0.0
-for name, rows in [("embed", [r for r in ours if r["kind"] == "ann"]),
-                   ("faiss", [r for r in peers if r["kind"] == "faiss"]),
-                   ("hnswlib", [r for r in peers if r["kind"] == "hnswlib"])]:
-    r = at_recall(rows)
-    if r is None:
-        print(f"{name:10} (no ef reached recall 0.95, or skipped)")
-        continue
-    print(f"{name:10} {r['ef']:4d} {r['recall']:7.4f} {r['qps_one_thread']:13.1f} {r['qps_threads']:10.1f}")
-    if name != "embed":
-        best_peer = max(best_peer, r["qps_one_thread"])
-def verdict(ok): return "met" if ok else "NOT met"
-if mine:
-    one = mine["qps_one_thread"] / exact["qps_one_at_a_time"]
-    print(f"target: one at a time >= 20x exact: {one:.1f}x {verdict(one >= 20)}")
-    print(f"target: batched >= exact batched: {mine['qps_threads'] / exact['qps_batch']:.2f}x "
-          f"{verdict(mine['qps_threads'] >= exact['qps_batch'])}")
-    if best_peer:
-        print(f"target: within 1.5x of the best peer at matched recall: best peer / ours = "
-              f"{best_peer / mine['qps_one_thread']:.2f} {verdict(best_peer / mine['qps_one_thread'] <= 1.5)}")
-print(f"target: index <= 25% of the vectors: {index_share:.0f}% {verdict(index_share <= 25)}")
-print(f"target: first answer <= 30 ms: {first:.1f} ms {verdict(first <= 30)}")
-PY
+stats ann-summary "$work/ours.jsonl" "$work/peers.jsonl" "$index_share" "$first_ann"
 machine_line

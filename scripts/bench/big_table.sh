@@ -70,40 +70,25 @@ corpus=$work/clusters.txt
 gen_start=$(date +%s.%N)
 "$GENERATE" --vocab "$VOCAB" --cluster-size "$CLUSTER" --words "$WORDS" --threads "$THREADS" --out "$corpus" \
   2>"$work/generate.log" || die "bench-gen-clusters failed: $(tail -1 "$work/generate.log")"
-gen_s=$(awk -v a="$gen_start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
+gen_s=$(stats elapsed "$gen_start" "$(date +%s.%N)" 1)
 corpus_bytes=$(stat -c %s "$corpus")
-echo "corpus: $WORDS words ($(awk -v b="$corpus_bytes" 'BEGIN {printf "%.2f GB", b / 1e9}')), $VOCAB ids in clusters" \
+echo "corpus: $WORDS words ($(stats gb "$corpus_bytes") GB), $VOCAB ids in clusters" \
   "of $CLUSTER, generated in $gen_s s on $THREADS threads ($(tail -1 "$work/generate.log"))"
 
 # ---- the runs ------------------------------------------------------------------------------
-# The run's figures from its --metrics file's last epoch, as shell assignments.
-last_epoch() {
-  "$PYTHON" - "$1" <<'PY'
-import json, sys
-epochs = [e for e in map(json.loads, filter(str.strip, open(sys.argv[1]))) if e.get("event") == "epoch"]
-if not epochs:
-    sys.exit(f"{sys.argv[1]}: no epoch events")
-e = epochs[-1]
-loss = "nan" if e["loss"] is None else f"{e['loss']:.4f}"
-print(f"wps={e['per_second']:.4g} loss={loss} rss={e['peak_rss']} "
-      f"resident={e.get('resident_share', 0):.4f} h2d={e.get('to_gpu_per_item', 0):.0f} "
-      f"d2h={e.get('from_gpu_per_item', 0):.0f} gpu_mem={e.get('gpu_memory', 0)}")
-PY
-}
-gb() { awk -v b="$1" 'BEGIN {printf "%.2f", b / 1e9}'; }
+# The run's figures from its --metrics file's last epoch, as shell assignments: wps, loss, rss,
+# resident, h2d, d2h, gpu_mem.
+last_epoch() { stats last-epoch "$1"; }
+# gb BYTES: in GB of 10^9 bytes, two decimals.
+gb() { stats gb "$1"; }
 # stamp NAME START: each line of standard input, after the seconds since START (date +%s.%N).
-stamp() {
-  local line
-  while IFS= read -r line; do
-    printf '   %6.1f s [%s] %s\n' "$(awk -v a="$2" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')" "$1" "$line"
-  done
-}
+stamp() { stats stamp "$1" "$2"; }
 
 # run MODE_NAME SEED ARGS...: trains, prints its row of the table, keeps its figures in
 # wps_of[MODE_NAME] and share_of[MODE_NAME].
 declare -A wps_of=() share_of=()
 run() {
-  local name=$1 seed=$2 start end wall wps loss rss resident h2d d2h gpu_mem quality x_dev
+  local name=$1 seed=$2 start end wall wps loss rss resident h2d d2h gpu_mem quality x_dev share thirds
   local file=$work/${name//\//-}  # host/4 -> host-4
   shift 2
   start=$(date +%s.%N)
@@ -117,19 +102,18 @@ run() {
     return 1
   fi
   end=$(date +%s.%N)
-  wall=$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f", b - a}')
+  wall=$(stats elapsed "$start" "$end" 1)
   eval "$(last_epoch "$file.metrics")"
   quality=$("$QUALITY" "$file.emb" --cluster-size "$CLUSTER" --sample "$SAMPLE" --threads "$THREADS" 2>&1) ||
     { echo "$name: bench-cluster-quality failed: $quality"; return 1; }
   echo "$(grep '^sample' <<<"$quality")" | stamp "$name" "$start" >&2
-  share_of[$name]=$(awk '$1 == "cluster_share_at_10" {print $2}' <<<"$quality")
-  local thirds
-  thirds=$(awk '$1 == "head" {printf "%.3f/%.3f/%.3f", $2, $4, $6}' <<<"$quality")
+  eval "$(stats cluster-quality - <<<"$quality")"  # share, thirds
+  share_of[$name]=$share
   wps_of[$name]=$wps
   x_dev=-
   [[ -n ${wps_of[device]:-} ]] && x_dev=$(ratio "$wps" "${wps_of[device]}")
   printf '%-10s %9s %11s %7s %9s %8s %8s %8s %9s %8s %7s %17s %7s\n' "$name" "${budget_gb:--}" "$wps" "$x_dev" \
-    "$(awk -v r="$resident" 'BEGIN {printf "%.1f%%", 100 * r}')" "$h2d" "$d2h" "$(gb "$gpu_mem")" "$(gb "$rss")" \
+    "$(stats scaled "$resident" --times 100 --format .1f --suffix %)" "$h2d" "$d2h" "$(gb "$gpu_mem")" "$(gb "$rss")" \
     "$loss" "${share_of[$name]}" "$thirds" "$wall"
   # The vectors are gigabytes: only the first run's are kept (for the table's size).
   [[ $name == "$first_run" ]] || rm -f "$file.emb"
@@ -172,11 +156,9 @@ fi
 
 # ---- targets -------------------------------------------------------------------------------
 echo
-spread=-
 shares=${share_of[device]:-}
 for seed in ${SEEDS#"$first_seed"}; do shares+=" ${share_of[device-s$seed]:-}"; done
-[[ $(wc -w <<<"$shares") -ge 2 ]] && spread=$(awk -v l="$shares" 'BEGIN {n = split(l, v, " "); lo = hi = v[1]
-  for (i = 2; i <= n; ++i) { if (v[i] < lo) lo = v[i]; if (v[i] > hi) hi = v[i] } printf "%.3f", hi - lo }')
+spread=$(stats spread 3 -- "$shares")  # "-" for fewer than two seeds
 for n in $FRACTIONS; do
   target=0.67
   ((n >= 16)) && target=0.5

@@ -24,6 +24,7 @@
 #   THREADS  2 (default)
 #   RUNS     5 (default): runs per build and model
 #   QUERIES  40000 (default): query lines (the corpus's frequent words, repeated)
+#   PYTHON   /usr/bin/python3 (default): runs benchstats.py, the statistics
 #   BENCH_DIR, KEEP  as the other benchmarks
 # Example: OLD=/tmp/old-build bash scripts/bench/compare.sh
 set -euo pipefail
@@ -37,10 +38,12 @@ EPOCHS=${EPOCHS:-3}
 THREADS=${THREADS:-2}
 RUNS=${RUNS:-5}
 QUERIES=${QUERIES:-40000}
+PYTHON=${PYTHON:-/usr/bin/python3}
 corpus=$data/text8-head.txt
 
 need_data "$corpus"
 need_gnu_time
+need_python
 for build in "$OLD" "$BUILD"; do
   need_tool embed-train "$build/embed-train" OLD/BUILD
   need_tool embed-query "$build/embed-query" OLD/BUILD
@@ -82,10 +85,10 @@ for model in $MODELS; do
   unit=words
   [[ $model == glove ]] && unit=records
   # Items per epoch, from the first epoch line ("1104259 words in 0.7 s"), which both builds print.
-  items=$(grep -m1 -o '[0-9]\+ \(words\|records\) in ' "$model-new.log" | cut -d' ' -f1)
+  items=$(stats epoch-items "$model-new.log") || die "$model: no epoch line in $work/$model-new.log"
   total=$((items * $(epochs_of "$model")))
-  old_rate=$(awk -v n="$total" -v s="$(median "$old_s")" 'BEGIN {printf "%.0f", n / s}')
-  new_rate=$(awk -v n="$total" -v s="$(median "$new_s")" 'BEGIN {printf "%.0f", n / s}')
+  old_rate=$(stats rate "$total" "$(median "$old_s")")
+  new_rate=$(stats rate "$total" "$(median "$new_s")")
   printf '%-9s %14s %14s %9s   %s/s; seconds old:%s  new:%s\n' "$model" "$old_rate" "$new_rate" \
     "$(ratio "$new_rate" "$old_rate")" "$unit" "$old_s" "$new_s"
 done
@@ -102,7 +105,7 @@ for run in $(seq "$RUNS"); do
     timed query.time "$build/embed-query" "$vectors" --device cpu -k 10 < queries.txt > "answers-$which.txt" ||
       die "$which embed-query failed"
     read -r seconds _ < <(time_of query.time)
-    rate=$(awk -v n="$QUERIES" -v s="$seconds" 'BEGIN {printf "%.0f", (s > 0 ? n / s : 0)}')
+    rate=$(stats rate "$QUERIES" "$seconds")
     if [[ $which == old ]]; then old_q+=" $rate"; else new_q+=" $rate"; fi
   done
 done

@@ -51,8 +51,7 @@ gen_start=$(date +%s.%N)
 "$PYTHON" "$here/make_glove_text.py" "$text" "$ROWS" "$DIM"
 gen_end=$(date +%s.%N)
 text_bytes=$(stat -c %s "$text")
-awk -v f="$text" -v b="$text_bytes" -v s="$gen_start" -v e="$gen_end" \
-  'BEGIN {printf "generated %s (%.1f MB) in %.1f s\n", f, b / 1048576, e - s}'
+echo "generated $text ($(stats mib-of-bytes "$text_bytes" 1) MB) in $(stats elapsed "$gen_start" "$gen_end" 1) s"
 echo "flushing it to disk (sync), so writeback does not overlap the timings; warming the page cache"
 sync
 cat "$text" >/dev/null
@@ -126,19 +125,18 @@ else
 fi
 
 echo
-echo "== results: $ROWS x $DIM, text $(awk -v b="$text_bytes" 'BEGIN {printf "%.1f", b / 1048576}') MB, .emb $(awk -v b="$emb_bytes" 'BEGIN {printf "%.1f", b / 1048576}') MB (MB = MiB)"
+emb_mb=$(stats mib-of-bytes "$emb_bytes" 1)
+text_mb=$(stats mib-of-bytes "$text_bytes" 1)
+echo "== results: $ROWS x $DIM, text $text_mb MB, .emb $emb_mb MB (MB = MiB)"
 printf '%-14s %9s %10s %10s  %s\n' tool seconds peak_MB text_MB/s command
 for n in "${names[@]}"; do
-  rate=$(awk -v b="$text_bytes" -v s="${secs[$n]}" 'BEGIN {if (s > 0) printf "%.0f", b / 1048576 / s; else print "inf"}')
+  rate=$(stats rate "$text_bytes" "${secs[$n]}" --divide-by 1048576)  # MiB of text per second
   case $n in info | memmap | gensim-import) rate=- ;; esac
   printf '%-14s %9s %10s %10s  %s\n' "$n" "${secs[$n]}" "${peak[$n]}" "$rate" "${cmdline[$n]}"
 done
 
 # ratio_verdict RATIO TARGET MUST: against a speed target (and the floor it must pass).
-ratio_verdict() { awk -v r="$1" -v target="$2" -v must="$3" 'BEGIN {
-  if (r == "inf" || r + 0 >= target) print "OK (target >= " target "x)";
-  else if (r + 0 > must) print "BELOW TARGET (target >= " target "x)";
-  else print "FAIL (must be > " must "x, target >= " target "x)" }'; }
+ratio_verdict() { stats speed-verdict "$1" "$2" "$3"; }
 
 echo
 echo "== helper scripts run above"
@@ -160,12 +158,8 @@ else
 fi
 r=$(ratio "${secs[convert]}" "${secs[cat]}")
 printf "%-34s %8s%s\n" "convert time / cat time" "$r" "$([[ $r == inf ]] || echo x)"
-emb_mb=$(awk -v b="$emb_bytes" 'BEGIN {printf "%.1f", b / 1048576}')
-text_mb=$(awk -v b="$text_bytes" 'BEGIN {printf "%.1f", b / 1048576}')
 r=$(ratio "${peak[convert]}" "$emb_mb")
 rt=$(ratio "${peak[convert]}" "$text_mb")
-mem_verdict=$(awk -v p="${peak[convert]}" -v e="$emb_mb" -v t="$text_mb" 'BEGIN {
-  if (p <= 1.5 * e && p < t) print "OK: O(output)"; else if (p < t) print "HIGH: above 1.5x output";
-  else print "BAD: at least the input text size" }')
+mem_verdict=$(stats memory-verdict "${peak[convert]}" "$emb_mb" "$text_mb")
 printf '%-34s %8sx  (%s MB / %s MB .emb; %sx the %s MB text) %s\n' "convert peak RSS / .emb size" "$r" \
   "${peak[convert]}" "$emb_mb" "$rt" "$text_mb" "$mem_verdict"

@@ -25,6 +25,7 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 
 need_data "$data/text8-head.txt"
 need_tool embed-train "$EMBED_TRAIN" EMBED_TRAIN
+need_python
 bench_scratch
 corpus=$work/corpus.txt
 for _ in $(seq "$COPIES"); do cat "$data/text8-head.txt"; echo; done > "$corpus"
@@ -43,7 +44,7 @@ count_once() {
     die "embed-train trained instead of stopping after counting"
   fi
   grep -q 'lower --min-count' "$work/err" || die "embed-train failed: $(tail -1 "$work/err")"
-  awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.3f", b - a}'
+  stats elapsed "$start" "$(date +%s.%N)" 3
 }
 gensim_once() {
   local start
@@ -51,7 +52,7 @@ gensim_once() {
   "$PYTHON" -c 'import sys
 from gensim.models import Word2Vec
 Word2Vec(min_count=5).build_vocab(corpus_file=sys.argv[1])' "$corpus" 2> /dev/null
-  awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.3f", b - a}'
+  stats elapsed "$start" "$(date +%s.%N)" 3
 }
 one="" many="" peer=""
 for _ in $(seq "$RUNS"); do
@@ -59,7 +60,8 @@ for _ in $(seq "$RUNS"); do
   many+=" $(count_once "$THREADS")"
   if ((has_gensim)); then peer+=" $(gensim_once)"; fi
 done
-mbs() { awk -v b="$bytes" -v s="$1" 'BEGIN {printf "%.0f", b / 1e6 / s}'; }
+# mbs SECONDS: the corpus's MB (10^6 bytes) per second.
+mbs() { stats rate "$bytes" "$1" --divide-by 1e6; }
 t1=$(median "$one") tn=$(median "$many")
 printf '%-34s %8s s %8s MB/s\n' "embed-train, 1 thread" "$t1" "$(mbs "$t1")"
 printf '%-34s %8s s %8s MB/s   %sx one thread\n' "embed-train, $THREADS threads" "$tn" "$(mbs "$tn")" "$(ratio "$t1" "$tn")"

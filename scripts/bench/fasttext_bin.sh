@@ -46,7 +46,7 @@ echo "== training the model: fasttext skipgram on $corpus"
 fasttext skipgram -input "$corpus" -output "$work/model" -dim 100 -minn 3 -maxn 6 -bucket 2000000 -epoch 1 \
   -thread "$THREADS" -verbose 0
 model=$work/model.bin
-model_mb=$(awk -v b="$(stat -c %s "$model")" 'BEGIN {printf "%.0f", b / 1048576}')
+model_mb=$(stats mib-of-bytes "$(stat -c %s "$model")" 0)
 # The vocabulary, for print-word-vectors: fastText's .vec lists it after a header line.
 tail -n +2 "$work/model.vec" | cut -d' ' -f1 >"$work/vocabulary.txt"
 words=$(wc -l <"$work/vocabulary.txt")

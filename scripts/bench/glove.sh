@@ -100,14 +100,12 @@ bench_scratch
 
 # ---- numbers -----------------------------------------------------------------------------
 
-# size_bytes SIZE: embed-train's --memory sizes (CLI11: k, M, G, T are powers of 1024).
-size_bytes() {
-  awk -v s="$1" 'BEGIN {
-    n = s + 0; u = toupper(s); sub(/^[0-9.]+ */, "", u); sub(/I?B$/, "", u)
-    f = (u == "K") ? 1024 : (u == "M") ? 1048576 : (u == "G") ? 1073741824 : (u == "T") ? 1099511627776 : 1
-    printf "%.0f\n", n * f }'
-}
-diff_signed() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN {printf "%+." d "f", a - b}'; }
+# size_bytes SIZE: embed-train's --memory sizes in bytes (CLI11: k, M, G, T are powers of 1024).
+size_bytes() { stats size-bytes "$1"; }
+# diff_signed A B DECIMALS: A - B with its sign.
+diff_signed() { stats diff -- "$1" "$2" "$3"; }
+# file_mb FILE: its size in MB of 2^20 bytes, one decimal.
+file_mb() { stats mib-of-bytes "$(stat -c %s "$1")" 1; }
 
 # ---- one run -----------------------------------------------------------------------------
 
@@ -129,33 +127,14 @@ train() {
 # count_figures LOG: from the "counted ... merged them into" line of embed-train's log (the
 # metrics cover training only), as shell assignments: pairs, count_s, merge_s, spilled (sorted
 # runs spilled to disk), coocs (merged co-occurrences).
-count_figures() {
-  "$PYTHON" - "$1" <<'EOF'
-import re, sys
-text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
-m = re.search(r"counted (\d+) .* pairs in ([\d.]+) s \(([^)]*)\), merged them into (\d+) co-occurrences in ([\d.]+) s",
-              text)
-if not m:
-    sys.exit(f"{sys.argv[1]}: no 'counted ... merged them into' line")
-s = re.search(r"(\d+) sorted runs spilled", m.group(3))
-print(f"pairs={m.group(1)} count_s={m.group(2)} merge_s={m.group(5)} spilled={s.group(1) if s else 0} coocs={m.group(4)}")
-EOF
-}
+count_figures() { stats glove-count "$1"; }
 
-# run_figures NAME: the stage figures of one training run, as shell assignments: count_figures
-# of its log, then from its --metrics file epochs_run, train_s (the epochs' seconds),
-# per_epoch_s, mrec_s (records x epochs / train_s, in millions), cost (the last epoch's, to the
-# 4 decimals embed-train's log prints).
-run_figures() {
-  # Every name epoch_figures sets is local, used or not, so that its eval leaves no globals.
-  # shellcheck disable=SC2034
-  local figures epochs_run unit units train_s rate last_rate loss
-  count_figures "$work/$1.log" || return
-  figures=$(epoch_figures "$work/$1.metrics") || return
-  eval "$figures"
-  awk -v n="$epochs_run" -v t="$train_s" -v r="$rate" -v c="$loss" 'BEGIN {
-    printf "epochs_run=%d train_s=%.2f per_epoch_s=%.3f mrec_s=%.2f cost=%.4f\n", n, t, t / n, r / 1e6, c }'
-}
+# run_figures NAME [WALL_S]: the stage figures of one training run, as shell assignments:
+# count_figures of its log, then from its --metrics file epochs_run, train_s (the epochs'
+# seconds), per_epoch_s, mrec_s (records x epochs / train_s, in millions), cost (the last
+# epoch's, to the 4 decimals embed-train's log prints); with WALL_S, other_s (WALL_S - count -
+# merge - train).
+run_figures() { stats glove-run "$work/$1.log" "$work/$1.metrics" ${2:+--wall "$2"}; }
 
 # Results of the quality runs, keyed by epochs: space-separated lists over seeds.
 declare -A r_wall r_count r_merge r_train r_other r_epoch r_kb r_mrec r_cost r_acc r_ws r_answered
@@ -167,23 +146,22 @@ eval_restrict=""
 
 # quality_run SEED EPOCHS: one training run and its evaluation; prints its table row.
 quality_run() {
-  local seed=$1 epochs=$2 name=q-$2-$1 other acc correct answered ws
+  local seed=$1 epochs=$2 name=q-$2-$1 acc correct answered ws
   train "$name" "$seed" "$epochs" "$MEMORY" || { cat "$work/$name.log" >&2; die "embed-train failed ($name)"; }
-  local pairs count_s merge_s spilled coocs epochs_run train_s per_epoch_s mrec_s cost
+  local pairs count_s merge_s spilled coocs epochs_run train_s per_epoch_s mrec_s cost other_s
   local figures
-  figures=$(run_figures "$name") || die "cannot read the log or metrics of $name"
+  figures=$(run_figures "$name" "$run_secs") || die "cannot read the log or metrics of $name"
   eval "$figures"
   ((epochs_run == epochs)) || die "$name: $epochs_run epochs in its metrics for $epochs epochs"
   figures=$(evaluate "$work/$name.emb" "$work/$name.json") || exit 1
   read -r acc correct answered _ ws eval_restrict <<<"$figures"
-  other=$(awk -v w="$run_secs" -v c="$count_s" -v m="$merge_s" -v t="$train_s" 'BEGIN {printf "%.2f", w - c - m - t}')
   r_wall[$epochs]+="$run_secs " r_count[$epochs]+="$count_s " r_merge[$epochs]+="$merge_s "
-  r_train[$epochs]+="$train_s " r_other[$epochs]+="$other " r_epoch[$epochs]+="$per_epoch_s "
+  r_train[$epochs]+="$train_s " r_other[$epochs]+="$other_s " r_epoch[$epochs]+="$per_epoch_s "
   r_kb[$epochs]+="$run_kb " r_mrec[$epochs]+="$mrec_s " r_cost[$epochs]+="$cost "
   r_acc[$epochs]+="$acc " r_ws[$epochs]+="$ws " r_answered[$epochs]+="$answered "
   ref_coocs=$coocs ref_spilled=$spilled ref_pairs=$pairs
   seed_cost[$epochs/$seed]=$cost seed_acc[$epochs/$seed]=$acc seed_ws[$epochs/$seed]=$ws
-  row "seed $seed" "$run_secs" "$count_s" "$merge_s" "$train_s" "$other" \
+  row "seed $seed" "$run_secs" "$count_s" "$merge_s" "$train_s" "$other_s" \
     "$per_epoch_s" "$(mib "$run_kb")" "$mrec_s" "$cost" \
     "$(printf '%.2f (%s/%s)' "$acc" "$correct" "$answered")" "$(printf '%.3f' "$ws")"
   rm -f "$work/$name.emb"
@@ -233,8 +211,7 @@ compare_stanford() {
   cmp_row "" "Stanford GloVe" "embed-train ($e ep)" "ratio / difference" target
   cmp_row "total wall s" "$SG_TOTAL" "$wall" "Stanford/ours $(ratio "$SG_TOTAL" "$wall")x" \
     "<= $TARGET_TOTAL s: $(verdict "$wall <= $TARGET_TOTAL")"
-  cmp_row "  counting s" "$(awk -v a="$SG_VOCAB" -v b="$SG_COOCCUR" -v c="$SG_SHUFFLE" 'BEGIN {print a + b + c}')" \
-    "$(awk -v a="$count" -v b="$merge" 'BEGIN {print a + b}')" "" ""
+  cmp_row "  counting s" "$(stats sum "$SG_VOCAB" "$SG_COOCCUR" "$SG_SHUFFLE")" "$(stats sum "$count" "$merge")" "" ""
   cmp_row "  training s" "$SG_GLOVE (glove)" "$train" "Stanford/ours $(ratio "$SG_GLOVE" "$train")x" ""
   cmp_row "per epoch s" "$SG_PER_ITER" "$per_epoch" "Stanford/ours $(ratio "$SG_PER_ITER" "$per_epoch")x" ""
   cmp_row "peak MB" "$SG_PEAK_MB (cooccur)" "$(mib "$peak_kb")" "" \
@@ -263,28 +240,7 @@ compare_stanford() {
 #   records take A MB (and B MB while they are made) and the two tables of R rows C MB" (training:
 #   A + B + C). Its sizes are rounded to 3 significant digits (powers of 1000): each is taken at
 #   the largest value that rounds to it.
-min_memory() {
-  "$PYTHON" - "$1" <<'EOF'
-import math, re, sys
-text = open(sys.argv[1], encoding="utf-8", errors="replace").read()
-unit = {"B": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
-size = r"([\d.]+) (B|kB|MB|GB|TB)"
-def upper_bound(number, u):
-    # the largest size that prints as `number`: plus half its last digit
-    decimals = len(number.partition(".")[2])
-    return (float(number) + 0.5 * 10 ** -decimals) * unit[u]
-need = None
-m = re.search(r"give at least (?:--memory )?" + size, text)
-if m:
-    need = upper_bound(m.group(1), m.group(2))
-else:
-    m = re.search(r"too small to train:(.*)", text)
-    if m:
-        need = sum(upper_bound(n, u) for n, u in re.findall(size, m.group(1)))
-if need:
-    print(f"{math.ceil(need / 2**20)}M")
-EOF
-}
+min_memory() { stats glove-min-memory "$1"; }
 
 # error_line LOG: embed-train's error message.
 error_line() { grep -m1 'error:' "$1" || tail -1 "$1"; }
@@ -305,9 +261,9 @@ count_only() {
   figures=$(count_figures "$work/$name.log") || die "cannot read $work/$name.log"
   eval "$figures"
   echo "  wall $secs s (count $count_s s, merge $merge_s s), $spilled sorted runs spilled, $coocs co-occurrences" \
-    "($(stat -c %s "$work/$name.cooc" | awk '{printf "%.1f MB", $1 / 1048576}') file)"
+    "($(file_mb "$work/$name.cooc") MB file)"
   echo "  peak $(mib "$kb") MB against the budget of $(mib $(($(size_bytes "$COUNT_MEMORY") / 1024))) MB:" \
-    "$(verdict "$kb * 1024 <= $(size_bytes "$COUNT_MEMORY")" | sed 's/^met$/within/; s/^NOT met$/OVER/')"
+    "$(verdict "$kb * 1024 <= $(size_bytes "$COUNT_MEMORY")" within OVER)"
   rm -f "$work/$name.cooc"
 }
 
@@ -340,12 +296,12 @@ bounded_run() {
   budget=$(size_bytes "$memory")
   echo "  wall $run_secs s (count $count_s s, merge $merge_s s, training $train_s s), final cost $cost"
   echo "  peak $(mib "$run_kb") MB against the budget of $(mib $((budget / 1024))) MB (--memory $memory):" \
-    "$(verdict "$run_kb * 1024 <= $budget" | sed 's/^met$/within/; s/^NOT met$/OVER/')"
+    "$(verdict "$run_kb * 1024 <= $budget" within OVER)"
   echo "  $spilled sorted runs spilled to disk (--memory $MEMORY: ${ref_spilled:-not run})"
   if [[ -n $ref_coocs ]]; then
     echo "  $coocs co-occurrences; --memory $MEMORY: $ref_coocs:" \
       "$([[ $coocs == "$ref_coocs" ]] && echo equal || echo DIFFERENT)" \
-      "($(stat -c %s "$work/$name.cooc" | awk '{printf "%.1f MB", $1 / 1048576}') --save-cooc file)"
+      "($(file_mb "$work/$name.cooc") MB --save-cooc file)"
   else
     echo "  $coocs co-occurrences (no --memory $MEMORY run to compare with: PARTS has no quality)"
   fi
@@ -359,30 +315,11 @@ bounded_run() {
   rm -f "$work/$name.emb" "$work/$name.cooc"
 }
 
-# epoch_costs METRICS: the cost after each epoch, space-separated.
-epoch_costs() {
-  "$PYTHON" - "$1" <<'EOF'
-import json, sys
-events = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
-costs = [e["loss"] for e in events if e.get("event") == "epoch"]
-print(" ".join(f"{c:.6f}" for c in costs))
-EOF
-}
-
-# log_number LOG REGEX: the first group of the first match of REGEX (Python syntax) in LOG.
-log_number() {
-  "$PYTHON" - "$1" "$2" <<'EOF'
-import re, sys
-m = re.search(sys.argv[2], open(sys.argv[1], encoding="utf-8", errors="replace").read())
-sys.exit(f"{sys.argv[1]}: no match for {sys.argv[2]}") if not m else print(m.group(1))
-EOF
-}
-
 # disk_runs: the DISK_EPOCHS setting with records in memory and streamed from disk, per seed.
 disk_runs() {
   local seed name mode memory figures budget="" records rows tables
   local pairs count_s merge_s spilled coocs epochs_run train_s per_epoch_s mrec_s cost acc correct answered ws
-  declare -A d_train d_kb d_cost d_acc d_ws d_curve
+  declare -A d_train d_kb d_cost d_acc d_ws
   printf '%-6s %-7s %7s %8s %8s %8s %9s %8s\n' seed records wall_s train_s peak_MB cost analogy% ws353
   for seed in $DISK_SEEDS; do
     for mode in memory disk; do
@@ -391,8 +328,8 @@ disk_runs() {
         if [[ -z $budget ]]; then
           # The tables (dim 100, AdaGrad per element: rows of 2 x 112 floats, two tables), 1 MB of
           # read buffer per thread, the counting merge's 5%, and a quarter of the records.
-          rows=$(log_number "$work/disk-$seed-memory.log" 'wrote \S+ \((\d+) words') || exit 1
-          records=$(log_number "$work/disk-$seed-memory.log" '(\d+) co-occurrence records \(') || exit 1
+          figures=$(stats glove-sizes "$work/disk-$seed-memory.log") || exit 1
+          eval "$figures"  # rows, records
           tables=$((2 * rows * 224 * 4))
           budget=${DISK_MEMORY:-$(((tables + THREADS * 1048576 + records * 16 / 4) * 20 / 19 / 1048576 + 1))M}
           echo "  disk budget --memory $budget: the tables $(mib $((tables / 1024)) 1) MB + $THREADS x 1 MB of read" \
@@ -413,16 +350,14 @@ disk_runs() {
       read -r acc correct answered _ ws _ <<<"$figures"
       d_train[$mode]+="$train_s " d_kb[$mode]+="$run_kb " d_cost[$mode]+="$cost "
       d_acc[$mode]+="$acc " d_ws[$mode]+="$ws "
-      d_curve[$mode/$seed]=$(epoch_costs "$work/$name.metrics")
       printf '%-6s %-7s %7s %8s %8s %8s %9.2f %8.3f\n' "$seed" "$mode" "$run_secs" "$train_s" "$(mib "$run_kb")" \
         "$cost" "$acc" "$ws"
       rm -f "$work/$name.emb"
     done
   done
-  local worst time_ratio
-  worst=$(for seed in $DISK_SEEDS; do
-    paste <(tr ' ' '\n' <<<"${d_curve[memory/$seed]}") <(tr ' ' '\n' <<<"${d_curve[disk/$seed]}")
-  done | awk '$1 > 0 {d = ($2 - $1) / $1; if (d < 0) d = -d; if (d > w) w = d} END {printf "%.2f", 100 * w}')
+  local worst time_ratio curves=()
+  for seed in $DISK_SEEDS; do curves+=("$work/disk-$seed-memory.metrics" "$work/disk-$seed-disk.metrics"); done
+  worst=$(stats cost-difference "${curves[@]}") || exit 1
   time_ratio=$(ratio "$(median "${d_train[memory]}")" "$(median "${d_train[disk]}")")
   echo "cost curves: the largest difference between an epoch's cost from disk and from memory (same seed): $worst%"
   echo "training time: median $(median "${d_train[memory]}") s in memory, $(median "${d_train[disk]}") s from disk:" \
@@ -431,7 +366,7 @@ disk_runs() {
     "from disk $(mean_sd "${d_acc[disk]}" 2) %, WS-353 $(mean_sd "${d_ws[disk]}" 3)"
   echo "peak RSS: in memory $(mib "$(maximum "${d_kb[memory]}")") MB (--memory $MEMORY), from disk" \
     "$(mib "$(maximum "${d_kb[disk]}")") MB against --memory $budget:" \
-    "$(verdict "$(maximum "${d_kb[disk]}") * 1024 <= $(size_bytes "$budget")" | sed 's/^met$/within/; s/^NOT met$/OVER/')"
+    "$(verdict "$(maximum "${d_kb[disk]}") * 1024 <= $(size_bytes "$budget")" within OVER)"
 }
 
 # ---- main --------------------------------------------------------------------------------

@@ -15,8 +15,8 @@
 #
 # Environment: BUILD, VOCAB (100), CLUSTER (50: two topics, as the test's), WORDS (2000000),
 # NOISE (0.01: the share of words drawn from the whole vocabulary), DIM (32), EPOCHS (10),
-# THREADS_LIST ("1 4 16"), SEEDS ("1 2"), BENCH_DIR, KEEP=1. Needs a CUDA build for the GPU
-# rows (skipped without a usable GPU).
+# THREADS_LIST ("1 4 16"), SEEDS ("1 2"), PYTHON (/usr/bin/python3: benchstats.py), BENCH_DIR,
+# KEEP=1. Needs a CUDA build for the GPU rows (skipped without a usable GPU).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -32,9 +32,11 @@ SEEDS=${SEEDS:-1 2}
 EMBED_TRAIN=$BUILD/embed-train
 GENERATE=$BUILD/bench-gen-clusters
 QUALITY=$BUILD/bench-cluster-quality
+PYTHON=${PYTHON:-/usr/bin/python3}
 need_tool embed-train "$EMBED_TRAIN" BUILD
 need_tool bench-gen-clusters "$GENERATE" BUILD
 need_tool bench-cluster-quality "$QUALITY" BUILD
+need_python
 version=$("$EMBED_TRAIN" --version) || true
 gpu=0
 [[ $version =~ "CUDA backend built, "[0-9] ]] && gpu=1
@@ -42,15 +44,18 @@ bench_scratch
 machine_line
 "$GENERATE" --vocab "$VOCAB" --cluster-size "$CLUSTER" --words "$WORDS" --noise "$NOISE" --out "$work/corpus.txt" 2>/dev/null
 echo "== glove, adagrad per element, dim $DIM, window 10, $EPOCHS epochs: $WORDS words, $VOCAB ids in clusters of" \
-  "$CLUSTER (chance about $(awk -v c="$CLUSTER" -v v="$VOCAB" 'BEGIN {printf "%.2f", (c - 1) / (v - 1)}'))"
+  "$CLUSTER (chance about $(stats cluster-chance "$CLUSTER" "$VOCAB"))"
 printf '%-24s %6s %9s %10s\n' run seed share10 cost
 one() {  # one NAME SEED ARGS...
-  local name=$1 seed=$2 share cost
+  # shellcheck disable=SC2034 # thirds: set by the eval beside share, not shown here
+  local name=$1 seed=$2 share thirds cost quality
   shift 2
   "$EMBED_TRAIN" --corpus "$work/corpus.txt" --model glove --dim "$DIM" --window 10 --epochs "$EPOCHS" --min-count 1 \
     --seed "$seed" "$@" -o "$work/g.emb" 2>"$work/g.log" || { echo "$name: failed: $(tail -1 "$work/g.log")"; return; }
-  cost=$(grep -o 'cost [0-9.]*' "$work/g.log" | tail -1 | cut -d' ' -f2)
-  share=$("$QUALITY" "$work/g.emb" --cluster-size "$CLUSTER" --sample "$VOCAB" | awk '$1 == "cluster_share_at_10" {print $2}')
+  cost=$(stats glove-last-cost "$work/g.log") || { echo "$name: no cost in its log"; return; }
+  quality=$("$QUALITY" "$work/g.emb" --cluster-size "$CLUSTER" --sample "$VOCAB") ||
+    { echo "$name: bench-cluster-quality failed"; return; }
+  eval "$(stats cluster-quality - <<<"$quality")"  # share, thirds
   printf '%-24s %6s %9s %10s\n' "$name" "$seed" "$share" "$cost"
 }
 for seed in $SEEDS; do

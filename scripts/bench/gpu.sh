@@ -70,29 +70,18 @@ need_metrics "$EMBED_TRAIN"
 bench_scratch
 machine_line
 echo "gpu: $(grep "^gpus:" <<<"$version")"
-# The newline at the end matters: read fails at an end of file without one, which set -e ends the
-# script on.
-read -r device_gbps h2d_gbps d2h_gbps < <("$BW" | awk '{printf "%s ", $2} END {print ""}')
-[[ -n $d2h_gbps ]] || die "no figures from $BW"
+bandwidths=$("$BW") || die "$BW failed"
+bandwidths=$(stats gpu-bandwidths - <<<"$bandwidths") || die "no figures from $BW"
+read -r device_gbps h2d_gbps d2h_gbps <<<"$bandwidths"
 echo "measured: device copy ${device_gbps} GB/s, host->device ${h2d_gbps} GB/s, device->host ${d2h_gbps} GB/s (pinned)"
 
 # The fraction of text8-head's vocabulary words that subsampling at 1e-4 keeps (word2vec's formula).
-keep=$("$PYTHON" - "$data/text8-head.txt" <<'PY'
-import collections, math, sys
-counts = collections.Counter(open(sys.argv[1]).read().split())
-counts = {w: c for w, c in counts.items() if c >= 5}
-total = sum(counts.values()); t = 1e-4 * total
-print(sum(min(1.0, (math.sqrt(c / t) + 1) * t / c) * c for c in counts.values()) / total)
-PY
-)
-roofline() { # roofline DIM: corpus words/s at the device copy bandwidth
-  "$PYTHON" -c "import sys; d, k, bw = map(float, sys.argv[1:]); print(f'{bw * 1e9 / (k * (6 + 5 + 1) * 2 * d * 4):.3g}')" \
-    "$1" "$keep" "$device_gbps"
-}
+keep=$(stats subsample-keep "$data/text8-head.txt")
+roofline() { stats skipgram-roofline "$1" "$keep" "$device_gbps"; }  # roofline DIM: corpus words/s
 echo "subsampling keeps $(printf '%.3f' "$keep") of text8-head's words"
 
 # elapsed START END: seconds between two `date +%s.%N`, to 0.1 s.
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", b - a}'; }
+elapsed() { stats elapsed "$1" "$2" 1; }
 
 # run_embed NAME ARGS...: trains, leaves $wall, and from its --metrics file $epoch_wps (the
 # last epoch's words/s; GloVe: records/s) and $cost (the last epoch's loss; GloVe: its cost).
@@ -145,7 +134,7 @@ if has "$PARTS" throughput; then
           -epoch 1 -thread "$THREADS" -minn 0 -maxn 0 -lr 0.025 -verbose 0 >/dev/null
         end=$(date +%s.%N)
         wall=$(elapsed "$start" "$end")
-        epoch_wps=$("$PYTHON" -c "import sys; print(f'{int(sys.argv[1]) / float(sys.argv[2]):.4g}')" "$big_words" "$wall")
+        epoch_wps=$(stats rate "$big_words" "$wall" --format .4g)
       else
         # shellcheck disable=SC2046
         run_embed "$mode-$dim" --corpus "$work/big.txt" --dim "$dim" --epochs 1 --threads "$THREADS" $(mode_args "$mode") ||
@@ -178,7 +167,9 @@ if has "$PARTS" glove; then
   for ((i = 0; i < GLOVE_COPIES; i++)); do sed "s/\([^ ]\+\)/\1_$i/g" "$data/text8-head.txt"; echo; done >"$work/glove.txt"
   "$EMBED_TRAIN" --corpus "$work/glove.txt" --model glove --window 10 --save-cooc "$work/glove.cooc" --threads "$THREADS" \
     2>"$work/glove-count.log" || { tail -3 "$work/glove-count.log"; exit 1; }
-  records=$(grep -o 'into [0-9]* co-occurrences' "$work/glove-count.log" | awk '{print $2}')
+  figures=$(stats glove-count "$work/glove-count.log") || exit 1
+  # shellcheck disable=SC2154 # coocs: set by the eval, in a subshell (only it is wanted here)
+  records=$(eval "$figures" && echo "$coocs")
   echo
   echo "== glove: $records co-occurrence records (text8-head x $GLOVE_COPIES, suffixed), adagrad, $GLOVE_EPOCHS epochs, $THREADS threads"
   printf '%-12s %5s %14s %9s %9s %14s\n' mode dim records/s wall_s x_cpu roofline_r/s
@@ -191,8 +182,7 @@ if has "$PARTS" glove; then
       rps[$mode]=$epoch_wps
       x_cpu=-
       [[ -z ${rps[cpu]:-} ]] || x_cpu=$(ratio "${rps[$mode]}" "${rps[cpu]}")
-      roof=$("$PYTHON" -c "import sys; d, bw, h2d = map(float, sys.argv[1:]); print(f'{min(bw * 1e9 / (2 * 2 * (d + 1) * 4 * 2), h2d * 1e9 / 16):.3g}')" \
-        "$dim" "$device_gbps" "$h2d_gbps")
+      roof=$(stats glove-roofline "$dim" "$device_gbps" "$h2d_gbps")
       printf '%-12s %5s %14s %9s %9s %14s\n' "$mode" "$dim" "${rps[$mode]}" "$wall" "$x_cpu" "$roof"
     done
     unset rps

@@ -79,15 +79,7 @@ repeated() {
 measured() {
   local prefix=$1
   shift
-  "$PYTHON" - "$prefix.time" "$@" >"$prefix.log" 2>&1 <<'EOF' || { cat "$prefix.log" >&2; die "failed: $*"; }
-import resource, subprocess, sys, time
-start = time.monotonic()
-status = subprocess.run(sys.argv[2:]).returncode
-wall = time.monotonic() - start
-with open(sys.argv[1], "w") as f:
-    f.write(f"{wall:.3f} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}\n")
-sys.exit(status)
-EOF
+  stats measure "$prefix.time" "$@" >"$prefix.log" 2>&1 || { cat "$prefix.log" >&2; die "failed: $*"; }
   local kb
   read -r run_secs kb <"$prefix.time"
   run_mb=$(mib "$kb")
@@ -105,8 +97,11 @@ embed() {
   epoch_rate=$last_rate
   rm -f "$prefix.emb"
 }
-words_per_s() { awk -v w="$1" -v s="$2" 'BEGIN {if (s > 0) printf "%.3fM", w / s / 1e6; else print "inf"}'; }
-millions() { awk -v n="$1" 'BEGIN {printf "%.3fM", n / 1e6}'; }
+# whole_rate WORDS SECONDS: words/s at full precision (the medians round); mwords_per_s WORDS
+# SECONDS: the same in millions ("12.345M"); millions N: N in millions ("12.345M").
+whole_rate() { stats rate "$1" "$2" --format .17g; }
+mwords_per_s() { stats rate "$1" "$2" --divide-by 1e6 --format .3f --suffix M; }
+millions() { stats scaled "$1" --divide-by 1e6 --format .3f --suffix M; }
 
 machine_block
 echo "embed-train: $EMBED_TRAIN ($(version_of "$EMBED_TRAIN"))"
@@ -130,10 +125,10 @@ if has "$PARTS" disk; then
         [[ $tool == streamed ]] || binary=$BASELINE_TRAIN
         embed "$binary" "$work/disk.txt" "$work/disk-$tool-$run" --device "$DEVICE"
         epoch_rates[$tool]+="$epoch_rate "
-        whole_rates[$tool]+="$(awk -v w="$words" -v s="$run_secs" 'BEGIN {print w / s}') "
+        whole_rates[$tool]+="$(whole_rate "$words" "$run_secs") "
         peaks[$tool]+="$run_mb "
         printf '  %-10s run %s: epoch %s words/s, whole process %s words/s (%.1f s), peak %s MB\n' "$tool" "$run" \
-          "$(millions "$epoch_rate")" "$(words_per_s "$words" "$run_secs")" "$run_secs" "$run_mb"
+          "$(millions "$epoch_rate")" "$(mwords_per_s "$words" "$run_secs")" "$run_secs" "$run_mb"
       done
     done
     rm -f "$work/disk.txt"
@@ -158,7 +153,7 @@ if has "$PARTS" billion; then
     echo "== billion: 1 epoch on text8-head repeated ($words words, $(($(stat -c %s "$work/big.txt") >> 20)) MiB)," \
       "--max-vocab 100000, --device $DEVICE"
     embed "$EMBED_TRAIN" "$work/big.txt" "$work/big-embed" --max-vocab 100000 --device "$DEVICE"
-    embed_whole=$(awk -v w="$words" -v s="$run_secs" 'BEGIN {print w / s}')
+    embed_whole=$(whole_rate "$words" "$run_secs")
     printf '  embed-train: epoch %s words/s, whole process %s words/s (%.1f s), peak %s MB (target < 200: %s)\n' \
       "$(millions "$epoch_rate")" "$(millions "$embed_whole")" "$run_secs" "$run_mb" "$(verdict "$run_mb < 200")"
     grep -m1 'training skipgram on' "$work/big-embed.log" | sed 's/^/  /' || true
@@ -174,7 +169,7 @@ if has "$PARTS" billion; then
       fi
       measured "$work/big-fasttext" "$FASTTEXT" skipgram -input "$ft_corpus" -output "$work/ft" -minn 0 -maxn 0 \
         -dim 100 -ws 5 -neg 5 -minCount 5 -t 1e-4 -epoch 1 -lr 0.025 -thread "$THREADS" -verbose 0
-      ft_whole=$(awk -v w="$ft_words" -v s="$run_secs" 'BEGIN {print w / s}')
+      ft_whole=$(whole_rate "$ft_words" "$run_secs")
       printf '  fastText:    whole process %s words/s on %s words (%.1f s), peak %s MB\n' \
         "$(millions "$ft_whole")" "$ft_words" "$run_secs" "$run_mb"
       ratio_ft=$(ratio "$embed_whole" "$ft_whole")

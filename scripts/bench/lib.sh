@@ -4,7 +4,9 @@
 # Kept in one place so that the scripts report alike (the same statistics, the same
 # rounding, the same error and skip lines) and a fix reaches all of them. A helper only one
 # script needs stays in that script, except the statistics over lists, kept together so that
-# the next script finds them.
+# the next script finds them. The arithmetic itself (statistics, rates, verdicts) and the
+# reading of the tools' logs and --metrics files live in benchstats.py beside it, called
+# through `stats` below: the scripts run tools and print tables, benchstats.py computes.
 #
 # Sets: bench_name (bench-NAME for NAME.sh: the prefix of its messages), here (this folder:
 # the scripts' Python helpers sit beside them), repo (two folders up: the repository, or the
@@ -56,7 +58,13 @@ need_tool() {
 # bash's time keyword and BSD time do not have.
 need_gnu_time() { [[ -x $TIME ]] || die "GNU time not found at $TIME (apt-get install time)"; }
 
-need_python() { [[ -x $PYTHON ]] || die "no Python at $PYTHON (set PYTHON)"; }
+# need_python: dies unless PYTHON (a path, or a name on the PATH, as the device kit passes
+# python3) runs; sets PYTHON to its path.
+need_python() {
+  local path
+  path=$(command -v "$PYTHON") || die "no Python at $PYTHON (set PYTHON)"
+  PYTHON=$path
+}
 need_numpy() {
   "$PYTHON" -c 'import numpy' 2>/dev/null || die "$PYTHON cannot import numpy (apt-get install python3-numpy)"
 }
@@ -76,30 +84,31 @@ need_metrics() {
 # has LIST WORD: whether WORD is one of the space-separated words of LIST.
 has() { [[ " $1 " == *" $2 "* ]]; }
 
+# stats SUBCOMMAND ARGS...: benchstats.py (beside this file), where every statistic and every
+# figure read from a log is computed (its --help lists them), run by the script's PYTHON
+# (Debian's /usr/bin/python3 where the script sets none; the device kit passes python3): it
+# needs only the standard library. Callers put -- before values that may be negative, which
+# would otherwise read as options.
+stats() { "${PYTHON:-/usr/bin/python3}" "$here/benchstats.py" "$@"; }
+
 # Statistics over a space-separated list of numbers (the scripts gather one list per figure,
-# a number per run); "-" for an empty list.
-median() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | awk '{v[NR] = $1} END {
-  if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-maximum() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | tail -1; }
-mean() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | awk '{s += $1} END {if (NR) print s / NR; else print "-"}'; }
+# a number per run); "-" for an empty list. benchstats.py says why each is the one used.
+median() { stats median -- "$1"; }
+maximum() { stats maximum -- "$1"; }
+mean() { stats mean -- "$1"; }
 # mean_spread LIST DECIMALS: "mean ± (max-min)/2".
-mean_spread() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | awk -v d="$2" '
-  NR == 1 {lo = $1; hi = $1} {s += $1; if ($1 < lo) lo = $1; if ($1 > hi) hi = $1}
-  END {if (NR == 0) print "-"; else printf "%." d "f ± %." d "f\n", s / NR, (hi - lo) / 2}'; }
+mean_spread() { stats mean-spread "$2" -- "$1"; }
 # mean_sd LIST DECIMALS: "mean +- sample standard deviation" ("mean" alone for one value).
-mean_sd() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | awk -v d="$2" '{s += $1; q += $1 * $1} END {
-  if (NR == 0) { print "-"; exit }
-  m = s / NR; if (NR == 1) { printf "%." d "f\n", m; exit }
-  v = (q - NR * m * m) / (NR - 1); if (v < 0) v = 0
-  printf "%." d "f +- %." d "f\n", m, sqrt(v) }'; }
+mean_sd() { stats mean-sd "$2" -- "$1"; }
 
 # ratio A B: A/B to two decimals ("inf" when B is 0, so that a run too fast to time does not
 # stop the report).
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "inf"}'; }
-# verdict CONDITION: "met" or "NOT met", CONDITION an awk expression (the figures are floats).
-verdict() { awk "BEGIN {exit !($1)}" && echo met || echo "NOT met"; }
+ratio() { stats ratio -- "$1" "$2"; }
+# verdict CONDITION [MET NOT_MET]: "met" or "NOT met" (or the words given), CONDITION an
+# arithmetic comparison of numbers ("$x >= 0.9", "-0.5 <= $d <= 0.5"): the figures are floats.
+verdict() { stats verdict -- "$@"; }
 # mib KILOBYTES [DECIMALS]: GNU time's %M (KiB) in MB of 2^20 bytes (default 0 decimals).
-mib() { awk -v kb="$1" -v d="${2:-0}" 'BEGIN {printf "%." d "f", kb / 1024}'; }
+mib() { stats mib "$1" "${2:-0}"; }
 
 # ---- running -------------------------------------------------------------------------------
 
@@ -153,30 +162,7 @@ machine_block() {
 #   loss        the last epoch's loss (GloVe: its cost)
 # Full precision: the caller rounds. Fails (status 1, the reason on stderr) when the file
 # holds no epoch event.
-epoch_figures() {
-  "$PYTHON" - "$1" <<'EOF'
-import json, sys
-epochs = []
-with open(sys.argv[1], encoding="utf-8") as f:
-    for line in f:
-        if line.strip():
-            event = json.loads(line)
-            if event.get("event") == "epoch":
-                epochs.append(event)
-if not epochs:
-    sys.exit(f"{sys.argv[1]}: no epoch events")
-seconds, before = 0.0, 0
-for e in epochs:
-    units = e["done"] - before
-    before = e["done"]
-    seconds += units / e["per_second"] if e["per_second"] > 0 else 0.0
-last = epochs[-1]
-rate = last["done"] / seconds if seconds > 0 else 0.0
-loss = float("nan") if last["loss"] is None else float(last["loss"])  # JSON has no inf or NaN: a diverged run's is null
-print(f"epochs_run={len(epochs)} unit={last['unit']} units={last['done']} train_s={seconds!r} "
-      f"rate={rate!r} last_rate={float(last['per_second'])!r} loss={loss!r}")
-EOF
-}
+epoch_figures() { stats epoch-figures "$1"; }
 
 # evaluate VECTORS JSON: embed-query eval ($EMBED_QUERY, $THREADS threads) of VECTORS on the
 # Google analogies (restricted to the RESTRICT most frequent words) and WordSim-353, its JSON
@@ -187,11 +173,5 @@ evaluate() {
   "$EMBED_QUERY" eval "$1" --analogies "$analogies" --word-pairs "$wordsim" \
     --restrict "$RESTRICT" --threads "$THREADS" --format json -q >"$2" ||
     die "embed-query eval failed on $1"
-  "$PYTHON" -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-a, w = d["analogies"], d["word_pairs"]
-print(a["accuracy"] if a["accuracy"] is not None else 0, a["correct"], a["answered"], a["questions"],
-      w["spearman"], d["restrict"])
-' "$2" || die "cannot read $2"
+  stats eval "$2" || die "cannot read $2"
 }

@@ -94,10 +94,10 @@ train() {
   else
     common+=(--model skipgram --window 5 --negative 5 --sample 1e-4)
   fi
+  # shellcheck disable=SC2206  # MPIRUN_ARGS: words, as on a command line
   case $shape in
     1x1) cmd=("$EMBED_TRAIN" "${common[@]}" --threads 1) ;;
     1x2) cmd=("$EMBED_TRAIN" "${common[@]}" --threads 2) ;;
-    # shellcheck disable=SC2206  # MPIRUN_ARGS: words, as on a command line
     2x1) cmd=(mpirun -np 2 $MPIRUN_ARGS "$EMBED_TRAIN" "${common[@]}" --threads 1
       --sync-interval "$SYNC_INTERVAL" --sync-rows "$SYNC_ROWS") ;;
   esac
@@ -109,11 +109,9 @@ train() {
   local figures
   figures=$(epoch_figures "$prefix.metrics") || die "no epochs in $prefix.metrics"
   eval "$figures"
-  train_rate=$rate
-  train_unit=$unit
-  train_secs=$train_s
-  sent_bytes=$(sed -n 's/.*sent by this rank (\([0-9]*\) bytes).*/\1/p' "$prefix.log" | tail -1)
-  sent_bytes=${sent_bytes:-0}
+  # shellcheck disable=SC2154 # rate, unit, train_s: set by epoch_figures
+  train_rate=$rate train_unit=$unit train_secs=$train_s
+  sent_bytes=$(stats mpi-sent-bytes "$prefix.log")  # 0 for one process
 }
 
 declare -A r_secs r_rate r_acc r_ws r_bps
@@ -125,15 +123,16 @@ for ((run = 1; run <= RUNS; run++)); do
     train "$shape" "$run" "$prefix"
     vals=$(evaluate "$prefix.emb" "$prefix.json") || exit 1
     read -r acc _ _ _ ws _ <<<"$vals"
-    bps=$(awk -v b="$sent_bytes" -v s="$train_secs" 'BEGIN {printf "%.0f", (s > 0 ? b / s : 0)}')
+    bps=$(stats rate "$sent_bytes" "$train_secs")
     r_secs[$shape]+="$run_secs "
     r_rate[$shape]+="$train_rate "
     r_acc[$shape]+="$acc "
     r_ws[$shape]+="$ws "
     r_bps[$shape]+="$bps "
-    printf '  %-4s run %-2s %7.2f s  %6.0fk words/s (train %6.0fk '"$train_unit"'/s)  analogy %5.2f%%  ws353 %.3f  sent %s MB/s per rank\n' \
-      "$shape" "$run" "$run_secs" "$(awk -v w="$words" -v e="$EPOCHS" -v s="$run_secs" 'BEGIN {print w * e / s / 1000}')" \
-      "$(awk -v r="$train_rate" 'BEGIN {print r / 1000}')" "$acc" "$ws" "$(awk -v b="$bps" 'BEGIN {printf "%.1f", b / 1e6}')"
+    printf '  %-4s run %-2s %7.2f s  %sk words/s (train %sk '"$train_unit"'/s)  analogy %5.2f%%  ws353 %.3f  sent %s MB/s per rank\n' \
+      "$shape" "$run" "$run_secs" "$(stats rate $((words * EPOCHS)) "$run_secs" --divide-by 1000 --format 6.0f)" \
+      "$(stats scaled "$train_rate" --divide-by 1000 --format 6.0f)" "$acc" "$ws" \
+      "$(stats scaled "$bps" --divide-by 1e6 --format .1f)"
     rm -f "$prefix.emb"
   done
 done
@@ -145,26 +144,26 @@ printf '%-5s %8s %10s %12s %9s %14s %14s %15s\n' shape wall_s words/s "train_$tr
 declare -A rate_of
 for shape in $SHAPES; do
   s=$(median "${r_secs[$shape]}")
-  rate_of[$shape]=$(awk -v w="$words" -v e="$EPOCHS" -v s="$s" 'BEGIN {printf "%.0f", w * e / s}')
+  rate_of[$shape]=$(stats rate $((words * EPOCHS)) "$s")
 done
 for shape in $SHAPES; do
   speedup=-
   [[ -z ${rate_of[1x1]:-} ]] || speedup=$(ratio "${rate_of[$shape]}" "${rate_of[1x1]}")x
-  printf '%-5s %8.2f %9.0fk %11.0fk %9s %14s %14s %15s\n' "$shape" "$(median "${r_secs[$shape]}")" \
-    "$(awk -v r="${rate_of[$shape]}" 'BEGIN {print r / 1000}')" \
-    "$(awk -v r="$(median "${r_rate[$shape]}")" 'BEGIN {print r / 1000}')" "$speedup" \
+  printf '%-5s %8.2f %9sk %11sk %9s %14s %14s %15s\n' "$shape" "$(median "${r_secs[$shape]}")" \
+    "$(stats scaled "${rate_of[$shape]}" --divide-by 1000)" \
+    "$(stats scaled "$(median "${r_rate[$shape]}")" --divide-by 1000)" "$speedup" \
     "$(mean_spread "${r_acc[$shape]}" 2)" "$(mean_spread "${r_ws[$shape]}" 3)" \
-    "$(awk -v b="$(median "${r_bps[$shape]}")" 'BEGIN {printf "%.1f", b / 1e6}')"
+    "$(stats scaled "$(median "${r_bps[$shape]}")" --divide-by 1e6 --format .1f)"
 done
 if has "$SHAPES" 1x1 && has "$SHAPES" 2x1; then
   speed=$(ratio "${rate_of[2x1]}" "${rate_of[1x1]}")
-  d_acc=$(awk -v a="$(mean "${r_acc[2x1]}")" -v b="$(mean "${r_acc[1x1]}")" 'BEGIN {printf "%+.2f", a - b}')
-  d_ws=$(awk -v a="$(mean "${r_ws[2x1]}")" -v b="$(mean "${r_ws[1x1]}")" 'BEGIN {printf "%+.3f", a - b}')
+  d_acc=$(stats diff -- "$(mean "${r_acc[2x1]}")" "$(mean "${r_acc[1x1]}")" 2)
+  d_ws=$(stats diff -- "$(mean "${r_ws[2x1]}")" "$(mean "${r_ws[1x1]}")" 3)
   echo
   echo "targets (2x1 against 1x1):"
   echo "  words/s >= 1.7x:          ${speed}x  $(verdict "$speed >= 1.7")"
-  echo "  analogy within 0.5 point: ${d_acc}  $(verdict "${d_acc#+} <= 0.5 && ${d_acc#+} >= -0.5")"
-  echo "  WS-353 within 0.02:       ${d_ws}  $(verdict "${d_ws#+} <= 0.02 && ${d_ws#+} >= -0.02")"
+  echo "  analogy within 0.5 point: ${d_acc}  $(verdict "-0.5 <= $d_acc <= 0.5")"
+  echo "  WS-353 within 0.02:       ${d_ws}  $(verdict "-0.02 <= $d_ws <= 0.02")"
 fi
 echo
 machine_line

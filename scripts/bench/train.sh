@@ -185,9 +185,8 @@ train() {
   run_mb=$(mib "$kb")
 }
 
-# rate WORDS SECONDS: words/s, whole ("inf" for a run too fast to time).
-rate() { awk -v w="$1" -v s="$2" 'BEGIN {if (s > 0) printf "%.0f", w / s; else print "inf"}'; }
-thousands() { awk -v n="$1" 'BEGIN {if (n == "inf") print n; else printf "%.0fk", n / 1000}'; }
+# kwords_per_s WORDS SECONDS: words/s in thousands ("123k"; "inf" for a run too fast to time).
+kwords_per_s() { stats rate "$1" "$2" --divide-by 1000 --suffix k; }
 
 # Results, keyed "part/model/tool": space-separated lists over runs.
 declare -A r_secs r_mb r_acc r_ws
@@ -260,7 +259,7 @@ if has "$PARTS" throughput; then
         r_secs[$key]+="$run_secs "
         r_mb[$key]+="$run_mb "
         printf '  %-8s %-8s run %-3s %7.2f s %6s MB  %s words/s\n' \
-          "$model" "$tool" "$run" "$run_secs" "$run_mb" "$(thousands "$(rate "$big_words" "$run_secs")")"
+          "$model" "$tool" "$run" "$run_secs" "$run_mb" "$(kwords_per_s "$big_words" "$run_secs")"
         show_gensim_timing "$tool" "$prefix"
         rm -f "$prefix".*
       done
@@ -282,7 +281,7 @@ if has "$PARTS" quality; then
       key=quality/$model/$tool
       s=$(median "${r_secs[$key]}")
       printf '%-9s %8.2f %9s %8s %8s %16s %16s\n' "$tool" "$s" \
-        "$(thousands "$(rate $((corpus_words * EPOCHS)) "$s")")" "$(embed_x quality "$model" "$tool")" \
+        "$(kwords_per_s $((corpus_words * EPOCHS)) "$s")" "$(embed_x quality "$model" "$tool")" \
         "$(maximum "${r_mb[$key]}")" "$(mean_spread "${r_acc[$key]}" 2)" "$(mean_spread "${r_ws[$key]}" 3)"
     done
     print_ratios quality "$model"
@@ -296,7 +295,7 @@ if has "$PARTS" throughput; then
     for tool in "${tools[@]}"; do
       key=throughput/$model/$tool
       s=$(median "${r_secs[$key]}")
-      printf '%-9s %8.2f %9s %8s %8s\n' "$tool" "$s" "$(thousands "$(rate "$big_words" "$s")")" \
+      printf '%-9s %8.2f %9s %8s %8s\n' "$tool" "$s" "$(kwords_per_s "$big_words" "$s")" \
         "$(embed_x throughput "$model" "$tool")" "$(maximum "${r_mb[$key]}")"
     done
     print_ratios throughput "$model"

@@ -1,4 +1,4 @@
-// GPU test of host placement's write-back (kernels/common/host_tables.h), part of gpu_train_tests:
+// GPU test of host placement's write-back (kernels/train/host_tables.h), part of gpu_train_tests:
 // slots on several threads gather the same rows, "train" them (every element + 1 exactly)
 // and write the deltas back at once, many times over. With small integers every float
 // sum is exact, so the host tables must end at exactly the number of write-backs; a
@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include "kernels/common/batch_slot.h"
 #include "kernels/common/cuda_memory.h"
-#include "kernels/common/host_tables.h"
+#include "kernels/train/batch_slot.h"
+#include "kernels/train/host_tables.h"
 
 using namespace embed;
 using namespace embed::cuda;

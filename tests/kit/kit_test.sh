@@ -23,7 +23,7 @@ done
 for f in tests/gpu/gpu_train_cli_test.sh tests/gpu/gpu_query_cli_test.sh tests/cli/lib.sh data/text8-200k.txt.gz \
   data/analogies-sample.txt shared/data/text8-head.txt.xz shared/data/questions-words.txt \
   shared/data/wordsim353.tsv scripts/bench/gpu.sh scripts/bench/query.sh scripts/bench/big_table.sh scripts/bench/count.sh \
-  scripts/bench/glove_small_vocab.sh lib-dlopen/libopenblas.so.0.xz; do
+  scripts/bench/glove_small_vocab.sh scripts/bench/lib.sh scripts/bench/benchstats.py lib-dlopen/libopenblas.so.0.xz; do
   [[ -s $kit/$f ]] && ok || bad "$f missing"
 done
 

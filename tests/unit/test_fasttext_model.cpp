@@ -9,13 +9,14 @@
 #include <utility>
 #include <vector>
 
-#include "convert/load.h"
 #include "core/byte_source.h"
 #include "search/vector_space.h"
 #include "test_util.h"
 #include "text/fasttext_model.h"
 #include "text/fasttext_subwords.h"
 #include "text/format_detect.h"
+#include "vectors/load.h"
+#include "vectors/vector_formats.h"
 
 using namespace embed;
 
@@ -111,10 +112,14 @@ void check_detected_as_model(const std::string& path) {
 TEST_CASE("fastText hash: FNV-1a over signed bytes, as fastText's buckets show", "[fasttext]") {
   CHECK(fasttext_hash("") == 2166136261u);
   // Buckets of fastText's own model for these n-grams (print-ngrams), and the full hashes.
-  const std::pair<const char*, std::uint32_t> known[] = {
-      {"<ca", 1066916747u},       {"caf", 4168369661u},   {"caf\xC3\xA9", 1970454601u},
-      {"caf\xC3\xA9>", 1520761685u}, {"af\xC3\xA9", 1196960362u}, {"f\xC3\xA9>", 3937609697u},
-      {"<\xE6\x97\xA5\xE6\x9C\xAC", 3018758587u}, {"<\xE6\x97\xA5\xE6\x9C\xAC>", 3315313759u}};
+  const std::pair<const char*, std::uint32_t> known[] = {{"<ca", 1066916747u},
+                                                         {"caf", 4168369661u},
+                                                         {"caf\xC3\xA9", 1970454601u},
+                                                         {"caf\xC3\xA9>", 1520761685u},
+                                                         {"af\xC3\xA9", 1196960362u},
+                                                         {"f\xC3\xA9>", 3937609697u},
+                                                         {"<\xE6\x97\xA5\xE6\x9C\xAC", 3018758587u},
+                                                         {"<\xE6\x97\xA5\xE6\x9C\xAC>", 3315313759u}};
   const std::uint32_t buckets[] = {16747, 9661, 14601, 1685, 362, 9697, 18587, 13759};
   for (std::size_t i = 0; i < std::size(known); ++i) {
     CHECK(fasttext_hash(known[i].first) == known[i].second);
@@ -129,9 +134,9 @@ TEST_CASE("fastText hash: FNV-1a over signed bytes, as fastText's buckets show",
 TEST_CASE("fastText n-grams: by start, then length, whole characters, no lone < or >", "[fasttext]") {
   const SubwordSettings settings{3, 6, 20000};
   // `fasttext print-ngrams` for café (minn 3, maxn 6), in its order.
-  CHECK(ngrams_of("caf\xC3\xA9", settings) ==
-        std::vector<std::string>{"<ca", "<caf", "<caf\xC3\xA9", "<caf\xC3\xA9>", "caf", "caf\xC3\xA9", "caf\xC3\xA9>",
-                                 "af\xC3\xA9", "af\xC3\xA9>", "f\xC3\xA9>"});
+  CHECK(ngrams_of("caf\xC3\xA9", settings) == std::vector<std::string>{"<ca", "<caf", "<caf\xC3\xA9", "<caf\xC3\xA9>", "caf",
+                                                                       "caf\xC3\xA9", "caf\xC3\xA9>", "af\xC3\xA9", "af\xC3\xA9>",
+                                                                       "f\xC3\xA9>"});
   CHECK(ngrams_of("\xE6\x97\xA5\xE6\x9C\xAC", settings) ==
         std::vector<std::string>{"<\xE6\x97\xA5\xE6\x9C\xAC", "<\xE6\x97\xA5\xE6\x9C\xAC>", "\xE6\x97\xA5\xE6\x9C\xAC>"});
   CHECK(subword_buckets("caf\xC3\xA9", settings) ==
@@ -225,12 +230,15 @@ TEST_CASE("fastText model: refused kinds and broken files say what they are", "[
   REQUIRE_ERROR_CONTAINS(read_model(dir, model_bytes(no_buckets)), "no buckets for them (bucket 0)");
 
   const std::string good = model_bytes({});
-  const std::pair<std::size_t, const char*> cuts[] = {
-      {6, "the format version"},          {20, "the setting minCount"},
-      {66, "the dictionary's size"},      {100, "dictionary entry 1 of 3"},
-      {130, "the quantized-input flag"},  {142, "the input matrix's column count"},
-      {150, "the input row of word 1 (\"ab\")"}, {180, "the input rows of n-gram buckets 0 to 2"},
-      {good.size() - 1, "the output matrix"}};
+  const std::pair<std::size_t, const char*> cuts[] = {{6, "the format version"},
+                                                      {20, "the setting minCount"},
+                                                      {66, "the dictionary's size"},
+                                                      {100, "dictionary entry 1 of 3"},
+                                                      {130, "the quantized-input flag"},
+                                                      {142, "the input matrix's column count"},
+                                                      {150, "the input row of word 1 (\"ab\")"},
+                                                      {180, "the input rows of n-gram buckets 0 to 2"},
+                                                      {good.size() - 1, "the output matrix"}};
   for (const auto& [size, what] : cuts) {
     INFO(size);
     REQUIRE_ERROR_CONTAINS(read_model(dir, good.substr(0, size)),
@@ -274,7 +282,8 @@ TEST_CASE("fastText model: version 11 and the original layout give gensim's vect
   const SubwordSettings settings{3, 4, 3};
   // Models before version 12 were trained with n-grams for "</s>", and gensim computes them.
   std::vector<std::string> eos_ngrams;
-  for_each_subword("</s>", settings, [&](std::string_view g) { eos_ngrams.emplace_back(g); }, EosNgrams::computed);
+  for_each_subword(
+      "</s>", settings, [&](std::string_view g) { eos_ngrams.emplace_back(g); }, EosNgrams::computed);
   CHECK(eos_ngrams == std::vector<std::string>{"<</", "<</s", "</s", "</s>", "/s>", "/s>>", "s>>"});
   for (const std::int32_t version : {11, 0}) {
     INFO("version " << version);
@@ -368,10 +377,12 @@ TEST_CASE("gensim's pickles (.kv, .model) are named, not read as text", "[fastte
   REQUIRE_ERROR_CONTAINS(detect_format(in), "vectors.kv: looks like a pickled gensim KeyedVectors file");
   REQUIRE_ERROR_CONTAINS(load_vectors(path, {}), "model.wv.save_word2vec_format(");
   InputStream again = InputStream::open(path);
-  REQUIRE_ERROR_CONTAINS(read_text_vectors(again, {}), "vectors.kv: looks like a pickled gensim KeyedVectors file (.kv or .model: "
-                                                       "a Python pickle, protocol 4)");
+  REQUIRE_ERROR_CONTAINS(read_text_vectors(again, {}),
+                         "vectors.kv: looks like a pickled gensim KeyedVectors file (.kv or .model: "
+                         "a Python pickle, protocol 4)");
   // Protocol 2 (gensim 3): PROTO 2, then a GLOBAL opcode.
-  test::write_file(path, std::string("\x80\x02" "cgensim.models.keyedvectors\nWord2VecKeyedVectors\n"));
+  test::write_file(path, std::string("\x80\x02"
+                                     "cgensim.models.keyedvectors\nWord2VecKeyedVectors\n"));
   InputStream old = InputStream::open(path);
   REQUIRE_ERROR_CONTAINS(detect_format(old), "a Python pickle, protocol 2");
   // A safetensors header of 640 bytes starts with the same two bytes, and stays emb.

@@ -9,13 +9,13 @@
 #include <spdlog/spdlog.h>
 
 #include "test_util.h"
-#include "train_fixtures.h"
-#include "convert/load.h"
 #include "train/checkpoint.h"
 #include "train/glove/glove_cpu_backend.h"
 #include "train/train_command.h"
 #include "train/word2vec/word2vec_backend.h"
 #include "train/word2vec/word2vec_trainer.h"
+#include "train_fixtures.h"
+#include "vectors/load.h"
 
 using namespace embed;
 
@@ -124,7 +124,7 @@ TEST_CASE("starting corpus B from vectors trained on A learns as well as trainin
   // is ignored gives B alone's 0.003 to 0.007, which fails the second and third checks; a
   // model that learns nothing gives about 0, which fails the first.
   REQUIRE(both > 0.5);
-  REQUIRE(continued > alone + 0.3);           // the file's vectors were used
+  REQUIRE(continued > alone + 0.3);            // the file's vectors were used
   REQUIRE(std::abs(continued - both) < 0.05);  // and they learn as one run on both would
 
   // A checkpoint holds the same tables as the vectors and context vectors written with it.
@@ -202,8 +202,8 @@ TEST_CASE("the CPU backends never write a locked row", "[train][init]") {
       RowMatrix contexts = make_glove_table(rows, layout, optimizer, 1, 1, 1);
       const RowMatrix words_before = test::copy_of(words), contexts_before = test::copy_of(contexts);
       BatchLoss loss;
-      train_glove_records(test::glove_records_of(corpus), words, contexts, layout, optimizer, AdagradMode::element,
-                          0.05f, loss, locked);
+      train_glove_records(test::glove_records_of(corpus), words, contexts, layout, optimizer, AdagradMode::element, 0.05f, loss,
+                          locked);
       for (std::size_t r = 0; r < rows; ++r) {
         const bool same = std::memcmp(words.row(r), words_before.row(r), layout.width * sizeof(float)) == 0;
         REQUIRE(same == (locked[r] == 1));
@@ -218,8 +218,13 @@ TEST_CASE("a checkpoint keeps what --init gave the run", "[train][init]") {
   const Corpus corpus = test::topic_corpus(3, 100, 10, 10);
   TrainSettings s;
   s.dim = 4;
-  TrainingRun run{s, OutputSettings{}, corpus, RowMatrix(corpus.vocab.size(), s.dim),
-                  RowMatrix(corpus.vocab.size(), s.dim), Word2vecTrainer::start_state(corpus, 1, s.seed), {}};
+  TrainingRun run{s,
+                  OutputSettings{},
+                  corpus,
+                  RowMatrix(corpus.vocab.size(), s.dim),
+                  RowMatrix(corpus.vocab.size(), s.dim),
+                  Word2vecTrainer::start_state(corpus, 1, s.seed),
+                  {}};
   run.init.file = "earlier.emb";
   run.init.checksum = "crc32:0badcafe";
   run.init.rows_from_file = 3;

@@ -8,11 +8,11 @@
 
 #include <catch2/catch.hpp>
 
-#include "convert/load.h"
-#include "text/text_reader.h"
-#include "text/word2vec_binary.h"
 #include "core/progress.h"
 #include "test_util.h"
+#include "text/text_reader.h"
+#include "text/word2vec_binary.h"
+#include "vectors/load.h"
 
 using namespace embed;
 using embed::test::TempDir;
@@ -35,9 +35,7 @@ EmbeddingTable read_text(const std::string& content, bool header, unsigned threa
 }
 
 // Reads and also builds the index, which is where duplicates are caught.
-void read_and_index(const std::string& content, bool header = false) {
-  index_words(read_text(content, header), "v.txt");
-}
+void read_and_index(const std::string& content, bool header = false) { index_words(read_text(content, header), "v.txt"); }
 
 }  // namespace
 
@@ -73,15 +71,22 @@ TEST_CASE("bad rows are named by file, line and what was expected", "[text]") {
   REQUIRE_ERROR_CONTAINS(read_text("a 1 2\nb\xff 1 2\n", false), "v.txt:2: the word \"b\\xFF\" is not valid UTF-8");
   REQUIRE_ERROR_CONTAINS(read_and_index("a 1 2\nb 1 2\na 3 4\n"), "v.txt:3: duplicate word \"a\" (also on line 1)");
   REQUIRE_ERROR_CONTAINS(read_text("3 2\na 1 2\nb 3 4\n", true), "v.txt:1: the header says 3 words but the file has 2 rows");
-  REQUIRE_ERROR_CONTAINS(read_text("2 3\na 1 2\nb 3 4\n", true), "v.txt:2: expected a word followed by 3 numbers (the header's dimension)");
+  REQUIRE_ERROR_CONTAINS(read_text("2 3\na 1 2\nb 3 4\n", true),
+                         "v.txt:2: expected a word followed by 3 numbers (the header's dimension)");
   REQUIRE_ERROR_CONTAINS(read_text("x y z\n", true), "v.txt:1: expected a header");
   REQUIRE_ERROR_CONTAINS(read_text("lonely\n", false), "v.txt:1: expected a word followed by numbers");
   REQUIRE_ERROR_CONTAINS(read_text("", false), "v.txt: empty input (no vectors)");
   REQUIRE_ERROR_CONTAINS(read_text("", true), "v.txt: empty input (no vectors)");
   REQUIRE_ERROR_CONTAINS(read_text("\n", false), "v.txt:1: expected a word followed by numbers, found an empty line");
   // A byte-order mark is not part of the first word (nor of a header).
-  REQUIRE(read_text("\xEF\xBB\xBF" "a 1 2\n", false).word(0) == "a");
-  REQUIRE(read_text("\xEF\xBB\xBF" "1 2\na 1 2\n", true).rows() == 1);
+  REQUIRE(read_text("\xEF\xBB\xBF"
+                    "a 1 2\n",
+                    false)
+              .word(0) == "a");
+  REQUIRE(read_text("\xEF\xBB\xBF"
+                    "1 2\na 1 2\n",
+                    true)
+              .rows() == 1);
   REQUIRE(counted(1, "row") == "1 row");
   REQUIRE(counted(0, "row") == "0 rows");
 }

@@ -10,19 +10,17 @@
 #include "train/glove/glove_model.h"
 #include "train/optimizer.h"
 #include "train/row_matrix.h"
+#include "train/update_constants.h"
 
 namespace embed {
-
-// Stanford GloVe clips each gradient element to this magnitude.
-inline constexpr float kGloveGradientClip = 100.0f;
 
 // Trains `records` (in order) against the two tables: one step per record. Adds
 // 0.5 f(X) (prediction - log X)² per record to `loss` (Stanford's cost). Records with a
 // non-finite prediction are skipped, as the reference skips them. The rows of `words`
 // that `locked` (empty, or one flag per row) marks 1 stay as they are (--lock-init).
-void train_glove_records(std::span<const GloveRecord> records, RowMatrix& words, RowMatrix& contexts,
-                         const GloveLayout& layout, Optimizer optimizer, AdagradMode adagrad, float learning_rate,
-                         BatchLoss& loss, std::span<const std::uint8_t> locked = {});
+void train_glove_records(std::span<const GloveRecord> records, RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout,
+                         Optimizer optimizer, AdagradMode adagrad, float learning_rate, BatchLoss& loss,
+                         std::span<const std::uint8_t> locked = {});
 
 // The CPU: updates `words` and `contexts` (GloveLayout rows) in place, but not the word
 // rows `locked` marks.

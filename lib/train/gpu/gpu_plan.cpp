@@ -9,8 +9,8 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "train/glove/glove_model.h"
-#include "train/word2vec/logistic_table.h"
 #include "train/gpu/packed_batch.h"
+#include "train/word2vec/logistic_table.h"
 #include "train/word2vec/word2vec_backend.h"
 
 namespace embed {
@@ -36,6 +36,8 @@ std::string_view table_placement_name(TablePlacement placement) { return name_in
 std::optional<TablePlacement> parse_table_placement(std::string_view name) { return parse_in(kPlacementNames, name); }
 std::string_view host_transfer_name(HostTransfer transfer) { return name_in(kTransferNames, transfer); }
 std::optional<HostTransfer> parse_host_transfer(std::string_view name) { return parse_in(kTransferNames, name); }
+std::vector<std::string> table_placement_names() { return names_in(kPlacementNames); }
+std::vector<std::string> host_transfer_names() { return names_in(kTransferNames); }
 
 std::string host_placement_description(const GpuMemoryPlan& plan) {
   const double rows = static_cast<double>(plan.table_rows);
@@ -84,8 +86,7 @@ struct HotRowCost {
 };
 
 // Host placement: `plan` with as many hot rows as the rest of the budget holds.
-GpuMemoryPlan with_hot_rows(GpuMemoryPlan plan, const HotRowCost& cost, const GpuOptions& options,
-                            std::uint64_t budget) {
+GpuMemoryPlan with_hot_rows(GpuMemoryPlan plan, const HotRowCost& cost, const GpuOptions& options, std::uint64_t budget) {
   const std::uint64_t left = budget - plan.total_bytes();
   // Either the conversion buffer holds all the hot rows, or it is full size.
   std::uint64_t hot = left / (2 * cost.row_bytes + cost.convert_bytes);
@@ -102,9 +103,8 @@ GpuMemoryPlan with_hot_rows(GpuMemoryPlan plan, const HotRowCost& cost, const Gp
 // worker, else one. Host placement's batches take half the budget when they fit in it,
 // else their smallest size, and its hot rows the rest. `tables` names the tables for
 // the error messages.
-GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, std::size_t full_batch,
-                          std::size_t min_batch, unsigned workers, const std::string& tables, const GpuOptions& options,
-                          std::uint64_t budget) {
+GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, std::size_t full_batch, std::size_t min_batch,
+                          unsigned workers, const std::string& tables, const GpuOptions& options, std::uint64_t budget) {
   auto largest_batch = [&](TablePlacement placement, unsigned slots, std::uint64_t limit) -> std::size_t {
     auto fits = [&](std::size_t batch) { return sized(placement, slots, batch).total_bytes() <= limit; };
     if (!fits(min_batch)) return 0;
@@ -128,9 +128,10 @@ GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, st
     if (const auto device = plan_in(TablePlacement::device, budget)) return *device;
   }
   if (options.table == TablePlacement::device) {
-    fail("--table device: {} and their batches need {} of GPU memory, more than the {} allowed; use --table host (the "
-         "tables stay in host memory) or a larger --gpu-memory",
-         tables, bytes(sized(TablePlacement::device, 1, min_batch).total_bytes()), bytes(budget));
+    fail(
+        "--table device: {} and their batches need {} of GPU memory, more than the {} allowed; use --table host (the "
+        "tables stay in host memory) or a larger --gpu-memory",
+        tables, bytes(sized(TablePlacement::device, 1, min_batch).total_bytes()), bytes(budget));
   }
   if (const auto host = plan_in(TablePlacement::host, budget / 2)) {
     return with_hot_rows(*host, hot_cost, options, budget);
@@ -139,9 +140,10 @@ GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, st
   // worker, so that the hot rows get what is left (rather than the batches all of it).
   const GpuMemoryPlan smallest = sized(TablePlacement::host, 1, min_batch);
   if (smallest.total_bytes() <= budget) return with_hot_rows(smallest, hot_cost, options, budget);
-  fail("--table host: {} workers' batches need at least {} of GPU memory, more than the {} allowed; raise "
-       "--gpu-memory or lower --threads",
-       workers, bytes(smallest.total_bytes()), bytes(budget));
+  fail(
+      "--table host: {} workers' batches need at least {} of GPU memory, more than the {} allowed; raise "
+      "--gpu-memory or lower --threads",
+      workers, bytes(smallest.total_bytes()), bytes(budget));
 }
 
 }  // namespace
@@ -153,10 +155,10 @@ GpuMemoryPlan plan_gpu_memory(const GpuTrainShape& shape, const GpuOptions& opti
   };
   const HotRowCost hot_cost{std::uint64_t{shape.stride} * dtype_size(shape.storage),
                             shape.storage == DType::f32 ? 0 : std::uint64_t{shape.stride} * sizeof(float)};
-  return choose_plan(sized, hot_cost, kGpuBatchWords, kMinBatchWords, shape.workers,
-                     fmt::format("the two {} tables ({} rows x {} dims)", vector_dtype_name(shape.storage), shape.rows,
-                                 shape.dim),
-                     options, budget);
+  return choose_plan(
+      sized, hot_cost, kGpuBatchWords, kMinBatchWords, shape.workers,
+      fmt::format("the two {} tables ({} rows x {} dims)", vector_dtype_name(shape.storage), shape.rows, shape.dim), options,
+      budget);
 }
 
 GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions& options, std::uint64_t budget) {
@@ -182,10 +184,10 @@ GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions
                       copies * (plan.max_input_rows + plan.max_output_rows) * row_bytes;
     return plan;
   };
-  return choose_plan(sized, HotRowCost{row_bytes, 0}, kGloveBatchRecords, kMinGloveBatchRecords, shape.workers,
-                     fmt::format("the two glove tables ({} rows x {} floats with biases and optimizer state)",
-                                 shape.rows, shape.width),
-                     options, budget);
+  return choose_plan(
+      sized, HotRowCost{row_bytes, 0}, kGloveBatchRecords, kMinGloveBatchRecords, shape.workers,
+      fmt::format("the two glove tables ({} rows x {} floats with biases and optimizer state)", shape.rows, shape.width), options,
+      budget);
 }
 
 }  // namespace embed

@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "format/dtype.h"
 
@@ -39,6 +40,8 @@ std::string_view table_placement_name(TablePlacement placement);  // "auto", "ho
 std::optional<TablePlacement> parse_table_placement(std::string_view name);
 std::string_view host_transfer_name(HostTransfer transfer);  // "gather", "mapped"
 std::optional<HostTransfer> parse_host_transfer(std::string_view name);
+std::vector<std::string> table_placement_names();
+std::vector<std::string> host_transfer_names();
 
 struct GpuOptions {
   TablePlacement table = TablePlacement::automatic;
@@ -50,7 +53,7 @@ struct GpuOptions {
 
 // What the run trains: the tables and the batch shape.
 struct GpuTrainShape {
-  std::size_t rows = 0;    // vocabulary size (rows of each table)
+  std::size_t rows = 0;  // vocabulary size (rows of each table)
   std::size_t dim = 0;
   std::size_t stride = 0;  // floats per row, padded (RowMatrix::stride_for)
   DType storage = DType::f32;

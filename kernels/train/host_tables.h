@@ -17,13 +17,13 @@
 
 #include <cuda_runtime.h>
 
-#include "kernels/common/batch_slot.h"
-#include "kernels/common/cuda_memory.h"
 #include "format/dtype.h"
+#include "kernels/common/cuda_memory.h"
+#include "kernels/common/row_movers.h"
+#include "kernels/train/batch_slot.h"
 #include "train/gpu/gpu_plan.h"
 #include "train/gpu/row_locks.h"
 #include "train/row_matrix.h"
-#include "kernels/common/row_movers.h"
 
 namespace embed::cuda {
 

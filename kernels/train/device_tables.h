@@ -19,8 +19,8 @@ class DeviceTables {
   DeviceTables() = default;
   // Copies the first `rows` rows of both tables to the device (the device must be
   // current); `first_name` and `second_name` name them in messages ("the input table").
-  DeviceTables(const RowMatrix& first, const RowMatrix& second, std::size_t rows, Storage storage,
-               const char* first_name, const char* second_name);
+  DeviceTables(const RowMatrix& first, const RowMatrix& second, std::size_t rows, Storage storage, const char* first_name,
+               const char* second_name);
 
   void* first() const { return first_.get(); }
   void* second() const { return second_.get(); }
@@ -41,8 +41,7 @@ class DeviceTables {
 
  private:
   // Rows [first, end) below rows() (all of them by default).
-  void upload(const RowMatrix& host, const DeviceBuffer& device, std::size_t first = 0,
-              std::size_t end = SIZE_MAX) const;
+  void upload(const RowMatrix& host, const DeviceBuffer& device, std::size_t first = 0, std::size_t end = SIZE_MAX) const;
   void download(const DeviceBuffer& device, RowMatrix& host, std::size_t first = 0, std::size_t end = SIZE_MAX) const;
 
   Storage storage_ = Storage::f32;

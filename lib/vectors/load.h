@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "format/embedding_table.h"
 #include "format/emb_file.h"
+#include "format/embedding_table.h"
 #include "text/format_detect.h"
 #include "text/subword_table.h"
 #include "text/text_reader.h"
@@ -20,19 +20,19 @@ struct LoadOptions {
   const WordSet* keep = nullptr;       // keep only these words (nullptr: all)
   unsigned threads = 1;
   UnicodeErrors unicode_errors = UnicodeErrors::strict;  // text and word2vec binary words that are not UTF-8
-  bool verify = false;                 // .emb inputs: check checksums and index first
-  bool subwords = false;               // fastText and .emb inputs: keep the n-gram bucket rows too
-  RowSink row_sink;                    // text inputs: stream rows here instead of into table.values
+  bool verify = false;                                   // .emb inputs: check checksums and index first
+  bool subwords = false;                                 // fastText and .emb inputs: keep the n-gram bucket rows too
+  RowSink row_sink;                                      // text inputs: stream rows here instead of into table.values
 };
 
 struct LoadedVectors {
   EmbeddingTable table;
   VectorFormat format;
-  bool normalized = false;   // an .emb input said its rows have unit length
-  std::optional<DType> dtype;  // an .emb input's storage type
-  bool streamed = false;       // the values went to LoadOptions::row_sink, table.values is empty
+  bool normalized = false;               // an .emb input said its rows have unit length
+  std::optional<DType> dtype;            // an .emb input's storage type
+  bool streamed = false;                 // the values went to LoadOptions::row_sink, table.values is empty
   std::optional<SubwordTable> subwords;  // with LoadOptions::subwords, when the input has them
-  bool subwords_left = false;  // the input has n-gram bucket rows that were not kept
+  bool subwords_left = false;            // the input has n-gram bucket rows that were not kept
 };
 
 // Reads `path` ("-": stdin; gzip is detected). Throws embed::Error with file and line.

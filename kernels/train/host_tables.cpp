@@ -1,4 +1,4 @@
-#include "kernels/common/host_tables.h"
+#include "kernels/train/host_tables.h"
 
 #include "core/error.h"
 #include "train/gpu/row_remap.h"
@@ -15,13 +15,9 @@ Storage storage_of(DType dtype) {
   return Storage::f32;
 }
 
-HostTables::HostTables(RowMatrix& first, RowMatrix& second, DType storage, HostTransfer transfer,
-                       const char* first_name, const char* second_name)
-    : first_(&first),
-      second_(&second),
-      storage_(storage),
-      transfer_(transfer),
-      row_bytes_(first.stride() * dtype_size(storage)) {
+HostTables::HostTables(RowMatrix& first, RowMatrix& second, DType storage, HostTransfer transfer, const char* first_name,
+                       const char* second_name)
+    : first_(&first), second_(&second), storage_(storage), transfer_(transfer), row_bytes_(first.stride() * dtype_size(storage)) {
   EMBED_ASSERT(first.stride() == second.stride() && first.dim() == second.dim());
   if (transfer_ == HostTransfer::gather) {
     first_locks_ = std::make_unique<RowLocks>();
@@ -48,22 +44,20 @@ void HostTables::gather(BatchSlot& slot, const BatchRows& rows, cudaStream_t str
   }
   const auto stride = static_cast<std::uint32_t>(first_->stride());
   const Storage storage = storage_of(storage_);
-  check(launch_gather_mapped(mapped_first_, stride, rows.device_first, static_cast<std::uint32_t>(rows.first.size()),
-                             copy, storage, stream),
+  check(launch_gather_mapped(mapped_first_, stride, rows.device_first, static_cast<std::uint32_t>(rows.first.size()), copy,
+                             storage, stream),
         "launching the row gather");
   check(launch_gather_mapped(mapped_second_, stride, rows.device_second, static_cast<std::uint32_t>(rows.second.size()),
                              copy + offset, storage, stream),
         "launching the row gather");
-  check(cudaMemcpyAsync(slot.originals.get(), copy, bytes, cudaMemcpyDeviceToDevice, stream),
-        "keeping the gathered rows");
+  check(cudaMemcpyAsync(slot.originals.get(), copy, bytes, cudaMemcpyDeviceToDevice, stream), "keeping the gathered rows");
 }
 
 void HostTables::write_back(BatchSlot& slot, const BatchRows& rows, cudaStream_t stream) const {
   const auto* copy = slot.rows.get<std::byte>();
   const std::size_t offset = second_offset(rows);
   if (transfer_ == HostTransfer::gather) {
-    check(cudaMemcpyAsync(slot.updated.get(), copy, offset + rows.second.size() * row_bytes_, cudaMemcpyDeviceToHost,
-                          stream),
+    check(cudaMemcpyAsync(slot.updated.get(), copy, offset + rows.second.size() * row_bytes_, cudaMemcpyDeviceToHost, stream),
           "copying trained rows back");
     return;
   }
@@ -77,12 +71,11 @@ void HostTables::write_back(BatchSlot& slot, const BatchRows& rows, cudaStream_t
   cudaStream_t serial = write_back_stream_->get();
   check(cudaEventRecord(slot.trained.get(), stream), "ordering the row write-back");
   check(cudaStreamWaitEvent(serial, slot.trained.get(), 0), "ordering the row write-back");
-  check(launch_scatter_mapped(mapped_first_, stride, elements, rows.device_first,
-                              static_cast<std::uint32_t>(rows.first.size()), copy, originals, storage, serial),
+  check(launch_scatter_mapped(mapped_first_, stride, elements, rows.device_first, static_cast<std::uint32_t>(rows.first.size()),
+                              copy, originals, storage, serial),
         "launching the row write-back");
   check(launch_scatter_mapped(mapped_second_, stride, elements, rows.device_second,
-                              static_cast<std::uint32_t>(rows.second.size()), copy + offset, originals + offset, storage,
-                              serial),
+                              static_cast<std::uint32_t>(rows.second.size()), copy + offset, originals + offset, storage, serial),
         "launching the row write-back");
   check(cudaEventRecord(slot.written.get(), serial), "ordering the row write-back");
   check(cudaStreamWaitEvent(stream, slot.written.get(), 0), "ordering the row write-back");

@@ -20,12 +20,12 @@
 
 #include <cuda_runtime.h>
 
-#include "device/gpu_device.h"
-#include "kernels/common/batch_slot.h"
 #include "core/error.h"
+#include "device/gpu_device.h"
 #include "kernels/common/cuda_memory.h"
-#include "kernels/common/device_tables.h"
-#include "kernels/common/host_tables.h"
+#include "kernels/train/batch_slot.h"
+#include "kernels/train/device_tables.h"
+#include "kernels/train/host_tables.h"
 #include "train/batch_loss.h"
 #include "train/gpu/gpu_plan.h"
 #include "train/gpu/row_remap.h"
@@ -93,8 +93,8 @@ class BatchPipeline : public RowHome {
   // plan.workers, each with plan.slots_per_worker slots of `totals_bytes` totals and,
   // for host placement, a RowRemapper. `first_name` and `second_name` name the tables
   // in messages ("the input table").
-  void place_tables(RowMatrix& first, RowMatrix& second, DType storage, const char* first_name,
-                    const char* second_name, std::size_t totals_bytes) {
+  void place_tables(RowMatrix& first, RowMatrix& second, DType storage, const char* first_name, const char* second_name,
+                    std::size_t totals_bytes) {
     first_ = &first;
     second_ = &second;
     std::size_t free_before = 0, free_after = 0, total = 0;
@@ -184,8 +184,8 @@ class BatchPipeline : public RowHome {
       }
       traffic_->add(touches.all, touches.resident, to_gpu, from_gpu);
     }
-    check(cudaMemcpyAsync(slot.device_ids.get(), slot.host_ids.get(), id_words * sizeof(std::uint32_t),
-                          cudaMemcpyHostToDevice, stream),
+    check(cudaMemcpyAsync(slot.device_ids.get(), slot.host_ids.get(), id_words * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
+                          stream),
           "copying a batch to the GPU");
     check(cudaMemsetAsync(slot.device_totals.get(), 0, totals_bytes, stream), "clearing a batch's loss");
     if (!device_placement()) host_.gather(slot, rows_of(slot), stream);
@@ -195,8 +195,7 @@ class BatchPipeline : public RowHome {
     check(cudaEventRecord(slot.computed.get(), compute_->get()), "ordering a batch's kernels");
     check(cudaStreamWaitEvent(stream, slot.computed.get(), 0), "ordering a batch's kernels");
     if (!device_placement()) host_.write_back(slot, rows_of(slot), stream);
-    check(cudaMemcpyAsync(slot.host_totals.get(), slot.device_totals.get(), totals_bytes, cudaMemcpyDeviceToHost,
-                          stream),
+    check(cudaMemcpyAsync(slot.host_totals.get(), slot.device_totals.get(), totals_bytes, cudaMemcpyDeviceToHost, stream),
           "copying a batch's loss");
     check(cudaEventRecord(slot.done.get(), stream), "recording a batch's end");
     slot.pending = true;
@@ -218,8 +217,8 @@ class BatchPipeline : public RowHome {
   RowMatrix* first_ = nullptr;
   RowMatrix* second_ = nullptr;
   std::optional<Stream> compute_;  // every slot's kernels, one batch at a time (made on the GPU in place_tables)
-  DeviceTables device_tables_;  // device placement; host placement's hot rows
-  HostTables host_;             // host placement
+  DeviceTables device_tables_;     // device placement; host placement's hot rows
+  HostTables host_;                // host placement
 
   // Waits for the slot's batch; for gather transfers adds its deltas to the host
   // tables; adds its loss.

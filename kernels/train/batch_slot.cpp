@@ -1,4 +1,4 @@
-#include "kernels/common/batch_slot.h"
+#include "kernels/train/batch_slot.h"
 
 namespace embed::cuda {
 

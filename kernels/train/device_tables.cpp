@@ -1,4 +1,4 @@
-#include "kernels/common/device_tables.h"
+#include "kernels/train/device_tables.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -46,8 +46,7 @@ void DeviceTables::rows_from_host(bool second, const RowMatrix& host, std::size_
   upload(host, second ? second_ : first_, first, end);
 }
 
-void DeviceTables::add_to_rows(bool second, const float* added, std::size_t stride, std::size_t first,
-                               std::size_t end) const {
+void DeviceTables::add_to_rows(bool second, const float* added, std::size_t stride, std::size_t first, std::size_t end) const {
   EMBED_ASSERT(stride * storage_bytes(storage_) == row_bytes_);
   const std::size_t from = first;  // where `added` starts
   end = std::min(end, rows_);
@@ -73,8 +72,7 @@ void DeviceTables::upload(const RowMatrix& host, const DeviceBuffer& device, std
     return;
   }
   in_chunks(host.stride(), first, end, [&](std::size_t row, std::size_t count, float* buffer) {
-    check(cudaMemcpy(buffer, host.row(row), count * sizeof(float), cudaMemcpyHostToDevice),
-          "copying a table to the GPU");
+    check(cudaMemcpy(buffer, host.row(row), count * sizeof(float), cudaMemcpyHostToDevice), "copying a table to the GPU");
     // The legacy default stream (nullptr) runs after the copy above.
     check(launch_to_storage(buffer, rows + row * row_bytes_, count, storage_, nullptr), "launching a table conversion");
     check(cudaStreamSynchronize(nullptr), "converting a table on the GPU");
@@ -92,8 +90,7 @@ void DeviceTables::download(const DeviceBuffer& device, RowMatrix& host, std::si
   }
   in_chunks(host.stride(), first, end, [&](std::size_t row, std::size_t count, float* buffer) {
     check(launch_to_f32(rows + row * row_bytes_, buffer, count, storage_, nullptr), "launching a table conversion");
-    check(cudaMemcpy(host.row(row), buffer, count * sizeof(float), cudaMemcpyDeviceToHost),
-          "copying a table from the GPU");
+    check(cudaMemcpy(host.row(row), buffer, count * sizeof(float), cudaMemcpyDeviceToHost), "copying a table from the GPU");
   });
 }
 
