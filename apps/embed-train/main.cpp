@@ -8,8 +8,10 @@
 #include "common/tool_cli.h"
 #include "core/parallel.h"
 #include "plot/metrics_file.h"
-#include "train/train_command.h"
-#include "train/training_model.h"
+#include "train/run/model_registry.h"
+#include "train/run/option_rules.h"
+#include "train/run/train_command.h"
+#include "train/run/training_model.h"
 
 int main(int argc, char** argv) {
   CLI::App app{

@@ -26,12 +26,12 @@
 #include "kernels/train/batch_slot.h"
 #include "kernels/train/device_tables.h"
 #include "kernels/train/host_tables.h"
-#include "train/batch_loss.h"
+#include "train/engine/batch_loss.h"
+#include "train/engine/row_matrix.h"
 #include "train/gpu/gpu_plan.h"
 #include "train/gpu/row_remap.h"
 #include "train/gpu/table_traffic.h"
-#include "train/rank_averaging.h"
-#include "train/row_matrix.h"
+#include "train/ranks/rank_averaging.h"
 
 namespace embed::cuda {
 

@@ -10,7 +10,7 @@
 #include "format/dtype.h"
 #include "kernels/common/cuda_memory.h"
 #include "kernels/common/storage.h"
-#include "train/row_matrix.h"
+#include "train/engine/row_matrix.h"
 
 namespace embed::cuda {
 

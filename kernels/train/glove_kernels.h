@@ -15,7 +15,7 @@
 
 namespace embed::cuda {
 
-// lib/train/glove/glove_model.h's GloveRecord, bit for bit.
+// lib/train/glove/glove_layout.h's GloveRecord, bit for bit.
 struct KernelGloveRecord {
   std::uint32_t row;
   std::uint32_t column;

@@ -21,9 +21,9 @@
 #include "kernels/common/cuda_memory.h"
 #include "kernels/common/row_movers.h"
 #include "kernels/train/batch_slot.h"
+#include "train/engine/row_matrix.h"
 #include "train/gpu/gpu_plan.h"
 #include "train/gpu/row_locks.h"
-#include "train/row_matrix.h"
 
 namespace embed::cuda {
 

@@ -1,4 +1,4 @@
-// Reading back the JSON lines embed-train --metrics writes (train/metrics_log.h), for
+// Reading back the JSON lines embed-train --metrics writes (train/report/metrics_log.h), for
 // `embed-train plot`. Only that shape is read: one flat object per line whose values
 // are numbers, strings or null.
 #pragma once

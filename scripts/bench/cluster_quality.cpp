@@ -40,7 +40,7 @@
 #include "core/parallel.h"
 #include "search/exact_search.h"
 #include "search/vector_space.h"
-#include "train/random.h"
+#include "train/engine/random.h"
 
 namespace {
 
@@ -137,8 +137,8 @@ int run(const Options& opt) {
     first += parts[p].count;
   }
   std::printf("\nchance %.6f\n", queries.empty() ? 0.0 : chance / static_cast<double>(queries.size()));
-  std::printf("sample %zu rows %llu dim %zu seconds %.3f\n", queries.size(), static_cast<unsigned long long>(rows),
-              space.dim(), seconds);
+  std::printf("sample %zu rows %llu dim %zu seconds %.3f\n", queries.size(), static_cast<unsigned long long>(rows), space.dim(),
+              seconds);
   return 0;
 }
 

@@ -41,7 +41,7 @@
 #include "core/atomic_output.h"
 #include "core/error.h"
 #include "core/parallel.h"
-#include "train/random.h"
+#include "train/engine/random.h"
 
 namespace {
 
@@ -120,9 +120,7 @@ class AliasTable {
     std::uint32_t threshold;  // keep the bin when the low 32 bits are below this
     std::uint32_t alias;
   };
-  static std::uint32_t threshold(double p) {
-    return p >= 1.0 ? UINT32_MAX : static_cast<std::uint32_t>(p * 4294967296.0);
-  }
+  static std::uint32_t threshold(double p) { return p >= 1.0 ? UINT32_MAX : static_cast<std::uint32_t>(p * 4294967296.0); }
   std::vector<Bin> bins_;
 };
 
@@ -140,11 +138,11 @@ struct Plan {
   std::uint64_t last_line_words = 0;  // so that the total is exactly --words
   std::uint64_t lines_per_chunk = 0;
   std::uint64_t chunks = 0;
-  std::size_t chunk_capacity = 0;     // bytes a chunk may take, slack included
+  std::size_t chunk_capacity = 0;  // bytes a chunk may take, slack included
   std::optional<AliasTable> cluster_table;
   std::optional<AliasTable> member_table;       // a full cluster's S members
   std::optional<AliasTable> last_member_table;  // the last cluster's, which may be smaller
-  std::uint64_t noise_threshold = 0;  // a token is noise when 64 random bits fall below this
+  std::uint64_t noise_threshold = 0;            // a token is noise when 64 random bits fall below this
   // The text of each cluster's first `hot` members, the most drawn, each followed by a
   // space, back to back: member m < hot of cluster c is slot c * hot + m, whose text is
   // text[offsets[slot], offsets[slot + 1]) (empty past the vocabulary's end). Emitting
@@ -374,8 +372,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", opt.seed, "random seed")->capture_default_str();
   app.add_option("--threads", opt.threads, "generating threads (default: all cores)");
   app.add_option("--noise", opt.noise, "share of tokens drawn from the whole vocabulary")->capture_default_str();
-  app.add_option("--line-words", opt.line_words, "tokens per line (the last line may be shorter)")
-      ->capture_default_str();
+  app.add_option("--line-words", opt.line_words, "tokens per line (the last line may be shorter)")->capture_default_str();
   app.add_option("--zipf", opt.zipf, "exponent of both Zipf laws (0: uniform)")->capture_default_str();
   try {
     app.parse(argc, argv);

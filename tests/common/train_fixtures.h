@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "train/corpus/corpus.h"
+#include "train/corpus/corpus_reader.h"
+#include "train/corpus/corpus_shards.h"
+#include "train/engine/random.h"
+#include "train/engine/row_matrix.h"
 #include "train/glove/cooc_counter.h"
-#include "train/corpus.h"
-#include "train/corpus_reader.h"
-#include "train/corpus_shards.h"
-#include "train/glove/glove_model.h"
-#include "train/random.h"
-#include "train/row_matrix.h"
+#include "train/glove/glove_layout.h"
 #include "train/glove/glove_setup.h"
 
 namespace embed::test {
@@ -22,8 +22,7 @@ namespace embed::test {
 // Two topics with disjoint vocabularies of `words_per_topic` words ("a0".., "b0"..);
 // every line talks about one topic only. Without line breaks the lines run together
 // into one, so only the batch size cuts the text.
-inline Corpus topic_corpus(unsigned seed, int lines, int words_per_line, unsigned words_per_topic,
-                           bool line_breaks = true) {
+inline Corpus topic_corpus(unsigned seed, int lines, int words_per_line, unsigned words_per_topic, bool line_breaks = true) {
   Random random(seed, 99);
   std::string text;
   for (int line = 0; line < lines; ++line) {

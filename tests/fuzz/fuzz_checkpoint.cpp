@@ -3,13 +3,14 @@
 // `embed-train --resume` would. The seed corpus (scripts/fuzz.sh) is checkpoints of
 // small skip-gram, CBOW and GloVe runs interrupted mid-run, whose corpus and records
 // files stay beside them.
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 
 #include "core/error.h"
 #include "fuzz_util.h"
-#include "train/checkpoint.h"
-#include "train/training_model.h"
+#include "train/files/checkpoint.h"
+#include "train/run/model_registry.h"
+#include "train/run/training_model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string bytes = embed::fuzz::with_checksums(std::string(reinterpret_cast<const char*>(data), size));
@@ -23,7 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static std::atomic<bool> stop{false};
     context.stop = &stop;
     embed::training_model(run.settings.model).train(run, context);
-  } catch (const embed::Error&) {
-  }
+  } catch (const embed::Error&) {}
   return 0;
 }

@@ -8,9 +8,9 @@
 #include "core/error.h"
 #include "fuzz_util.h"
 #include "text/word_set.h"
-#include "train/corpus.h"
-#include "train/corpus_reader.h"
-#include "train/corpus_shards.h"
+#include "train/corpus/corpus.h"
+#include "train/corpus/corpus_reader.h"
+#include "train/corpus/corpus_shards.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
@@ -44,7 +44,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (reader.position() != range.end) std::abort();
     }
     if (words != corpus.words) std::abort();  // the epochs read what was counted
-  } catch (const embed::Error&) {
-  }
+  } catch (const embed::Error&) {}
   return 0;
 }

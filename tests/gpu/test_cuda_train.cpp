@@ -12,11 +12,11 @@
 #include <fstream>
 #include <memory>
 
-#include "train/corpus.h"
-#include "train/rank_averaging.h"
-#include "train/word2vec/word2vec_trainer.h"
 #include "gpu_train_fixtures.h"
 #include "thread_cluster.h"
+#include "train/corpus/corpus.h"
+#include "train/ranks/rank_averaging.h"
+#include "train/word2vec/word2vec_trainer.h"
 #include "train_fixtures.h"
 
 using namespace embed;
@@ -25,8 +25,8 @@ using namespace embed::test;
 namespace {
 
 std::unique_ptr<Word2vecBackend> cuda_backend(Model model, RowMatrix& input, RowMatrix& output, std::size_t window,
-                                           std::size_t negatives, unsigned workers, const Placement& placement,
-                                           DType storage = DType::f32, std::uint64_t budget = 0) {
+                                              std::size_t negatives, unsigned workers, const Placement& placement,
+                                              DType storage = DType::f32, std::uint64_t budget = 0) {
   GpuTrainShape shape;
   shape.rows = input.rows();
   shape.dim = input.dim();
@@ -139,7 +139,8 @@ TEST_CASE("host and device placements train to the same quality as the CPU", "[g
       TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
       std::atomic<bool> stop{false};
       double last_epoch_loss = 0;
-      REQUIRE(trainer.run(state, stop, [&](const TrainProgress& p) { last_epoch_loss = p.loss; }, nullptr));
+      REQUIRE(trainer.run(
+          state, stop, [&](const TrainProgress& p) { last_epoch_loss = p.loss; }, nullptr));
       const double separation = topic_separation(corpus, input);
       std::printf("%s, %s: separation %.3f, last epoch loss %.4f\n", model_name(model).data(),
                   which < 0 ? "cpu" : kQualityPlacements[which].name, separation, last_epoch_loss);
@@ -191,7 +192,9 @@ TEST_CASE("a 2,000,000 x 128 table trains with 256 MB of GPU memory", "[gpu][lar
   for (int which = -1; which < 2; ++which) {
     const HostTransfer transfer = which == 1 ? HostTransfer::mapped : HostTransfer::gather;
     const Placement placement{TablePlacement::automatic, transfer,
-                              which < 0 ? "cpu" : transfer == HostTransfer::gather ? "gather" : "mapped"};
+                              which < 0                          ? "cpu"
+                              : transfer == HostTransfer::gather ? "gather"
+                                                                 : "mapped"};
     RowMatrix input(rows, dim), output(rows, dim);
     init_uniform(input, s.seed, s.threads);
     auto backend = which < 0 ? make_word2vec_cpu_backend(Model::skipgram, input, output, s.threads)
@@ -203,7 +206,8 @@ TEST_CASE("a 2,000,000 x 128 table trains with 256 MB of GPU memory", "[gpu][lar
     TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
     std::atomic<bool> stop{false};
     std::vector<double> losses;
-    REQUIRE(trainer.run(state, stop, [&](const TrainProgress& p) { losses.push_back(p.loss); }, nullptr));
+    REQUIRE(trainer.run(
+        state, stop, [&](const TrainProgress& p) { losses.push_back(p.loss); }, nullptr));
     std::printf("2M x 128 at 256 MB, %s: epoch losses %.4f, %.4f (%s)\n", placement.name, losses[0], losses[1],
                 backend->name().c_str());
     REQUIRE(losses.size() == 2);

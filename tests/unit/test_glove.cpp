@@ -10,20 +10,20 @@
 #include <map>
 #include <random>
 
+#include "cluster/cluster.h"
 #include "test_util.h"
 #include "thread_cluster.h"
-#include "train_fixtures.h"
-#include "train/checkpoint.h"
-#include "cluster/cluster.h"
+#include "train/corpus/corpus.h"
+#include "train/files/checkpoint.h"
 #include "train/glove/cooc_counter.h"
-#include "train/glove/cooc_on_ranks.h"
 #include "train/glove/cooc_file.h"
-#include "train/corpus.h"
+#include "train/glove/cooc_on_ranks.h"
 #include "train/glove/glove_cpu_backend.h"
-#include "train/glove/glove_trainer.h"
 #include "train/glove/glove_setup.h"
+#include "train/glove/glove_trainer.h"
 #include "train/glove/record_shuffler.h"
 #include "train/glove/record_source.h"
+#include "train_fixtures.h"
 
 using namespace embed;
 
@@ -291,7 +291,8 @@ TEST_CASE("GloVe: the cost falls under every optimizer", "[glove]") {
     std::vector<double> costs;
     std::atomic<bool> stop{false};
     GloveTrainer trainer(s, records, words, contexts);
-    REQUIRE(trainer.run(state, stop, [&](const TrainProgress& p) { costs.push_back(p.loss); }, nullptr));
+    REQUIRE(trainer.run(
+        state, stop, [&](const TrainProgress& p) { costs.push_back(p.loss); }, nullptr));
     INFO(optimizer_name(c.optimizer) << " " << adagrad_mode_name(c.adagrad) << ": first " << costs.front() << ", last "
                                      << costs.back());
     REQUIRE(costs.size() == 8);
@@ -313,7 +314,8 @@ TEST_CASE("GloVe separates two topics that meet only where their lines run toget
   TrainState state = TrainState::start(1, s.seed, records.size());
   std::atomic<bool> stop{false};
   GloveTrainer trainer(s, records, words, contexts);
-  REQUIRE(trainer.run(state, stop, [](const TrainProgress&) {}, nullptr));
+  REQUIRE(trainer.run(
+      state, stop, [](const TrainProgress&) {}, nullptr));
   // Of the vectors: the rows' bias and AdaGrad accumulators would make every row alike.
   const double separation = test::topic_separation(corpus, words, s.dim);
   INFO("separation " << separation);
@@ -408,7 +410,9 @@ TEST_CASE("GloVe: records streamed from disk train to the cost of records in mem
     TrainState state = TrainState::start(s.threads, s.seed, result.file.records);
     std::atomic<bool> stop{false};
     double cost = 0;
-    REQUIRE(GloveTrainer(s, *source, *backend).run(state, stop, [&](const TrainProgress& p) { cost = p.loss; }, nullptr));
+    REQUIRE(GloveTrainer(s, *source, *backend)
+                .run(
+                    state, stop, [&](const TrainProgress& p) { cost = p.loss; }, nullptr));
     return cost;
   };
   double memory = 0, disk = 0;

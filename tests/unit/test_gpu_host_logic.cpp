@@ -10,14 +10,14 @@
 
 #include "core/half.h"
 #include "test_util.h"
-#include "train_fixtures.h"
-#include "train/corpus.h"
+#include "train/corpus/corpus.h"
 #include "train/gpu/gpu_plan.h"
 #include "train/gpu/packed_batch.h"
 #include "train/gpu/row_locks.h"
 #include "train/gpu/row_remap.h"
 #include "train/gpu/table_traffic.h"
 #include "train/word2vec/word2vec_trainer.h"
+#include "train_fixtures.h"
 
 using namespace embed;
 using namespace embed::test;
@@ -86,12 +86,10 @@ TEST_CASE("pack_batch lays the arrays out where the shape says", "[gpu-host]") {
   REQUIRE(shape.words() <= buffer.size());
   REQUIRE(shape.windows == 2);
   REQUIRE(shape.inputs == 5);
-  REQUIRE(std::vector<std::uint32_t>(buffer.begin() + shape.targets_at(), buffer.begin() + shape.targets_at() + 2) ==
-          b.targets);
+  REQUIRE(std::vector<std::uint32_t>(buffer.begin() + shape.targets_at(), buffer.begin() + shape.targets_at() + 2) == b.targets);
   REQUIRE(std::vector<std::uint32_t>(buffer.begin() + shape.offsets_at(), buffer.begin() + shape.offsets_at() + 3) ==
           b.input_offsets);
-  REQUIRE(std::vector<std::uint32_t>(buffer.begin() + shape.inputs_at(), buffer.begin() + shape.inputs_at() + 5) ==
-          b.inputs);
+  REQUIRE(std::vector<std::uint32_t>(buffer.begin() + shape.inputs_at(), buffer.begin() + shape.inputs_at() + 5) == b.inputs);
   REQUIRE(std::vector<std::uint32_t>(buffer.begin() + shape.negatives_at(), buffer.begin() + shape.negatives_at() + 4) ==
           b.negatives);
   REQUIRE(buffer[shape.input_rows_at() + 1] == 3);
@@ -103,7 +101,7 @@ TEST_CASE("RowRemapper lists each touched row once and rewrites the batch to loc
   RowRemapper remapper(10, 0);
   LocalBatch local;
   for (int round = 0; round < 2; ++round) {  // the second round checks the slots were reset
-    CHECK(remapper.remap(b, local) == 0);  // no hot rows: every touch is of a copied row
+    CHECK(remapper.remap(b, local) == 0);    // no hot rows: every touch is of a copied row
     REQUIRE(local.input_rows == std::vector<std::uint32_t>{7, 3, 5, 2});
     REQUIRE(local.output_rows == std::vector<std::uint32_t>{5, 7, 3, 9, 0});
     for (std::size_t i = 0; i < b.inputs.size(); ++i) REQUIRE(local.input_rows[local.batch.inputs[i]] == b.inputs[i]);
@@ -226,8 +224,7 @@ TEST_CASE("gather and write-back in f16 and bf16 round once each way", "[gpu-hos
   }
 }
 
-TEST_CASE("a trainer over the remapping backend learns, asks for its batch size and finishes its work",
-          "[gpu-host]") {
+TEST_CASE("a trainer over the remapping backend learns, asks for its batch size and finishes its work", "[gpu-host]") {
   // One line: batches are cut by size only.
   const Corpus corpus = topic_corpus(7, 400, 30, 15, /*line_breaks=*/false);
   TrainSettings s;
@@ -290,8 +287,7 @@ TEST_CASE("the GPU memory plan: device when the tables fit, else host, within th
   REQUIRE(plan.table_bytes == 2ull * plan.hot_rows * 128 * 4);
   REQUIRE(plan.table_bytes > 100 * MB);
   REQUIRE(plan.table_rows == 2000000);
-  REQUIRE(host_placement_description(plan).find(fmt::format("the {} most frequent rows", plan.hot_rows)) !=
-          std::string::npos);
+  REQUIRE(host_placement_description(plan).find(fmt::format("the {} most frequent rows", plan.hot_rows)) != std::string::npos);
   REQUIRE(plan.batch_items >= kMinBatchWords);
   REQUIRE(plan.max_input_rows == plan.batch_items);
   REQUIRE(plan.max_output_rows == plan.batch_items * 6);
@@ -340,10 +336,12 @@ TEST_CASE("a GPU memory plan that cannot fit names the sizes and what to change"
   const std::uint64_t MB = 1 << 20;
   GpuOptions options;
   options.table = TablePlacement::device;
-  REQUIRE_ERROR_CONTAINS(plan_gpu_memory(shape_of(2000000, 128, 16), options, 256 * MB), "--table device: the two f32 tables (2000000 rows x 128 dims)");
+  REQUIRE_ERROR_CONTAINS(plan_gpu_memory(shape_of(2000000, 128, 16), options, 256 * MB),
+                         "--table device: the two f32 tables (2000000 rows x 128 dims)");
   REQUIRE_ERROR_CONTAINS(plan_gpu_memory(shape_of(2000000, 128, 16), options, 256 * MB), "use --table host");
   options.table = TablePlacement::automatic;
-  REQUIRE_ERROR_CONTAINS(plan_gpu_memory(shape_of(2000000, 128, 64), options, 8 * MB), "--table host: 64 workers' batches need at least");
+  REQUIRE_ERROR_CONTAINS(plan_gpu_memory(shape_of(2000000, 128, 64), options, 8 * MB),
+                         "--table host: 64 workers' batches need at least");
   REQUIRE_ERROR_CONTAINS(plan_gpu_memory(shape_of(2000000, 128, 64), options, 8 * MB), "lower --threads");
 }
 
@@ -365,8 +363,9 @@ TEST_CASE("an epoch's GPU traffic is reported per item, and as the share of touc
   CHECK(epoch.resident_share == Approx(0.5));
   CHECK(epoch.to_gpu_per_item == Approx(12.0));
   CHECK(epoch.from_gpu_per_item == Approx(6.0));
-  CHECK(epoch.describe("words") == "GPU: 50.0% of row touches on resident rows, 12 B/word to it, 6 B/word back, "
-                                   "5.24 MB of its memory");
+  CHECK(epoch.describe("words") ==
+        "GPU: 50.0% of row touches on resident rows, 12 B/word to it, 6 B/word back, "
+        "5.24 MB of its memory");
   // An epoch with nothing trained reports zeros, not a division by zero.
   const EpochTraffic idle = EpochTraffic::of({}, 0, 0);
   CHECK(idle.resident_share == 0);

@@ -10,22 +10,22 @@
 #include <cstdio>
 #include <limits>
 
-#include "test_util.h"
 #include "core/atomic_output.h"
 #include "core/excerpt.h"
 #include "format/emb_file.h"
 #include "format/emb_writer.h"
 #include "query/line_reader.h"
 #include "search/vector_space.h"
-#include "train_fixtures.h"
+#include "test_util.h"
 #include "text/text_reader.h"
 #include "text/word2vec_binary.h"
-#include "train/checkpoint.h"
-#include "train/corpus_reader.h"
-#include "train/corpus_shards.h"
+#include "train/corpus/corpus_reader.h"
+#include "train/corpus/corpus_shards.h"
+#include "train/files/checkpoint.h"
 #include "train/glove/cooc_file.h"
-#include "train/glove/glove_model.h"
+#include "train/glove/glove_layout.h"
 #include "train/word2vec/word2vec_trainer.h"
+#include "train_fixtures.h"
 
 using namespace embed;
 using embed::test::TempDir;
@@ -107,7 +107,8 @@ TEST_CASE("a text vector file's header is not trusted beyond the bytes that foll
   TempDir dir;
   // 12 bytes declaring dimension 3e9: the reader reserved 24 GB.
   test::write_file(dir.file("h.txt"), "2 3000000000");
-  REQUIRE_ERROR_CONTAINS(read_vectors(dir.file("h.txt"), true), "h.txt:1: the header gives dimension 3000000000, which is not plausible");
+  REQUIRE_ERROR_CONTAINS(read_vectors(dir.file("h.txt"), true),
+                         "h.txt:1: the header gives dimension 3000000000, which is not plausible");
   // Through gzip the header's row count was trusted up to 2^28 rows: "out of memory".
   gzip_text(dir.file("h.txt.gz"), "268435456 300\na" + std::string(300 * 2, ' ') + "\n");
   REQUIRE_ERROR_CONTAINS(read_vectors(dir.file("h.txt.gz"), true), "h.txt.gz:2:");
@@ -122,7 +123,8 @@ TEST_CASE("word2vec binary: a header's dimension beyond any real vectors is refu
   TempDir dir;
   test::write_file(dir.file("b.bin"), "2 30000000\n");
   InputStream in = InputStream::open(dir.file("b.bin"));
-  REQUIRE_ERROR_CONTAINS(read_word2vec_binary(in, 0, nullptr), "b.bin:1: the header gives dimension 30000000, which is not plausible");
+  REQUIRE_ERROR_CONTAINS(read_word2vec_binary(in, 0, nullptr),
+                         "b.bin:1: the header gives dimension 30000000, which is not plausible");
 }
 
 TEST_CASE("rows followed by blank lines parse in parallel without copying from an empty part", "[hostile]") {
@@ -229,15 +231,15 @@ TEST_CASE("messages quote at most 40 bytes of a file's or a user's text, escaped
   CHECK(excerpt("paris") == "paris");
   CHECK(excerpt(std::string(1000, 'x')) == std::string(40, 'x') + "...");
   CHECK(excerpt("a\tb\x01") == "a\\x09b\\x01");
-  CHECK(excerpt("\xBA\x16O/") == "\\xBA\\x16O/");                     // not UTF-8: every high byte escaped
+  CHECK(excerpt("\xBA\x16O/") == "\\xBA\\x16O/");                                      // not UTF-8: every high byte escaped
   CHECK(excerpt(std::string(39, 'e') + "\xC3\xA9z") == std::string(39, 'e') + "...");  // never half a character
   CHECK(excerpt("caf\xC3\xA9") == "caf\xC3\xA9");
   TempDir dir;
   test::write_file(dir.file("v.txt"), std::string(5000, '\x01') + "\n");
-  REQUIRE_ERROR_CONTAINS(read_vectors(dir.file("v.txt"), false),
-                         "found one field \"" + [] {
-                           std::string s;
-                           for (int i = 0; i < 40; ++i) s += "\\x01";
-                           return s;
-                         }() + "...\"");
+  REQUIRE_ERROR_CONTAINS(
+      read_vectors(dir.file("v.txt"), false), "found one field \"" + [] {
+        std::string s;
+        for (int i = 0; i < 40; ++i) s += "\\x01";
+        return s;
+      }() + "...\"");
 }

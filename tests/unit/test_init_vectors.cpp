@@ -9,9 +9,10 @@
 #include <spdlog/spdlog.h>
 
 #include "test_util.h"
-#include "train/checkpoint.h"
+#include "train/files/checkpoint.h"
 #include "train/glove/glove_cpu_backend.h"
-#include "train/train_command.h"
+#include "train/run/option_rules.h"
+#include "train/run/train_command.h"
 #include "train/word2vec/word2vec_backend.h"
 #include "train/word2vec/word2vec_trainer.h"
 #include "train_fixtures.h"

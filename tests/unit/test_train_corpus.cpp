@@ -1,7 +1,7 @@
 // The trainer's input side: counting, vocabulary order and limits, spooling, the
 // workers' byte ranges and the sentences read from them, and the two samplers.
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 
@@ -10,17 +10,17 @@
 #include <random>
 #include <string_view>
 
-#include "test_util.h"
 #include "core/ascii_space.h"
-#include "train/corpus.h"
-#include "train/corpus_reader.h"
-#include "train_fixtures.h"
-#include "train/corpus_shards.h"
-#include "train/epoch_loop.h"
+#include "test_util.h"
+#include "train/corpus/corpus.h"
+#include "train/corpus/corpus_reader.h"
+#include "train/corpus/corpus_shards.h"
+#include "train/corpus/word_counter.h"
+#include "train/engine/epoch_loop.h"
+#include "train/engine/optimizer.h"
 #include "train/glove/cooc_counter.h"
-#include "train/optimizer.h"
 #include "train/word2vec/sampling.h"
-#include "train/word_counter.h"
+#include "train_fixtures.h"
 
 using namespace embed;
 
@@ -175,7 +175,8 @@ TEST_CASE("byte ranges cut at token boundaries and cover every token once, for 1
       text += std::string(300000, 'x');
     } else {
       const int length = 1 + static_cast<int>(random() % 12);
-      for (int c = 0; c < length; ++c) text += random() % 9 == 0 ? "\xc3\xa9" : std::string(1, static_cast<char>('a' + random() % 26));
+      for (int c = 0; c < length; ++c)
+        text += random() % 9 == 0 ? "\xc3\xa9" : std::string(1, static_cast<char>('a' + random() % 26));
     }
     const int run = 1 + static_cast<int>(random() % 3);
     for (int s = 0; s < run; ++s) text += separators[random() % separators.size()];
@@ -346,8 +347,7 @@ TEST_CASE("the byte ranges read as sentences give the corpus's words once, in or
   CorpusReader reader(corpus.files, ranges[1], lookup, options.max_token_bytes);
   std::vector<std::uint32_t> rows;
   const auto read_all = [&] {
-    while (reader.next_sentence(1000000, rows)) {
-    }
+    while (reader.next_sentence(1000000, rows)) {}
   };
   REQUIRE_ERROR_CONTAINS(read_all(), "part2.txt: ends at byte");
   ::unlink(paths[1].c_str());
@@ -377,10 +377,9 @@ TEST_CASE("GloVe counts from a streamed corpus do not depend on where its long l
     // Windows do not cross lines: 3 lines of 1000 words.
     REQUIRE(whole_stats.pairs == (symmetric ? 2 : 1) * 3 * (1000 * 5 - 15));
     const auto same = [&](const std::vector<CoocEntry>& counts) {
-      return std::equal(counts.begin(), counts.end(), expected.begin(), expected.end(),
-                        [](const CoocEntry& a, const CoocEntry& b) {
-                          return a.row == b.row && a.column == b.column && a.count == b.count;
-                        });
+      return std::equal(
+          counts.begin(), counts.end(), expected.begin(), expected.end(),
+          [](const CoocEntry& a, const CoocEntry& b) { return a.row == b.row && a.column == b.column && a.count == b.count; });
     };
     REQUIRE(same(count_cooccurrences(corpus, pieces, pieces_stats)));
     REQUIRE(same(count_cooccurrences(corpus, tiny, tiny_stats)));

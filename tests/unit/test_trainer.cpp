@@ -8,15 +8,15 @@
 
 #include <unistd.h>
 
+#include "cluster/cluster.h"
 #include "test_util.h"
 #include "thread_cluster.h"
-#include "train_fixtures.h"
-#include "train/checkpoint.h"
-#include "cluster/cluster.h"
-#include "train/corpus.h"
-#include "train/rank_averaging.h"
-#include "train/rank_state.h"
+#include "train/corpus/corpus.h"
+#include "train/files/checkpoint.h"
+#include "train/ranks/rank_averaging.h"
+#include "train/ranks/rank_state.h"
 #include "train/word2vec/word2vec_trainer.h"
+#include "train_fixtures.h"
 
 using namespace embed;
 using test::cosine;
@@ -26,8 +26,8 @@ namespace {
 // Reference skip-gram / CBOW update for one window, in double, as word2vec does it
 // (with the window's negatives shared by its context rows).
 void reference_window(Model model, std::vector<std::vector<double>>& in, std::vector<std::vector<double>>& out,
-                      const std::vector<std::uint32_t>& inputs, std::uint32_t target,
-                      const std::vector<std::uint32_t>& negatives, double lr) {
+                      const std::vector<std::uint32_t>& inputs, std::uint32_t target, const std::vector<std::uint32_t>& negatives,
+                      double lr) {
   std::vector<std::uint32_t> outputs{target};
   for (auto n : negatives) {
     if (n != target) outputs.push_back(n);
@@ -195,8 +195,7 @@ TEST_CASE("plan_batch: reduced windows inside the sentence, negatives per window
   // Sentences end at line ends and after max_rows words.
   const auto sentences = test::corpus_sentences(corpus);
   REQUIRE(sentences == std::vector<std::vector<std::uint32_t>>{{0, 1, 2, 3, 4, 5, 6}, {7, 8}, {9}});
-  REQUIRE(test::corpus_sentences(corpus, 3) ==
-          std::vector<std::vector<std::uint32_t>>{{0, 1, 2}, {3, 4, 5}, {6}, {7, 8}, {9}});
+  REQUIRE(test::corpus_sentences(corpus, 3) == std::vector<std::vector<std::uint32_t>>{{0, 1, 2}, {3, 4, 5}, {6}, {7, 8}, {9}});
   const std::vector<std::uint32_t>& sentence = sentences[0];
   Random random(1, 0);
   WindowBatch batch;
@@ -249,8 +248,7 @@ TEST_CASE("CPU backend with --pair-negatives: each input against its own negativ
   // Two windows sharing rows; one input's negative equals the target; a repeated input.
   const std::vector<std::vector<std::uint32_t>> inputs = {{1, 2, 3}, {4, 4, 5}};
   const std::vector<std::uint32_t> targets = {0, 6};
-  const std::vector<std::vector<std::vector<std::uint32_t>>> negatives = {{{7, 8}, {9, 0}, {10, 11}},
-                                                                         {{12, 13}, {7, 1}, {2, 3}}};
+  const std::vector<std::vector<std::vector<std::uint32_t>>> negatives = {{{7, 8}, {9, 0}, {10, 11}}, {{12, 13}, {7, 1}, {2, 3}}};
   for (std::size_t w = 0; w < targets.size(); ++w) {
     batch.targets.push_back(targets[w]);
     for (std::size_t c = 0; c < inputs[w].size(); ++c) {
@@ -381,8 +379,13 @@ TEST_CASE("a checkpoint is the size of its tables, not of its corpus, and names 
   for (int i = 0; i < 2; ++i) {
     const Corpus& corpus = corpora[i];
     REQUIRE(corpus.vocab.size() == 30);
-    const TrainingRun run{s, OutputSettings{}, corpus, RowMatrix(corpus.vocab.size(), s.dim),
-                          RowMatrix(corpus.vocab.size(), s.dim), Word2vecTrainer::start_state(corpus, 1, s.seed), {}};
+    const TrainingRun run{s,
+                          OutputSettings{},
+                          corpus,
+                          RowMatrix(corpus.vocab.size(), s.dim),
+                          RowMatrix(corpus.vocab.size(), s.dim),
+                          Word2vecTrainer::start_state(corpus, 1, s.seed),
+                          {}};
     save_checkpoint(dir.file("c.ckpt"), run);
     sizes[i] = std::filesystem::file_size(dir.file("c.ckpt"));
   }
@@ -402,8 +405,13 @@ TEST_CASE("a damaged or foreign checkpoint is refused", "[train]") {
   test::TempDir dir;
   const Corpus corpus = topic_corpus(4);
   const TrainSettings s = small_settings(Model::cbow);
-  const TrainingRun run{s, OutputSettings{}, corpus, RowMatrix(corpus.vocab.size(), s.dim),
-                        RowMatrix(corpus.vocab.size(), s.dim), Word2vecTrainer::start_state(corpus, s.threads, s.seed), {}};
+  const TrainingRun run{s,
+                        OutputSettings{},
+                        corpus,
+                        RowMatrix(corpus.vocab.size(), s.dim),
+                        RowMatrix(corpus.vocab.size(), s.dim),
+                        Word2vecTrainer::start_state(corpus, s.threads, s.seed),
+                        {}};
   save_checkpoint(dir.file("a.ckpt"), run);
   std::string bytes = test::read_file(dir.file("a.ckpt"));
   REQUIRE(load_checkpoint(dir.file("a.ckpt")).settings.model == Model::cbow);
@@ -502,8 +510,8 @@ TEST_CASE("a job's checkpoint holds every rank's workers, and each rank of the r
   CHECK(gathered.positions == ranks[1].positions);
   CHECK(gathered.random == ranks[1].random);
 
-  TrainingRun run{s, OutputSettings{}, corpus, RowMatrix(corpus.vocab.size(), s.dim),
-                  RowMatrix(corpus.vocab.size(), s.dim), job_state, {}};
+  TrainingRun run{
+      s, OutputSettings{}, corpus, RowMatrix(corpus.vocab.size(), s.dim), RowMatrix(corpus.vocab.size(), s.dim), job_state, {}};
   run.ranks = kRanks;
   save_checkpoint(dir.file("job.ckpt"), run);
   const TrainingRun loaded = load_checkpoint(dir.file("job.ckpt"));
@@ -561,7 +569,7 @@ TEST_CASE("ranks add up their updates to shared rows, and leave an epoch with eq
   });
   for (unsigned r = 0; r < 2; ++r) {
     const Seen& s = seen[r];
-    CHECK(s.hot_after_round == 3.0f);  // 1 + 2: neither rank's update divided or lost
+    CHECK(s.hot_after_round == 3.0f);                           // 1 + 2: neither rank's update divided or lost
     CHECK(s.rare_after_round == 0.5f * static_cast<float>(r));  // not shared yet
     CHECK(s.own_after_round == 4.0f * static_cast<float>(r));   // shared only when settled
     CHECK(s.hot_after_all == 3.0f);

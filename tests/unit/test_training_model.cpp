@@ -4,8 +4,10 @@
 
 #include "core/error.h"
 #include "test_util.h"
-#include "train/train_command.h"
-#include "train/training_model.h"
+#include "train/run/model_registry.h"
+#include "train/run/option_rules.h"
+#include "train/run/train_command.h"
+#include "train/run/training_model.h"
 
 using namespace embed;
 
@@ -25,7 +27,7 @@ TEST_CASE("each model's defaults are its reference tool's", "[train][registry]")
   CHECK(skipgram.window == 5);
   CHECK(skipgram.epochs == 5);
   CHECK(skipgram.lr == 0.025f);
-  CHECK(training_model(Model::cbow).defaults().lr == 0.05f);  // word2vec's -cbow 1 default
+  CHECK(training_model(Model::cbow).defaults().lr == 0.05f);   // word2vec's -cbow 1 default
   const auto glove = training_model(Model::glove).defaults();  // Stanford GloVe's demo.sh
   CHECK(glove.window == 10);
   CHECK(glove.epochs == 25);

@@ -9,9 +9,9 @@
 
 #include "core/error.h"
 #include "core/progress.h"
-#include "train/corpus.h"
-#include "train/corpus_reader.h"
-#include "train/corpus_shards.h"
+#include "train/corpus/corpus.h"
+#include "train/corpus/corpus_reader.h"
+#include "train/corpus/corpus_shards.h"
 
 namespace embed {
 namespace {
@@ -82,21 +82,25 @@ CoocCounter::CoocCounter(std::size_t vocab_size, std::uint64_t corpus_words, con
   if (options_.temporary_directory.empty()) options_.temporary_directory = temporary_directory();
   const std::uint64_t memory = options_.memory_bytes;
   if (memory < min_cooc_memory(vocab_size)) {
-    fail("--memory {}: too little to count co-occurrences over {} words; give at least {}", human_bytes(static_cast<double>(memory)),
-         vocab_size, human_bytes(static_cast<double>(min_cooc_memory(vocab_size))));
+    fail("--memory {}: too little to count co-occurrences over {} words; give at least {}",
+         human_bytes(static_cast<double>(memory)), vocab_size, human_bytes(static_cast<double>(min_cooc_memory(vocab_size))));
   }
   for (std::size_t d = 1; d <= options_.window; ++d) weights_.push_back(1.0f / static_cast<float>(d));
 
   // The dense table: as large as its share of the budget allows, but no larger than a
   // cell per 16 pair occurrences, so that it stays small enough to stay in cache.
   const std::uint64_t index_bytes = vocab_size * (sizeof(std::uint64_t) + sizeof(std::uint32_t));
-  const auto share = [&](double fraction) { return static_cast<std::uint64_t>(static_cast<double>(memory - index_bytes) * fraction); };
+  const auto share = [&](double fraction) {
+    return static_cast<std::uint64_t>(static_cast<double>(memory - index_bytes) * fraction);
+  };
   std::uint64_t max_cells = share(kDenseShare) / sizeof(double);
-  if (corpus_words > 0) max_cells = std::min(max_cells, corpus_words * options_.window * (options_.symmetric ? 2 : 1) / kPairsPerDenseCell);
+  if (corpus_words > 0)
+    max_cells = std::min(max_cells, corpus_words * options_.window * (options_.symmetric ? 2 : 1) / kPairsPerDenseCell);
   std::uint64_t low = 0, high = std::uint64_t{vocab_size} * vocab_size;  // largest product that fits
   while (low < high) {
     const std::uint64_t mid = low + (high - low + 1) / 2;
-    if (dense_cells_for(mid, vocab_size) <= max_cells) low = mid; else high = mid - 1;
+    if (dense_cells_for(mid, vocab_size) <= max_cells) low = mid;
+    else high = mid - 1;
   }
   dense_row_.resize(vocab_size + 1);
   dense_cols_.resize(vocab_size);
@@ -262,9 +266,9 @@ std::uint64_t count_cooccurrences(const Corpus& corpus, const CoocOptions& optio
   const std::uint64_t bytes = corpus_bytes(corpus.files);
   const ByteRange part{options.first_byte, options.end_byte > 0 ? options.end_byte : bytes};
   // A part's words, as far as its share of the bytes tells (for the dense table's size and the progress).
-  const auto words_in_part = static_cast<std::uint64_t>(static_cast<double>(corpus.words) *
-                                                        static_cast<double>(part.end - part.begin) /
-                                                        static_cast<double>(std::max<std::uint64_t>(bytes, 1)));
+  const auto words_in_part =
+      static_cast<std::uint64_t>(static_cast<double>(corpus.words) * static_cast<double>(part.end - part.begin) /
+                                 static_cast<double>(std::max<std::uint64_t>(bytes, 1)));
   CoocCounter counter(corpus.vocab.size(), words_in_part, options);
   Progress progress("counting co-occurrences", words_in_part, "words");
   const RowLookup lookup(corpus.vocab);

@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "format/tensor_file.h"
-#include "train/train_settings.h"
+#include "train/run/train_settings.h"
 
 namespace embed {
 namespace {
@@ -68,10 +68,12 @@ class CheckedEntries final : public SortedEntries {
     if (index_ * sizeof(CoocEntry) == bytes_.size()) return false;
     std::memcpy(&e, bytes_.data() + index_ * sizeof(CoocEntry), sizeof(CoocEntry));
     if (e.row >= rows_ || e.column >= rows_) {
-      fail("{}: co-occurrence entry {} names word {} beyond the vocabulary of {}", path_, index_, std::max(e.row, e.column), rows_);
+      fail("{}: co-occurrence entry {} names word {} beyond the vocabulary of {}", path_, index_, std::max(e.row, e.column),
+           rows_);
     }
     if (!(e.count > 0) || !std::isfinite(e.count)) fail("{}: co-occurrence entry {} has a count of {}", path_, index_, e.count);
-    if (index_ > 0 && previous_ >= cooc_key(e)) fail("{}: co-occurrence entries {} and {} are out of order", path_, index_ - 1, index_);
+    if (index_ > 0 && previous_ >= cooc_key(e))
+      fail("{}: co-occurrence entries {} and {} are out of order", path_, index_ - 1, index_);
     previous_ = cooc_key(e);
     ++index_;
     return true;
@@ -122,8 +124,7 @@ CoocFileReader::CoocFileReader(const std::string& path)
 CoocFileReader::~CoocFileReader() = default;
 
 std::unique_ptr<SortedEntries> CoocFileReader::read() const {
-  return std::make_unique<CheckedEntries>(file_->path(), file_->tensor("cooc", DType::u32, entries_ * 3),
-                                          info_.vocab.size());
+  return std::make_unique<CheckedEntries>(file_->path(), file_->tensor("cooc", DType::u32, entries_ * 3), info_.vocab.size());
 }
 
 CoocMatrix load_cooc(const std::string& path) {

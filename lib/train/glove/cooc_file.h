@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "core/atomic_output.h"
+#include "train/corpus/vocabulary.h"
 #include "train/glove/cooc.h"
 #include "train/glove/cooc_runs.h"
-#include "train/vocabulary.h"
 
 namespace embed {
 
@@ -27,7 +27,7 @@ struct CoocInfo {
   bool symmetric = true;
   std::uint64_t min_count = 5;
   std::uint64_t max_vocab = 0;
-  std::string corpus;               // the files counted ("a.txt, b.txt.gz")
+  std::string corpus;  // the files counted ("a.txt, b.txt.gz")
   std::uint64_t corpus_tokens = 0;
   std::uint64_t corpus_distinct_words = 0;
 };

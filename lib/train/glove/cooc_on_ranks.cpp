@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "train/corpus.h"
-#include "train/corpus_shards.h"
+#include "train/corpus/corpus.h"
+#include "train/corpus/corpus_shards.h"
 
 namespace embed {
 
@@ -58,8 +58,7 @@ std::uint64_t count_cooccurrences_on_ranks(const Corpus& corpus, CoocOptions opt
     emit(sum);
     ++merged;
   }
-  stats.merging_seconds +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - exchange_start).count();
+  stats.merging_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - exchange_start).count();
   return merged;
 }
 

@@ -9,8 +9,8 @@
 #include <span>
 #include <string>
 
-#include "train/glove/glove_model.h"
-#include "train/batch_loss.h"
+#include "train/engine/batch_loss.h"
+#include "train/glove/glove_layout.h"
 
 namespace embed {
 

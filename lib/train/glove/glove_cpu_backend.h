@@ -5,12 +5,12 @@
 #include <memory>
 #include <span>
 
-#include "train/batch_loss.h"
+#include "train/engine/batch_loss.h"
+#include "train/engine/optimizer.h"
+#include "train/engine/row_matrix.h"
+#include "train/engine/update_constants.h"
 #include "train/glove/glove_backend.h"
-#include "train/glove/glove_model.h"
-#include "train/optimizer.h"
-#include "train/row_matrix.h"
-#include "train/update_constants.h"
+#include "train/glove/glove_layout.h"
 
 namespace embed {
 

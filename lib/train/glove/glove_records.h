@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/spool_file.h"
-#include "train/glove/glove_model.h"
+#include "train/glove/glove_layout.h"
 #include "train/glove/record_file.h"
 #include "train/glove/record_order.h"
 

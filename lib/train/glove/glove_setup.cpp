@@ -7,14 +7,14 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "cluster/cluster.h"
 #include "core/error.h"
 #include "core/progress.h"
-#include "cluster/cluster.h"
+#include "train/corpus/logged_corpus.h"
 #include "train/glove/cooc_counter.h"
 #include "train/glove/cooc_on_ranks.h"
 #include "train/glove/cooc_runs.h"
 #include "train/glove/record_shuffler.h"
-#include "train/run_setup.h"
 
 namespace embed {
 namespace {
@@ -26,16 +26,19 @@ std::string memory_option(std::uint64_t bytes) { return fmt::format("{}M", (byte
 std::uint64_t table_bytes(const TrainSettings& s, std::uint64_t rows) {
   return 2 * rows * GloveLayout(s.dim, s.optimizer, s.adagrad).width * sizeof(float);
 }
-std::uint64_t streaming_bytes(const TrainSettings& s) { return std::uint64_t{s.threads} * kStreamedReadRecords * sizeof(GloveRecord); }
+std::uint64_t streaming_bytes(const TrainSettings& s) {
+  return std::uint64_t{s.threads} * kStreamedReadRecords * sizeof(GloveRecord);
+}
 
 // Training needs at least the two tables and the buffers that stream records from disk.
 void check_tables_fit(const TrainingInput& input, const TrainSettings& s, std::uint64_t rows) {
   const std::uint64_t tables = table_bytes(s, rows), streaming = streaming_bytes(s);
   if (tables + streaming > input.memory) {
-    fail("--memory {} is too small to train: the two tables of {} rows take {} (and {} threads reading records {}); "
-         "give at least --memory {}, or shrink the vocabulary with --min-count or --max-vocab",
-         memory_option(input.memory), rows, bytes_text(tables), s.threads, bytes_text(streaming),
-         memory_option(tables + streaming));
+    fail(
+        "--memory {} is too small to train: the two tables of {} rows take {} (and {} threads reading records {}); "
+        "give at least --memory {}, or shrink the vocabulary with --min-count or --max-vocab",
+        memory_option(input.memory), rows, bytes_text(tables), s.threads, bytes_text(streaming),
+        memory_option(tables + streaming));
   }
 }
 
@@ -77,13 +80,15 @@ class RecordsMaker {
     records.job_records = job_records[0];
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (records.in_memory) {
-      spdlog::info("{} co-occurrence records ({}) shuffled in memory and written to {} in {:.2f} s; training reads them "
-                   "from memory", records.size(), bytes_text(records.size() * sizeof(GloveRecord)), records.file.path, seconds);
+      spdlog::info(
+          "{} co-occurrence records ({}) shuffled in memory and written to {} in {:.2f} s; training reads them "
+          "from memory",
+          records.size(), bytes_text(records.size() * sizeof(GloveRecord)), records.file.path, seconds);
     } else {
-      spdlog::info("{} co-occurrence records ({}) shuffled on disk into {} ({} pieces) in {:.2f} s; they do not fit "
-                   "--memory beside the tables, so every epoch streams them from there, reordered in blocks",
-                   records.size(), bytes_text(records.size() * sizeof(GloveRecord)), records.file.path, result.buckets,
-                   seconds);
+      spdlog::info(
+          "{} co-occurrence records ({}) shuffled on disk into {} ({} pieces) in {:.2f} s; they do not fit "
+          "--memory beside the tables, so every epoch streams them from there, reordered in blocks",
+          records.size(), bytes_text(records.size() * sizeof(GloveRecord)), records.file.path, result.buckets, seconds);
     }
   }
 
@@ -109,8 +114,8 @@ void load_counts(const TrainingInput& input, TrainingRun& run, AtomicOutput* coo
   CoocFileReader counts(input.cooc);
   const CoocInfo& m = counts.info();
   if (counts.entries() == 0) fail("{}: the co-occurrence file holds no counts", input.cooc);
-  spdlog::info("{}: {} co-occurrences over {} words (window {}, {}, min-count {}) counted from {}", input.cooc,
-               counts.entries(), m.vocab.size(), m.window, m.symmetric ? "symmetric" : "left only", m.min_count, m.corpus);
+  spdlog::info("{}: {} co-occurrences over {} words (window {}, {}, min-count {}) counted from {}", input.cooc, counts.entries(),
+               m.vocab.size(), m.window, m.symmetric ? "symmetric" : "left only", m.min_count, m.corpus);
   if (cooc_out) save_cooc(*cooc_out, m, counts.entries(), *counts.read());
   if (make_records) {
     check_tables_fit(input, run.settings, m.vocab.size());
@@ -134,8 +139,8 @@ void count_corpus(const TrainingInput& input, TrainingRun& run, AtomicOutput* co
   // The corpus streams from disk while it is counted: the counting has all of --memory.
   const std::uint64_t needed = min_cooc_memory(corpus.vocab.size());
   if (input.memory < needed) {
-    fail("--memory {} is too small to count co-occurrences over {} words; give at least --memory {}",
-         memory_option(input.memory), corpus.vocab.size(), memory_option(needed));
+    fail("--memory {} is too small to count co-occurrences over {} words; give at least --memory {}", memory_option(input.memory),
+         corpus.vocab.size(), memory_option(needed));
   }
   std::optional<RecordsMaker> records;
   if (make_records) {
@@ -160,22 +165,22 @@ void count_corpus(const TrainingInput& input, TrainingRun& run, AtomicOutput* co
     if (counts_on_disk) counts_on_disk->add(e);
   };
   Cluster& job = this_job();
-  const std::uint64_t rank_merged = job.size() > 1
-                                        ? count_cooccurrences_on_ranks(corpus, options, stats, job, expect, keep)
-                                        : count_cooccurrences(corpus, options, stats, expect, keep);
+  const std::uint64_t rank_merged = job.size() > 1 ? count_cooccurrences_on_ranks(corpus, options, stats, job, expect, keep)
+                                                   : count_cooccurrences(corpus, options, stats, expect, keep);
   std::uint64_t job_merged[1] = {rank_merged};
   job.sum(job_merged);  // one process: as it is
   const std::uint64_t merged = job_merged[0];
-  spdlog::info("counted {} (word, context) pairs in {:.2f} s ({:.1f}% in a dense table of {} cells{}), merged them into "
-               "{} co-occurrences in {:.2f} s{}",
-               stats.pairs, stats.counting_seconds,
-               stats.pairs > 0 ? 100.0 * static_cast<double>(stats.dense_pairs) / static_cast<double>(stats.pairs) : 0.0,
-               stats.dense_cells,
-               stats.spilled_runs > 0 ? fmt::format(", {} sorted runs spilled to disk", stats.spilled_runs) : "", merged,
-               stats.merging_seconds,
-               job.size() > 1 ? fmt::format(" on {} ranks (the pairs: rank 0's share of the corpus); each rank trains the "
-                                            "co-occurrences of its rows, rank 0 {}", job.size(), rank_merged)
-                              : "");
+  spdlog::info(
+      "counted {} (word, context) pairs in {:.2f} s ({:.1f}% in a dense table of {} cells{}), merged them into "
+      "{} co-occurrences in {:.2f} s{}",
+      stats.pairs, stats.counting_seconds,
+      stats.pairs > 0 ? 100.0 * static_cast<double>(stats.dense_pairs) / static_cast<double>(stats.pairs) : 0.0,
+      stats.dense_cells, stats.spilled_runs > 0 ? fmt::format(", {} sorted runs spilled to disk", stats.spilled_runs) : "",
+      merged, stats.merging_seconds,
+      job.size() > 1 ? fmt::format(" on {} ranks (the pairs: rank 0's share of the corpus); each rank trains the "
+                                   "co-occurrences of its rows, rank 0 {}",
+                                   job.size(), rank_merged)
+                     : "");
   if (merged == 0) fail("{}: no two vocabulary words occur within {} words of each other", corpus.name, s.window);
   CoocInfo info;
   info.window = s.window;

@@ -7,7 +7,7 @@
 
 #include "core/atomic_output.h"
 #include "train/glove/cooc_file.h"
-#include "train/training_run.h"
+#include "train/run/training_run.h"
 
 namespace embed {
 

@@ -12,12 +12,12 @@
 #include <span>
 #include <vector>
 
-#include "train/epoch_loop.h"
+#include "train/engine/epoch_loop.h"
 #include "train/glove/glove_backend.h"
-#include "train/glove/glove_model.h"
+#include "train/glove/glove_layout.h"
 #include "train/glove/record_order.h"
 #include "train/glove/record_source.h"
-#include "train/train_settings.h"
+#include "train/run/train_settings.h"
 
 namespace embed {
 
@@ -27,15 +27,13 @@ class GloveTrainer {
   // them on the records `records` hands over.
   GloveTrainer(const TrainSettings& settings, RecordSource& records, GloveBackend& backend);
   // Records in memory, in epoch 0's order (tests, and the GPU tests).
-  GloveTrainer(const TrainSettings& settings, std::vector<GloveRecord>& records, GloveBackend& backend,
-               RecordShuffle shuffle);
+  GloveTrainer(const TrainSettings& settings, std::vector<GloveRecord>& records, GloveBackend& backend, RecordShuffle shuffle);
   // The same on the CPU, with full shuffles.
   GloveTrainer(const TrainSettings& settings, std::vector<GloveRecord>& records, RowMatrix& words, RowMatrix& contexts);
 
   // A data-parallel run: the round between the ranks (EpochTask::sync_ranks), its
   // period, and the job's records per epoch (SGD's schedule falls over all ranks' records).
-  void share_with_ranks(std::function<RankAgreement(const RankReport&)> sync, double seconds,
-                        std::uint64_t job_records) {
+  void share_with_ranks(std::function<RankAgreement(const RankReport&)> sync, double seconds, std::uint64_t job_records) {
     sync_ranks_ = std::move(sync);
     sync_seconds_ = seconds;
     job_records_ = job_records;

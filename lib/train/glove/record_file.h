@@ -13,7 +13,7 @@
 #include <span>
 #include <string>
 
-#include "train/glove/glove_model.h"
+#include "train/glove/glove_layout.h"
 
 namespace embed {
 

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <utility>
 
-#include "train/random.h"
+#include "train/engine/random.h"
 
 namespace embed {
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "train/glove/glove_model.h"
-#include "train/random.h"
+#include "train/engine/random.h"
+#include "train/glove/glove_layout.h"
 
 namespace embed {
 

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "train/glove/glove_model.h"
+#include "train/engine/random.h"
+#include "train/glove/glove_layout.h"
 #include "train/glove/record_file.h"
-#include "train/random.h"
 
 namespace embed {
 
@@ -37,8 +37,8 @@ class RecordShuffler {
 
   struct Result {
     RecordFileInfo file;
-    bool in_memory = false;    // `kept` holds the records in the file's order
-    std::uint64_t buckets = 0; // 0 when shuffled in memory
+    bool in_memory = false;     // `kept` holds the records in the file's order
+    std::uint64_t buckets = 0;  // 0 when shuffled in memory
   };
   // Writes the file; fills `kept` when the records fit the budget.
   Result finish(std::vector<GloveRecord>& kept);

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "train/glove/glove_model.h"
+#include "train/glove/glove_layout.h"
 #include "train/glove/record_file.h"
 #include "train/glove/record_order.h"
 
@@ -29,8 +29,8 @@ class RecordSource {
 // Records in `records`, which must hold epoch 0's order or be empty (then they are
 // read from `file`). A full shuffle starts again from epoch 0's order, read back from
 // `file`, or without one (tests) from a copy made here.
-std::unique_ptr<RecordSource> memory_records(std::vector<GloveRecord>& records, RecordShuffle shuffle,
-                                             std::uint64_t seed, const RecordFileReader* file);
+std::unique_ptr<RecordSource> memory_records(std::vector<GloveRecord>& records, RecordShuffle shuffle, std::uint64_t seed,
+                                             const RecordFileReader* file);
 
 // Records streamed from `file` in the block order of each epoch, at most `max_read`
 // at once per worker (the buffers, workers x max_read records, are the memory it takes).

@@ -10,10 +10,10 @@
 #include <string>
 
 #include "device/gpu_device.h"
+#include "train/engine/row_matrix.h"
 #include "train/glove/glove_backend.h"
 #include "train/gpu/gpu_plan.h"
 #include "train/gpu/table_traffic.h"
-#include "train/row_matrix.h"
 #include "train/word2vec/word2vec_backend.h"
 
 namespace embed {
@@ -56,7 +56,6 @@ struct GpuTrainer {
 
 // One log line when --table auto left the tables (`table_bytes`) in host memory because
 // they do not fit in `budget`: training is then much slower.
-void explain_placement(const GpuOptions& options, const GpuMemoryPlan& plan, std::uint64_t table_bytes,
-                       std::uint64_t budget);
+void explain_placement(const GpuOptions& options, const GpuMemoryPlan& plan, std::uint64_t table_bytes, std::uint64_t budget);
 
 }  // namespace embed

@@ -8,7 +8,7 @@
 #include "core/enum_names.h"
 #include "core/error.h"
 #include "core/progress.h"
-#include "train/glove/glove_model.h"
+#include "train/glove/glove_layout.h"
 #include "train/gpu/packed_batch.h"
 #include "train/word2vec/logistic_table.h"
 #include "train/word2vec/word2vec_backend.h"

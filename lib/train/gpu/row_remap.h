@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "format/dtype.h"
-#include "train/glove/glove_model.h"
+#include "train/engine/row_matrix.h"
+#include "train/glove/glove_layout.h"
 #include "train/gpu/row_locks.h"
-#include "train/row_matrix.h"
 #include "train/word2vec/window_batch.h"
 
 namespace embed {

@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "train/random.h"
+#include "train/engine/random.h"
 
 namespace embed {
 

@@ -7,9 +7,9 @@
 #include <span>
 #include <string>
 
-#include "train/row_matrix.h"
-#include "train/train_settings.h"
-#include "train/batch_loss.h"
+#include "train/engine/batch_loss.h"
+#include "train/engine/row_matrix.h"
+#include "train/run/train_settings.h"
 #include "train/word2vec/window_batch.h"
 
 namespace embed {
@@ -45,6 +45,6 @@ class Word2vecBackend {
 // The CPU backend: updates the rows of `input` and `output` in place, except the input
 // rows that `locked` (empty, or one flag per row) marks 1 (--lock-init).
 std::unique_ptr<Word2vecBackend> make_word2vec_cpu_backend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers,
-                                               std::span<const std::uint8_t> locked = {});
+                                                           std::span<const std::uint8_t> locked = {});
 
 }  // namespace embed

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "core/error.h"
-#include "train/corpus_shards.h"
+#include "train/corpus/corpus_shards.h"
 
 namespace embed {
 Word2vecTrainer::Word2vecTrainer(const TrainSettings& settings, const Corpus& corpus, Word2vecBackend& backend)
@@ -27,8 +27,8 @@ TrainState Word2vecTrainer::start_state(const Corpus& corpus, unsigned workers, 
   return TrainState::start(std::move(mine), seed, rank * workers);
 }
 
-void Word2vecTrainer::plan_batch(std::span<const std::uint32_t> sentence, float learning_rate, Random& random,
-                                 WindowBatch& batch, std::vector<std::uint32_t>& kept) const {
+void Word2vecTrainer::plan_batch(std::span<const std::uint32_t> sentence, float learning_rate, Random& random, WindowBatch& batch,
+                                 std::vector<std::uint32_t>& kept) const {
   start_batch(learning_rate, batch);
   add_sentence(sentence, random, batch, kept);
 }
@@ -65,8 +65,8 @@ void Word2vecTrainer::add_sentence(std::span<const std::uint32_t> sentence, Rand
 }
 
 bool Word2vecTrainer::run(TrainState& state, const std::atomic<bool>& stop,
-                  const std::function<void(const TrainProgress&)>& on_epoch,
-                  const std::function<void(const TrainProgress&)>& on_progress) {
+                          const std::function<void(const TrainProgress&)>& on_epoch,
+                          const std::function<void(const TrainProgress&)>& on_progress) {
   // Per worker: its reader, the sentence it read, the words subsampling kept and the
   // batch it plans, reused sentence after sentence. A cache line or more each: vectors
   // side by side would share lines their push_backs write (measured on 16 threads: reading
@@ -85,8 +85,7 @@ bool Word2vecTrainer::run(TrainState& state, const std::atomic<bool>& stop,
     Worker& w = workers[worker];
     // A reader goes on where the last chunk ended; a new epoch or a resumed run makes one.
     if (!w.reader || w.reader->position() != first) {
-      w.reader = std::make_unique<CorpusReader>(corpus_.files, ByteRange{first, shard_end}, lookup_,
-                                                corpus_.max_token_bytes);
+      w.reader = std::make_unique<CorpusReader>(corpus_.files, ByteRange{first, shard_end}, lookup_, corpus_.max_token_bytes);
     }
     // A batch takes sentences until it holds the backend's batch of words (gensim's jobs do
     // the same): a corpus of one short sentence per line would otherwise hand a GPU a

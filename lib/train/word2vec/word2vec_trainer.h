@@ -17,14 +17,14 @@
 #include <span>
 #include <vector>
 
-#include "train/corpus.h"
-#include "train/corpus_reader.h"
-#include "train/epoch_loop.h"
-#include "train/random.h"
-#include "train/row_matrix.h"
+#include "train/corpus/corpus.h"
+#include "train/corpus/corpus_reader.h"
+#include "train/engine/epoch_loop.h"
+#include "train/engine/random.h"
+#include "train/engine/row_matrix.h"
+#include "train/run/train_settings.h"
 #include "train/word2vec/sampling.h"
 #include "train/word2vec/word2vec_backend.h"
-#include "train/train_settings.h"
 
 namespace embed {
 
@@ -47,8 +47,7 @@ class Word2vecTrainer {
 
   // As run_epochs (epoch_loop.h): true when the last epoch has ended, false when
   // `stop` ended the run first. Positions in `state` are bytes of the corpus files.
-  bool run(TrainState& state, const std::atomic<bool>& stop,
-           const std::function<void(const TrainProgress&)>& on_epoch,
+  bool run(TrainState& state, const std::atomic<bool>& stop, const std::function<void(const TrainProgress&)>& on_epoch,
            const std::function<void(const TrainProgress&)>& on_progress);
 
   // Builds the batch for `sentence` (vocabulary rows), drawing from `random`. Public for

@@ -1,0 +1,423 @@
+#include "train/corpus/corpus.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+#include <optional>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cluster/cluster.h"
+#include "core/ascii_space.h"
+#include "core/atomic_output.h"
+#include "core/byte_source.h"
+#include "core/error.h"
+#include "core/file_io.h"
+#include "core/parallel.h"
+#include "core/progress.h"
+#include "core/utf8.h"
+#include "train/corpus/corpus_shards.h"
+#include "train/corpus/word_counter.h"
+
+namespace embed {
+
+std::uint64_t Vocabulary::total_count() const {
+  return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0},
+                         [](std::uint64_t sum, std::int64_t c) { return sum + static_cast<std::uint64_t>(c); });
+}
+
+PackedWords pack_words(std::span<const std::string> words) {
+  PackedWords packed;
+  packed.offsets.reserve(words.size() + 1);
+  for (const auto& word : words) {
+    packed.bytes += word;
+    packed.offsets.push_back(static_cast<std::int64_t>(packed.bytes.size()));
+  }
+  return packed;
+}
+
+std::string_view cut_token(std::string_view token, std::size_t max_token_bytes) {
+  if (token.size() <= max_token_bytes) return token;
+  std::size_t cut = max_token_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(token[cut]) & 0xC0) == 0x80) --cut;
+  return token.substr(0, cut == 0 ? max_token_bytes : cut);
+}
+
+namespace {
+
+// Tokenizes a stream of text blocks and counts its words (tokens are cut as the
+// epochs will cut them, so that counts and the epochs' words agree).
+class Tokenizer {
+ public:
+  Tokenizer(WordCounter& counter, Corpus& corpus, std::size_t max_token_bytes)
+      : counter_(counter), corpus_(corpus), max_token_bytes_(max_token_bytes) {}
+
+  void feed(const char* data, std::size_t size) {
+    std::size_t i = 0;
+    while (i < size) {
+      if (is_ascii_space(static_cast<unsigned char>(data[i]))) {
+        end_token();
+        ++i;
+        continue;
+      }
+      std::size_t j = i;
+      while (j < size && !is_ascii_space(static_cast<unsigned char>(data[j]))) ++j;
+      if (partial_.empty() && j < size) {
+        add_token(std::string_view(data + i, j - i));  // the common case: no copy
+      } else {
+        // The token may continue in the next block. Past max_token_bytes_ + 1 bytes its
+        // cut is decided (cut_token looks no further), so a token without whitespace for
+        // gigabytes takes no more memory than a long word.
+        const std::size_t room = max_token_bytes_ + 1 - std::min(partial_.size(), max_token_bytes_ + 1);
+        partial_.append(data + i, std::min(j - i, room));
+      }
+      i = j;
+    }
+  }
+  void end_input() { end_token(); }
+
+ private:
+  void end_token() {
+    if (partial_.empty()) return;
+    add_token(partial_);
+    partial_.clear();
+  }
+  void add_token(std::string_view token) {
+    const std::string_view cut = cut_token(token, max_token_bytes_);
+    if (cut.size() < token.size()) ++corpus_.truncated_tokens;
+    counter_.add(cut);
+    ++corpus_.tokens;
+  }
+
+  WordCounter& counter_;
+  Corpus& corpus_;
+  std::size_t max_token_bytes_;
+  std::string partial_;
+};
+
+// Orders the counted words and applies min-count and max-vocab.
+void finish_corpus(const WordCounter& counter, const CorpusOptions& options, Corpus& corpus) {
+  corpus.distinct_words = counter.size();
+  if (corpus.tokens == 0) fail("{}: the corpus has no words", corpus.name);
+
+  std::vector<std::uint32_t> order;
+  std::uint32_t most_frequent = 0;
+  for (std::uint32_t id = 0; id < counter.size(); ++id) {
+    if (counter.count(id) > counter.count(most_frequent)) most_frequent = id;
+    if (counter.count(id) < options.min_count) continue;
+    if (!is_valid_utf8(counter.word(id))) {
+      ++corpus.invalid_utf8_words;
+      continue;
+    }
+    order.push_back(id);
+  }
+  // Most frequent first; ties keep the order of first appearance, so the vocabulary
+  // does not depend on anything but the text.
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return counter.count(a) > counter.count(b); });
+  if (options.max_vocab > 0 && order.size() > options.max_vocab) order.resize(options.max_vocab);
+  if (order.empty()) {
+    fail("{}: no word occurs at least {} times (the most frequent, \"{}\", occurs {} times); lower --min-count", corpus.name,
+         options.min_count, counter.word(most_frequent), counter.count(most_frequent));
+  }
+  corpus.vocab.words.reserve(order.size());
+  corpus.vocab.counts.reserve(order.size());
+  for (std::uint32_t id : order) {
+    corpus.vocab.words.emplace_back(counter.word(id));
+    corpus.vocab.counts.push_back(static_cast<std::int64_t>(counter.count(id)));
+  }
+  corpus.words = corpus.vocab.total_count();
+  corpus.max_token_bytes = options.max_token_bytes;
+}
+
+// The corpus files, for messages: "a.txt, b.txt.gz" ("<stdin>" for -).
+std::string corpus_name(const std::vector<std::string>& paths) {
+  std::string name;
+  for (const auto& path : paths) name += (name.empty() ? "" : ", ") + (path == "-" ? "<stdin>" : path);
+  return name;
+}
+
+std::string spool_path(const std::string& prefix, std::size_t input) { return fmt::format("{}.corpus-{}.txt", prefix, input); }
+
+// A spool in the temporary directory for corpus_from_text: "<tmp>/embed-corpus-XXXXXX".
+std::string temporary_prefix() {
+  std::string path = (std::filesystem::temp_directory_path() / "embed-corpus-XXXXXX").string();
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0) fail("{}: cannot create: {}", path, std::strerror(errno));
+  ::close(fd);
+  return path;  // the spool goes beside this placeholder, removed with it
+}
+
+// Tokenizes `range` of `files` (laid end to end, as token_aligned_ranges cuts them) into
+// `tokenizer`, each file's end ending a line. Where `read_bytes` is given (threads counting
+// ranges side by side), adds the bytes it reads to it and, where `progress` is given too,
+// shows that total.
+void tokenize_range(const std::vector<CorpusFile>& files, ByteRange range, Tokenizer& tokenizer,
+                    std::atomic<std::uint64_t>* read_bytes, Progress* progress) {
+  std::vector<char> block(1 << 20);
+  std::uint64_t file_start = 0;
+  for (const CorpusFile& file : files) {
+    const std::uint64_t begin = std::max(range.begin, file_start), end = std::min(range.end, file_start + file.size);
+    if (begin < end) {
+      const int fd = ::open(file.path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) fail("{}: cannot read: {}", file.path, std::strerror(errno));
+      try {
+        for (std::uint64_t at = begin; at < end;) {
+          const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(block.size(), end - at));
+          const std::size_t got = read_at(fd, block.data(), want, at - file_start, file.path);
+          if (got == 0) fail("{}: shorter than when it was described ({} bytes)", file.path, file.size);
+          tokenizer.feed(block.data(), got);
+          at += got;
+          if (read_bytes != nullptr) {
+            const std::uint64_t total = *read_bytes += got;
+            if (progress != nullptr) progress->update(total);
+          }
+        }
+      } catch (...) {
+        ::close(fd);
+        throw;
+      }
+      ::close(fd);
+      // A file ends a line, and its last token, whether or not it ends with whitespace.
+      if (end == file_start + file.size) tokenizer.end_input();
+    }
+    file_start += file.size;
+  }
+  tokenizer.end_input();
+}
+
+// Adds the counts of a part of the corpus (its words in their order of first appearance)
+// to `counter` and `corpus`. Parts added in the corpus's order give the counts, and the
+// order of first appearance, of one pass over the whole.
+void add_part(const WordCounter& part_counter, const Corpus& part, WordCounter& counter, Corpus& corpus) {
+  corpus.tokens += part.tokens;
+  corpus.truncated_tokens += part.truncated_tokens;
+  for (std::uint32_t id = 0; id < part_counter.size(); ++id) counter.add(part_counter.word(id), part_counter.count(id));
+}
+
+// Whether every path is a file read in place (not standard input, gzip or a pipe).
+bool all_in_place(const std::vector<std::string>& paths) {
+  return std::all_of(paths.begin(), paths.end(),
+                     [](const std::string& path) { return path != "-" && InputStream::open(path).mappable(); });
+}
+
+// read_corpus for plain files on options.threads threads: each counts its token-aligned
+// byte range, and the parts are added in order.
+Corpus read_corpus_in_parallel(const std::vector<std::string>& paths, const CorpusOptions& options) {
+  Corpus corpus;
+  corpus.name = corpus_name(paths);
+  for (const auto& path : paths) corpus.files.push_back(describe_corpus_file(path));
+  const std::vector<ByteRange> ranges = token_aligned_ranges(corpus.files, options.threads);
+  std::vector<WordCounter> counters(ranges.size());
+  std::vector<Corpus> parts(ranges.size());
+  std::atomic<std::uint64_t> read_bytes{0};
+  Progress progress("reading " + corpus.name, corpus_bytes(corpus.files));
+  // Worker 0 is this thread: the only one that draws the progress line.
+  parallel_for_workers(ranges.size(), options.threads, [&](std::size_t i, unsigned worker) {
+    Tokenizer tokenizer(counters[i], parts[i], options.max_token_bytes);
+    tokenize_range(corpus.files, ranges[i], tokenizer, &read_bytes, worker == 0 ? &progress : nullptr);
+  });
+  progress.finish();
+  WordCounter counter;
+  for (std::size_t i = 0; i < ranges.size(); ++i) add_part(counters[i], parts[i], counter, corpus);
+  finish_corpus(counter, options, corpus);
+  return corpus;
+}
+
+}  // namespace
+
+void Corpus::keep_spools() const {
+  for (const auto& spool : spools) spool->keep();
+}
+
+void Corpus::release_spools() const {
+  for (const auto& spool : spools) spool->release();
+}
+
+CorpusFile describe_corpus_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) fail("{}: cannot read: {}", path, std::strerror(errno));
+  CorpusFile file;
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  file.path = error ? path : absolute.lexically_normal().string();
+  file.size = static_cast<std::uint64_t>(st.st_size);
+  file.mtime_ns = mtime_ns(st);
+  return file;
+}
+
+void check_corpus_unchanged(const std::vector<CorpusFile>& files) {
+  for (const CorpusFile& file : files) {
+    struct stat st {};
+    if (::stat(file.path.c_str(), &st) != 0) {
+      fail("{}: the corpus file is gone ({}){}", file.path, std::strerror(errno),
+           file.spooled ? "; it was a spooled copy, removed once the run completed" : "");
+    }
+    if (static_cast<std::uint64_t>(st.st_size) != file.size || mtime_ns(st) != file.mtime_ns) {
+      fail(
+          "{}: the corpus changed since the checkpoint was written (size {} then, {} now; modified since): a resumed "
+          "run must read the same corpus",
+          file.path, file.size, st.st_size);
+    }
+  }
+}
+
+Corpus read_corpus(const std::vector<std::string>& paths, const CorpusOptions& options) {
+  if (options.threads > 1 && all_in_place(paths)) return read_corpus_in_parallel(paths, options);
+  Corpus corpus;
+  corpus.name = corpus_name(paths);
+  WordCounter counter;
+  Tokenizer tokenizer(counter, corpus, options.max_token_bytes);
+  std::vector<char> block(1 << 20);
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    InputStream in = InputStream::open(paths[i]);
+    // The epochs read each file again, from the middle: what cannot be (standard input,
+    // gzip, a pipe) is copied, decompressed, beside the output while it is counted.
+    std::optional<AtomicOutput> spool;
+    if (!in.mappable()) {
+      EMBED_ASSERT(!options.spool_prefix.empty());
+      spool.emplace(spool_path(options.spool_prefix, i));
+      spdlog::info("{}: {}; copying it to {}, which training reads instead (removed when it completes)", in.name(),
+                   paths[i] == "-"   ? "standard input is read once"
+                   : in.compressed() ? "gzip cannot be read from the middle"
+                                     : "not a regular file",
+                   spool->path());
+    }
+    Progress progress("reading " + in.name(), in.raw_size().value_or(0));
+    while (std::size_t n = in.read(block.data(), block.size())) {
+      tokenizer.feed(block.data(), n);
+      if (spool) spool->write(block.data(), n);
+      progress.update(in.raw_bytes_read());
+    }
+    tokenizer.end_input();  // a file ends a line, whether or not it ends with "\n"
+    if (spool) {
+      spool->commit();
+      corpus.spools.push_back(std::make_shared<SpoolFile>(spool->path()));
+      corpus.files.push_back(describe_corpus_file(spool->path()));
+      corpus.files.back().spooled = true;
+    } else {
+      corpus.files.push_back(describe_corpus_file(paths[i]));
+    }
+  }
+  finish_corpus(counter, options, corpus);
+  return corpus;
+}
+
+namespace {
+
+// One rank's counts, as all_gather carries them: the corpus-level tallies, then each word
+// (in its order of first appearance) as its length, bytes and count.
+std::vector<char> serialize_counts(const WordCounter& counter, const Corpus& part) {
+  std::vector<char> out;
+  auto put = [&](std::uint64_t v) {
+    const char* p = reinterpret_cast<const char*>(&v);
+    out.insert(out.end(), p, p + sizeof v);
+  };
+  put(part.tokens);
+  put(part.truncated_tokens);
+  put(counter.size());
+  for (std::uint32_t id = 0; id < counter.size(); ++id) {
+    const std::string_view word = counter.word(id);
+    put(word.size());
+    out.insert(out.end(), word.begin(), word.end());
+    put(counter.count(id));
+  }
+  return out;
+}
+
+// Adds one rank's serialized counts to `counter` and `corpus`.
+void merge_counts(const std::vector<char>& bytes, WordCounter& counter, Corpus& corpus) {
+  std::size_t at = 0;
+  auto get = [&]() {
+    EMBED_ASSERT(at + 8 <= bytes.size());
+    std::uint64_t v;
+    std::memcpy(&v, bytes.data() + at, 8);
+    at += 8;
+    return v;
+  };
+  corpus.tokens += get();
+  corpus.truncated_tokens += get();
+  const std::uint64_t words = get();
+  for (std::uint64_t i = 0; i < words; ++i) {
+    const std::uint64_t size = get();
+    EMBED_ASSERT(at + size <= bytes.size());
+    const std::string_view word(bytes.data() + at, size);
+    at += size;
+    counter.add(word, get());
+  }
+}
+
+}  // namespace
+
+Corpus read_corpus_on_ranks(const std::vector<std::string>& paths, const CorpusOptions& options, Cluster& job) {
+  Corpus corpus;
+  corpus.name = corpus_name(paths);
+  for (const auto& path : paths) {
+    if (path == "-") fail("under mpirun the corpus must be files every rank can read; - (standard input) is read once");
+    InputStream in = InputStream::open(path);
+    if (!in.mappable()) {
+      fail(
+          "{}: under mpirun the corpus must be plain files every rank can read from the middle ({}); decompress it "
+          "first",
+          path, in.compressed() ? "gzip cannot be" : "not a regular file");
+    }
+    corpus.files.push_back(describe_corpus_file(path));
+  }
+  // Every rank must see the same bytes: the ranges are cut from the sizes. The smallest
+  // size any rank sees is the largest complement.
+  std::vector<std::uint64_t> low{corpus_bytes(corpus.files)}, high{low[0]};
+  for (auto& v : low) v = ~v;
+  job.max(low);
+  job.max(high);
+  if (~low[0] != high[0]) {
+    fail("{}: the ranks see corpora of different sizes ({} and {} bytes); every rank must read the same files", corpus.name,
+         ~low[0], high[0]);
+  }
+
+  // This rank's share, tokenized exactly as read_corpus would (the cuts fall on whitespace).
+  const ByteRange share = token_aligned_ranges(corpus.files, job.size())[job.rank()];
+  WordCounter counter;
+  Corpus part;
+  Tokenizer tokenizer(counter, part, options.max_token_bytes);
+  tokenize_range(corpus.files, share, tokenizer, nullptr, nullptr);
+
+  // Merged in rank order, which is the corpus's order: words first seen on rank 0 come
+  // first, so ties in frequency fall as in one process's count.
+  const std::vector<std::vector<char>> all = job.all_gather(serialize_counts(counter, part));
+  WordCounter merged;
+  for (const auto& bytes : all) merge_counts(bytes, merged, corpus);
+  finish_corpus(merged, options, corpus);
+  return corpus;
+}
+
+Corpus corpus_from_text(const std::string& text, const CorpusOptions& options) {
+  const std::string prefix = temporary_prefix();
+  auto placeholder = std::make_shared<SpoolFile>(prefix);
+  Corpus corpus;
+  corpus.name = "<text>";
+  WordCounter counter;
+  Tokenizer tokenizer(counter, corpus, options.max_token_bytes);
+  tokenizer.feed(text.data(), text.size());
+  tokenizer.end_input();
+  {
+    AtomicOutput out(spool_path(prefix, 0));
+    out.write(text);
+    out.commit();
+    corpus.spools = {std::make_shared<SpoolFile>(out.path()), std::move(placeholder)};
+    corpus.files.push_back(describe_corpus_file(out.path()));
+    corpus.files.back().spooled = true;
+  }
+  finish_corpus(counter, options, corpus);
+  return corpus;
+}
+
+}  // namespace embed

@@ -1,0 +1,61 @@
+#include "train/engine/row_matrix.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <utility>
+
+#include "core/parallel.h"
+#include "train/engine/random.h"
+
+namespace embed {
+namespace {
+constexpr std::size_t kHugePage = 2u << 20;
+}
+
+RowMatrix::RowMatrix(std::size_t rows, std::size_t dim) : rows_(rows), dim_(dim), stride_(stride_for(dim)) {
+  const std::size_t bytes = std::max<std::size_t>(rows_ * stride_ * sizeof(float), 1);
+  const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  data_ = static_cast<float*>(std::aligned_alloc(kHugePage, rounded));
+  if (data_ == nullptr) throw std::bad_alloc();
+  ::madvise(data_, rounded, MADV_HUGEPAGE);  // advice only: failure is harmless
+  std::memset(data_, 0, rounded);
+}
+
+RowMatrix::~RowMatrix() { std::free(data_); }
+
+RowMatrix::RowMatrix(RowMatrix&& other) noexcept
+    : rows_(std::exchange(other.rows_, 0)),
+      dim_(std::exchange(other.dim_, 0)),
+      stride_(std::exchange(other.stride_, 0)),
+      data_(std::exchange(other.data_, nullptr)) {}
+
+RowMatrix& RowMatrix::operator=(RowMatrix&& other) noexcept {
+  if (this != &other) {
+    std::free(data_);
+    rows_ = std::exchange(other.rows_, 0);
+    dim_ = std::exchange(other.dim_, 0);
+    stride_ = std::exchange(other.stride_, 0);
+    data_ = std::exchange(other.data_, nullptr);
+  }
+  return *this;
+}
+
+void init_uniform(RowMatrix& matrix, std::uint64_t seed, unsigned threads) {
+  constexpr std::size_t kRowsPerTask = 4096;
+  const std::size_t tasks = (matrix.rows() + kRowsPerTask - 1) / kRowsPerTask;
+  const float scale = 2.0f / static_cast<float>(matrix.dim());
+  parallel_for(tasks, threads, [&](std::size_t task) {
+    const std::size_t end = std::min(matrix.rows(), (task + 1) * kRowsPerTask);
+    for (std::size_t r = task * kRowsPerTask; r < end; ++r) {
+      Random random(seed, 0x1000000000ull + r);
+      float* row = matrix.row(r);
+      for (std::size_t i = 0; i < matrix.dim(); ++i) row[i] = (random.uniform() - 0.5f) * scale;
+    }
+  });
+}
+
+}  // namespace embed

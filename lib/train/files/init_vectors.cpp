@@ -1,0 +1,237 @@
+#include "train/files/init_vectors.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "core/checksum.h"
+#include "core/error.h"
+#include "core/excerpt.h"
+#include "core/mapped_file.h"
+#include "core/progress.h"
+#include "train/files/checkpoint.h"
+#include "train/run/model_registry.h"
+#include "train/run/train_command.h"
+#include "train/run/training_model.h"
+#include "vectors/load.h"
+#include "vectors/vector_formats.h"
+
+namespace embed {
+namespace {
+
+std::string file_checksum(const std::string& path) {
+  const auto file = MappedFile::open(path);
+  return fmt::format("crc32:{:08x}", crc32(file->bytes()));
+}
+
+// The first `dim` floats of each of `table`'s rows, back to back.
+std::vector<float> packed_rows(const RowMatrix& table, std::size_t dim) {
+  std::vector<float> rows(table.rows() * dim);
+  for (std::size_t r = 0; r < table.rows(); ++r) std::copy_n(table.row(r), dim, rows.data() + r * dim);
+  return rows;
+}
+
+// An embed-train checkpoint: its tables as they stood, and the vectors it would have
+// written (GloVe's W + W̃ where its run writes those).
+void read_checkpoint_source(InitSource& source) {
+  CheckpointTables c = read_checkpoint_tables(source.path);
+  const TrainingModel& model = training_model(c.settings.model);
+  const std::size_t dim = c.settings.dim;
+  source.what = fmt::format("a {} checkpoint", model.name());
+  source.dim = dim;
+  source.words = std::move(c.vocab.words);
+  source.word_rows = packed_rows(c.input, dim);
+  source.context_rows = packed_rows(c.output, dim);
+  source.context_from = source.path;
+  if (const std::optional<std::size_t> bias = model.bias_column(c.settings)) {
+    for (std::size_t r = 0; r < c.input.rows(); ++r) {
+      source.word_bias.push_back(c.input.row(r)[*bias]);
+      source.context_bias.push_back(c.output.row(r)[*bias]);
+    }
+  }
+  TrainingRun run;
+  run.settings = c.settings;
+  run.input = std::move(c.input);
+  run.output_table = std::move(c.output);
+  const RowReader vector_of = model.vector_rows(run);
+  source.vectors.resize(source.word_rows.size());
+  for (std::size_t r = 0; r < source.words.size(); ++r) vector_of(r, source.vectors.data() + r * dim);
+  if (source.vectors == source.word_rows) source.vectors.clear();
+}
+
+// Vectors glove-convert reads, and the context vectors --save-context wrote beside
+// them, when there are some.
+void read_vector_source(InitSource& source, unsigned threads) {
+  LoadOptions options;
+  options.threads = threads;
+  LoadedVectors loaded = load_vectors(source.path, options);
+  EmbeddingTable& table = loaded.table;
+  source.what = fmt::format("{} vectors", format_name(loaded.format));
+  source.dim = table.dim;
+  for (std::size_t r = 0; r < table.rows(); ++r) source.words.emplace_back(table.word(r));
+  source.word_rows.assign(table.values.data(), table.values.data() + table.values.size());
+
+  const std::string context_path = context_output_path(source.path);
+  struct stat st {};
+  if (::stat(context_path.c_str(), &st) != 0) return;
+  LoadedVectors context = load_vectors(context_path, options);
+  bool same_words = context.table.rows() == table.rows() && context.table.dim == table.dim;
+  for (std::size_t r = 0; same_words && r < table.rows(); ++r) same_words = context.table.word(r) == table.word(r);
+  if (!same_words) {
+    fail(
+        "--init {}: {} beside it holds other words or dimensions than it ({} x {} against {} x {}); remove or "
+        "rename it to start the context rows at zero",
+        source.path, context_path, counted(context.table.rows(), "row"), context.table.dim, counted(table.rows(), "row"),
+        table.dim);
+  }
+  source.context_from = context_path;
+  source.context_rows.assign(context.table.values.data(), context.table.values.data() + context.table.values.size());
+}
+
+// Word -> its index in `words`; a word given twice is an error naming both places.
+std::unordered_map<std::string_view, std::size_t> index_of_words(const InitSource& source) {
+  std::unordered_map<std::string_view, std::size_t> index;
+  index.reserve(source.words.size());
+  for (std::size_t i = 0; i < source.words.size(); ++i) {
+    const auto [at, inserted] = index.emplace(source.words[i], i);
+    if (!inserted) {
+      fail("--init {}: the word \"{}\" is in rows {} and {}; each word must have one vector", source.path,
+           excerpt(source.words[i]), at->second + 1, i + 1);
+    }
+  }
+  return index;
+}
+
+// Sets the first `dim` floats of `row` (and its bias, at `bias`, when the model has one).
+void set_row(float* row, std::span<const float> values, std::size_t dim, std::optional<std::size_t> bias, float bias_value) {
+  if (values.empty()) {
+    std::fill_n(row, dim, 0.0f);
+  } else {
+    std::copy_n(values.data(), dim, row);
+  }
+  if (bias) row[*bias] = bias_value;
+}
+
+}  // namespace
+
+InitSource read_init_source(const std::string& path, unsigned threads) {
+  if (path == "-") fail("--init: give a file, not standard input (its checksum goes into the output's metadata)");
+  InitSource source;
+  source.path = path;
+  source.checksum = file_checksum(path);
+  if (is_checkpoint_file(path)) {
+    read_checkpoint_source(source);
+  } else {
+    read_vector_source(source, threads);
+  }
+  if (source.words.empty()) fail("--init {}: no vectors", path);
+  index_of_words(source);  // refuses repeated words before any training
+  return source;
+}
+
+void settle_init_dim(const InitSource& source, const InitRequest& request, TrainSettings& settings) {
+  if (!request.dim_given) {
+    settings.dim = source.dim;
+    return;
+  }
+  if (settings.dim != source.dim) {
+    fail("--init {}: its vectors have {} dimensions, and --dim asks for {}; leave --dim out to take the file's", source.path,
+         source.dim, settings.dim);
+  }
+}
+
+void apply_init(const InitSource& source, const InitRequest& request, const TrainingModel& model, TrainingRun& run) {
+  const std::size_t dim = run.settings.dim;
+  EMBED_ASSERT(dim == source.dim);
+  const Vocabulary& vocab = run.corpus.vocab;
+  const std::optional<std::size_t> bias = model.bias_column(run.settings);
+  const auto index = index_of_words(source);
+  InitVectors& init = run.init;
+  init = InitVectors{};
+  init.file = request.file;
+  init.checksum = source.checksum;
+  init.keep = request.keep;
+  if (request.lock) init.locked.assign(vocab.size(), 0);
+  std::vector<bool> in_vocabulary(source.words.size(), false);
+  const auto row_of = [&](const std::vector<float>& rows, std::size_t i) {
+    return rows.empty() ? std::span<const float>() : std::span<const float>(rows.data() + i * dim, dim);
+  };
+  const auto bias_of = [](const std::vector<float>& biases, std::size_t i) { return biases.empty() ? 0.0f : biases[i]; };
+  for (std::size_t r = 0; r < vocab.size(); ++r) {
+    const auto found = index.find(vocab.words[r]);
+    if (found == index.end()) continue;
+    const std::size_t i = found->second;
+    in_vocabulary[i] = true;
+    set_row(run.input.row(r), row_of(source.word_rows, i), dim, bias, bias_of(source.word_bias, i));
+    set_row(run.output_table.row(r), row_of(source.context_rows, i), dim, bias, bias_of(source.context_bias, i));
+    if (request.lock) init.locked[r] = 1;
+    ++init.rows_from_file;
+  }
+  const std::size_t outside = source.words.size() - init.rows_from_file;
+  if (request.keep) {
+    for (std::size_t i = 0; i < source.words.size(); ++i) {
+      if (in_vocabulary[i]) continue;
+      init.kept_words.push_back(source.words[i]);
+      const std::span<const float> vector = source.vector(i);
+      init.kept_vectors.insert(init.kept_vectors.end(), vector.begin(), vector.end());
+      const std::span<const float> context = row_of(source.context_rows, i);
+      if (context.empty()) {
+        init.kept_context.resize(init.kept_context.size() + dim, 0.0f);
+      } else {
+        init.kept_context.insert(init.kept_context.end(), context.begin(), context.end());
+      }
+    }
+  }
+
+  spdlog::info(
+      "--init {} ({}, {} dims): {} of the {} vocabulary words start from its vectors, their context rows {}; "
+      "{} new",
+      source.path, source.what, dim, init.rows_from_file, vocab.size(),
+      source.context_from.empty()
+          ? std::string("at zero")
+          : "from its context vectors" + (source.context_from == source.path ? std::string() : " (" + source.context_from + ")"),
+      vocab.size() - init.rows_from_file);
+  if (outside > 0) {
+    spdlog::info("{} of its {} are not in the vocabulary: {}", outside, counted(source.words.size(), "word"),
+                 request.keep ? "--init-keep writes them after the trained rows, unchanged, with count 0"
+                              : "dropped (--init-keep keeps them)");
+  }
+  if (request.lock) {
+    spdlog::info("--lock-init: the {} rows from the file stay as they are; the new words and the context rows train",
+                 init.rows_from_file);
+  }
+}
+
+Vocabulary with_kept_words(const Vocabulary& vocab, const InitVectors& init) {
+  Vocabulary all = vocab;
+  all.words.insert(all.words.end(), init.kept_words.begin(), init.kept_words.end());
+  all.counts.resize(all.words.size(), 0);
+  return all;
+}
+
+RowReader with_kept_rows(RowReader trained, const TrainingRun& run, const std::vector<float>& kept) {
+  if (kept.empty()) return trained;
+  const std::size_t trained_rows = run.corpus.vocab.size(), dim = run.settings.dim;
+  return [trained = std::move(trained), trained_rows, dim, &kept](std::size_t r, float* out) {
+    if (r < trained_rows) {
+      trained(r, out);
+    } else {
+      std::copy_n(kept.data() + (r - trained_rows) * dim, dim, out);
+    }
+  };
+}
+
+void add_init_metadata(const InitVectors& init, std::map<std::string, std::string>& metadata) {
+  if (!init.active()) return;
+  metadata["init"] = init.file;
+  metadata["init_checksum"] = init.checksum;
+  metadata["init_rows"] = std::to_string(init.rows_from_file);
+  if (init.lock()) metadata["init_lock"] = "1";
+  if (init.keep) metadata["init_kept"] = std::to_string(init.kept_words.size());
+}
+
+}  // namespace embed

@@ -1,0 +1,86 @@
+// The rules between embed-train's options, which the option parser cannot state: what
+// applies to which model, device and optimizer, and what a checkpoint or a counts file
+// overrides. The model's defaults come from its registry entry.
+#include "train/run/option_rules.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cluster/cluster.h"
+#include "core/error.h"
+#include "train/run/model_registry.h"
+#include "train/run/train_command.h"
+#include "train/run/training_model.h"
+
+namespace embed {
+namespace {
+
+// The options a checkpoint fixes: every training setting.
+constexpr std::string_view kTrainingOptions[] = {"--model",  "--dim",          "--window",    "--min-count", "--max-vocab",
+                                                 "--epochs", "--lr",           "--optimizer", "--threads",   "--seed",
+                                                 "--dtype",  "--save-context", "--negative",  "--sample",    "--x-max",
+                                                 "--alpha",  "--asymmetric",   "--adagrad",   "--vectors",   "--pair-negatives"};
+
+}  // namespace
+
+void resolve_train_command(TrainCommand& command, const std::set<std::string>& given) {
+  auto has = [&](std::string_view option) { return given.count(std::string(option)) > 0; };
+  TrainSettings& s = command.settings;
+  check_gpu_options(command.gpu.device, given, {"--table", "--gpu-memory", "--host-transfer", "--gpu"});
+  if (has("--host-transfer") && command.gpu_options.table == TablePlacement::device) {
+    fail_usage("--host-transfer applies to --table host or auto only");
+  }
+  if (command.restart && !command.resume.empty()) {
+    fail_usage("--restart starts the run afresh; --resume goes on with one: give one of them");
+  }
+  if (!command.init.file.empty() && !command.resume.empty()) {
+    fail_usage("--init starts a run; --resume goes on with one (and with what its --init gave it)");
+  }
+  for (std::string_view option : {"--init-keep", "--lock-init"}) {
+    if (has(option) && command.init.file.empty()) fail_usage("{} applies to --init only", option);
+  }
+  command.init.dim_given = has("--dim");
+  // A warning, not a refusal: a Makefile may pass them always, and run the same command
+  // with and without mpirun.
+  if (this_job().size() == 1) {
+    for (std::string_view option : {"--sync-interval", "--sync-rows"}) {
+      if (has(option)) spdlog::warn("{} has no effect outside mpirun: this run has one process", option);
+    }
+  }
+  if (!command.resume.empty()) {
+    for (std::string_view option : kTrainingOptions) {
+      if (has(option)) spdlog::warn("{} is ignored with --resume: the checkpoint's settings are used", option);
+    }
+    return;
+  }
+
+  const TrainingModel& model = training_model(s.model);
+  for (std::string_view option : kModelOptions) {
+    if (has(option) && !model.takes_option(option)) {
+      fail_usage("{} applies to --model {} only", option, models_taking(option));
+    }
+  }
+  if (command.input.corpus.empty() && command.input.cooc.empty()) {
+    if (model.takes_option("--cooc")) fail_usage("--corpus or --cooc is required (or --resume a checkpoint)");
+    fail_usage("--corpus is required (or --resume a checkpoint)");
+  }
+  if (command.output.output.empty() && command.input.save_cooc.empty()) fail_usage("--output is required");
+  if (!command.input.cooc.empty()) {
+    for (std::string_view option : {"--window", "--min-count", "--max-vocab", "--asymmetric"}) {
+      if (has(option)) spdlog::warn("{} is ignored with --cooc: the counts were made with their own", option);
+    }
+  }
+
+  const TrainingModel::Defaults defaults = model.defaults();
+  if (!has("--optimizer")) s.optimizer = defaults.optimizer;
+  if (!model.supports(s.optimizer)) {
+    fail_usage("--optimizer {} does not apply to --model {}: it trains with {}", optimizer_name(s.optimizer), model.name(),
+               optimizer_name(defaults.optimizer));
+  }
+  if (s.optimizer != Optimizer::adagrad && has("--adagrad")) fail_usage("--adagrad applies to --optimizer adagrad only");
+  if (!has("--window")) s.window = defaults.window;
+  if (!has("--epochs")) s.epochs = defaults.epochs;
+  if (!has("--lr")) s.lr = defaults.lr;
+}
+
+}  // namespace embed

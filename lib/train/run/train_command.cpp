@@ -1,0 +1,391 @@
+#include "train/run/train_command.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <csignal>
+#include <optional>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cluster/cluster.h"
+#include "core/atomic_output.h"
+#include "core/error.h"
+#include "core/output_target.h"
+#include "core/progress.h"
+#include "core/stop_signal.h"
+#include "text/foreign_extension.h"
+#include "text/format_detect.h"
+#include "train/files/checkpoint.h"
+#include "train/files/vectors_output.h"
+#include "train/ranks/rank_state.h"
+#include "train/report/metrics_log.h"
+#include "train/report/plot_recorder.h"
+#include "train/run/model_registry.h"
+#include "train/run/training_model.h"
+#include "vectors/vector_formats.h"
+
+namespace embed {
+namespace {
+
+// The .emb's metadata: the settings that shaped the vectors and what they were trained on.
+std::map<std::string, std::string> vectors_metadata(const TrainingRun& run) {
+  std::map<std::string, std::string> metadata = settings_metadata(run.settings);
+  metadata["min_count"] = std::to_string(run.output.min_count);
+  metadata["corpus_tokens"] = std::to_string(run.corpus.tokens);
+  add_init_metadata(run.init, metadata);
+  return metadata;
+}
+
+// Saves the run's checkpoint; the files it names (spooled corpus, GloVe's records) then
+// outlive this process. Under mpirun every rank calls it (the ranks' states are gathered)
+// and rank 0 writes the job's: the tables are equal on every rank by then.
+void write_checkpoint(const std::string& path, TrainingRun& run, Cluster& job) {
+  if (job.size() < 2) {
+    save_checkpoint(path, run);
+    run.keep_temporaries();
+    return;
+  }
+  training_model(run.settings.model).gather_for_checkpoint(run, job);
+  TrainState mine = gather_rank_states(job, run.state);
+  std::swap(mine, run.state);
+  run.ranks = job.size();
+  if (job.is_root()) save_checkpoint(path, run);
+  std::swap(mine, run.state);
+  run.ranks = 1;
+  run.keep_temporaries();  // each rank's own (GloVe's records file)
+}
+
+// "embed-train --resume X", with mpirun's part when the job had several ranks.
+std::string resume_command(const std::string& checkpoint, unsigned ranks) {
+  return fmt::format("{}embed-train --resume {}", ranks > 1 ? fmt::format("mpirun -np {} ", ranks) : "", checkpoint);
+}
+
+TrainingRun resumed_run(const TrainCommand& command, Cluster& job) {
+  TrainingRun run = load_checkpoint(command.resume);
+  // Each rank goes on with its own workers: the job must have as many ranks as the one
+  // that wrote the checkpoint, whose workers' shards and random streams it holds.
+  if (run.ranks != job.size()) {
+    const auto job_of = [](unsigned n) { return n > 1 ? fmt::format("a job of {} ranks", n) : std::string("one process"); };
+    fail("{}: the checkpoint was written by {} and cannot go on in {}; resume it with: {}", command.resume, job_of(run.ranks),
+         job_of(job.size()), resume_command(command.resume, run.ranks));
+  }
+  if (run.ranks > 1) {
+    run.state = rank_share(run.state, job.rank(), run.ranks);
+    run.ranks = 1;
+  }
+  if (!command.output.output.empty()) run.output.output = command.output.output;
+  const TrainingModel& model = training_model(run.settings.model);
+  const double done =
+      static_cast<double>(run.state.items_done) / (static_cast<double>(model.items_per_epoch(run)) * run.settings.epochs);
+  spdlog::info("{}: resuming {} training at epoch {} of {} ({:.1f}% done); corpus {}, vocabulary {} words", command.resume,
+               model.name(), std::min(run.state.epoch + 1, run.settings.epochs), run.settings.epochs, 100 * done, run.corpus.name,
+               run.corpus.vocab.size());
+  return run;
+}
+
+// embed-train writes .emb files: under a name whose extension promises text, word2vec
+// binary or a Python format, the next tool (glove-convert among them) would misread it.
+void refuse_misnamed_output(const std::string& output) {
+  const std::optional<VectorFormat> named = format_from_extension(output);
+  std::string_view extension = foreign_vector_extension(output);
+  if (named && *named != VectorFormat::emb && *named != VectorFormat::projector) {
+    extension = std::string_view(output).substr(output.rfind('.'));
+  }
+  if (extension.empty()) return;
+  const std::string stem = output.substr(0, output.size() - extension.size());
+  fail("{}: embed-train writes .emb files (safetensors), not {}: name it {}.emb{}", output, extension, stem,
+       named ? fmt::format(" and convert it with: glove-convert {}.emb -o {}", stem, output) : std::string());
+}
+
+// A fresh run whose checkpoint path holds an unfinished run's checkpoint: a Makefile
+// that runs an interrupted command again would otherwise start from scratch and, at its
+// next interruption, replace a checkpoint 53% done with one 18% done. Continuing it
+// instead would have to prove that the command and its corpus are the checkpoint's
+// (a corpus from a pipe cannot be compared without reading it whole), and vectors
+// from two runs' settings would be worse than an error: so it is refused, naming the
+// command that continues it, unless --restart discards it. A finished run's
+// checkpoint (--checkpoint keeps it) is no run to lose.
+void refuse_to_lose_checkpoint(const std::string& path, bool restart) {
+  const std::optional<CheckpointProgress> progress = checkpoint_progress(path);
+  if (!progress || progress->epoch >= progress->epochs) return;
+  if (restart) {
+    spdlog::info("--restart: discarding {} (an interrupted run, {} of {} epochs done)", path, progress->epoch, progress->epochs);
+    return;  // replaced by this run's first checkpoint, or removed when it ends
+  }
+  fail(
+      "{} holds an interrupted run of this output ({} of {} epochs done): continue it with: {}; or start afresh "
+      "with --restart, which discards it",
+      path, progress->epoch, progress->epochs, resume_command(path, this_job().size()));
+}
+
+// The usable GPU for --device cuda or auto, or nullopt (with one log line for auto).
+// --device cuda without one, or with settings the GPU does not train, is an error.
+std::optional<GpuDevice> find_gpu(const TrainCommand& command, const TrainSettings& settings, bool locked_rows) {
+  if (command.gpu.device == DeviceChoice::cpu) return std::nullopt;
+  const bool required = command.gpu.device == DeviceChoice::cuda;
+  std::string refusal = training_model(settings.model).gpu_refusal(settings);
+  // The GPU kernels update every row a batch touches.
+  if (locked_rows) refusal = "--lock-init trains on the CPU: the GPU backends do not hold rows fixed";
+  if (!refusal.empty()) {
+    if (required) fail("--device cuda: {}", refusal);
+    spdlog::info("--device auto: {}", refusal);
+    return std::nullopt;
+  }
+  std::string why_not(kNoCudaBackend);
+  std::optional<GpuDevice> device;
+  // Under mpirun each rank on a machine takes its own GPU: --gpu plus its local rank.
+  const Cluster& job = this_job();
+  const int ordinal = command.gpu.ordinal + static_cast<int>(job.local_rank());
+  if (command.gpu_trainer.built()) device = command.gpu_trainer.find_device(ordinal, why_not);
+  if (device && job.size() > 1) {
+    spdlog::info("each rank trains on the GPU of its number among its machine's ranks, past --gpu: rank 0 on GPU {} ({})",
+                 device->ordinal, device->name);
+  }
+  if (!device && required) fail("--device cuda: no usable GPU: {}", why_not);
+  if (!device) spdlog::info("--device auto: no usable GPU ({}); training on the CPU", why_not);
+  return device;
+}
+
+// What a data-parallel run (mpirun) does not do yet, refused before anything is read.
+void check_data_parallel(const TrainCommand& command, const Cluster& job) {
+  if (job.size() < 2) return;
+  auto refuse = [&](const std::string& what) {
+    fail("under mpirun ({} ranks): {} is not data-parallel yet; run it as one process", job.size(), what);
+  };
+  // Each rank holds only its rows' counts.
+  if (!command.input.save_cooc.empty()) refuse("--save-cooc");
+}
+
+// Under mpirun, Ctrl-C reaches the ranks as mpirun's SIGTERM, followed by its SIGKILL
+// (Cluster::stop_grace_seconds): says so when the checkpoint may not fit in between
+// (a last round and the tables written at a pessimistic 200 MB/s).
+void warn_if_no_time_to_checkpoint(const TrainingRun& run, const Cluster& job) {
+  const double bytes = 2.0 * static_cast<double>(run.input.span().size_bytes());
+  const double needed = 0.5 + bytes / 200e6;
+  const double grace = job.stop_grace_seconds();
+  if (grace >= needed) return;
+  spdlog::warn(
+      "mpirun kills the ranks {:g} s after passing on Ctrl-C or SIGTERM (odls_base_sigkill_timeout), and this "
+      "run's checkpoint ({}) may need {:.0f} s: for an interrupted run to leave one, "
+      "export OMPI_MCA_odls_base_sigkill_timeout={:.0f} before mpirun",
+      grace, human_bytes(bytes), std::ceil(needed), std::ceil(2 * needed));
+}
+
+int train_on_this_rank(TrainCommand command, Cluster& job);
+
+}  // namespace
+
+std::string context_output_path(const std::string& output) {
+  const std::string ext = ".emb";
+  if (output.size() > ext.size() && output.compare(output.size() - ext.size(), ext.size(), ext) == 0) {
+    return output.substr(0, output.size() - ext.size()) + ".context.emb";
+  }
+  return output + ".context.emb";
+}
+
+int run_train_command(TrainCommand command) {
+  Cluster& job = this_job();
+  if (job.size() < 2) return train_on_this_rank(std::move(command), job);
+  // Logs and progress come from rank 0; the others speak only to warn or fail.
+  if (!job.is_root()) spdlog::set_level(spdlog::level::warn);
+  try {
+    return train_on_this_rank(std::move(command), job);
+  } catch (const std::exception& e) {
+    spdlog::error("rank {} of {}: {}", job.rank(), job.size(), e.what());
+    spdlog::default_logger()->flush();
+    job.abort(1);  // every rank ends (status 1, a failed run); mpirun exits non-zero
+    throw;
+  }
+}
+
+namespace {
+
+int train_on_this_rank(TrainCommand command, Cluster& job) {
+  check_data_parallel(command, job);  // before anything is read
+  TrainingRun run =
+      command.resume.empty() ? TrainingRun{command.settings, command.output, {}, {}, {}, {}, {}} : resumed_run(command, job);
+  const TrainSettings& settings = run.settings;
+  const TrainingModel& model = training_model(settings.model);
+  const bool root = job.is_root();  // writes the outputs
+  const bool count_only = run.output.output.empty() && !command.input.save_cooc.empty() && command.resume.empty();
+  if (run.output.output.empty() && !count_only) fail("no output: give --output");
+  if (run.output.output == "-") fail("--output: embed-train writes files, not standard output");
+  refuse_misnamed_output(run.output.output);
+
+  // The GPU is looked for once, before the corpus is read, so that --device cuda without
+  // one fails first. A count-only run trains nothing and only needs the --device cuda check.
+  std::optional<GpuDevice> gpu;
+  if (!count_only || command.gpu.device == DeviceChoice::cuda) {
+    gpu = find_gpu(command, settings, command.init.lock || run.init.lock());
+  }
+
+  // Every output is created before the corpus is read, so that a directory we cannot
+  // write fails before the reading and training it would waste.
+  std::optional<AtomicOutput> counts_out;
+  if (!command.input.save_cooc.empty()) counts_out.emplace(command.input.save_cooc);
+  if (count_only) {
+    model.count_only(command.input, run, *counts_out);
+    return 0;
+  }
+  const std::string default_checkpoint = run.output.output + ".ckpt";
+  const std::string checkpoint_path = command.checkpoint.empty() ? default_checkpoint : command.checkpoint;
+  // The vectors may go to a stream (a FIFO, a device, >(...)), and the checkpoint is named
+  // after them: beside a FIFO of the user's that is a file like any other, but
+  // /dev/fd/63.ckpt names nothing, and /dev/stdout.ckpt would be a file in /dev.
+  if (command.checkpoint.empty() && (resolve_output_target(run.output.output).kind == OutputTarget::Kind::descriptor ||
+                                     run.output.output.starts_with("/dev/") || run.output.output.starts_with("/proc/"))) {
+    fail("{}: a Ctrl-C's checkpoint is named after the output, and {} is no place for one: give --checkpoint FILE",
+         run.output.output, default_checkpoint);
+  }
+  if (command.resume.empty()) refuse_to_lose_checkpoint(checkpoint_path, command.restart);
+  std::optional<AtomicOutput> vectors_out, context_out;
+  std::optional<MetricsLog> metrics;
+  std::optional<PlotRecorder> plot;
+  if (root) {
+    vectors_out.emplace(run.output.output, Streaming::allowed);
+    if (run.output.save_context) context_out.emplace(context_output_path(run.output.output), Streaming::allowed);
+    { AtomicOutput probe(checkpoint_path); }
+    if (!command.metrics.empty()) metrics.emplace(command.metrics, settings.epochs, model.item_name());
+    if (!command.plot.empty()) plot.emplace(command.plot, model.item_name());
+  }
+
+  // --init's file is read before the corpus, so that a file we cannot use fails first.
+  std::optional<InitSource> init;
+  if (!command.init.file.empty()) {
+    init = read_init_source(command.init.file, settings.threads);
+    settle_init_dim(*init, command.init, run.settings);
+  }
+
+  // Until training starts there is nothing to save: Ctrl-C just ends the process (and
+  // removes the temporaries). From here on it asks for a checkpoint.
+  if (command.resume.empty()) model.start(command.input, run, counts_out ? &*counts_out : nullptr);
+  if (init) {
+    apply_init(*init, command.init, model, run);
+    init.reset();  // its rows are in the tables now
+  }
+  install_stop_handlers();
+  if (root && job.size() > 1) warn_if_no_time_to_checkpoint(run, job);
+
+  const std::uint64_t items_total = model.items_per_epoch(run) * settings.epochs;
+  const std::string items(model.item_name());
+  const std::string_view loss_name = model.loss_name();
+  Progress progress("training", items_total - run.state.items_done, items);
+  double epoch_started = 0;
+  std::uint64_t epoch_items_start = run.state.items_done;
+  const bool keep_epoch_checkpoints = !command.checkpoint.empty();
+  TrainContext context;
+  context.gpu_trainer = &command.gpu_trainer;
+  context.gpu = gpu;
+  context.gpu_options = command.gpu_options;
+  TableTraffic gpu_traffic;
+  TableTraffic::Counts traffic_at_epoch_start;
+  if (gpu) {
+    context.gpu_budget = gpu_budget(command.gpu, *gpu);
+    context.gpu_traffic = &gpu_traffic;
+  }
+  context.stop = &stop_requested();
+  context.sync_seconds = command.sync_seconds;
+  context.sync_rows = command.sync_rows;
+  const double all_threads = static_cast<double>(settings.threads) * job.size();  // the whole job's
+  context.on_progress = [&](const TrainProgress& p) {
+    const double per_second = p.seconds > 0 ? static_cast<double>(p.items_this_run) / p.seconds : 0;
+    progress.update(p.items_this_run,
+                    fmt::format("epoch {}/{}, {}/s per thread, lr {:.3g}, {} {:.4f}", p.epoch + 1, settings.epochs,
+                                human_count(per_second / all_threads), p.learning_rate, loss_name, p.loss));
+    if (metrics) metrics->progress(p, per_second);
+    if (plot) plot->progress(p);
+  };
+  context.on_epoch = [&](const TrainProgress& p) {
+    const double seconds = p.seconds - epoch_started;
+    const std::uint64_t done = p.items_done - epoch_items_start;
+    const double per_second = seconds > 0 ? static_cast<double>(done) / seconds : 0;
+    progress.erase();
+    // On a GPU the epoch's traffic follows (table_traffic.h), so that a user can size
+    // --gpu-memory by it; rank 0's own, under mpirun.
+    std::optional<EpochTraffic> traffic;
+    std::string traffic_note;
+    if (context.gpu_traffic) {
+      const TableTraffic::Counts now = gpu_traffic.counts();
+      traffic = EpochTraffic::of(now - traffic_at_epoch_start, done / job.size(), gpu_traffic.gpu_bytes.load());
+      traffic_at_epoch_start = now;
+      traffic_note = "; " + traffic->describe(items);
+    }
+    const std::uint64_t peak_rss = peak_rss_bytes();
+    spdlog::info("epoch {}/{}: {} {:.4f}, lr {:.3g}, {} {} in {:.1f} s, {} {}/s ({}/s per thread){}", p.epoch + 1,
+                 settings.epochs, loss_name, p.loss, p.learning_rate, done, items, seconds, human_count(per_second), items,
+                 human_count(per_second / all_threads), traffic_note);
+    if (metrics) metrics->epoch(p, per_second, peak_rss, traffic ? &*traffic : nullptr);
+    if (plot) plot->epoch(p);
+    epoch_started = p.seconds;
+    epoch_items_start = p.items_done;
+    if (keep_epoch_checkpoints) write_checkpoint(checkpoint_path, run, job);
+  };
+  bool finished = false;
+  try {
+    finished = model.train(run, context);
+  } catch (const Error&) {
+    // A corpus that became unreadable mid-run (or a failing GPU): the state says where
+    // each worker was before the chunk that failed, so the work so far is kept. Under
+    // mpirun the failing rank ends the job (run_train_command) with no round to gather in.
+    progress.erase();
+    if (job.size() > 1) throw;
+    try {
+      write_checkpoint(checkpoint_path, run, job);
+      spdlog::warn("training failed (below); checkpoint written to {}; once the cause is mended, resume with: {}",
+                   checkpoint_path, resume_command(checkpoint_path, job.size()));
+    } catch (const std::exception& also) {
+      spdlog::warn("no checkpoint: {}", also.what());
+    }
+    throw;
+  }
+  progress.finish();
+  const std::string plot_title = fmt::format("{} \u2014 {} {}: {} and learning rate", run.output.output, model.name(),
+                                             finished ? "training" : "training (interrupted)", loss_name);
+
+  if (!finished) {
+    // Under mpirun the ranks stopped together, and their last round shared every row.
+    write_checkpoint(checkpoint_path, run, job);
+    if (plot) plot->write(plot_title);
+    const double done = static_cast<double>(run.state.items_done) / static_cast<double>(items_total);
+    const int signal = stop_signal();  // 0 on a rank whose stop came from another rank
+    if (root) {
+      spdlog::warn("interrupted by {} at epoch {} of {} ({:.1f}% done); checkpoint written to {}; resume with: {}",
+                   signal == SIGTERM  ? "SIGTERM"
+                   : signal == SIGINT ? "SIGINT"
+                                      : "another rank's stop",
+                   run.state.epoch + 1, settings.epochs, 100 * done, checkpoint_path,
+                   resume_command(checkpoint_path, job.size()));
+    }
+    return kExitInterrupted;
+  }
+
+  if (!root) {
+    run.release_temporaries();  // this rank's own (GloVe's records file), which a checkpoint may have kept
+    return 0;                   // the ranks hold equal tables after the last epoch's averaging: rank 0 writes them
+  }
+  const auto metadata = vectors_metadata(run);
+  // --init-keep's words follow the trained rows.
+  Vocabulary with_kept;
+  if (!run.init.kept_words.empty()) with_kept = with_kept_words(run.corpus.vocab, run.init);
+  const Vocabulary& vocab = run.init.kept_words.empty() ? run.corpus.vocab : with_kept;
+  write_trained_vectors(*vectors_out, vocab, settings.dim, with_kept_rows(model.vector_rows(run), run, run.init.kept_vectors),
+                        run.output.dtype, run.corpus.name, metadata, settings.threads);
+  if (context_out) {
+    write_trained_vectors(*context_out, vocab, settings.dim,
+                          with_kept_rows(table_rows(run.output_table, settings.dim), run, run.init.kept_context),
+                          run.output.dtype, run.corpus.name, metadata, settings.threads);
+  }
+  if (plot) plot->write(plot_title);
+  spdlog::info("wrote {} ({} words x {} dims, {}{}){}", run.output.output, vocab.size(), settings.dim,
+               vector_dtype_name(run.output.dtype), model.output_note(run), context_out ? " and " + context_out->path() : "");
+  // The automatic checkpoint of an interrupted run is superseded by the vectors, and so
+  // are the files it named (spooled corpus, GloVe's records).
+  if (command.checkpoint.empty() && ::access(default_checkpoint.c_str(), F_OK) == 0) ::unlink(default_checkpoint.c_str());
+  run.release_temporaries();
+  return 0;
+}
+
+}  // namespace
+}  // namespace embed

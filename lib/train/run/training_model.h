@@ -1,0 +1,120 @@
+// What the shared run (train_command.cpp, checkpoint.cpp) needs of a model, so that it
+// never branches on which model it runs. One object per model, listed in model_registry.cpp;
+// each model's folder (word2vec/, glove/) implements it. docs/ARCHITECTURE.md shows how
+// a new model is added.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/cluster.h"
+#include "core/atomic_output.h"
+#include "device/gpu_device.h"
+#include "format/tensor_file.h"
+#include "train/engine/epoch_loop.h"
+#include "train/files/vectors_output.h"
+#include "train/gpu/gpu_backend.h"
+#include "train/run/train_settings.h"
+#include "train/run/training_run.h"
+
+namespace embed {
+
+// What a model's train() runs with: where (a GPU, or the CPU when `gpu` is empty), the
+// stop flag, and whom to tell about progress.
+struct TrainContext {
+  const GpuTrainer* gpu_trainer = nullptr;  // this build's (backend/registry.h)
+  std::optional<GpuDevice> gpu;
+  GpuOptions gpu_options;               // --table, --host-transfer
+  std::uint64_t gpu_budget = 0;         // bytes of device memory the run may plan for
+  TableTraffic* gpu_traffic = nullptr;  // what the GPU backend moves (the epoch log reports it)
+  const std::atomic<bool>* stop = nullptr;
+  // A data-parallel run (this_job() has several ranks): how often, and how many of the
+  // most frequent rows, the ranks share (rank_averaging.h).
+  double sync_seconds = 0.1;
+  std::size_t sync_rows = 1024;
+  std::function<void(const TrainProgress&)> on_epoch;
+  std::function<void(const TrainProgress&)> on_progress;
+};
+
+class TrainingModel {
+ public:
+  virtual ~TrainingModel() = default;
+
+  // --model's spelling, and the .emb's and the checkpoint's "model" metadata.
+  virtual Model id() const = 0;
+  virtual std::string_view name() const = 0;
+
+  // What the settings are when the options leave them out.
+  struct Defaults {
+    std::size_t window = 5;
+    unsigned epochs = 5;
+    float lr = 0.025f;
+    Optimizer optimizer = Optimizer::sgd;
+  };
+  virtual Defaults defaults() const = 0;
+  virtual bool supports(Optimizer optimizer) const = 0;
+  // Whether this model takes `option` ("--negative"), one of those that only some models
+  // take (kModelOptions).
+  virtual bool takes_option(std::string_view option) const = 0;
+
+  // What an epoch walks ("words", or GloVe's "records"), and what its loss is called.
+  virtual std::string_view item_name() const = 0;
+  virtual std::string_view loss_name() const { return "loss"; }
+
+  // The model's own settings as metadata strings, and back from a checkpoint (false
+  // when they are invalid).
+  virtual void write_settings(const TrainSettings& settings, std::map<std::string, std::string>& metadata) const = 0;
+  virtual bool read_settings(const TensorFileReader& reader, TrainSettings& settings) const = 0;
+
+  // Where a row of either table keeps its bias (GloVe: after the vector), or nullopt for
+  // a model without biases; --init sets it from a checkpoint's.
+  virtual std::optional<std::size_t> bias_column(const TrainSettings& /*settings*/) const { return std::nullopt; }
+
+  // Why a GPU cannot train these settings (its optimizer), or empty when it can.
+  virtual std::string gpu_refusal(const TrainSettings& /*settings*/) const { return {}; }
+
+  // A fresh run: reads what `input` names into `run` and makes its tables and state.
+  // `counts_out` (glove's --save-cooc) was created by the caller, so that an unwritable
+  // path fails before the reading.
+  virtual void start(const TrainingInput& input, TrainingRun& run, AtomicOutput* counts_out) const = 0;
+  // With --save-cooc and no --output: only writes the counts.
+  virtual void count_only(const TrainingInput& input, TrainingRun& run, AtomicOutput& counts_out) const;
+
+  // Items per epoch, the width of a table's rows in a checkpoint, and what the
+  // checkpoint keeps beyond the tables and the corpus (GloVe: which records file, and
+  // how its epochs order it).
+  virtual std::uint64_t items_per_epoch(const TrainingRun& run) const = 0;
+  virtual std::size_t table_width(const TrainSettings& settings) const = 0;
+  virtual void save_items(const TrainingRun& /*run*/, std::vector<TensorBlob>& /*blobs*/,
+                          std::map<std::string, std::string>& /*metadata*/) const {}
+  // Reads them back and returns the bound of the workers' positions (word2vec: the
+  // corpus's bytes, once it has checked that the files are still those it counted).
+  virtual std::uint64_t load_items(const TensorFileReader& reader, TrainingRun& run) const = 0;
+
+  // A data-parallel run (mpirun) about to be saved: gathers into `run` what rank 0's
+  // checkpoint must name of every rank beyond its workers (GloVe: each rank's records
+  // file). Collective.
+  virtual void gather_for_checkpoint(TrainingRun& /*run*/, Cluster& /*job*/) const {}
+
+  // Trains from run.state until the last epoch ends (true) or context.stop (false).
+  virtual bool train(TrainingRun& run, const TrainContext& context) const = 0;
+
+  // Row r of the vectors to write (by default the input table's), and a note for the
+  // "wrote" line (GloVe: ", W + W̃").
+  virtual RowReader vector_rows(const TrainingRun& run) const;
+  virtual std::string output_note(const TrainingRun& /*run*/) const { return {}; }
+};
+
+// The options only some models take; the app checks them against takes_option().
+inline constexpr std::string_view kModelOptions[] = {"--negative",   "--sample",  "--pair-negatives", "--x-max",  "--alpha",
+                                                     "--asymmetric", "--adagrad", "--vectors",        "--memory", "--save-cooc",
+                                                     "--cooc"};
+
+}  // namespace embed

@@ -1,0 +1,131 @@
+#include "train/word2vec/word2vec_training_model.h"
+
+#include <memory>
+#include <optional>
+
+#include <spdlog/spdlog.h>
+
+#include "core/error.h"
+#include "core/progress.h"
+#include "train/corpus/corpus_shards.h"
+#include "train/corpus/logged_corpus.h"
+#include "train/ranks/rank_averaging.h"
+#include "train/word2vec/word2vec_backend.h"
+#include "train/word2vec/word2vec_trainer.h"
+
+namespace embed {
+namespace {
+
+class Word2vecModel final : public TrainingModel {
+ public:
+  explicit Word2vecModel(Model model) : model_(model) {}
+
+  Model id() const override { return model_; }
+  std::string_view name() const override { return model_ == Model::skipgram ? "skipgram" : "cbow"; }
+  // word2vec's defaults: CBOW learns at twice skip-gram's rate.
+  Defaults defaults() const override { return {5, 5, model_ == Model::skipgram ? 0.025f : 0.05f, Optimizer::sgd}; }
+  bool supports(Optimizer optimizer) const override { return optimizer == Optimizer::sgd; }
+  bool takes_option(std::string_view option) const override {
+    return option == "--negative" || option == "--sample" || (option == "--pair-negatives" && model_ == Model::skipgram);
+  }
+  std::string_view item_name() const override { return "words"; }
+
+  void write_settings(const TrainSettings& s, std::map<std::string, std::string>& metadata) const override {
+    metadata["negative"] = std::to_string(s.negative);
+    metadata["sample"] = fmt::format("{}", s.sample);
+    if (model_ == Model::skipgram) metadata["pair_negatives"] = std::to_string(s.pair_negatives ? 1 : 0);
+  }
+  bool read_settings(const TensorFileReader& r, TrainSettings& s) const override {
+    s.negative = r.meta_uint("negative");
+    s.sample = r.meta_double("sample");
+    // Files written before --pair-negatives existed shared the window's negatives.
+    const std::uint64_t pair_negatives = r.has_meta("pair_negatives") ? r.meta_uint("pair_negatives") : 0;
+    s.pair_negatives = pair_negatives == 1;
+    return s.negative <= 60 && pair_negatives <= 1 && (model_ == Model::skipgram || pair_negatives == 0);
+  }
+  std::string gpu_refusal(const TrainSettings& s) const override {
+    return s.pair_negatives ? "--pair-negatives trains on the CPU: the GPU kernels share a window's negatives" : "";
+  }
+
+  void start(const TrainingInput& input, TrainingRun& run, AtomicOutput*) const override {
+    run.corpus = read_logged_corpus(input.corpus, run.output, run.output.output, run.settings.threads);
+    const std::size_t rows = run.corpus.vocab.size();
+    run.input = RowMatrix(rows, run.settings.dim);
+    run.output_table = RowMatrix(rows, run.settings.dim);
+    init_uniform(run.input, run.settings.seed, run.settings.threads);
+    const Cluster& job = this_job();
+    run.state = Word2vecTrainer::start_state(run.corpus, run.settings.threads, run.settings.seed, job.rank(), job.size());
+  }
+
+  std::uint64_t items_per_epoch(const TrainingRun& run) const override { return run.corpus.words; }
+  std::size_t table_width(const TrainSettings& s) const override { return RowMatrix::stride_for(s.dim); }
+  // The workers' positions are bytes of the corpus files, which must be those it counted.
+  std::uint64_t load_items(const TensorFileReader&, TrainingRun& run) const override {
+    check_corpus_unchanged(run.corpus.files);
+    return corpus_bytes(run.corpus.files);
+  }
+
+  bool train(TrainingRun& run, const TrainContext& context) const override {
+    const TrainSettings& s = run.settings;
+    std::unique_ptr<Word2vecBackend> backend =
+        context.gpu ? gpu_backend(run, context)
+                    : make_word2vec_cpu_backend(s.model, run.input, run.output_table, s.threads, run.init.locked);
+    spdlog::info("training {} on {}: dim {}, window {}, negative {}{}, sample {}, {} epochs, lr {}, {} threads, seed {}", name(),
+                 backend->name(), s.dim, s.window, s.negative, s.pair_negatives ? " per pair" : "", s.sample, s.epochs, s.lr,
+                 s.threads, s.seed);
+    Word2vecTrainer trainer(s, run.corpus, *backend);
+    Cluster& job = this_job();
+    std::optional<RankAveraging> averaging;
+    if (job.size() > 1) {
+      averaging.emplace(job, std::vector<RowMatrix*>{&run.input, &run.output_table}, context.sync_rows);
+      averaging->set_home(backend->row_home());  // a GPU's rows take part too
+      trainer.share_with_ranks(rank_sync(job, *averaging), context.sync_seconds);
+      spdlog::info(
+          "data parallel over {} ranks: each trains its share of the corpus; the {} most frequent rows are "
+          "shared every {} s, rarer rows exponentially less often, all rows at each epoch's end",
+          job.size(), std::min(context.sync_rows, run.input.rows()), context.sync_seconds);
+    }
+    const bool finished = trainer.run(run.state, *context.stop, context.on_epoch, context.on_progress);
+    if (averaging) {
+      spdlog::debug("{}", averaging->summary());
+    }
+    return finished;
+  }
+
+ private:
+  // The GPU backend for `run` on context.gpu, within the budget.
+  static std::unique_ptr<Word2vecBackend> gpu_backend(TrainingRun& run, const TrainContext& context) {
+    const TrainSettings& s = run.settings;
+    GpuTrainShape shape;
+    shape.rows = run.input.rows();
+    shape.dim = s.dim;
+    shape.stride = run.input.stride();
+    shape.storage = run.output.dtype;
+    shape.max_inputs_per_window = 2 * s.window;
+    shape.negatives = s.negative;
+    shape.workers = s.threads;
+    GpuBackendRequest request{s.model,
+                              &run.input,
+                              &run.output_table,
+                              shape,
+                              plan_gpu_memory(shape, context.gpu_options, context.gpu_budget),
+                              *context.gpu,
+                              context.gpu_traffic};
+    explain_placement(context.gpu_options, request.plan, 2 * shape.rows * shape.stride * dtype_size(shape.storage),
+                      context.gpu_budget);
+    return context.gpu_trainer->make_backend(request);
+  }
+
+  Model model_;
+};
+
+}  // namespace
+
+const TrainingModel& word2vec_model(Model model) {
+  static const Word2vecModel skipgram(Model::skipgram);
+  static const Word2vecModel cbow(Model::cbow);
+  EMBED_ASSERT(model == Model::skipgram || model == Model::cbow);
+  return model == Model::skipgram ? skipgram : cbow;
+}
+
+}  // namespace embed
