@@ -25,8 +25,11 @@ constexpr std::size_t kProjectorComfortableRows = 100'000;
 
 }  // namespace
 
-void convert(const ConvertOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+// The output's format: --to, else the output name's extension, else .emb; and the options
+// that only some formats can honour, refused before any work.
+VectorFormat choose_output_format(const ConvertOptions& options) {
   VectorFormat to = VectorFormat::emb;
   if (options.to) {
     to = *options.to;
@@ -43,8 +46,7 @@ void convert(const ConvertOptions& options) {
   if (options.ann_index && to != VectorFormat::emb) {
     fail("--index ann adds an index to .emb output; {} output cannot hold one", format_name(to));
   }
-  const VectorFormatSpec& output_format = format_spec(to);
-  if (!output_format.writable) fail("{} is read, not written: choose another --to", output_format.name);
+  if (!format_spec(to).writable) fail("{} is read, not written: choose another --to", format_name(to));
   if (to == VectorFormat::projector && options.output == "-") {
     fail_usage("--to projector writes three files into a directory; standard output (-o -) cannot hold them: give -o DIR");
   }
@@ -54,6 +56,102 @@ void convert(const ConvertOptions& options) {
   if (options.dtype && to != VectorFormat::emb) {
     fail("--dtype applies to .emb output; {} output is always written from f32 values", format_name(to));
   }
+  return to;
+}
+
+// Builds the approximate index of `table` (--index ann) and adds it to `emb`'s tensors,
+// which point into the returned arrays: they must live until the file is written.
+HnswArrays add_ann_index(const EmbeddingTable& table, const ConvertOptions& options, DType dtype, const std::string& input_name,
+                   EmbWriteOptions& emb) {
+  // Duplicate words fail before the long part; the writer keeps the index.
+  emb.word_index = index_words(table, input_name, emb_index_capacity(table.rows(), table.dim, dtype));
+  const auto ann_start = std::chrono::steady_clock::now();
+  Progress progress("building the approximate index", table.rows(), "rows");
+  HnswBuildOptions build = options.ann;
+  build.threads = options.threads;
+  build.on_progress = [&](std::uint64_t rows) { progress.update(rows); };
+  HnswArrays ann = build_hnsw(table.values, table.dim, build);
+  progress.finish();
+  spdlog::info("approximate index (HNSW, M {}, ef-construction {}): {} in {:.1f} s", build.m, build.ef_construction,
+               human_bytes(static_cast<double>(ann.neighbors.size() * 4 + ann.offsets.size() * 8 + ann.levels.size())),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - ann_start).count());
+  add_ann_to_emb(ann, build, emb);
+  return ann;
+}
+
+// What the input held, against what the options asked of it: rows left to write, the
+// --vocab words found, subwords kept or dropped.
+void check_loaded(const LoadedVectors& loaded, const ConvertOptions& options, const WordSet& keep, const std::string& input_name,
+                  VectorFormat to) {
+  const EmbeddingTable& table = loaded.table;
+  if (table.rows() == 0) {
+    fail("{}: no rows left to write{}", input_name,
+         options.vocab_path.empty() ? "" : " (none of the --vocab words is in the input)");
+  }
+  if (!keep.empty() && table.rows() < keep.size() && !options.limit) {
+    spdlog::warn("{} of the {} words in {} are not in {}", keep.size() - table.rows(), keep.size(), options.vocab_path,
+                 input_name);
+  }
+
+  if (options.subwords && !loaded.subwords) {
+    fail("{}: --subwords: the model has no character n-grams (trained with -maxn 0)", input_name);
+  }
+  if (loaded.subwords_left) {
+    spdlog::warn(
+        "{}: its subword n-gram buckets are dropped: {} output cannot hold them, so words outside the vocabulary "
+        "get no vector",
+        input_name, format_name(to));
+  }
+}
+
+// .emb output: the rows in their dtype, with the subwords and the index that travel with
+// them; the rows a text input streamed are already written. Returns the rows of zero length.
+std::size_t write_emb_output(LoadedVectors& loaded, const ConvertOptions& options, DType dtype, const std::string& input_name,
+                             EmbWriteOptions& emb, std::optional<EmbStreamWriter>& stream, AtomicOutput& out) {
+  EmbeddingTable& table = loaded.table;  // write_emb may index its words
+  emb.dtype = dtype;
+  emb.normalized = loaded.normalized;
+  std::shared_ptr<const void> subword_bytes;  // the subword tensor's bytes, until written
+  if (loaded.subwords) {
+    subword_bytes = loaded.subwords->add_to_emb(dtype, emb);
+    const SubwordSettings& settings = loaded.subwords->settings();
+    spdlog::info("keeping {} n-gram buckets ({} to {} characters) for words outside the vocabulary", settings.buckets,
+                 settings.minn, settings.maxn);
+  }
+  HnswArrays ann;  // the index's arrays, until written
+  if (options.ann_index) ann = add_ann_index(table, options, dtype, input_name, emb);
+  if (!stream) return write_emb(table, emb, out);
+  stream->finish(table);  // also rejects duplicate words, naming both lines
+  return stream->zero_rows();
+}
+
+// Any other output: the plain formats' writers (the registry's), or the projector's
+// directory. Returns the rows of zero length (--normalize).
+std::size_t write_rows_output(EmbeddingTable& table, const ConvertOptions& options, const std::string& input_name,
+                              const VectorFormatSpec& output_format, ProjectorOutput* projector, AtomicOutput* out) {
+  index_words(table, input_name);  // rejects duplicate words, naming both lines
+  std::size_t zero_rows = 0;
+  if (options.normalize) zero_rows = normalize_rows(table.values, table.dim, options.threads);
+  if (projector) {
+    if (table.rows() > kProjectorComfortableRows && !options.limit) {
+      spdlog::warn(
+          "{} points: the projector becomes slow beyond about {}; --limit N keeps the first N (the most "
+          "frequent words, in most files)",
+          table.rows(), kProjectorComfortableRows);
+    }
+    projector->write(table, projector_tensor_name(options.input), options.threads);
+  } else {
+    output_format.write(table, options.threads, *out);
+  }
+  return zero_rows;
+}
+
+}  // namespace
+
+void convert(const ConvertOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const VectorFormat to = choose_output_format(options);
+  const VectorFormatSpec& output_format = format_spec(to);
   // Open the output first: an unwritable destination fails before the work starts.
   // Every format streams (.emb onto a pipe from the table in memory, below).
   std::optional<AtomicOutput> out;
@@ -110,75 +208,13 @@ void convert(const ConvertOptions& options) {
   const auto loaded_at = std::chrono::steady_clock::now();
   spdlog::debug("read {} rows x {} dims in {:.2f} s ({} of input)", loaded.table.rows(), loaded.table.dim,
                 std::chrono::duration<double>(loaded_at - start).count(), human_bytes(static_cast<double>(in.raw_bytes_read())));
+  check_loaded(loaded, options, keep, input_name, to);
   EmbeddingTable& table = loaded.table;
-  if (table.rows() == 0) {
-    fail("{}: no rows left to write{}", input_name,
-         options.vocab_path.empty() ? "" : " (none of the --vocab words is in the input)");
-  }
-  if (load.keep && table.rows() < keep.size() && !options.limit) {
-    spdlog::warn("{} of the {} words in {} are not in {}", keep.size() - table.rows(), keep.size(), options.vocab_path,
-                 input_name);
-  }
-
-  if (options.subwords && !loaded.subwords) {
-    fail("{}: --subwords: the model has no character n-grams (trained with -maxn 0)", input_name);
-  }
-  if (loaded.subwords_left) {
-    spdlog::warn(
-        "{}: its subword n-gram buckets are dropped: {} output cannot hold them, so words outside the vocabulary "
-        "get no vector",
-        input_name, format_name(to));
-  }
-
   const DType dtype = options.dtype.value_or(loaded.dtype.value_or(DType::f32));
-  std::size_t zero_rows = 0;
-  if (to == VectorFormat::emb) {
-    emb.dtype = dtype;
-    emb.normalized = loaded.normalized;
-    std::shared_ptr<const void> subword_bytes;  // the subword tensor's bytes, until written
-    if (loaded.subwords) {
-      subword_bytes = loaded.subwords->add_to_emb(dtype, emb);
-      const SubwordSettings& settings = loaded.subwords->settings();
-      spdlog::info("keeping {} n-gram buckets ({} to {} characters) for words outside the vocabulary", settings.buckets,
-                   settings.minn, settings.maxn);
-    }
-    HnswArrays ann;
-    if (options.ann_index) {
-      // Duplicate words fail before the long part; the writer keeps the index.
-      emb.word_index = index_words(table, input_name, emb_index_capacity(table.rows(), table.dim, dtype));
-      const auto ann_start = std::chrono::steady_clock::now();
-      Progress progress("building the approximate index", table.rows(), "rows");
-      HnswBuildOptions build = options.ann;
-      build.threads = options.threads;
-      build.on_progress = [&](std::uint64_t rows) { progress.update(rows); };
-      ann = build_hnsw(table.values, table.dim, build);
-      progress.finish();
-      spdlog::info("approximate index (HNSW, M {}, ef-construction {}): {} in {:.1f} s", build.m, build.ef_construction,
-                   human_bytes(static_cast<double>(ann.neighbors.size() * 4 + ann.offsets.size() * 8 + ann.levels.size())),
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - ann_start).count());
-      add_ann_to_emb(ann, build, emb);
-    }
-    if (stream) {
-      stream->finish(table);  // also rejects duplicate words, naming both lines
-      zero_rows = stream->zero_rows();
-    } else {
-      zero_rows = write_emb(table, emb, *out);
-    }
-  } else {
-    index_words(table, input_name);  // rejects duplicate words, naming both lines
-    if (options.normalize) zero_rows = normalize_rows(table.values, table.dim, options.threads);
-    if (to == VectorFormat::projector) {
-      if (table.rows() > kProjectorComfortableRows && !options.limit) {
-        spdlog::warn(
-            "{} points: the projector becomes slow beyond about {}; --limit N keeps the first N (the most "
-            "frequent words, in most files)",
-            table.rows(), kProjectorComfortableRows);
-      }
-      projector->write(table, projector_tensor_name(options.input), options.threads);
-    } else {
-      output_format.write(table, options.threads, *out);
-    }
-  }
+  const std::size_t zero_rows = to == VectorFormat::emb
+                                    ? write_emb_output(loaded, options, dtype, input_name, emb, stream, *out)
+                                    : write_rows_output(table, options, input_name, output_format,
+                                                        projector ? &*projector : nullptr, out ? &*out : nullptr);
   if (zero_rows) spdlog::warn("{} of zero length {} zero", counted(zero_rows, "row"), zero_rows == 1 ? "stays" : "stay");
   spdlog::debug("wrote the rest in {:.2f} s",
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - loaded_at).count());

@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "core/error.h"
@@ -45,107 +46,176 @@ std::pair<std::uint64_t, std::uint64_t> shard_bounds(std::uint64_t items, unsign
   return {bound(worker), bound(worker + 1)};
 }
 
-bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool>& stop,
-                const std::function<void(const TrainProgress&)>& on_epoch,
-                const std::function<void(const TrainProgress&)>& on_progress) {
-  const auto workers = static_cast<unsigned>(state.positions.size());
-  EMBED_ASSERT(workers > 0 && state.random.size() == workers && state.shards.size() == workers);
-  const auto start = std::chrono::steady_clock::now();
-  const std::uint64_t items_at_start = state.items_done;
-  std::atomic<std::uint64_t> items_done{state.items_done};  // by this process
-  // Data parallel: the other ranks' items this epoch, as of the last round, so that the
-  // learning rate and progress follow the whole job's.
-  std::atomic<std::uint64_t> other_ranks_items{0};
-  std::atomic<bool> ranks_stop{false};
-  auto all_items = [&] { return items_done.load(std::memory_order_relaxed) + other_ranks_items.load(std::memory_order_relaxed); };
+namespace {
 
-  auto progress_now = [&](double loss_sum, std::uint64_t examples) {
-    TrainProgress p;
-    p.epoch = state.epoch;
-    p.items_done = all_items();
-    p.learning_rate = task.learning_rate(p.items_done);
-    p.loss = examples > 0 ? loss_sum / static_cast<double>(examples) : 0;
-    p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    p.items_this_run = p.items_done - items_at_start;
-    return p;
-  };
+// One epoch's workers, as the thread watching them sees them.
+struct EpochWorkers {
+  explicit EpochWorkers(unsigned workers) : counters(workers), running(workers) {}
+  std::vector<WorkerCounters> counters;
+  std::atomic<bool> failed{false};  // one worker failed: the others stop too
+  // Guarded by `mutex`: the workers still running and the first failure.
+  std::mutex mutex;
+  std::condition_variable done;
+  unsigned running;
+  std::exception_ptr failure;
+};
 
-  while (state.epoch < task.epochs) {
-    const std::uint64_t epoch_first_item = items_done.load();
-    other_ranks_items.store(0);
-    std::vector<WorkerCounters> counters(workers);
-    std::atomic<bool> failed{false};  // one worker failed: the others stop too
-    // Guarded by `mutex`: the workers still running and the first failure.
-    std::mutex mutex;
-    std::condition_variable done;
-    unsigned running = workers;
-    std::exception_ptr failure;
-    std::vector<std::thread> threads;
-    // Completes the worker's work in flight and adds its loss.
-    auto finish = [&](unsigned w, BatchLoss& loss) {
-      if (task.finish_shard) task.finish_shard(w, loss);
-      counters[w].loss.store(loss.sum, std::memory_order_relaxed);
-      counters[w].examples.store(loss.examples, std::memory_order_relaxed);
-    };
-    for (unsigned w = 0; w < workers; ++w) {
-      threads.emplace_back([&, w] {
-        std::exception_ptr error;
-        Random random(state.random[w]);
-        BatchLoss loss;
-        std::uint64_t position = state.positions[w];
-        Random::State random_before = random.state();  // at `position`
-        try {
-          const std::uint64_t shard_end = state.shards[w].end;
-          while (position < shard_end && !stop.load(std::memory_order_relaxed) && !ranks_stop.load(std::memory_order_relaxed) &&
-                 !failed.load(std::memory_order_relaxed)) {
-            const float lr = task.learning_rate(all_items());
-            random_before = random.state();
-            const ChunkDone chunk = task.train_chunk(w, position, shard_end, lr, random, loss);
-            EMBED_ASSERT(chunk.end > position && chunk.end <= shard_end);
-            items_done.fetch_add(chunk.items, std::memory_order_relaxed);
-            position = chunk.end;
-            counters[w].loss.store(loss.sum, std::memory_order_relaxed);
-            counters[w].examples.store(loss.examples, std::memory_order_relaxed);
-          }
-          random_before = random.state();
-          finish(w, loss);
-        } catch (...) {
-          // The state keeps the position and random stream from before the chunk that
-          // failed (a corpus read fails before its chunk trains), so that a checkpoint
-          // taken now resumes there once what failed is mended. The others stop too.
-          error = std::current_exception();
-          failed.store(true);
-          try {
-            finish(w, loss);
-          } catch (...) {}
-        }
-        state.positions[w] = position;
-        state.random[w] = random_before;
-        {
-          std::lock_guard lock(mutex);
-          if (error && !failure) failure = error;
-          --running;
-        }
-        done.notify_all();
-      });
+// run_epochs' run: the epochs in turn, each a thread per worker over its shard and this
+// thread watching them (progress, the ranks' rounds).
+class EpochRunner {
+ public:
+  EpochRunner(const EpochTask& task, TrainState& state, const std::atomic<bool>& stop,
+              const std::function<void(const TrainProgress&)>& on_epoch,
+              const std::function<void(const TrainProgress&)>& on_progress)
+      : task_(task),
+        state_(state),
+        stop_(stop),
+        on_epoch_(on_epoch),
+        on_progress_(on_progress),
+        workers_(static_cast<unsigned>(state.positions.size())),
+        start_(std::chrono::steady_clock::now()),
+        items_at_start_(state.items_done),
+        items_done_(state.items_done) {
+    EMBED_ASSERT(workers_ > 0 && state.random.size() == workers_ && state.shards.size() == workers_);
+  }
+
+  // Returns whether every epoch ran (false: stopped, and the state says where to resume).
+  bool run() {
+    while (state_.epoch < task_.epochs) {
+      const std::optional<bool> result = run_epoch();
+      if (result) return *result;
     }
-    auto loss_so_far = [&] {
-      double sum = state.epoch_loss;
-      std::uint64_t examples = state.epoch_examples;
-      for (const auto& c : counters) {
-        sum += c.loss.load(std::memory_order_relaxed);
-        examples += c.examples.load(std::memory_order_relaxed);
+    return true;
+  }
+
+ private:
+  // The whole job's items: this process's, and the other ranks' this epoch as of the
+  // last round, so that the learning rate and progress follow the whole job's.
+  std::uint64_t all_items() const {
+    return items_done_.load(std::memory_order_relaxed) + other_ranks_items_.load(std::memory_order_relaxed);
+  }
+
+  TrainProgress progress_now(double loss_sum, std::uint64_t examples) const {
+    TrainProgress p;
+    p.epoch = state_.epoch;
+    p.items_done = all_items();
+    p.learning_rate = task_.learning_rate(p.items_done);
+    p.loss = examples > 0 ? loss_sum / static_cast<double>(examples) : 0;
+    p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    p.items_this_run = p.items_done - items_at_start_;
+    return p;
+  }
+
+  std::pair<double, std::uint64_t> loss_so_far(const EpochWorkers& epoch) const {
+    double sum = state_.epoch_loss;
+    std::uint64_t examples = state_.epoch_examples;
+    for (const auto& c : epoch.counters) {
+      sum += c.loss.load(std::memory_order_relaxed);
+      examples += c.examples.load(std::memory_order_relaxed);
+    }
+    return {sum, examples};
+  }
+
+  // One epoch, or what is left of it. Returns the run's result when it ends here (a stop,
+  // or a stop between epochs), nullopt when the next epoch follows.
+  std::optional<bool> run_epoch() {
+    const std::uint64_t epoch_first_item = items_done_.load();
+    other_ranks_items_.store(0);
+    EpochWorkers epoch(workers_);
+    std::vector<std::thread> threads;
+    for (unsigned w = 0; w < workers_; ++w) threads.emplace_back([this, w, &epoch] { work(w, epoch); });
+    watch(epoch, epoch_first_item);
+    for (auto& t : threads) t.join();
+    if (task_.after_workers) task_.after_workers();
+    const auto [sum, examples] = loss_so_far(epoch);
+    state_.epoch_loss = sum;
+    state_.epoch_examples = examples;
+    items_done_.fetch_add(other_ranks_items_.exchange(0));  // all ranks' items, once the epoch has ended
+    state_.items_done = items_done_.load();
+    if (epoch.failure) std::rethrow_exception(epoch.failure);  // `state` says where to resume
+
+    bool epoch_finished = true;
+    for (unsigned w = 0; w < workers_; ++w) {
+      if (state_.positions[w] < state_.shards[w].end) epoch_finished = false;
+    }
+    // Ranks decide together: a stop they agreed on ends the run on every rank, even one
+    // whose shards were done.
+    if (task_.sync_ranks && ranks_stop_.load()) epoch_finished = false;
+    if (!epoch_finished) return false;  // stopped: the state says where to resume
+    const TrainProgress finished_epoch = progress_now(sum, examples);
+    ++state_.epoch;
+    state_.epoch_loss = 0;
+    state_.epoch_examples = 0;
+    for (unsigned w = 0; w < workers_; ++w) state_.positions[w] = state_.shards[w].begin;
+    if (task_.after_epoch && state_.epoch < task_.epochs) task_.after_epoch(state_.epoch);
+    if (on_epoch_) on_epoch_(finished_epoch);
+    // A data-parallel run goes on to its next epoch unless the ranks agreed to stop (a
+    // stop asked now is reported at the next round), so that none leaves the others.
+    if (task_.sync_ranks ? ranks_stop_.load() : stop_.load()) return state_.epoch >= task_.epochs;
+    return std::nullopt;
+  }
+
+  // Completes worker w's work in flight and adds its loss.
+  void finish(unsigned w, BatchLoss& loss, EpochWorkers& epoch) {
+    if (task_.finish_shard) task_.finish_shard(w, loss);
+    epoch.counters[w].loss.store(loss.sum, std::memory_order_relaxed);
+    epoch.counters[w].examples.store(loss.examples, std::memory_order_relaxed);
+  }
+
+  // Worker w's thread: chunks of its shard until the shard ends or a stop, then its
+  // position and random stream back into the state.
+  void work(unsigned w, EpochWorkers& epoch) {
+    std::exception_ptr error;
+    Random random(state_.random[w]);
+    BatchLoss loss;
+    std::uint64_t position = state_.positions[w];
+    Random::State random_before = random.state();  // at `position`
+    try {
+      const std::uint64_t shard_end = state_.shards[w].end;
+      while (position < shard_end && !stop_.load(std::memory_order_relaxed) && !ranks_stop_.load(std::memory_order_relaxed) &&
+             !epoch.failed.load(std::memory_order_relaxed)) {
+        const float lr = task_.learning_rate(all_items());
+        random_before = random.state();
+        const ChunkDone chunk = task_.train_chunk(w, position, shard_end, lr, random, loss);
+        EMBED_ASSERT(chunk.end > position && chunk.end <= shard_end);
+        items_done_.fetch_add(chunk.items, std::memory_order_relaxed);
+        position = chunk.end;
+        epoch.counters[w].loss.store(loss.sum, std::memory_order_relaxed);
+        epoch.counters[w].examples.store(loss.examples, std::memory_order_relaxed);
       }
-      return std::pair{sum, examples};
-    };
-    auto next_round = std::chrono::steady_clock::now() + std::chrono::duration<double>(task.sync_seconds);
+      random_before = random.state();
+      finish(w, loss, epoch);
+    } catch (...) {
+      // The state keeps the position and random stream from before the chunk that
+      // failed (a corpus read fails before its chunk trains), so that a checkpoint
+      // taken now resumes there once what failed is mended. The others stop too.
+      error = std::current_exception();
+      epoch.failed.store(true);
+      try {
+        finish(w, loss, epoch);
+      } catch (...) {}
+    }
+    state_.positions[w] = position;
+    state_.random[w] = random_before;
+    {
+      std::lock_guard lock(epoch.mutex);
+      if (error && !epoch.failure) epoch.failure = error;
+      --epoch.running;
+    }
+    epoch.done.notify_all();
+  }
+
+  // This thread while the workers run: progress every 50 ms and, under mpirun, the
+  // ranks' rounds (sync_ranks), until the workers are done (and the ranks agree so).
+  void watch(EpochWorkers& epoch, std::uint64_t epoch_first_item) {
+    auto next_round = std::chrono::steady_clock::now() + std::chrono::duration<double>(task_.sync_seconds);
     for (;;) {
       bool workers_done = false;
       {
-        std::unique_lock lock(mutex);
-        workers_done = done.wait_for(lock, std::chrono::milliseconds(50), [&] { return running == 0; });
+        std::unique_lock lock(epoch.mutex);
+        workers_done = epoch.done.wait_for(lock, std::chrono::milliseconds(50), [&] { return epoch.running == 0; });
       }
-      if (!task.sync_ranks) {
+      if (!task_.sync_ranks) {
         if (workers_done) break;
       } else if (workers_done || std::chrono::steady_clock::now() >= next_round) {
         // A rank whose workers are done waits for the next round instead of spinning in
@@ -153,48 +223,40 @@ bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool
         if (workers_done) std::this_thread::sleep_until(next_round);
         RankReport report;
         report.workers_done = workers_done;
-        report.stop = stop.load() || failed.load();
-        report.epoch_items = items_done.load() - epoch_first_item;
-        const RankAgreement agreed = task.sync_ranks(report);
-        other_ranks_items.store(agreed.epoch_items - report.epoch_items);
-        if (agreed.stop) ranks_stop.store(true);
-        next_round = std::chrono::steady_clock::now() + std::chrono::duration<double>(task.sync_seconds);
+        report.stop = stop_.load() || epoch.failed.load();
+        report.epoch_items = items_done_.load() - epoch_first_item;
+        const RankAgreement agreed = task_.sync_ranks(report);
+        other_ranks_items_.store(agreed.epoch_items - report.epoch_items);
+        if (agreed.stop) ranks_stop_.store(true);
+        next_round = std::chrono::steady_clock::now() + std::chrono::duration<double>(task_.sync_seconds);
         if (agreed.all_done) break;
       }
-      if (on_progress) {
-        const auto [sum, examples] = loss_so_far();
-        on_progress(progress_now(sum, examples));
+      if (on_progress_) {
+        const auto [sum, examples] = loss_so_far(epoch);
+        on_progress_(progress_now(sum, examples));
       }
     }
-    for (auto& t : threads) t.join();
-    if (task.after_workers) task.after_workers();
-    const auto [sum, examples] = loss_so_far();
-    state.epoch_loss = sum;
-    state.epoch_examples = examples;
-    items_done.fetch_add(other_ranks_items.exchange(0));  // all ranks' items, once the epoch has ended
-    state.items_done = items_done.load();
-    if (failure) std::rethrow_exception(failure);  // `state` says where to resume
-
-    bool epoch_finished = true;
-    for (unsigned w = 0; w < workers; ++w) {
-      if (state.positions[w] < state.shards[w].end) epoch_finished = false;
-    }
-    // Ranks decide together: a stop they agreed on ends the run on every rank, even one
-    // whose shards were done.
-    if (task.sync_ranks && ranks_stop.load()) epoch_finished = false;
-    if (!epoch_finished) return false;  // stopped: the state says where to resume
-    const TrainProgress finished_epoch = progress_now(sum, examples);
-    ++state.epoch;
-    state.epoch_loss = 0;
-    state.epoch_examples = 0;
-    for (unsigned w = 0; w < workers; ++w) state.positions[w] = state.shards[w].begin;
-    if (task.after_epoch && state.epoch < task.epochs) task.after_epoch(state.epoch);
-    if (on_epoch) on_epoch(finished_epoch);
-    // A data-parallel run goes on to its next epoch unless the ranks agreed to stop (a
-    // stop asked now is reported at the next round), so that none leaves the others.
-    if (task.sync_ranks ? ranks_stop.load() : stop.load()) return state.epoch >= task.epochs;
   }
-  return true;
+
+  const EpochTask& task_;
+  TrainState& state_;
+  const std::atomic<bool>& stop_;
+  const std::function<void(const TrainProgress&)>& on_epoch_;
+  const std::function<void(const TrainProgress&)>& on_progress_;
+  const unsigned workers_;
+  const std::chrono::steady_clock::time_point start_;
+  const std::uint64_t items_at_start_;
+  std::atomic<std::uint64_t> items_done_;  // by this process
+  std::atomic<std::uint64_t> other_ranks_items_{0};
+  std::atomic<bool> ranks_stop_{false};
+};
+
+}  // namespace
+
+bool run_epochs(const EpochTask& task, TrainState& state, const std::atomic<bool>& stop,
+                const std::function<void(const TrainProgress&)>& on_epoch,
+                const std::function<void(const TrainProgress&)>& on_progress) {
+  return EpochRunner(task, state, stop, on_epoch, on_progress).run();
 }
 
 }  // namespace embed

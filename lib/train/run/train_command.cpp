@@ -20,6 +20,7 @@
 #include "train/files/checkpoint.h"
 #include "train/files/vectors_output.h"
 #include "train/ranks/rank_state.h"
+#include "train/report/epoch_reporter.h"
 #include "train/report/metrics_log.h"
 #include "train/report/plot_recorder.h"
 #include "train/run/model_registry.h"
@@ -202,6 +203,127 @@ int run_train_command(TrainCommand command) {
 
 namespace {
 
+// The files a run writes. They are created before the corpus is read, so that a directory
+// it cannot write fails before the reading and training it would waste; only rank 0
+// writes them.
+struct RunOutputs {
+  std::string default_checkpoint;  // OUTPUT.ckpt: a stopped run's, superseded by the vectors
+  std::string checkpoint;          // where this run's checkpoints go: --checkpoint, else the default
+  std::optional<AtomicOutput> vectors, context;
+  std::optional<MetricsLog> metrics;
+  std::optional<PlotRecorder> plot;
+};
+
+void open_run_outputs(const TrainCommand& command, const TrainingRun& run, const TrainingModel& model, bool root,
+                      RunOutputs& out) {
+  out.default_checkpoint = run.output.output + ".ckpt";
+  out.checkpoint = command.checkpoint.empty() ? out.default_checkpoint : command.checkpoint;
+  // The vectors may go to a stream (a FIFO, a device, >(...)), and the checkpoint is named
+  // after them: beside a FIFO of the user's that is a file like any other, but
+  // /dev/fd/63.ckpt names nothing, and /dev/stdout.ckpt would be a file in /dev.
+  if (command.checkpoint.empty() && (resolve_output_target(run.output.output).kind == OutputTarget::Kind::descriptor ||
+                                     run.output.output.starts_with("/dev/") || run.output.output.starts_with("/proc/"))) {
+    fail("{}: a Ctrl-C's checkpoint is named after the output, and {} is no place for one: give --checkpoint FILE",
+         run.output.output, out.default_checkpoint);
+  }
+  if (command.resume.empty()) refuse_to_lose_checkpoint(out.checkpoint, command.restart);
+  if (!root) return;
+  out.vectors.emplace(run.output.output, Streaming::allowed);
+  if (run.output.save_context) out.context.emplace(context_output_path(run.output.output), Streaming::allowed);
+  { AtomicOutput probe(out.checkpoint); }
+  if (!command.metrics.empty()) out.metrics.emplace(command.metrics, run.settings.epochs, model.item_name());
+  if (!command.plot.empty()) out.plot.emplace(command.plot, model.item_name());
+}
+
+// What the model's training needs besides the run: the GPU and its options, the stop
+// flag, the ranks' sharing, and the reporter's callbacks.
+TrainContext train_context(const TrainCommand& command, const std::optional<GpuDevice>& gpu, TableTraffic& gpu_traffic,
+                           EpochReporter& reporter) {
+  TrainContext context;
+  context.gpu_trainer = &command.gpu_trainer;
+  context.gpu = gpu;
+  context.gpu_options = command.gpu_options;
+  if (gpu) {
+    context.gpu_budget = gpu_budget(command.gpu, *gpu);
+    context.gpu_traffic = &gpu_traffic;
+  }
+  context.stop = &stop_requested();
+  context.sync_seconds = command.sync_seconds;
+  context.sync_rows = command.sync_rows;
+  context.on_progress = [&reporter](const TrainProgress& p) { reporter.progress(p); };
+  context.on_epoch = [&reporter](const TrainProgress& p) { reporter.epoch(p); };
+  return context;
+}
+
+// Trains; returns whether every epoch ran (false: stopped by a signal). A corpus that
+// became unreadable mid-run (or a failing GPU) still leaves a checkpoint of the work so
+// far: the state says where each worker was before the chunk that failed. Under mpirun
+// the failing rank ends the job (run_train_command) with no round to gather in.
+bool train_keeping_work(const TrainingModel& model, TrainingRun& run, TrainContext& context, EpochReporter& reporter,
+                        const std::string& checkpoint, Cluster& job) {
+  try {
+    const bool finished = model.train(run, context);
+    reporter.finish();
+    return finished;
+  } catch (const Error&) {
+    reporter.erase();
+    if (job.size() > 1) throw;
+    try {
+      write_checkpoint(checkpoint, run, job);
+      spdlog::warn("training failed (below); checkpoint written to {}; once the cause is mended, resume with: {}", checkpoint,
+                   resume_command(checkpoint, job.size()));
+    } catch (const std::exception& also) {
+      spdlog::warn("no checkpoint: {}", also.what());
+    }
+    throw;
+  }
+}
+
+// A run stopped by SIGINT or SIGTERM: its checkpoint (under mpirun the ranks stopped
+// together, and their last round shared every row), its plot so far, and how to resume.
+int keep_stopped_run(TrainingRun& run, Cluster& job, RunOutputs& out, const std::string& plot_title, std::uint64_t items_total) {
+  write_checkpoint(out.checkpoint, run, job);
+  if (out.plot) out.plot->write(plot_title);
+  const double done = static_cast<double>(run.state.items_done) / static_cast<double>(items_total);
+  const int signal = stop_signal();  // 0 on a rank whose stop came from another rank
+  if (job.is_root()) {
+    spdlog::warn("interrupted by {} at epoch {} of {} ({:.1f}% done); checkpoint written to {}; resume with: {}",
+                 signal == SIGTERM  ? "SIGTERM"
+                 : signal == SIGINT ? "SIGINT"
+                                    : "another rank's stop",
+                 run.state.epoch + 1, run.settings.epochs, 100 * done, out.checkpoint,
+                 resume_command(out.checkpoint, job.size()));
+  }
+  return kExitInterrupted;
+}
+
+// A finished run's files (rank 0): the vectors, the context vectors, the plot; then the
+// automatic checkpoint of an earlier stop, and the files it named (spooled corpus, GloVe's
+// records), which the vectors supersede.
+void write_finished_run(const TrainCommand& command, TrainingRun& run, const TrainingModel& model, RunOutputs& out,
+                        const std::string& plot_title) {
+  const TrainSettings& settings = run.settings;
+  const auto metadata = vectors_metadata(run);
+  // --init-keep's words follow the trained rows.
+  Vocabulary with_kept;
+  if (!run.init.kept_words.empty()) with_kept = with_kept_words(run.corpus.vocab, run.init);
+  const Vocabulary& vocab = run.init.kept_words.empty() ? run.corpus.vocab : with_kept;
+  write_trained_vectors(*out.vectors, vocab, settings.dim, with_kept_rows(model.vector_rows(run), run, run.init.kept_vectors),
+                        run.output.dtype, run.corpus.name, metadata, settings.threads);
+  if (out.context) {
+    write_trained_vectors(*out.context, vocab, settings.dim,
+                          with_kept_rows(table_rows(run.output_table, settings.dim), run, run.init.kept_context),
+                          run.output.dtype, run.corpus.name, metadata, settings.threads);
+  }
+  if (out.plot) out.plot->write(plot_title);
+  spdlog::info("wrote {} ({} words x {} dims, {}{}){}", run.output.output, vocab.size(), settings.dim,
+               vector_dtype_name(run.output.dtype), model.output_note(run), out.context ? " and " + out.context->path() : "");
+  if (command.checkpoint.empty() && ::access(out.default_checkpoint.c_str(), F_OK) == 0) {
+    ::unlink(out.default_checkpoint.c_str());
+  }
+  run.release_temporaries();
+}
+
 int train_on_this_rank(TrainCommand command, Cluster& job) {
   check_data_parallel(command, job);  // before anything is read
   TrainingRun run =
@@ -221,35 +343,15 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
     gpu = find_gpu(command, settings, command.init.lock || run.init.lock());
   }
 
-  // Every output is created before the corpus is read, so that a directory we cannot
-  // write fails before the reading and training it would waste.
+  // Every output is created before the corpus is read.
   std::optional<AtomicOutput> counts_out;
   if (!command.input.save_cooc.empty()) counts_out.emplace(command.input.save_cooc);
   if (count_only) {
     model.count_only(command.input, run, *counts_out);
     return 0;
   }
-  const std::string default_checkpoint = run.output.output + ".ckpt";
-  const std::string checkpoint_path = command.checkpoint.empty() ? default_checkpoint : command.checkpoint;
-  // The vectors may go to a stream (a FIFO, a device, >(...)), and the checkpoint is named
-  // after them: beside a FIFO of the user's that is a file like any other, but
-  // /dev/fd/63.ckpt names nothing, and /dev/stdout.ckpt would be a file in /dev.
-  if (command.checkpoint.empty() && (resolve_output_target(run.output.output).kind == OutputTarget::Kind::descriptor ||
-                                     run.output.output.starts_with("/dev/") || run.output.output.starts_with("/proc/"))) {
-    fail("{}: a Ctrl-C's checkpoint is named after the output, and {} is no place for one: give --checkpoint FILE",
-         run.output.output, default_checkpoint);
-  }
-  if (command.resume.empty()) refuse_to_lose_checkpoint(checkpoint_path, command.restart);
-  std::optional<AtomicOutput> vectors_out, context_out;
-  std::optional<MetricsLog> metrics;
-  std::optional<PlotRecorder> plot;
-  if (root) {
-    vectors_out.emplace(run.output.output, Streaming::allowed);
-    if (run.output.save_context) context_out.emplace(context_output_path(run.output.output), Streaming::allowed);
-    { AtomicOutput probe(checkpoint_path); }
-    if (!command.metrics.empty()) metrics.emplace(command.metrics, settings.epochs, model.item_name());
-    if (!command.plot.empty()) plot.emplace(command.plot, model.item_name());
-  }
+  RunOutputs out;
+  open_run_outputs(command, run, model, root, out);
 
   // --init's file is read before the corpus, so that a file we cannot use fails first.
   std::optional<InitSource> init;
@@ -269,121 +371,33 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   if (root && job.size() > 1) warn_if_no_time_to_checkpoint(run, job);
 
   const std::uint64_t items_total = model.items_per_epoch(run) * settings.epochs;
-  const std::string items(model.item_name());
-  const std::string_view loss_name = model.loss_name();
-  Progress progress("training", items_total - run.state.items_done, items);
-  double epoch_started = 0;
-  std::uint64_t epoch_items_start = run.state.items_done;
-  const bool keep_epoch_checkpoints = !command.checkpoint.empty();
-  TrainContext context;
-  context.gpu_trainer = &command.gpu_trainer;
-  context.gpu = gpu;
-  context.gpu_options = command.gpu_options;
+  EpochReporter::Run shown;
+  shown.epochs = settings.epochs;
+  shown.items_left = items_total - run.state.items_done;
+  shown.items_done = run.state.items_done;
+  shown.items = model.item_name();
+  shown.loss_name = model.loss_name();
+  shown.threads = static_cast<double>(settings.threads) * job.size();
+  shown.ranks = job.size();
   TableTraffic gpu_traffic;
-  TableTraffic::Counts traffic_at_epoch_start;
-  if (gpu) {
-    context.gpu_budget = gpu_budget(command.gpu, *gpu);
-    context.gpu_traffic = &gpu_traffic;
+  EpochReporter reporter(shown, out.metrics ? &*out.metrics : nullptr, out.plot ? &*out.plot : nullptr,
+                         gpu ? &gpu_traffic : nullptr);
+  TrainContext context = train_context(command, gpu, gpu_traffic, reporter);
+  if (!command.checkpoint.empty()) {  // --checkpoint: one after every epoch too
+    context.on_epoch = [&](const TrainProgress& p) {
+      reporter.epoch(p);
+      write_checkpoint(out.checkpoint, run, job);
+    };
   }
-  context.stop = &stop_requested();
-  context.sync_seconds = command.sync_seconds;
-  context.sync_rows = command.sync_rows;
-  const double all_threads = static_cast<double>(settings.threads) * job.size();  // the whole job's
-  context.on_progress = [&](const TrainProgress& p) {
-    const double per_second = p.seconds > 0 ? static_cast<double>(p.items_this_run) / p.seconds : 0;
-    progress.update(p.items_this_run,
-                    fmt::format("epoch {}/{}, {}/s per thread, lr {:.3g}, {} {:.4f}", p.epoch + 1, settings.epochs,
-                                human_count(per_second / all_threads), p.learning_rate, loss_name, p.loss));
-    if (metrics) metrics->progress(p, per_second);
-    if (plot) plot->progress(p);
-  };
-  context.on_epoch = [&](const TrainProgress& p) {
-    const double seconds = p.seconds - epoch_started;
-    const std::uint64_t done = p.items_done - epoch_items_start;
-    const double per_second = seconds > 0 ? static_cast<double>(done) / seconds : 0;
-    progress.erase();
-    // On a GPU the epoch's traffic follows (table_traffic.h), so that a user can size
-    // --gpu-memory by it; rank 0's own, under mpirun.
-    std::optional<EpochTraffic> traffic;
-    std::string traffic_note;
-    if (context.gpu_traffic) {
-      const TableTraffic::Counts now = gpu_traffic.counts();
-      traffic = EpochTraffic::of(now - traffic_at_epoch_start, done / job.size(), gpu_traffic.gpu_bytes.load());
-      traffic_at_epoch_start = now;
-      traffic_note = "; " + traffic->describe(items);
-    }
-    const std::uint64_t peak_rss = peak_rss_bytes();
-    spdlog::info("epoch {}/{}: {} {:.4f}, lr {:.3g}, {} {} in {:.1f} s, {} {}/s ({}/s per thread){}", p.epoch + 1,
-                 settings.epochs, loss_name, p.loss, p.learning_rate, done, items, seconds, human_count(per_second), items,
-                 human_count(per_second / all_threads), traffic_note);
-    if (metrics) metrics->epoch(p, per_second, peak_rss, traffic ? &*traffic : nullptr);
-    if (plot) plot->epoch(p);
-    epoch_started = p.seconds;
-    epoch_items_start = p.items_done;
-    if (keep_epoch_checkpoints) write_checkpoint(checkpoint_path, run, job);
-  };
-  bool finished = false;
-  try {
-    finished = model.train(run, context);
-  } catch (const Error&) {
-    // A corpus that became unreadable mid-run (or a failing GPU): the state says where
-    // each worker was before the chunk that failed, so the work so far is kept. Under
-    // mpirun the failing rank ends the job (run_train_command) with no round to gather in.
-    progress.erase();
-    if (job.size() > 1) throw;
-    try {
-      write_checkpoint(checkpoint_path, run, job);
-      spdlog::warn("training failed (below); checkpoint written to {}; once the cause is mended, resume with: {}",
-                   checkpoint_path, resume_command(checkpoint_path, job.size()));
-    } catch (const std::exception& also) {
-      spdlog::warn("no checkpoint: {}", also.what());
-    }
-    throw;
-  }
-  progress.finish();
+  const bool finished = train_keeping_work(model, run, context, reporter, out.checkpoint, job);
   const std::string plot_title = fmt::format("{} \u2014 {} {}: {} and learning rate", run.output.output, model.name(),
-                                             finished ? "training" : "training (interrupted)", loss_name);
-
-  if (!finished) {
-    // Under mpirun the ranks stopped together, and their last round shared every row.
-    write_checkpoint(checkpoint_path, run, job);
-    if (plot) plot->write(plot_title);
-    const double done = static_cast<double>(run.state.items_done) / static_cast<double>(items_total);
-    const int signal = stop_signal();  // 0 on a rank whose stop came from another rank
-    if (root) {
-      spdlog::warn("interrupted by {} at epoch {} of {} ({:.1f}% done); checkpoint written to {}; resume with: {}",
-                   signal == SIGTERM  ? "SIGTERM"
-                   : signal == SIGINT ? "SIGINT"
-                                      : "another rank's stop",
-                   run.state.epoch + 1, settings.epochs, 100 * done, checkpoint_path,
-                   resume_command(checkpoint_path, job.size()));
-    }
-    return kExitInterrupted;
-  }
-
+                                             finished ? "training" : "training (interrupted)", model.loss_name());
+  if (!finished) return keep_stopped_run(run, job, out, plot_title, items_total);
   if (!root) {
     run.release_temporaries();  // this rank's own (GloVe's records file), which a checkpoint may have kept
     return 0;                   // the ranks hold equal tables after the last epoch's averaging: rank 0 writes them
   }
-  const auto metadata = vectors_metadata(run);
-  // --init-keep's words follow the trained rows.
-  Vocabulary with_kept;
-  if (!run.init.kept_words.empty()) with_kept = with_kept_words(run.corpus.vocab, run.init);
-  const Vocabulary& vocab = run.init.kept_words.empty() ? run.corpus.vocab : with_kept;
-  write_trained_vectors(*vectors_out, vocab, settings.dim, with_kept_rows(model.vector_rows(run), run, run.init.kept_vectors),
-                        run.output.dtype, run.corpus.name, metadata, settings.threads);
-  if (context_out) {
-    write_trained_vectors(*context_out, vocab, settings.dim,
-                          with_kept_rows(table_rows(run.output_table, settings.dim), run, run.init.kept_context),
-                          run.output.dtype, run.corpus.name, metadata, settings.threads);
-  }
-  if (plot) plot->write(plot_title);
-  spdlog::info("wrote {} ({} words x {} dims, {}{}){}", run.output.output, vocab.size(), settings.dim,
-               vector_dtype_name(run.output.dtype), model.output_note(run), context_out ? " and " + context_out->path() : "");
-  // The automatic checkpoint of an interrupted run is superseded by the vectors, and so
-  // are the files it named (spooled corpus, GloVe's records).
-  if (command.checkpoint.empty() && ::access(default_checkpoint.c_str(), F_OK) == 0) ::unlink(default_checkpoint.c_str());
-  run.release_temporaries();
+  write_finished_run(command, run, model, out, plot_title);
   return 0;
 }
 
