@@ -74,45 +74,50 @@ int main(int argc, char** argv) {
                "do not update the rows that came from --init (gensim's lockf=0): only new words and context rows "
                "train (CPU)");
 
-  // skip-gram and CBOW only
+  // The options only some models take: their help names those models, as each model's
+  // own_options lists them (lib/train/run/training_model.h).
+  const auto for_models = [](std::string_view option, std::string help) { return embed::models_taking(option) + ": " + help; };
   app.add_option("--negative", s.negative,
-                 "skipgram, cbow: negative samples per window (skipgram: shared by the window's context words, "
-                 "or per context word with --pair-negatives)")
+                 for_models("--negative",
+                            "negative samples per window (skipgram: shared by the window's context words, "
+                            "or per context word with --pair-negatives)"))
       ->check(whole_range(embed::kNegativeRange))
       ->capture_default_str();
-  app.add_option("--sample", s.sample, "skipgram, cbow: subsampling threshold for frequent words (0: off)")
+  app.add_option("--sample", s.sample, for_models("--sample", "subsampling threshold for frequent words (0: off)"))
       ->check(range(embed::kSampleRange))
       ->capture_default_str();
   app.add_flag("--pair-negatives", s.pair_negatives,
-               "skipgram: draw --negative negatives for every (context, centre word) pair, as word2vec and gensim do, "
-               "instead of sharing a window's among its context words: 0.05-0.25 points more analogy accuracy in "
-               "bench/RESULTS.md, 1.6x the time (CPU)");
-
-  // GloVe only
-  app.add_option("--x-max", s.x_max, "glove: counts above this weigh fully in the loss")
+               for_models("--pair-negatives",
+                          "draw --negative negatives for every (context, centre word) pair, as word2vec and gensim do, "
+                          "instead of sharing a window's among its context words: 0.05-0.25 points more analogy accuracy in "
+                          "bench/RESULTS.md, 1.6x the time (CPU)"));
+  app.add_option("--x-max", s.x_max, for_models("--x-max", "counts above this weigh fully in the loss"))
       ->check(range(embed::kXMaxRange))
       ->capture_default_str();
-  app.add_option("--alpha", s.alpha, "glove: exponent of the weighting (x/x-max)^alpha")
+  app.add_option("--alpha", s.alpha, for_models("--alpha", "exponent of the weighting (x/x-max)^alpha"))
       ->check(range(embed::kAlphaRange))
       ->capture_default_str();
   app.add_flag_function(
       "--asymmetric", [&s](std::int64_t) { s.symmetric = false; },
-      "glove: count only the words to the left of a word as its context");
+      for_models("--asymmetric", "count only the words to the left of a word as its context"));
   app.add_option_function<std::string>(
          "--adagrad", [&s](const std::string& name) { s.adagrad = *embed::parse_adagrad_mode(name); },
-         "glove: AdaGrad state per element or per row (less memory) (default: element)")
+         for_models("--adagrad", "AdaGrad state per element or per row (less memory) (default: element)"))
       ->check(CLI::IsMember(embed::adagrad_mode_names()));
   app.add_option_function<std::string>(
          "--vectors", [&s](const std::string& name) { s.vectors = *embed::parse_glove_vectors(name); },
-         "glove: write W + W̃ (w+c, as GloVe's -model 2) or W (w) (default: w+c)")
+         for_models("--vectors", "write W + W̃ (w+c, as GloVe's -model 2) or W (w) (default: w+c)"))
       ->check(CLI::IsMember(embed::glove_vectors_names()));
   app.add_option("--memory", command.input.memory,
-                 "glove: memory for counting and training, e.g. 4G; counting spills sorted runs to $TMPDIR beyond it "
-                 "(default 4G)")
+                 for_models("--memory",
+                            "memory for counting and training, e.g. 4G; counting spills sorted runs to "
+                            "$TMPDIR beyond it (default 4G)"))
       ->transform(CLI::AsSizeValue(false));
-  auto* save_cooc = app.add_option("--save-cooc", command.input.save_cooc,
-                                   "glove: also write the co-occurrence counts here; without --output, only count");
-  auto* cooc = app.add_option("--cooc", command.input.cooc, "glove: train on counts that --save-cooc wrote, instead of --corpus")
+  auto* save_cooc =
+      app.add_option("--save-cooc", command.input.save_cooc,
+                     for_models("--save-cooc", "also write the co-occurrence counts here; without --output, only count"));
+  auto* cooc = app.add_option("--cooc", command.input.cooc,
+                              for_models("--cooc", "train on counts that --save-cooc wrote, instead of --corpus"))
                    ->check(embed::cli::input_file());
 
   embed::cli::add_device_options(

@@ -2,6 +2,8 @@
 // each model's defaults, the options and optimizers it takes, and the messages that
 // name the models an option applies to.
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "test_util.h"
 #include "train/run/model_registry.h"
@@ -74,4 +76,21 @@ TEST_CASE("resolve_train_command refuses options that do not go together", "[tra
   command.input.corpus.clear();
   REQUIRE_ERROR_CONTAINS(resolve_train_command(command, {}), "--corpus is required");
   REQUIRE_THROWS_AS(resolve_train_command(command, {}), UsageError);
+}
+
+TEST_CASE("each model lists the options it alone takes, and the registry gathers them", "[train][options]") {
+  CHECK(training_model(Model::glove).takes_option("--x-max"));
+  CHECK_FALSE(training_model(Model::skipgram).takes_option("--x-max"));
+  CHECK(training_model(Model::skipgram).takes_option("--pair-negatives"));
+  CHECK_FALSE(training_model(Model::cbow).takes_option("--pair-negatives"));
+  CHECK(models_taking("--negative") == "skipgram and cbow");
+  const std::vector<std::string_view> options = model_options(), settings = model_settings();
+  for (std::string_view option : {"--negative", "--sample", "--pair-negatives", "--x-max", "--cooc", "--memory"}) {
+    CHECK(std::find(options.begin(), options.end(), option) != options.end());
+  }
+  CHECK(std::count(options.begin(), options.end(), "--negative") == 1);  // skip-gram's and CBOW's, listed once
+  // A checkpoint fixes the settings, not where the counts come from or how much memory counting takes.
+  CHECK(std::find(settings.begin(), settings.end(), "--x-max") != settings.end());
+  CHECK(std::find(settings.begin(), settings.end(), "--memory") == settings.end());
+  CHECK(std::find(settings.begin(), settings.end(), "--cooc") == settings.end());
 }

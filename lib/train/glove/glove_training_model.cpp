@@ -33,12 +33,10 @@ class GloveModel final : public TrainingModel {
   std::string_view name() const override { return "glove"; }
   Defaults defaults() const override { return {10, 25, 0.05f, Optimizer::adagrad}; }
   bool supports(Optimizer) const override { return true; }
-  bool takes_option(std::string_view option) const override {
-    for (std::string_view own :
-         {"--x-max", "--alpha", "--asymmetric", "--adagrad", "--vectors", "--memory", "--save-cooc", "--cooc"}) {
-      if (option == own) return true;
-    }
-    return false;
+  std::span<const Option> own_options() const override {
+    static constexpr Option kOptions[] = {{"--x-max", true},   {"--alpha", true},   {"--asymmetric", true}, {"--adagrad", true},
+                                          {"--vectors", true}, {"--memory", false}, {"--save-cooc", false}, {"--cooc", false}};
+    return kOptions;
   }
   std::string_view item_name() const override { return "records"; }
   std::string_view loss_name() const override { return "cost"; }

@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "train/run/train_settings.h"
 #include "train/run/training_model.h"
@@ -16,6 +17,10 @@ namespace embed {
 std::span<const TrainingModel* const> training_models();
 const TrainingModel& training_model(Model model);
 const TrainingModel* find_training_model(std::string_view name);
+// Every option some model takes and others do not (each model's own_options), in the
+// registry's order; and those of them that are training settings (a checkpoint fixes them).
+std::vector<std::string_view> model_options();
+std::vector<std::string_view> model_settings();
 // "skipgram and cbow": the models that take `option`, for "applies to" messages.
 std::string models_taking(std::string_view option);
 

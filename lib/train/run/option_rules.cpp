@@ -15,11 +15,11 @@
 namespace embed {
 namespace {
 
-// The options a checkpoint fixes: every training setting.
-constexpr std::string_view kTrainingOptions[] = {"--model",  "--dim",          "--window",    "--min-count", "--max-vocab",
-                                                 "--epochs", "--lr",           "--optimizer", "--threads",   "--seed",
-                                                 "--dtype",  "--save-context", "--negative",  "--sample",    "--x-max",
-                                                 "--alpha",  "--asymmetric",   "--adagrad",   "--vectors",   "--pair-negatives"};
+// The options a checkpoint fixes that every model takes; the models' own settings
+// (model_settings) are fixed too.
+constexpr std::string_view kSharedSettings[] = {"--model",     "--dim",    "--window", "--min-count",
+                                                "--max-vocab", "--epochs", "--lr",     "--optimizer",
+                                                "--threads",   "--seed",   "--dtype",  "--save-context"};
 
 }  // namespace
 
@@ -48,14 +48,16 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
     }
   }
   if (!command.resume.empty()) {
-    for (std::string_view option : kTrainingOptions) {
+    auto warn_ignored = [&](std::string_view option) {
       if (has(option)) spdlog::warn("{} is ignored with --resume: the checkpoint's settings are used", option);
-    }
+    };
+    for (std::string_view option : kSharedSettings) warn_ignored(option);
+    for (std::string_view option : model_settings()) warn_ignored(option);
     return;
   }
 
   const TrainingModel& model = training_model(s.model);
-  for (std::string_view option : kModelOptions) {
+  for (std::string_view option : model_options()) {
     if (has(option) && !model.takes_option(option)) {
       fail_usage("{} applies to --model {} only", option, models_taking(option));
     }

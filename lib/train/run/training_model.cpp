@@ -1,5 +1,7 @@
 #include "train/run/training_model.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "train/run/model_registry.h"
 
@@ -23,6 +25,35 @@ const TrainingModel* find_training_model(std::string_view name) {
     if (m->name() == name) return m;
   }
   return nullptr;
+}
+
+bool TrainingModel::takes_option(std::string_view option) const {
+  for (const Option& own : own_options()) {
+    if (own.name == option) return true;
+  }
+  return false;
+}
+
+std::vector<std::string_view> model_options() {
+  std::vector<std::string_view> options;
+  for (const TrainingModel* m : training_models()) {
+    for (const TrainingModel::Option& own : m->own_options()) {
+      if (std::find(options.begin(), options.end(), own.name) == options.end()) options.push_back(own.name);
+    }
+  }
+  return options;
+}
+
+std::vector<std::string_view> model_settings() {
+  std::vector<std::string_view> settings;
+  for (const TrainingModel* m : training_models()) {
+    for (const TrainingModel::Option& own : m->own_options()) {
+      if (own.setting && std::find(settings.begin(), settings.end(), own.name) == settings.end()) {
+        settings.push_back(own.name);
+      }
+    }
+  }
+  return settings;
 }
 
 std::string models_taking(std::string_view option) {

@@ -60,9 +60,17 @@ class TrainingModel {
   };
   virtual Defaults defaults() const = 0;
   virtual bool supports(Optimizer optimizer) const = 0;
-  // Whether this model takes `option` ("--negative"), one of those that only some models
-  // take (kModelOptions).
-  virtual bool takes_option(std::string_view option) const = 0;
+
+  // The options this model takes that not every model does: the one place they are
+  // listed. The shared run refuses them for the other models ("--x-max applies to
+  // --model glove only"), ignores the settings among them on --resume, and the app's
+  // --help says which models take each (model_registry.h: model_options, models_taking).
+  struct Option {
+    std::string_view name;  // "--negative"
+    bool setting;           // a TrainSettings field, which a checkpoint fixes
+  };
+  virtual std::span<const Option> own_options() const = 0;
+  bool takes_option(std::string_view option) const;
 
   // What an epoch walks ("words", or GloVe's "records"), and what its loss is called.
   virtual std::string_view item_name() const = 0;
@@ -111,10 +119,5 @@ class TrainingModel {
   virtual RowReader vector_rows(const TrainingRun& run) const;
   virtual std::string output_note(const TrainingRun& /*run*/) const { return {}; }
 };
-
-// The options only some models take; the app checks them against takes_option().
-inline constexpr std::string_view kModelOptions[] = {"--negative",   "--sample",  "--pair-negatives", "--x-max",  "--alpha",
-                                                     "--asymmetric", "--adagrad", "--vectors",        "--memory", "--save-cooc",
-                                                     "--cooc"};
 
 }  // namespace embed

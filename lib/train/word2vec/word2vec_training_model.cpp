@@ -25,8 +25,11 @@ class Word2vecModel final : public TrainingModel {
   // word2vec's defaults: CBOW learns at twice skip-gram's rate.
   Defaults defaults() const override { return {5, 5, model_ == Model::skipgram ? 0.025f : 0.05f, Optimizer::sgd}; }
   bool supports(Optimizer optimizer) const override { return optimizer == Optimizer::sgd; }
-  bool takes_option(std::string_view option) const override {
-    return option == "--negative" || option == "--sample" || (option == "--pair-negatives" && model_ == Model::skipgram);
+  std::span<const Option> own_options() const override {
+    static constexpr Option kSkipgram[] = {{"--negative", true}, {"--sample", true}, {"--pair-negatives", true}};
+    static constexpr Option kCbow[] = {{"--negative", true}, {"--sample", true}};
+    if (model_ == Model::skipgram) return kSkipgram;
+    return kCbow;
   }
   std::string_view item_name() const override { return "words"; }
 
