@@ -11,7 +11,7 @@
 #include "math/sgemm.h"
 #include "plot/map_command.h"
 #include "query/query_command.h"
-#include "search/ann/ann_index.h"
+#include "search/index_kinds.h"
 #include "vectors/vector_formats.h"
 
 int main(int argc, char** argv) {
@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   std::string from, method = "3cosadd", format = "text", eval_format = "text";
   embed::VectorReading reading;
   bool ann = false;
-  std::size_t ann_ef = embed::kDefaultEf;
+  std::size_t ann_ef = embed::IndexSearchSettings{}.ef;
   embed::cli::LogFlags log;
   // What every subcommand takes: how VECTORS is read, threads, logging.
   auto add_reading = [&](CLI::App& command) {
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   if (!eval->parsed() && !map->parsed() && query.vectors.empty()) {
     return embed::cli::usage_exit(app, CLI::RequiredError("VECTORS"));
   }
-  if (ann) options.device.ann_ef = ann_ef;
+  if (ann) options.device.index = embed::IndexSearchSettings{ann_ef};
   options.method = *embed::parse_in(embed::kCombinationNames, method);  // CLI11 has checked the spelling
   options.format = embed::parse_output_format(format);
   options.device.gpu = embed::gpu_searcher();

@@ -6,6 +6,7 @@
 #include "common/tool_cli.h"
 #include "convert/convert.h"
 #include "core/parallel.h"
+#include "search/index_kinds.h"
 #include "vectors/vector_formats.h"
 
 int main(int argc, char** argv) {
@@ -44,16 +45,18 @@ int main(int argc, char** argv) {
                "words outside the vocabulary as fastText does");
   std::string index;
   CLI::Option* index_option =
-      app.add_option("--index", index, "add an approximate-neighbour index (HNSW) to the .emb output, for embed-query --ann")
-          ->check(CLI::IsMember({"ann"}));
-  app.add_option("--ann-m", options.ann.m, "index: neighbours per node; more: better recall, larger index (default 16)")
+      app.add_option("--index", index,
+                     "add an approximate-neighbour index to the .emb output, for embed-query --ann: " + embed::index_kinds_help())
+          ->check(CLI::IsMember(embed::index_kind_names()));
+  app.add_option("--ann-m", options.index_settings.hnsw.m,
+                 "index: neighbours per node; more: better recall, larger index (default 16)")
       ->check(embed::cli::between(4, 128))
       ->needs(index_option);
-  app.add_option("--ann-ef-construction", options.ann.ef_construction,
+  app.add_option("--ann-ef-construction", options.index_settings.hnsw.ef_construction,
                  "index: search width while building; more: better recall, slower build (default 80)")
       ->check(embed::cli::between(8, 4096))
       ->needs(index_option);
-  app.add_option("--seed", options.ann.seed,
+  app.add_option("--seed", options.index_settings.hnsw.seed,
                  "index: random seed; with --threads 1 the index is reproducible bit for bit (default 1)")
       ->needs(index_option);
   app.add_flag("--info", options.info, "print an .emb file's rows, dim, dtype, size and metadata");
@@ -65,7 +68,7 @@ int main(int argc, char** argv) {
   // CLI11 has already checked the spellings against the same lists.
   if (!from.empty()) options.from = embed::parse_format_name(from);
   if (!to.empty()) options.to = embed::parse_format_name(to);
-  options.ann_index = index == "ann";
+  if (!index.empty()) options.index = embed::find_index_kind(index);
   return embed::cli::run("glove-convert", log, [&] {
     embed::run_convert_command(options);
     return 0;

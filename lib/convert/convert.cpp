@@ -10,7 +10,6 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "format/emb_writer.h"
-#include "search/ann/ann_storage.h"
 #include "text/foreign_extension.h"
 #include "text/projector_writer.h"
 #include "vectors/load.h"
@@ -43,8 +42,8 @@ VectorFormat choose_output_format(const ConvertOptions& options) {
         "loads into numpy or torch), .txt, .vec or .bin, or give --to",
         options.output, foreign);
   }
-  if (options.ann_index && to != VectorFormat::emb) {
-    fail("--index ann adds an index to .emb output; {} output cannot hold one", format_name(to));
+  if (options.index && to != VectorFormat::emb) {
+    fail("--index {} adds an index to .emb output; {} output cannot hold one", options.index->name, format_name(to));
   }
   if (!format_spec(to).writable) fail("{} is read, not written: choose another --to", format_name(to));
   if (to == VectorFormat::projector && options.output == "-") {
@@ -59,24 +58,19 @@ VectorFormat choose_output_format(const ConvertOptions& options) {
   return to;
 }
 
-// Builds the approximate index of `table` (--index ann) and adds it to `emb`'s tensors,
-// which point into the returned arrays: they must live until the file is written.
-HnswArrays add_ann_index(const EmbeddingTable& table, const ConvertOptions& options, DType dtype, const std::string& input_name,
-                   EmbWriteOptions& emb) {
+// Builds the --index kind's index of `table` into `emb`'s tensors, which point into the
+// returned object: keep it until the file is written.
+std::shared_ptr<const void> add_index(const EmbeddingTable& table, const ConvertOptions& options, DType dtype,
+                                      const std::string& input_name, EmbWriteOptions& emb) {
   // Duplicate words fail before the long part; the writer keeps the index.
   emb.word_index = index_words(table, input_name, emb_index_capacity(table.rows(), table.dim, dtype));
-  const auto ann_start = std::chrono::steady_clock::now();
   Progress progress("building the approximate index", table.rows(), "rows");
-  HnswBuildOptions build = options.ann;
-  build.threads = options.threads;
-  build.on_progress = [&](std::uint64_t rows) { progress.update(rows); };
-  HnswArrays ann = build_hnsw(table.values, table.dim, build);
+  IndexSettings settings = options.index_settings;
+  settings.threads = options.threads;
+  settings.on_progress = [&](std::uint64_t rows) { progress.update(rows); };
+  std::shared_ptr<const void> index = options.index->build(table, settings, emb);
   progress.finish();
-  spdlog::info("approximate index (HNSW, M {}, ef-construction {}): {} in {:.1f} s", build.m, build.ef_construction,
-               human_bytes(static_cast<double>(ann.neighbors.size() * 4 + ann.offsets.size() * 8 + ann.levels.size())),
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - ann_start).count());
-  add_ann_to_emb(ann, build, emb);
-  return ann;
+  return index;
 }
 
 // What the input held, against what the options asked of it: rows left to write, the
@@ -118,8 +112,8 @@ std::size_t write_emb_output(LoadedVectors& loaded, const ConvertOptions& option
     spdlog::info("keeping {} n-gram buckets ({} to {} characters) for words outside the vocabulary", settings.buckets,
                  settings.minn, settings.maxn);
   }
-  HnswArrays ann;  // the index's arrays, until written
-  if (options.ann_index) ann = add_ann_index(table, options, dtype, input_name, emb);
+  std::shared_ptr<const void> index;  // what the index's tensors point into, until written
+  if (options.index) index = add_index(table, options, dtype, input_name, emb);
   if (!stream) return write_emb(table, emb, out);
   stream->finish(table);  // also rejects duplicate words, naming both lines
   return stream->zero_rows();
@@ -194,7 +188,7 @@ void convert(const ConvertOptions& options) {
   // Text into an .emb file streams: each parsed batch of rows is written at once and
   // the whole table never sits in memory.
   std::optional<EmbStreamWriter> stream;
-  if (to == VectorFormat::emb && out->seekable() && !options.ann_index) {  // an index is built from the whole table
+  if (to == VectorFormat::emb && out->seekable() && !options.index) {  // an index is built from the whole table
     load.row_sink = [&](const EmbeddingTable& table, std::size_t first_row, std::span<float> values) {
       if (!stream) {
         emb.dtype = options.dtype.value_or(DType::f32);
@@ -255,7 +249,7 @@ void run_convert_command(const ConvertOptions& options) {
     EmbFile file = open_emb_to_inspect(options.input);
     if (options.verify) {
       file.verify();
-      if (has_ann(file)) verify_ann(file);
+      if (const IndexKindSpec* index = stored_index_kind(file)) index->verify(file);
     }
     if (options.info) std::cout << describe_emb(file) << (options.verify ? "verify      ok\n" : "");
     if (!options.info) {
@@ -277,16 +271,8 @@ std::string describe_emb(const EmbFile& file) {
   text += fmt::format("size        {} ({} bytes)\n", human_bytes(static_cast<double>(file.file_size())), file.file_size());
   text += fmt::format("normalized  {}\n", file.normalized() ? "yes" : "no");
   text += fmt::format("counts      {}\n", file.counts().empty() ? "no" : "yes");
-  if (has_ann(file)) {
-    std::uint64_t index_bytes = 0, vector_bytes = 0;
-    for (const auto& t : file.tensors()) {
-      if (t.name.starts_with("ann.")) index_bytes += t.end - t.begin;
-      if (t.name == "vectors") vector_bytes = t.end - t.begin;
-    }
-    const auto m = file.metadata().find("ann.hnsw.m");
-    text += fmt::format("index       {} (M {}), {}, {:.0f}% of the vectors' bytes\n", file.metadata().at(kAnnKindKey),
-                        m == file.metadata().end() ? "?" : m->second, human_bytes(static_cast<double>(index_bytes)),
-                        vector_bytes ? 100.0 * static_cast<double>(index_bytes) / static_cast<double>(vector_bytes) : 0.0);
+  if (const IndexKindSpec* index = stored_index_kind(file)) {
+    text += fmt::format("index       {}\n", index->describe(file));
   } else {
     text += "index       none (exact search only; glove-convert --index ann adds one)\n";
   }

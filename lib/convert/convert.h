@@ -8,27 +8,27 @@
 #include "core/utf8.h"
 #include "format/dtype.h"
 #include "format/emb_file.h"
-#include "search/ann/hnsw_build.h"
+#include "search/index_kinds.h"
 #include "text/format_detect.h"
 
 namespace embed {
 
 struct ConvertOptions {
-  std::string input;                   // path, or "-" for stdin
-  std::string output;                  // path, or "-" for stdout
-  std::optional<VectorFormat> from;    // nullopt: detect
-  std::optional<VectorFormat> to;      // nullopt: from the output's extension, else emb
-  std::optional<DType> dtype;          // emb output only; default f32 (or the input .emb's dtype)
+  std::string input;                 // path, or "-" for stdin
+  std::string output;                // path, or "-" for stdout
+  std::optional<VectorFormat> from;  // nullopt: detect
+  std::optional<VectorFormat> to;    // nullopt: from the output's extension, else emb
+  std::optional<DType> dtype;        // emb output only; default f32 (or the input .emb's dtype)
   bool normalize = false;
   std::uint64_t limit = 0;
-  std::string vocab_path;              // keep only the words listed here
+  std::string vocab_path;  // keep only the words listed here
   unsigned threads = 1;
   UnicodeErrors unicode_errors = UnicodeErrors::strict;  // --unicode-errors
   bool verify = false;
-  bool info = false;                   // print describe_emb() of the input instead of converting
-  bool subwords = false;               // --subwords: keep a fastText model's n-gram buckets (emb output only)
-  bool ann_index = false;              // --index ann: add an approximate index (emb output only)
-  HnswBuildOptions ann;                // its settings
+  bool info = false;                     // print describe_emb() of the input instead of converting
+  bool subwords = false;                 // --subwords: keep a fastText model's n-gram buckets (emb output only)
+  const IndexKindSpec* index = nullptr;  // --index: add an approximate index (emb output only)
+  IndexSettings index_settings;          // its settings (--ann-m, ...)
   std::string creator = "glove-convert " EMBED_VERSION;
 };
 

@@ -85,15 +85,16 @@ VectorSpace open_query_vectors(const std::string& path, const VectorReading& rea
   VectorSpace space = VectorSpace::open(path, reading, threads);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (space.converted()) {
-    spdlog::info("{}: read {} words x {} dims in {:.1f} s; convert it once (glove-convert {} -o VECTORS.emb) to open "
-                 "it instantly",
-                 space.name(), space.rows(), space.dim(), seconds, path == "-" ? "INPUT" : path);
+    spdlog::info(
+        "{}: read {} words x {} dims in {:.1f} s; convert it once (glove-convert {} -o VECTORS.emb) to open "
+        "it instantly",
+        space.name(), space.rows(), space.dim(), seconds, path == "-" ? "INPUT" : path);
   }
   // Only when it is printed: naming the BLAS loads it, and OpenBLAS starts its threads as
   // it loads (a single-word or --ann query never needs it).
   if (spdlog::should_log(spdlog::level::debug)) {
-    spdlog::debug("{}: {} rows x {} dims ({}), opened in {:.1f} ms; products by {}", space.name(), space.rows(),
-                  space.dim(), dtype_name(space.dtype()), seconds * 1000, sgemm_description());
+    spdlog::debug("{}: {} rows x {} dims ({}), opened in {:.1f} ms; products by {}", space.name(), space.rows(), space.dim(),
+                  dtype_name(space.dtype()), seconds * 1000, sgemm_description());
   }
   return space;
 }
@@ -101,12 +102,11 @@ VectorSpace open_query_vectors(const std::string& path, const VectorReading& rea
 void check_query_options(const QueryOptions& options, bool k_applies, const std::set<std::string>& given) {
   const DeviceChoice device = options.device.request.device;
   check_gpu_options(device, given, {"--gpu-memory", "--gpu"});
-  if (options.device.ann_ef && given.count("--device") && device != DeviceChoice::cpu) {
+  if (options.device.index && given.count("--device") && device != DeviceChoice::cpu) {
     fail_usage("--ann searches the approximate index on the CPU; drop --device or give --device cpu");
   }
   if (device == DeviceChoice::cuda && k_applies && options.k > kGpuMaxK) {
-    fail_usage("--device cuda: -k {} is above the GPU's limit of {} neighbours per query; use --device cpu", options.k,
-               kGpuMaxK);
+    fail_usage("--device cuda: -k {} is above the GPU's limit of {} neighbours per query; use --device cpu", options.k, kGpuMaxK);
   }
 }
 

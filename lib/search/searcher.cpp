@@ -7,7 +7,6 @@
 
 #include "core/error.h"
 #include "core/progress.h"
-#include "search/ann/ann_index.h"
 
 namespace embed {
 namespace {
@@ -20,8 +19,11 @@ std::uint64_t searched_rows(const VectorSpace& space, std::uint64_t restrict_row
 
 Searcher::Searcher(const VectorSpace& space, DeviceOptions options, std::size_t k, std::uint64_t rows)
     : space_(space), options_(std::move(options)), k_(k), cpu_(space) {
-  if (options_.ann_ef) {
-    ann_ = std::make_unique<AnnIndex>(space_, *options_.ann_ef);
+  if (options_.index) {
+    // The kind the .emb holds; without an index (or an .emb), the first kind's open()
+    // fails with how to add one.
+    const IndexKindSpec* kind = space_.emb() ? stored_index_kind(*space_.emb()) : nullptr;
+    ann_ = (kind ? kind : &index_kinds()[0])->open(space_, *options_.index);
     return;
   }
   if (options_.request.device != DeviceChoice::cuda) return;
@@ -49,8 +51,8 @@ std::string Searcher::probe_device() {
 
 bool Searcher::wants_gpu(std::span<const SearchQuery> queries, const SearchOptions& options) const {
   if (options_.request.device == DeviceChoice::cpu || gpu_off_) return false;
-  const bool too_long = std::any_of(queries.begin(), queries.end(),
-                                    [](const SearchQuery& q) { return q.terms.size() > kGpuMaxTerms; });
+  const bool too_long =
+      std::any_of(queries.begin(), queries.end(), [](const SearchQuery& q) { return q.terms.size() > kGpuMaxTerms; });
   if (too_long) {
     spdlog::debug("a query of more than {} words: this batch is answered on the CPU", kGpuMaxTerms);
     return false;
@@ -89,10 +91,8 @@ Index* Searcher::gpu_for(const SearchOptions& options) {
   gpu_ = options_.gpu.make({&space_, shape, plan, *device_, options.threads});
   gpu_rows_ = rows;
   const std::uint64_t row_bytes = std::uint64_t{space_.dim()} * dtype_size(space_.dtype());
-  spdlog::debug("GPU search on {}: {} rows {} ({}), top-{} on the device, set up in {:.1f} ms", device_->description(),
-                rows,
-                plan.resident ? "copied to the device"
-                              : fmt::format("streamed through two buffers of {} rows", plan.chunk_rows),
+  spdlog::debug("GPU search on {}: {} rows {} ({}), top-{} on the device, set up in {:.1f} ms", device_->description(), rows,
+                plan.resident ? "copied to the device" : fmt::format("streamed through two buffers of {} rows", plan.chunk_rows),
                 human_bytes(static_cast<double>(plan.resident ? rows * row_bytes : 2 * plan.chunk_rows * row_bytes)), k_,
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return gpu_.get();
@@ -101,8 +101,8 @@ Index* Searcher::gpu_for(const SearchOptions& options) {
 std::vector<std::vector<Hit>> Searcher::search(std::span<const SearchQuery> queries, const SearchOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   auto answered = [&](const char* where) {
-    spdlog::debug("{} {} answered on the {} in {:.1f} ms", queries.size(), queries.size() == 1 ? "query" : "queries",
-                  where, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    spdlog::debug("{} {} answered on the {} in {:.1f} ms", queries.size(), queries.size() == 1 ? "query" : "queries", where,
+                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   };
   if (ann_) {
     std::vector<std::vector<Hit>> results = ann_->search(queries, options);

@@ -20,6 +20,7 @@
 #include "device/gpu_device.h"
 #include "search/exact_search.h"
 #include "search/gpu_index.h"
+#include "search/index_kinds.h"
 #include "search/vector_space.h"
 
 namespace embed {
@@ -35,9 +36,9 @@ inline constexpr std::size_t kGpuMinQueries = 64;
 struct DeviceOptions {
   GpuRequest request;  // --device, --gpu, --gpu-memory
   GpuSearcher gpu;     // the registry's; empty in a build without CUDA
-  // --ann: every batch searches the .emb's approximate index on the CPU, with this beam
-  // width (--ef); nullopt: exact search.
-  std::optional<std::size_t> ann_ef;
+  // --ann: every batch searches the .emb's approximate index on the CPU, with these
+  // settings (--ef); nullopt: exact search.
+  std::optional<IndexSearchSettings> index;
 };
 
 class Searcher {
@@ -67,8 +68,8 @@ class Searcher {
   ExactIndex cpu_;
   std::unique_ptr<Index> ann_;  // --ann
   std::optional<GpuDevice> device_;
-  bool probed_ = false;     // find_device has been asked
-  bool gpu_off_ = false;    // auto: the GPU is unusable for this process (logged once)
+  bool probed_ = false;   // find_device has been asked
+  bool gpu_off_ = false;  // auto: the GPU is unusable for this process (logged once)
   std::unique_ptr<Index> gpu_;
   std::uint64_t gpu_rows_ = 0;
 };
