@@ -5,6 +5,7 @@
 
 #include "kernels/common/storage.cuh"
 #include "kernels/common/warp_sum.cuh"
+#include "train/engine/update_rules.h"
 
 namespace embed::cuda {
 namespace {
@@ -15,9 +16,7 @@ __device__ inline int logistic_index(float x, const KernelLogistic& l) {
   return static_cast<int>(__fadd_rn(__fmul_rn(__fadd_rn(x, l.range), l.steps / (2 * l.range)), 0.5f));
 }
 __device__ inline float sigmoid(float x, const KernelLogistic& l) { return l.sigmoid[logistic_index(x, l)]; }
-__device__ inline float log_loss(float x, const KernelLogistic& l) {
-  return x < -l.range ? -x : l.loss[logistic_index(x, l)];
-}
+__device__ inline float log_loss(float x, const KernelLogistic& l) { return x < -l.range ? -x : l.loss[logistic_index(x, l)]; }
 
 // The sum over the block of every thread's `v`, returned to all threads. `partial`
 // holds one float per warp.
@@ -35,8 +34,8 @@ __device__ inline float block_sum(float v, float* partial) {
 // The block copies `count` table rows (the first `pairs` element pairs of each) into
 // shared memory as f32, row k at dst[k * stride].
 template <typename T>
-__device__ inline void load_rows(const SplitTable& table, const std::uint32_t* ids, std::uint32_t count,
-                                 std::uint32_t stride, std::uint32_t pairs, float* dst) {
+__device__ inline void load_rows(const SplitTable& table, const std::uint32_t* ids, std::uint32_t count, std::uint32_t stride,
+                                 std::uint32_t pairs, float* dst) {
   for (std::uint32_t i = threadIdx.x; i < count * pairs; i += blockDim.x) {
     const std::uint32_t k = i / pairs, e = 2 * (i % pairs);
     const float2 v = load_pair(row_at<T>(table, ids[k], stride) + e);
@@ -68,9 +67,12 @@ __device__ inline void block_windows(std::uint32_t windows, std::uint32_t& first
   last = min(windows, first + per_block);
 }
 
-template <typename T>
+// Rule: the optimizer's update rule (train/engine/update_rules.h), as on the CPU. Its
+// gradient_scale is applied here; its step is an add (SGD's), which a rule with state
+// would replace where the rows are stepped.
+template <typename T, typename Rule>
 __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable output, std::uint32_t stride, std::uint32_t dim,
-                                KernelLogistic logistic, float lr, double* loss_out) {
+                                KernelLogistic logistic, Rule rule, double* loss_out) {
   extern __shared__ float shared[];
   __shared__ std::uint32_t n_out_shared;
   __shared__ bool outputs_repeat;
@@ -78,7 +80,7 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
   const std::uint32_t K = b.negatives_per_window, max_out = K + 1;
   float* in_rows = shared;                            // max_inputs × stride
   float* out_rows = in_rows + b.max_inputs * stride;  // max_out × stride
-  float* gradient = out_rows + max_out * stride;      // max_inputs × max_out: (label - sigmoid) × lr
+  float* gradient = out_rows + max_out * stride;      // max_inputs × max_out: the rule's scale of (label - sigmoid)
   auto* out_ids = reinterpret_cast<std::uint32_t*>(gradient + b.max_inputs * max_out);
   const std::uint32_t pairs = (dim + 1) / 2;  // an odd dim reads one padding zero
   const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
@@ -124,7 +126,7 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
         score = warp_sum(score);
         if (lane == 0) {
           const float label = o == 0 ? 1.0f : 0.0f;
-          gradient[c * max_out + o] = (label - sigmoid(score, logistic)) * lr;
+          gradient[c * max_out + o] = rule.gradient_scale(label - sigmoid(score, logistic));
           warp_loss += log_loss(o == 0 ? score : -score, logistic);
         }
       }
@@ -183,12 +185,12 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
   if (threadIdx.x == 0 && block_loss != 0) atomicAdd(loss_out, block_loss);
 }
 
-template <typename T>
+template <typename T, typename Rule>
 __global__ void cbow_kernel(KernelBatch b, SplitTable input, SplitTable output, std::uint32_t stride, std::uint32_t dim,
-                            KernelLogistic logistic, float lr, double* loss_out) {
+                            KernelLogistic logistic, Rule rule, double* loss_out) {
   extern __shared__ float shared[];
   __shared__ float partial[32];
-  float* mean = shared;               // stride
+  float* mean = shared;  // stride
   float* mean_gradient = mean + stride;
   const std::uint32_t pairs = (dim + 1) / 2;
   double loss = 0;  // every thread keeps the same tally; thread 0's is added
@@ -223,7 +225,7 @@ __global__ void cbow_kernel(KernelBatch b, SplitTable input, SplitTable output, 
         part += mean[2 * p] * v.x + mean[2 * p + 1] * v.y;
       }
       const float score = block_sum(part, partial);
-      const float g = (label - sigmoid(score, logistic)) * lr;
+      const float g = rule.gradient_scale(label - sigmoid(score, logistic));
       loss += log_loss(label > 0 ? score : -score, logistic);
       for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) {
         const std::uint32_t e = 2 * p;
@@ -241,8 +243,7 @@ __global__ void cbow_kernel(KernelBatch b, SplitTable input, SplitTable output, 
     }
     for (std::uint32_t c = 0; c < n_in; ++c) {
       for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) {
-        add_pair(row_at<T>(input, in_ids[c], stride) + 2 * p, mean_gradient[2 * p],
-                 mean_gradient[2 * p + 1]);
+        add_pair(row_at<T>(input, in_ids[c], stride) + 2 * p, mean_gradient[2 * p], mean_gradient[2 * p + 1]);
       }
     }
     __syncthreads();  // the next window's loads see this one's updates
@@ -275,12 +276,15 @@ std::size_t cbow_shared_bytes(std::uint32_t stride) { return 2 * std::size_t{str
 
 cudaError_t allow_shared_memory(std::size_t bytes) {
   cudaError_t status = cudaSuccess;
+  // Every kernel launch_skipgram and launch_cbow instantiate: each storage type, with
+  // each update rule they dispatch to (SGD's, the one word2vec takes today).
   for (Storage s : {Storage::f32, Storage::f16, Storage::bf16}) {
     with_storage(s, [&](auto* type) {
       using T = std::remove_pointer_t<decltype(type)>;
-      for (cudaError_t e :
-           {cudaFuncSetAttribute(skipgram_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
-            cudaFuncSetAttribute(cbow_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes))}) {
+      for (cudaError_t e : {cudaFuncSetAttribute(skipgram_kernel<T, SgdRule>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 static_cast<int>(bytes)),
+                            cudaFuncSetAttribute(cbow_kernel<T, SgdRule>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 static_cast<int>(bytes))}) {
         if (e != cudaSuccess) status = e;
       }
     });
@@ -288,14 +292,14 @@ cudaError_t allow_shared_memory(std::size_t bytes) {
   return status;
 }
 
-cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic,
-                            float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream) {
+cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic, float learning_rate,
+                            double* loss, unsigned max_blocks, cudaStream_t stream) {
   if (batch.windows == 0) return cudaSuccess;
   const std::size_t shared = skipgram_shared_bytes(batch.max_inputs, batch.negatives_per_window, t.stride);
   with_storage(t.storage, [&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
-    skipgram_kernel<T><<<blocks_for(batch, max_blocks), window_threads(), shared, stream>>>(
-        batch, t.input, t.output, t.stride, t.dim, logistic, learning_rate, loss);
+    skipgram_kernel<T, SgdRule><<<blocks_for(batch, max_blocks), window_threads(), shared, stream>>>(
+        batch, t.input, t.output, t.stride, t.dim, logistic, SgdRule{learning_rate}, loss);
   });
   return cudaGetLastError();
 }
@@ -306,8 +310,8 @@ cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& t, const K
   const std::size_t shared = cbow_shared_bytes(t.stride);
   with_storage(t.storage, [&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
-    cbow_kernel<T><<<blocks_for(batch, max_blocks), window_threads(), shared, stream>>>(
-        batch, t.input, t.output, t.stride, t.dim, logistic, learning_rate, loss);
+    cbow_kernel<T, SgdRule><<<blocks_for(batch, max_blocks), window_threads(), shared, stream>>>(
+        batch, t.input, t.output, t.stride, t.dim, logistic, SgdRule{learning_rate}, loss);
   });
   return cudaGetLastError();
 }

@@ -42,9 +42,11 @@ class Word2vecBackend {
   static constexpr std::size_t kDefaultBatchWords = 10000;  // gensim's sentence limit
 };
 
-// The CPU backend: updates the rows of `input` and `output` in place, except the input
-// rows that `locked` (empty, or one flag per row) marks 1 (--lock-init).
+// The CPU backend: updates the rows of `input` and `output` in place by `optimizer`'s
+// rule (train/engine/update_rules.h), except the input rows that `locked` (empty, or one
+// flag per row) marks 1 (--lock-init).
 std::unique_ptr<Word2vecBackend> make_word2vec_cpu_backend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers,
-                                                           std::span<const std::uint8_t> locked = {});
+                                                           std::span<const std::uint8_t> locked = {},
+                                                           Optimizer optimizer = Optimizer::sgd);
 
 }  // namespace embed

@@ -9,11 +9,13 @@
 // text8-head × 8 that cost 0.4 points of analogy accuracy against this order, which is
 // no slower: bench/RESULTS.md, issue 23.) --pair-negatives gives each context row its
 // own K negatives instead, as word2vec does. Rows are padded to 16 floats, so every loop
-// runs over whole vectors.
+// runs over whole vectors. How a row takes its step is the optimizer's update rule
+// (train/engine/update_rules.h); the loops are instantiated per rule.
 #include <algorithm>
 #include <vector>
 
 #include "core/error.h"
+#include "train/engine/update_rules.h"
 #include "train/word2vec/logistic_table.h"
 #include "train/word2vec/word2vec_backend.h"
 
@@ -27,6 +29,7 @@ inline float dot(const float* __restrict a, const float* __restrict b, std::size
   return sum;
 }
 
+// Accumulates a gradient direction (not a step: the rule makes steps).
 inline void axpy(float alpha, const float* __restrict x, float* __restrict y, std::size_t n) {
 #pragma omp simd
   for (std::size_t i = 0; i < n; ++i) y[i] += alpha * x[i];
@@ -59,31 +62,32 @@ struct Scratch {
 // later scores do not read (another output row, and the input's gradient), so this is
 // the same arithmetic with independent dots (unless a negative repeats: then both copies
 // read its old value). Inlined into each caller's target clone.
-__attribute__((always_inline)) inline void train_context_row(std::uint32_t input, const std::uint32_t* out_rows,
-                                                             std::size_t n_out, float lr, const Tables& t,
-                                                             float* input_grad, double& loss_sum) {
+template <typename Rule>
+__attribute__((always_inline)) inline void train_context_row(const Rule& rule, std::uint32_t input, const std::uint32_t* out_rows,
+                                                             std::size_t n_out, const Tables& t, float* input_grad,
+                                                             double& loss_sum) {
   const LogisticTable& table = logistic_table();
   const std::size_t stride = t.stride;
-  float gradient[64];  // per output row: (label - sigmoid(score)) * lr
+  float gradient[64];  // per output row: the rule's scale of (label - sigmoid(score)); SGD's: × lr
   float* in = t.input + input * stride;
   const float target_score = dot(in, t.output + out_rows[0] * stride, stride);
-  gradient[0] = (1.0f - table.sigmoid(target_score)) * lr;
+  gradient[0] = rule.gradient_scale(1.0f - table.sigmoid(target_score));
   loss_sum += table.loss(target_score);
   for (std::size_t o = 1; o < n_out; ++o) {
     const float score = dot(in, t.output + out_rows[o] * stride, stride);
-    gradient[o] = -table.sigmoid(score) * lr;
+    gradient[o] = rule.gradient_scale(-table.sigmoid(score));
     loss_sum += table.loss(-score);
   }
   scale_copy(gradient[0], t.output + out_rows[0] * stride, input_grad, stride);
   for (std::size_t o = 1; o < n_out; ++o) axpy(gradient[o], t.output + out_rows[o] * stride, input_grad, stride);
-  for (std::size_t o = 0; o < n_out; ++o) axpy(gradient[o], in, t.output + out_rows[o] * stride, stride);
-  if (t.updates(input)) axpy(1.0f, input_grad, in, stride);
+  for (std::size_t o = 0; o < n_out; ++o) rule.add(t.output + out_rows[o] * stride, gradient[o], in, stride);
+  if (t.updates(input)) rule.add_sum(in, input_grad, stride);
 }
 
 // Skip-gram with the window's negatives shared by its context rows.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram(const WindowBatch& batch,
-                                                                                   const Tables& t, Scratch& s,
-                                                                                   BatchLoss& loss) {
+template <typename Rule>
+__attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram(const Rule& rule, const WindowBatch& batch,
+                                                                                 const Tables& t, Scratch& s, BatchLoss& loss) {
   double loss_sum = 0;
   std::uint32_t out_rows[64];
   for (std::size_t w = 0; w < batch.windows(); ++w) {
@@ -94,9 +98,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram
     for (std::uint32_t negative : batch.window_negatives(w)) {
       if (negative != target) out_rows[n_out++] = negative;
     }
-    for (const std::uint32_t input : inputs) {
-      train_context_row(input, out_rows, n_out, batch.learning_rate, t, s.input_grad.data(), loss_sum);
-    }
+    for (const std::uint32_t input : inputs) train_context_row(rule, input, out_rows, n_out, t, s.input_grad.data(), loss_sum);
     loss.examples += inputs.size();
   }
   loss.sum += loss_sum;
@@ -105,10 +107,11 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram
 // --pair-negatives: word2vec's own sampling, each context row with its own K negatives.
 // A pair reads K output rows of its own, which do not stay in cache across the window:
 // slower.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram_pair_negatives(const WindowBatch& batch,
-                                                                                                  const Tables& t,
-                                                                                                  Scratch& s,
-                                                                                                  BatchLoss& loss) {
+template <typename Rule>
+__attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram_pair_negatives(const Rule& rule,
+                                                                                                const WindowBatch& batch,
+                                                                                                const Tables& t, Scratch& s,
+                                                                                                BatchLoss& loss) {
   double loss_sum = 0;
   std::uint32_t out_rows[64];
   for (std::size_t w = 0; w < batch.windows(); ++w) {
@@ -121,7 +124,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram
       for (std::uint32_t negative : batch.input_negatives(first + c)) {
         if (negative != target) out_rows[n_out++] = negative;
       }
-      train_context_row(inputs[c], out_rows, n_out, batch.learning_rate, t, s.input_grad.data(), loss_sum);
+      train_context_row(rule, inputs[c], out_rows, n_out, t, s.input_grad.data(), loss_sum);
     }
     loss.examples += inputs.size();
   }
@@ -130,12 +133,11 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram
 
 // CBOW as word2vec does it: the mean of the context rows predicts the centre word; the
 // gradient of the mean is added, unscaled, to every context row.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void train_cbow(const WindowBatch& batch,
-                                                                               const Tables& t, Scratch& s,
-                                                                               BatchLoss& loss) {
+template <typename Rule>
+__attribute__((target_clones("avx512f", "avx2", "default"))) void train_cbow(const Rule& rule, const WindowBatch& batch,
+                                                                             const Tables& t, Scratch& s, BatchLoss& loss) {
   const LogisticTable& table = logistic_table();
   const std::size_t stride = t.stride;
-  const float lr = batch.learning_rate;
   double loss_sum = 0;
   float* mean = s.mean.data();
   float* mean_grad = s.input_grad.data();
@@ -153,17 +155,17 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_cbow(con
     auto train_output = [&](std::uint32_t row, float label) {
       float* out = t.output + row * stride;
       const float score = dot(mean, out, stride);
-      const float g = (label - table.sigmoid(score)) * lr;
+      const float g = rule.gradient_scale(label - table.sigmoid(score));
       loss_sum += table.loss(label > 0 ? score : -score);
       axpy(g, out, mean_grad, stride);
-      axpy(g, mean, out, stride);
+      rule.add(out, g, mean, stride);
     };
     train_output(target, 1.0f);
     for (std::uint32_t negative : batch.window_negatives(w)) {
       if (negative != target) train_output(negative, 0.0f);
     }
     for (std::uint32_t row : inputs) {
-      if (t.updates(row)) axpy(1.0f, mean_grad, t.input + row * stride, stride);
+      if (t.updates(row)) rule.add_sum(t.input + row * stride, mean_grad, stride);
     }
     ++loss.examples;
   }
@@ -172,8 +174,11 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_cbow(con
 
 class CpuBackend final : public Word2vecBackend {
  public:
-  CpuBackend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers, std::span<const std::uint8_t> locked)
-      : model_(model), tables_{input.data(), output.data(), input.stride(), locked.empty() ? nullptr : locked.data()} {
+  CpuBackend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers, std::span<const std::uint8_t> locked,
+             Optimizer optimizer)
+      : model_(model),
+        optimizer_(optimizer),
+        tables_{input.data(), output.data(), input.stride(), locked.empty() ? nullptr : locked.data()} {
     EMBED_ASSERT(input.stride() == output.stride() && input.rows() == output.rows());
     EMBED_ASSERT(locked.empty() || locked.size() == input.rows());
     scratch_.resize(workers);
@@ -189,17 +194,26 @@ class CpuBackend final : public Word2vecBackend {
       s.input_grad.assign(tables_.stride, 0.0f);
       s.mean.assign(tables_.stride, 0.0f);
     }
-    if (model_ == Model::skipgram && batch.negatives_per_input) {
-      train_skipgram_pair_negatives(batch, tables_, s, loss);
-    } else if (model_ == Model::skipgram) {
-      train_skipgram(batch, tables_, s, loss);
-    } else {
-      train_cbow(batch, tables_, s, loss);
+    switch (optimizer_) {
+      case Optimizer::sgd: return train_with(SgdRule{batch.learning_rate}, batch, s, loss);
+      default: EMBED_ASSERT(false && "word2vec trains with SGD only (Word2vecModel::supports)");
     }
   }
 
  private:
+  template <typename Rule>
+  void train_with(const Rule& rule, const WindowBatch& batch, Scratch& s, BatchLoss& loss) {
+    if (model_ == Model::skipgram && batch.negatives_per_input) {
+      train_skipgram_pair_negatives(rule, batch, tables_, s, loss);
+    } else if (model_ == Model::skipgram) {
+      train_skipgram(rule, batch, tables_, s, loss);
+    } else {
+      train_cbow(rule, batch, tables_, s, loss);
+    }
+  }
+
   Model model_;
+  Optimizer optimizer_;
   Tables tables_;
   std::vector<Scratch> scratch_;
 };
@@ -207,8 +221,8 @@ class CpuBackend final : public Word2vecBackend {
 }  // namespace
 
 std::unique_ptr<Word2vecBackend> make_word2vec_cpu_backend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers,
-                                               std::span<const std::uint8_t> locked) {
-  return std::make_unique<CpuBackend>(model, input, output, workers, locked);
+                                                           std::span<const std::uint8_t> locked, Optimizer optimizer) {
+  return std::make_unique<CpuBackend>(model, input, output, workers, locked, optimizer);
 }
 
 }  // namespace embed

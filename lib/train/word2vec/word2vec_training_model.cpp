@@ -72,7 +72,7 @@ class Word2vecModel final : public TrainingModel {
     const TrainSettings& s = run.settings;
     std::unique_ptr<Word2vecBackend> backend =
         context.gpu ? gpu_backend(run, context)
-                    : make_word2vec_cpu_backend(s.model, run.input, run.output_table, s.threads, run.init.locked);
+                    : make_word2vec_cpu_backend(s.model, run.input, run.output_table, s.threads, run.init.locked, s.optimizer);
     spdlog::info("training {} on {}: dim {}, window {}, negative {}{}, sample {}, {} epochs, lr {}, {} threads, seed {}", name(),
                  backend->name(), s.dim, s.window, s.negative, s.pair_negatives ? " per pair" : "", s.sample, s.epochs, s.lr,
                  s.threads, s.seed);
