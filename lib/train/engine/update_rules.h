@@ -12,8 +12,9 @@
 //   add_sum(row, g, n) row += the accumulated g (an input row's step).
 //
 // Which optimizers a model takes: its TrainingModel::supports (word2vec: SGD). A new
-// rule is a struct here; the backends instantiate their loops with it (word2vec's CPU
-// backend dispatches on TrainSettings::optimizer in Word2vecCpuBackend::train).
+// rule is a struct here; the backends instantiate their loops with it: word2vec's CPU
+// backend through a target-cloned train_batch_<rule> entry point and CpuBackend::train's
+// dispatch on TrainSettings::optimizer, its kernels in launch_skipgram and launch_cbow.
 #pragma once
 
 #include <cstddef>

@@ -86,8 +86,8 @@ __attribute__((always_inline)) inline void train_context_row(const Rule& rule, s
 
 // Skip-gram with the window's negatives shared by its context rows.
 template <typename Rule>
-__attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram(const Rule& rule, const WindowBatch& batch,
-                                                                                 const Tables& t, Scratch& s, BatchLoss& loss) {
+__attribute__((always_inline)) inline void train_skipgram(const Rule& rule, const WindowBatch& batch, const Tables& t, Scratch& s,
+                                                          BatchLoss& loss) {
   double loss_sum = 0;
   std::uint32_t out_rows[64];
   for (std::size_t w = 0; w < batch.windows(); ++w) {
@@ -108,10 +108,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram
 // A pair reads K output rows of its own, which do not stay in cache across the window:
 // slower.
 template <typename Rule>
-__attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram_pair_negatives(const Rule& rule,
-                                                                                                const WindowBatch& batch,
-                                                                                                const Tables& t, Scratch& s,
-                                                                                                BatchLoss& loss) {
+__attribute__((always_inline)) inline void train_skipgram_pair_negatives(const Rule& rule, const WindowBatch& batch,
+                                                                         const Tables& t, Scratch& s, BatchLoss& loss) {
   double loss_sum = 0;
   std::uint32_t out_rows[64];
   for (std::size_t w = 0; w < batch.windows(); ++w) {
@@ -134,8 +132,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_skipgram
 // CBOW as word2vec does it: the mean of the context rows predicts the centre word; the
 // gradient of the mean is added, unscaled, to every context row.
 template <typename Rule>
-__attribute__((target_clones("avx512f", "avx2", "default"))) void train_cbow(const Rule& rule, const WindowBatch& batch,
-                                                                             const Tables& t, Scratch& s, BatchLoss& loss) {
+__attribute__((always_inline)) inline void train_cbow(const Rule& rule, const WindowBatch& batch, const Tables& t, Scratch& s,
+                                                      BatchLoss& loss) {
   const LogisticTable& table = logistic_table();
   const std::size_t stride = t.stride;
   double loss_sum = 0;
@@ -172,6 +170,28 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void train_cbow(con
   loss.sum += loss_sum;
 }
 
+// A batch of windows, with the model's loop.
+template <typename Rule>
+__attribute__((always_inline)) inline void train_batch(const Rule& rule, Model model, const WindowBatch& batch, const Tables& t,
+                                                       Scratch& s, BatchLoss& loss) {
+  if (model == Model::skipgram && batch.negatives_per_input) {
+    train_skipgram_pair_negatives(rule, batch, t, s, loss);
+  } else if (model == Model::skipgram) {
+    train_skipgram(rule, batch, t, s, loss);
+  } else {
+    train_cbow(rule, batch, t, s, loss);
+  }
+}
+
+// Each rule's entry point, compiled for AVX-512, AVX2 and the baseline, with the loops
+// above inlined into every clone. A plain function per rule, since Clang does not
+// multiversion templates: a new rule adds one such line.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void train_batch_sgd(const SgdRule& rule, Model model,
+                                                                                  const WindowBatch& batch, const Tables& t,
+                                                                                  Scratch& s, BatchLoss& loss) {
+  train_batch(rule, model, batch, t, s, loss);
+}
+
 class CpuBackend final : public Word2vecBackend {
  public:
   CpuBackend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers, std::span<const std::uint8_t> locked,
@@ -195,23 +215,12 @@ class CpuBackend final : public Word2vecBackend {
       s.mean.assign(tables_.stride, 0.0f);
     }
     switch (optimizer_) {
-      case Optimizer::sgd: return train_with(SgdRule{batch.learning_rate}, batch, s, loss);
+      case Optimizer::sgd: return train_batch_sgd(SgdRule{batch.learning_rate}, model_, batch, tables_, s, loss);
       default: EMBED_ASSERT(false && "word2vec trains with SGD only (Word2vecModel::supports)");
     }
   }
 
  private:
-  template <typename Rule>
-  void train_with(const Rule& rule, const WindowBatch& batch, Scratch& s, BatchLoss& loss) {
-    if (model_ == Model::skipgram && batch.negatives_per_input) {
-      train_skipgram_pair_negatives(rule, batch, tables_, s, loss);
-    } else if (model_ == Model::skipgram) {
-      train_skipgram(rule, batch, tables_, s, loss);
-    } else {
-      train_cbow(rule, batch, tables_, s, loss);
-    }
-  }
-
   Model model_;
   Optimizer optimizer_;
   Tables tables_;
