@@ -30,13 +30,16 @@ std::string settings_out_of_range(const TrainSettings& s) {
     if (v >= range.low && v <= range.high) return {};  // false for NaN too
     return fmt::format("{} {} is out of range {}..{}", name, value, range.low, range.high);
   };
-  const bool word2vec = s.model != Model::glove;
+  // A model's own settings are checked for the models that take them (own_options).
+  const TrainingModel& model = training_model(s.model);
+  auto own = [&](std::string_view option, std::string_view name, auto value, SettingRange range) -> std::string {
+    return model.takes_option(option) ? outside(name, value, range) : "";
+  };
   for (std::string problem :
        {outside("dim", s.dim, kDimRange), outside("window", s.window, kWindowRange), outside("epochs", s.epochs, kEpochsRange),
         outside("lr", s.lr, kLearningRateRange), outside("threads", s.threads, kThreadsRange),
-        word2vec ? outside("negative", s.negative, kNegativeRange) : "",
-        word2vec ? outside("sample", s.sample, kSampleRange) : "", word2vec ? "" : outside("x_max", s.x_max, kXMaxRange),
-        word2vec ? "" : outside("alpha", s.alpha, kAlphaRange)}) {
+        own("--negative", "negative", s.negative, kNegativeRange), own("--sample", "sample", s.sample, kSampleRange),
+        own("--x-max", "x_max", s.x_max, kXMaxRange), own("--alpha", "alpha", s.alpha, kAlphaRange)}) {
     if (!problem.empty()) return problem;
   }
   return {};
