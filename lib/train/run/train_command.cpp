@@ -258,16 +258,19 @@ TrainContext train_context(const TrainCommand& command, const std::optional<GpuD
 // Trains; returns whether every epoch ran (false: stopped by a signal). A corpus that
 // became unreadable mid-run (or a failing GPU) still leaves a checkpoint of the work so
 // far: the state says where each worker was before the chunk that failed. Under mpirun
-// the failing rank ends the job (run_train_command) with no round to gather in.
+// the failing rank ends the job (run_train_command) with no round to gather in. A failure
+// before any work (a GPU memory plan refused, say) keeps nothing: a checkpoint of no
+// progress would only make the same command, run again, refuse to overwrite it.
 bool train_keeping_work(const TrainingModel& model, TrainingRun& run, TrainContext& context, EpochReporter& reporter,
                         const std::string& checkpoint, Cluster& job) {
+  const std::uint64_t items_before = run.state.items_done;
   try {
     const bool finished = model.train(run, context);
     reporter.finish();
     return finished;
   } catch (const Error&) {
     reporter.erase();
-    if (job.size() > 1) throw;
+    if (job.size() > 1 || run.state.items_done == items_before) throw;
     try {
       write_checkpoint(checkpoint, run, job);
       spdlog::warn("training failed (below); checkpoint written to {}; once the cause is mended, resume with: {}", checkpoint,
