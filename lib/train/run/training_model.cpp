@@ -34,27 +34,25 @@ bool TrainingModel::takes_option(std::string_view option) const {
   return false;
 }
 
-std::vector<std::string_view> model_options() {
+namespace {
+
+// The models' own options, each once, in the registry's order: all, or only the settings.
+std::vector<std::string_view> own_options_of_models(bool settings_only) {
   std::vector<std::string_view> options;
   for (const TrainingModel* m : training_models()) {
     for (const TrainingModel::Option& own : m->own_options()) {
-      if (std::find(options.begin(), options.end(), own.name) == options.end()) options.push_back(own.name);
+      if ((own.setting || !settings_only) && std::find(options.begin(), options.end(), own.name) == options.end()) {
+        options.push_back(own.name);
+      }
     }
   }
   return options;
 }
 
-std::vector<std::string_view> model_settings() {
-  std::vector<std::string_view> settings;
-  for (const TrainingModel* m : training_models()) {
-    for (const TrainingModel::Option& own : m->own_options()) {
-      if (own.setting && std::find(settings.begin(), settings.end(), own.name) == settings.end()) {
-        settings.push_back(own.name);
-      }
-    }
-  }
-  return settings;
-}
+}  // namespace
+
+std::vector<std::string_view> model_options() { return own_options_of_models(false); }
+std::vector<std::string_view> model_settings() { return own_options_of_models(true); }
 
 std::string models_taking(std::string_view option) {
   std::vector<std::string_view> names;
