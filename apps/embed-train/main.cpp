@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
       ->check(range(embed::kLearningRateRange));
   app.add_option_function<std::string>(
          "--optimizer", [&s](const std::string& name) { s.optimizer = *embed::parse_optimizer(name); },
-         "sgd (skipgram, cbow: the only one; glove: linear decay), adagrad (glove's default), adam (glove)")
+         embed::optimizer_help())
       ->check(CLI::IsMember(embed::optimizer_names()));
   app.add_option("--threads", s.threads, "worker threads (default: all cores)")->check(whole_range(embed::kThreadsRange));
   app.add_option("--seed", s.seed,

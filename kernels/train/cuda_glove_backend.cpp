@@ -35,10 +35,10 @@ struct BlockTotals {
   unsigned long long trained;
 };
 
-GloveRule rule_of(Optimizer optimizer, AdagradMode adagrad) {
-  EMBED_ASSERT(supports_glove_on_gpu(optimizer));
-  if (optimizer == Optimizer::sgd) return GloveRule::sgd;
-  return adagrad == AdagradMode::element ? GloveRule::adagrad_element : GloveRule::adagrad_row;
+GloveRule rule_of(const GloveLayout& layout) {
+  EMBED_ASSERT(supports_glove_on_gpu(layout.optimizer));
+  if (layout.optimizer == Optimizer::sgd) return GloveRule::sgd;
+  return layout.adagrad == AdagradMode::element ? GloveRule::adagrad_element : GloveRule::adagrad_row;
 }
 
 struct Slot : BatchSlot {
@@ -55,7 +55,7 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
         words_(*request.words),
         contexts_(*request.contexts),
         layout_(request.layout),
-        rule_(rule_of(request.optimizer, request.adagrad)) {
+        rule_(rule_of(request.layout)) {
     // The kernels index rows by `width`: the host tables must not pad beyond it.
     EMBED_ASSERT(words_.stride() == layout_.width && contexts_.stride() == layout_.width);
     select_device();

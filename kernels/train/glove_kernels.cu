@@ -15,7 +15,7 @@ constexpr unsigned kFullMask = 0xffffffffu;
 
 __device__ inline float clip(float x) { return fminf(fmaxf(x, -kGloveGradientClip), kGloveGradientClip); }
 
-// adagrad_step (lib/train/engine/optimizer.h) on one parameter. The accumulator's add
+// adagrad_step (lib/train/engine/update_rules.h) on one parameter. The accumulator's add
 // returns the value it replaced, which is what the step divides by; so concurrent
 // records each see their own predecessor's square, as in a sequential order.
 __device__ inline void adagrad_update(float* param, float* accumulator, float scaled) {

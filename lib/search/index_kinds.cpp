@@ -46,7 +46,7 @@ std::unique_ptr<Index> open_hnsw_index(const VectorSpace& space, const IndexSear
 
 const IndexKindSpec kIndexKinds[] = {
     {.name = "ann",
-     .stored_kind = "hnsw",
+     .stored_kind = kHnswKind,
      .description = "an HNSW graph (built with hnswlib, searched in place in the mapped file)",
      .build = build_hnsw_index,
      .verify = verify_ann,

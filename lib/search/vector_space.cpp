@@ -5,6 +5,7 @@
 
 #include "format/word_index.h"
 #include "vectors/load.h"
+#include "vectors/vector_formats.h"
 
 namespace embed {
 

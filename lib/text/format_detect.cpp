@@ -19,44 +19,21 @@ std::optional<int> pickle_protocol(std::string_view head) {
   return head[1];
 }
 
-[[noreturn]] void refuse_pickle(int protocol, const std::string& name) {
+[[noreturn]] void fail_pickle(int protocol, const std::string& name) {
   fail(
       "{}: looks like a pickled gensim KeyedVectors file (.kv or .model: a Python pickle, protocol {}), not a vector "
       "file; save it with model.wv.save_word2vec_format(\"vectors.bin\", binary=True) and convert that",
       name, protocol);
 }
 
-bool is_safetensors(std::string_view head) {
-  if (head.size() < 9) return false;
-  const std::uint64_t header_size = safetensors::read_header_length(reinterpret_cast<const std::byte*>(head.data()));
-  const auto first = head.substr(8).find_first_not_of(" \t\r\n");
-  return header_size >= 2 && header_size <= safetensors::kMaxHeaderSize && first != std::string_view::npos &&
-         head[8 + first] == '{';
-}
-}  // namespace
+// What follows a first line "COUNT DIM": word2vec's text rows or its binary ones.
+enum class CountDimRows { none, text, binary };
 
-void refuse_known_models(std::string_view head, const std::string& name) {
-  if (!is_fasttext_model(head)) {
-    if (const auto protocol = pickle_protocol(head); protocol && !is_safetensors(head)) refuse_pickle(*protocol, name);
-    return;
-  }
-  fail(
-      "{}: a fastText model (.bin or .ftz), not a text vector file: read it as fasttext-bin (detected when --from is "
-      "left out)",
-      name);
-}
-
-VectorFormat detect_format(InputStream& in) {
-  std::string_view head = in.peek(1 << 16);
-  if (is_fasttext_model(head)) return VectorFormat::fasttext_bin;
-  if (is_safetensors(head)) return VectorFormat::emb;
-  if (const auto protocol = pickle_protocol(head)) refuse_pickle(*protocol, in.name());
-  // Text may start with a UTF-8 byte-order mark, which the readers skip.
-  if (head.starts_with("\xEF\xBB\xBF")) head.remove_prefix(3);
+CountDimRows count_dim_rows(std::string_view head) {
   const auto newline = head.find('\n');
-  if (newline == std::string_view::npos) return VectorFormat::glove;
+  if (newline == std::string_view::npos) return CountDimRows::none;
   const auto header = parse_count_dim_header(head.substr(0, newline));
-  if (!header) return VectorFormat::glove;
+  if (!header) return CountDimRows::none;
   // After the header comes a row: the word (which may contain spaces), then either D
   // numbers as text up to a newline, or a space and 4 * D raw bytes.
   // Characters of numbers as text, "nan" and "inf(inity)" included, and a stray "\r".
@@ -72,11 +49,11 @@ VectorFormat detect_format(InputStream& in) {
   if (row_end == std::string_view::npos) {
     // A row longer than the peek: text if everything after the first word is number-like.
     const auto space = row.find(' ');
-    if (space == std::string_view::npos) return VectorFormat::w2v_text;
+    if (space == std::string_view::npos) return CountDimRows::text;
     for (unsigned char c : row.substr(space + 1)) {
-      if (!number_char(c) && c != ' ' && c != '\t') return VectorFormat::w2v_bin;
+      if (!number_char(c) && c != ' ' && c != '\t') return CountDimRows::binary;
     }
-    return VectorFormat::w2v_text;
+    return CountDimRows::text;
   }
   // Count the number-like fields at the end of the first line. Raw floats may hold a
   // 0x0A byte after a few text-like bytes, but hardly ever after half a row's worth of
@@ -94,7 +71,35 @@ VectorFormat detect_format(InputStream& in) {
     if (last_separator == std::string_view::npos) break;
     line = line.substr(0, last_separator);
   }
-  return numbers >= 1 && 2 * numbers >= header->second ? VectorFormat::w2v_text : VectorFormat::w2v_bin;
+  return numbers >= 1 && 2 * numbers >= header->second ? CountDimRows::text : CountDimRows::binary;
+}
+}  // namespace
+
+bool is_safetensors(std::string_view head) {
+  if (head.size() < 9) return false;
+  const std::uint64_t header_size = safetensors::read_header_length(reinterpret_cast<const std::byte*>(head.data()));
+  const auto first = head.substr(8).find_first_not_of(" \t\r\n");
+  return header_size >= 2 && header_size <= safetensors::kMaxHeaderSize && first != std::string_view::npos &&
+         head[8 + first] == '{';
+}
+
+bool is_w2v_text(std::string_view text) { return count_dim_rows(text) == CountDimRows::text; }
+
+bool is_w2v_bin(std::string_view text) { return count_dim_rows(text) == CountDimRows::binary; }
+
+void refuse_pickle(std::string_view head, const std::string& name) {
+  if (const auto protocol = pickle_protocol(head)) fail_pickle(*protocol, name);
+}
+
+void refuse_known_models(std::string_view head, const std::string& name) {
+  if (!is_fasttext_model(head)) {
+    if (const auto protocol = pickle_protocol(head); protocol && !is_safetensors(head)) fail_pickle(*protocol, name);
+    return;
+  }
+  fail(
+      "{}: a fastText model (.bin or .ftz), not a text vector file: read it as fasttext-bin (detected when --from is "
+      "left out)",
+      name);
 }
 
 }  // namespace embed

@@ -1,4 +1,6 @@
-// Which kind of vector file an input is, from its first bytes.
+// Which kind of vector file an input is, from its first bytes: the byte-level tests that
+// the vector-format registry's detect hooks point at (vectors/vector_formats.h, whose
+// detect_format asks them), and the refusals of files that are models, not vectors.
 #pragma once
 
 #include <optional>
@@ -9,19 +11,25 @@
 
 namespace embed {
 
-// The formats' names, aliases, readers and writers: vectors/vector_formats.h.
+// The formats' names, aliases, detection, readers and writers: vectors/vector_formats.h.
 // fasttext_bin is only read; projector (a directory for TensorBoard's Embedding Projector) only written.
 enum class VectorFormat { glove, w2v_text, w2v_bin, emb, fasttext_bin, projector };
 
-// Looks at the (decompressed) start of `in` without consuming it:
-// - fastText's magic number 793712314 (a little-endian int32), or the settings that start
-//   a model of its original layout, is fasttext-bin;
-// - a safetensors header (8-byte length, then "{") is emb;
-// - a Python pickle (gensim's KeyedVectors.save) fails with a message that names it;
-// - a first line "COUNT DIM" followed by a row whose numbers are raw bytes is w2v-bin;
-// - a first line "COUNT DIM" followed by text rows is w2v-text;
-// - anything else is GloVe text.
-VectorFormat detect_format(InputStream& in);
+// The tests below (with is_fasttext_model, text/fasttext_model.h) are what the registry's
+// entries point their detect hooks at; each judges the (decompressed) start of an input.
+
+// A safetensors header (an 8-byte length, then "{"): an .emb.
+bool is_safetensors(std::string_view head);
+// A first line "COUNT DIM" followed by a row whose numbers are text: word2vec text. `text`
+// is the start of the input after any UTF-8 byte-order mark (which the readers skip).
+bool is_w2v_text(std::string_view text);
+// A first line "COUNT DIM" followed by a row whose numbers are raw bytes: word2vec binary.
+bool is_w2v_bin(std::string_view text);
+
+// Fails with a message that names gensim when `head` starts a Python pickle (gensim's
+// KeyedVectors.save); otherwise returns. Ask it only once the binary formats whose first
+// bytes could look the same are ruled out (a safetensors header of 640 bytes).
+void refuse_pickle(std::string_view head, const std::string& name);
 
 // Fails with a message that names the kind of model when `head` (an input's first
 // kFastTextHeadBytes bytes) is one that a text reader was asked to read (a fastText .bin

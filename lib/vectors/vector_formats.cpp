@@ -116,6 +116,8 @@ const VectorFormatSpec kFormats[] = {
      .extensions = kEmbExtensions,
      .description = "an .emb file",
      .read = read_emb,
+     .detect = is_safetensors,
+     .detect_stage = DetectStage::signature,
      .write = nullptr,
      .writable = true,
      .binary = true},
@@ -125,6 +127,7 @@ const VectorFormatSpec kFormats[] = {
      .extensions = kGloveExtensions,
      .description = "GloVe text vectors",
      .read = read_glove,
+     .detect = nullptr,  // what no other format's hook claims (detect_format)
      .write = write_glove,
      .writable = true,
      .binary = false},
@@ -135,6 +138,8 @@ const VectorFormatSpec kFormats[] = {
      .extensions = kW2vTextExtensions,
      .description = "word2vec/fastText text vectors (.vec)",
      .read = read_w2v_text,
+     .detect = is_w2v_text,
+     .detect_stage = DetectStage::text,
      .write = write_w2v_text,
      .writable = true,
      .binary = false},
@@ -144,6 +149,8 @@ const VectorFormatSpec kFormats[] = {
      .extensions = kW2vBinExtensions,
      .description = "word2vec binary vectors (.bin)",
      .read = read_w2v_bin,
+     .detect = is_w2v_bin,
+     .detect_stage = DetectStage::text,
      .write = write_w2v_bin,
      .writable = true,
      .binary = true},
@@ -151,6 +158,8 @@ const VectorFormatSpec kFormats[] = {
      .name = "fasttext-bin",
      .description = "a fastText model (.bin)",
      .read = read_fasttext_bin,
+     .detect = is_fasttext_model,
+     .detect_stage = DetectStage::signature,
      .write = nullptr,
      .writable = false,
      .binary = true},
@@ -174,6 +183,22 @@ const VectorFormatSpec& format_spec(VectorFormat format) {
   }
   EMBED_ASSERT(false && "a VectorFormat without a registry entry");
   return kFormats[0];
+}
+
+VectorFormat detect_format(InputStream& in) {
+  std::string_view head = in.peek(1 << 16);
+  auto detected = [&](DetectStage stage, std::string_view bytes) -> const VectorFormatSpec* {
+    for (const VectorFormatSpec& spec : kFormats) {
+      if (spec.detect && spec.detect_stage == stage && spec.detect(bytes)) return &spec;
+    }
+    return nullptr;
+  };
+  if (const VectorFormatSpec* spec = detected(DetectStage::signature, head)) return spec->format;
+  refuse_pickle(head, in.name());
+  // Text may start with a UTF-8 byte-order mark, which the readers skip.
+  if (head.starts_with("\xEF\xBB\xBF")) head.remove_prefix(3);
+  if (const VectorFormatSpec* spec = detected(DetectStage::text, head)) return spec->format;
+  return VectorFormat::glove;
 }
 
 std::string_view format_name(VectorFormat format) { return format_spec(format).name; }

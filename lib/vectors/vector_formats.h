@@ -1,9 +1,10 @@
 // The vector-file formats, one registry entry each: the names users type for it, the
-// output names that imply it, what an input of it is called, and how it is read and
-// written. Every tool asks this table (glove-convert's and embed-query's --from and --to
-// choices and help, the readers behind load_vectors, the writers behind convert), so a
-// new format is its reader and writer plus one entry in kFormats (vector_formats.cpp).
-// Which format an input is, from its first bytes, is text/format_detect's job.
+// output names that imply it, what an input of it is called, how an input of it is
+// recognised, and how it is read and written. Every tool asks this table (glove-convert's
+// and embed-query's --from and --to choices and help, detect_format, the readers behind
+// load_vectors, the writers behind convert), so a new format is its reader and writer
+// plus one entry in kFormats (vector_formats.cpp), its detect hook included. The byte-level
+// tests the hooks point at are text/format_detect.h's.
 #pragma once
 
 #include <optional>
@@ -28,6 +29,23 @@ using VectorReader = void (*)(InputStream& in, const LoadOptions& options, Loade
 // format's encoding can use them.
 using VectorWriter = void (*)(const EmbeddingTable& table, unsigned threads, AtomicOutput& out);
 
+// Whether the start of an input looks like the format: its first bytes (up to 64 KiB),
+// decompressed, as the format's stage sees them.
+using VectorDetector = bool (*)(std::string_view head);
+
+// When detect_format asks a format's detect hook. Within a stage, the hooks are asked in
+// registry order and must not claim the same inputs (a unit test checks each format's
+// sample against the others).
+enum class DetectStage {
+  // Binary containers with a signature at the very start (fastText's models, safetensors),
+  // asked first, on the bytes as they are.
+  signature,
+  // Formats that start with a line of text (word2vec's "COUNT DIM"), asked once no
+  // signature matched and a Python pickle was refused, on the bytes after any UTF-8
+  // byte-order mark (which the readers skip).
+  text,
+};
+
 struct VectorFormatSpec {
   VectorFormat format;
   std::string_view name;                              // the --from/--to spelling, and what messages call it
@@ -36,6 +54,10 @@ struct VectorFormatSpec {
   std::span<const std::string_view> extensions = {};  // output names that imply it (".txt"; "/" for a directory)
   std::string_view description;                       // what an input of it looks like, in messages
   VectorReader read = nullptr;                        // nullptr: the format is written only
+  // Recognises an input of the format for detect_format, which asks it at `detect_stage`.
+  // nullptr: never detected (GloVe text, which is what no hook claims; a format only written).
+  VectorDetector detect = nullptr;
+  DetectStage detect_stage = DetectStage::text;
   // The plain formats' writer: one stream, every row as it is. nullptr for a format that
   // is read only (fasttext-bin) or written by convert itself: emb (dtype, subwords and an
   // index travel with the rows) and projector (a directory of three files).
@@ -47,6 +69,12 @@ struct VectorFormatSpec {
 // Every format, in the order --help lists them.
 std::span<const VectorFormatSpec> vector_formats();
 const VectorFormatSpec& format_spec(VectorFormat format);
+
+// The format of `in`, from its (decompressed) start, without consuming it: the first
+// entry whose detect hook claims it, the signature stage before the text stage; between
+// them a Python pickle (gensim's KeyedVectors.save) fails with a message that names it;
+// anything no hook claims is GloVe text.
+VectorFormat detect_format(InputStream& in);
 
 std::string_view format_name(VectorFormat format);
 // A format's name or one of its aliases; nullopt for any other name.

@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <limits>
 
+#include "gpu_train_fixtures.h"
 #include "train/glove/glove_cpu_backend.h"
 #include "train/glove/glove_trainer.h"
-#include "gpu_train_fixtures.h"
 #include "train_fixtures.h"
 
 using namespace embed;
@@ -27,12 +27,11 @@ const Rule kRules[] = {{Optimizer::adagrad, AdagradMode::element, "adagrad per e
                        {Optimizer::adagrad, AdagradMode::row, "adagrad per row"},
                        {Optimizer::sgd, AdagradMode::element, "sgd"}};
 
-std::unique_ptr<GloveBackend> cuda_glove(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout,
-                                         const Rule& rule, unsigned workers, const Placement& placement,
-                                         std::uint64_t budget = 0) {
+std::unique_ptr<GloveBackend> cuda_glove(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout, unsigned workers,
+                                         const Placement& placement, std::uint64_t budget = 0) {
   const GpuMemoryPlan plan = plan_glove_gpu_memory({words.rows(), layout.width, workers}, placement.options(words.rows()),
                                                    budget ? budget : default_gpu_budget(the_device.free_memory));
-  return gpu_trainer().make_glove_backend({&words, &contexts, layout, rule.optimizer, rule.adagrad, plan, the_device});
+  return gpu_trainer().make_glove_backend({&words, &contexts, layout, plan, the_device});
 }
 
 }  // namespace
@@ -43,8 +42,8 @@ TEST_CASE("one block of GloVe records on the GPU equals the CPU's update", "[gpu
       for (const Placement& placement : kPlacements) {
         const GloveLayout layout(dim, rule.optimizer, rule.adagrad);
         const std::size_t n = 500;
-        RowMatrix words = make_glove_table(n + 1, layout, rule.optimizer, 3, 0, 1);
-        RowMatrix contexts = make_glove_table(n + 1, layout, rule.optimizer, 3, 1, 1);
+        RowMatrix words = make_glove_table(n + 1, layout, 3, 0, 1);
+        RowMatrix contexts = make_glove_table(n + 1, layout, 3, 1, 1);
         // Give the accumulators history, so that the step's divisor matters.
         for (std::size_t r = 0; r <= n; ++r) {
           for (std::size_t e = layout.state(); e < layout.width; ++e) {
@@ -61,8 +60,8 @@ TEST_CASE("one block of GloVe records on the GPU equals the CPU's update", "[gpu
         records[17].log_count = -std::numeric_limits<float>::infinity();
         RowMatrix cpu_words = copy_of(words), cpu_contexts = copy_of(contexts);
         BatchLoss cpu_loss, gpu_loss;
-        train_glove_records(records, cpu_words, cpu_contexts, layout, rule.optimizer, rule.adagrad, 0.05f, cpu_loss);
-        auto gpu = cuda_glove(words, contexts, layout, rule, 1, placement);
+        train_glove_records(records, cpu_words, cpu_contexts, layout, 0.05f, cpu_loss);
+        auto gpu = cuda_glove(words, contexts, layout, 1, placement);
         gpu->train(records, 0, 0.05f, gpu_loss);
         gpu->finish(0, gpu_loss);
         gpu->copy_tables_to_host();
@@ -97,16 +96,17 @@ TEST_CASE("GloVe on the GPU trains to the CPU's cost and separation on the same 
     for (int which = -1; which < kQualityCount; ++which) {
       std::vector<GloveRecord> records = counted;
       shuffle_records(records, s.seed, 0);
-      RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 0, 1);
-      RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 1, 1);
-      std::unique_ptr<GloveBackend> backend =
-          which < 0 ? make_cpu_glove_backend(words, contexts, layout, s.optimizer, s.adagrad)
-                    : cuda_glove(words, contexts, layout, rule, s.threads, kQualityPlacements[which]);
+      RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.seed, 0, 1);
+      RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.seed, 1, 1);
+      std::unique_ptr<GloveBackend> backend = which < 0
+                                                  ? make_cpu_glove_backend(words, contexts, layout)
+                                                  : cuda_glove(words, contexts, layout, s.threads, kQualityPlacements[which]);
       GloveTrainer trainer(s, records, *backend, which < 0 ? RecordShuffle::full : RecordShuffle::blocks);
       TrainState state = TrainState::start(s.threads, s.seed, records.size());
       std::atomic<bool> stop{false};
       double cost = 0;
-      REQUIRE(trainer.run(state, stop, [&](const TrainProgress& p) { cost = p.loss; }, nullptr));
+      REQUIRE(trainer.run(
+          state, stop, [&](const TrainProgress& p) { cost = p.loss; }, nullptr));
       // Of the vectors: the rows' bias and AdaGrad accumulators (large since the biases
       // step unscaled, issue 23) would make every row alike (0.000 on an H200, 2026-11-26).
       const double separation = topic_separation(corpus, words, s.dim);
@@ -147,10 +147,10 @@ TEST_CASE("GloVe tables larger than the GPU memory allowed train in host memory"
   s.lr = 0.05f;
   s.optimizer = rule.optimizer;
   for (HostTransfer transfer : {HostTransfer::gather, HostTransfer::mapped}) {
-    RowMatrix words = make_glove_table(rows, layout, s.optimizer, s.seed, 0, s.threads);
-    RowMatrix contexts = make_glove_table(rows, layout, s.optimizer, s.seed, 1, s.threads);
+    RowMatrix words = make_glove_table(rows, layout, s.seed, 0, s.threads);
+    RowMatrix contexts = make_glove_table(rows, layout, s.seed, 1, s.threads);
     const Placement placement{TablePlacement::automatic, transfer, host_transfer_name(transfer).data()};
-    auto backend = cuda_glove(words, contexts, layout, rule, s.threads, placement, 256ull << 20);
+    auto backend = cuda_glove(words, contexts, layout, s.threads, placement, 256ull << 20);
     INFO(backend->name());
     REQUIRE(backend->name().find("pinned host memory") != std::string::npos);
     std::vector<GloveRecord> shuffled = records;
@@ -158,7 +158,8 @@ TEST_CASE("GloVe tables larger than the GPU memory allowed train in host memory"
     TrainState state = TrainState::start(s.threads, s.seed, shuffled.size());
     std::atomic<bool> stop{false};
     std::vector<double> costs;
-    REQUIRE(trainer.run(state, stop, [&](const TrainProgress& p) { costs.push_back(p.loss); }, nullptr));
+    REQUIRE(trainer.run(
+        state, stop, [&](const TrainProgress& p) { costs.push_back(p.loss); }, nullptr));
     std::printf("glove 200k x 300 at 256 MB, %s: epoch costs %.4f, %.4f\n", placement.name, costs[0], costs[1]);
     REQUIRE(costs.size() == 2);
     CHECK(costs[1] < costs[0]);

@@ -14,6 +14,7 @@
 #include "search/ann/ann_storage.h"
 #include "search/ann/hnsw_build.h"
 #include "search/exact_search.h"
+#include "search/index_kinds.h"
 #include "search/vector_space.h"
 
 using namespace embed;
@@ -203,4 +204,26 @@ TEST_CASE("a missing, foreign or damaged index is refused at open, and bad links
   for (const Hit& h : found) CHECK(h.row < 500);
   broken.entry_point = 10000;
   CHECK(broken.shape_problem(500).find("entry point 10000 is not a row") != std::string::npos);
+}
+
+TEST_CASE("the stored kind is the registry's: an HNSW index is found by it, another kind refused by name", "[ann][index]") {
+  TempDir dir;
+  const EmbeddingTable table = clustered(200, 8, 5);
+  const std::string path = write_indexed(dir, "i.emb", table, {});
+  const EmbFile file = EmbFile::open(path);
+  CHECK(file.metadata().at(kAnnKindKey) == kHnswKind);
+  const IndexKindSpec* kind = stored_index_kind(file);
+  REQUIRE(kind != nullptr);
+  CHECK(kind == find_index_kind("ann"));
+  CHECK(kind->stored_kind == kHnswKind);
+
+  // The same file, its kind renamed (the header keeps its length).
+  std::string bytes = test::read_file(path);
+  const std::size_t at = bytes.find("\"ann.kind\":\"hnsw\"");
+  REQUIRE(at != std::string::npos);
+  bytes.replace(at + 12, 4, "ivfx");
+  test::write_file(dir.file("ivf.emb"), bytes);
+  const EmbFile other = EmbFile::open(dir.file("ivf.emb"));
+  REQUIRE_ERROR_CONTAINS(stored_index_kind(other),
+                         "ivf.emb: its index is of kind 'ivfx', which this build of embed does not know");
 }

@@ -229,8 +229,8 @@ TEST_CASE("GloVe: one record's AdaGrad update equals the reference arithmetic", 
   // by eta; the biases' step unscaled), in double, with accumulators starting at 1.
   const std::size_t dim = 5;
   const GloveLayout layout(dim, Optimizer::adagrad, AdagradMode::element);
-  RowMatrix words = make_glove_table(2, layout, Optimizer::adagrad, 9, 0, 1);
-  RowMatrix contexts = make_glove_table(2, layout, Optimizer::adagrad, 9, 1, 1);
+  RowMatrix words = make_glove_table(2, layout, 9, 0, 1);
+  RowMatrix contexts = make_glove_table(2, layout, 9, 1, 1);
   std::vector<double> w(words.row(1), words.row(1) + dim + 1), c(contexts.row(0), contexts.row(0) + dim + 1);
   std::vector<double> gw(dim + 1, 1.0), gc(dim + 1, 1.0);
   const double x = 37, x_max = 100, alpha = 0.75, eta = 0.05;
@@ -252,8 +252,7 @@ TEST_CASE("GloVe: one record's AdaGrad update equals the reference arithmetic", 
     gw[dim] += fdiff * fdiff;
     gc[dim] += fdiff * fdiff;
     BatchLoss loss;
-    train_glove_records(std::span(&record, 1), words, contexts, layout, Optimizer::adagrad, AdagradMode::element,
-                        static_cast<float>(eta), loss);
+    train_glove_records(std::span(&record, 1), words, contexts, layout, static_cast<float>(eta), loss);
     CHECK(loss.examples == 1);
   }
   for (std::size_t k = 0; k <= dim; ++k) {
@@ -285,8 +284,8 @@ TEST_CASE("GloVe: the cost falls under every optimizer", "[glove]") {
     s.adagrad = c.adagrad;
     const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
     std::vector<GloveRecord> records = glove_records(entries, s.x_max, s.alpha);
-    RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 0, 1);
-    RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 1, 1);
+    RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.seed, 0, 1);
+    RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.seed, 1, 1);
     TrainState state = TrainState::start(1, s.seed, records.size());
     std::vector<double> costs;
     std::atomic<bool> stop{false};
@@ -309,8 +308,8 @@ TEST_CASE("GloVe separates two topics that meet only where their lines run toget
   const TrainSettings s = glove_settings(32, 10);
   const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
   std::vector<GloveRecord> records = test::glove_records_of(corpus);
-  RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 0, 1);
-  RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 1, 1);
+  RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.seed, 0, 1);
+  RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.seed, 1, 1);
   TrainState state = TrainState::start(1, s.seed, records.size());
   std::atomic<bool> stop{false};
   GloveTrainer trainer(s, records, words, contexts);
@@ -344,8 +343,8 @@ TEST_CASE("GloVe: a run stopped mid-epoch and resumed from its checkpoint ends b
     run.records.file = result.file;
     run.records.in_memory = result.in_memory;
     run.records.shuffle = result.in_memory ? RecordShuffle::full : RecordShuffle::blocks;
-    run.input = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 0, 1);
-    run.output_table = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 1, 1);
+    run.input = make_glove_table(corpus.vocab.size(), layout, s.seed, 0, 1);
+    run.output_table = make_glove_table(corpus.vocab.size(), layout, s.seed, 1, 1);
     run.state = TrainState::start(1, s.seed, run.records.size());
     return run;
   };
@@ -354,7 +353,7 @@ TEST_CASE("GloVe: a run stopped mid-epoch and resumed from its checkpoint ends b
     const RecordFileReader file(run.records.file, corpus.vocab.size());
     const auto source = run.records.in_memory ? memory_records(run.records.memory, *run.records.shuffle, s.seed, &file)
                                               : streamed_records(file, s.seed, 1, 1000);
-    auto cpu = make_cpu_glove_backend(run.input, run.output_table, layout, s.optimizer, s.adagrad);
+    auto cpu = make_cpu_glove_backend(run.input, run.output_table, layout);
     std::atomic<bool> stop{false};
     StoppingGlove backend(*cpu, stop, stop_after > 0 ? stop_after : ~std::uint64_t{0});
     return GloveTrainer(run.settings, *source, backend).run(run.state, stop, nullptr, nullptr);
@@ -404,9 +403,9 @@ TEST_CASE("GloVe: records streamed from disk train to the cost of records in mem
     const RecordFileReader file(result.file, corpus.vocab.size());
     const auto source = expect_memory ? memory_records(kept, RecordShuffle::full, s.seed, &file)
                                       : streamed_records(file, s.seed, s.threads, 4096);
-    RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 0, 1);
-    RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 1, 1);
-    auto backend = make_cpu_glove_backend(words, contexts, layout, s.optimizer, s.adagrad);
+    RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.seed, 0, 1);
+    RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.seed, 1, 1);
+    auto backend = make_cpu_glove_backend(words, contexts, layout);
     TrainState state = TrainState::start(s.threads, s.seed, result.file.records);
     std::atomic<bool> stop{false};
     double cost = 0;

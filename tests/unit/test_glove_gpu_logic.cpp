@@ -22,9 +22,8 @@ struct Rule {
   Optimizer optimizer;
   AdagradMode adagrad;
 };
-const Rule kGpuRules[] = {{Optimizer::adagrad, AdagradMode::element},
-                          {Optimizer::adagrad, AdagradMode::row},
-                          {Optimizer::sgd, AdagradMode::element}};
+const Rule kGpuRules[] = {
+    {Optimizer::adagrad, AdagradMode::element}, {Optimizer::adagrad, AdagradMode::row}, {Optimizer::sgd, AdagradMode::element}};
 
 // Records over a small vocabulary, so that rows repeat within a block.
 std::vector<GloveRecord> random_records(std::size_t count, std::uint32_t rows, std::uint64_t seed) {
@@ -39,8 +38,8 @@ std::vector<GloveRecord> random_records(std::size_t count, std::uint32_t rows, s
 
 // Trains `records` the way a host-placement GPU slot does, on the CPU: remap to local
 // rows, gather copies, train the copies, add the deltas back.
-void train_through_copies(std::span<const GloveRecord> records, RowMatrix& words, RowMatrix& contexts,
-                          const GloveLayout& layout, const Rule& rule, BatchLoss& loss) {
+void train_through_copies(std::span<const GloveRecord> records, RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout,
+                          BatchLoss& loss) {
   RowRemapper remapper(words.rows(), 0);
   LocalGloveBlock local;
   remapper.remap(records, local);
@@ -48,7 +47,7 @@ void train_through_copies(std::span<const GloveRecord> records, RowMatrix& words
   gather_rows(words, local.word_rows, DType::f32, word_copy.data());
   gather_rows(contexts, local.context_rows, DType::f32, context_copy.data());
   const RowMatrix word_before = copy_of(word_copy), context_before = copy_of(context_copy);
-  train_glove_records(local.records, word_copy, context_copy, layout, rule.optimizer, rule.adagrad, 0.05f, loss);
+  train_glove_records(local.records, word_copy, context_copy, layout, 0.05f, loss);
   scatter_deltas(words, local.word_rows, DType::f32, word_copy.data(), word_before.data());
   scatter_deltas(contexts, local.context_rows, DType::f32, context_copy.data(), context_before.data());
 }
@@ -58,7 +57,7 @@ void train_through_copies(std::span<const GloveRecord> records, RowMatrix& words
 class LateBackend final : public GloveBackend {
  public:
   LateBackend(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout, std::size_t block)
-      : cpu_(make_cpu_glove_backend(words, contexts, layout, Optimizer::adagrad, AdagradMode::element)), block_(block) {}
+      : cpu_(make_cpu_glove_backend(words, contexts, layout)), block_(block) {}
   std::string name() const override { return "late"; }
   void train(std::span<const GloveRecord> records, unsigned worker, float lr, BatchLoss& loss) override {
     finish(worker, loss);
@@ -98,13 +97,13 @@ TrainSettings glove_settings(unsigned epochs) {
 TEST_CASE("GloVe: a block trained on copies of its rows and added back equals training the tables", "[gpu-host]") {
   for (const Rule& rule : kGpuRules) {
     const GloveLayout layout(20, rule.optimizer, rule.adagrad);
-    RowMatrix words = make_glove_table(60, layout, rule.optimizer, 1, 0, 1);
-    RowMatrix contexts = make_glove_table(60, layout, rule.optimizer, 1, 1, 1);
+    RowMatrix words = make_glove_table(60, layout, 1, 0, 1);
+    RowMatrix contexts = make_glove_table(60, layout, 1, 1, 1);
     RowMatrix direct_words = copy_of(words), direct_contexts = copy_of(contexts);
     const auto records = random_records(2000, 60, 7);  // every row many times over
     BatchLoss through, direct;
-    train_through_copies(records, words, contexts, layout, rule, through);
-    train_glove_records(records, direct_words, direct_contexts, layout, rule.optimizer, rule.adagrad, 0.05f, direct);
+    train_through_copies(records, words, contexts, layout, through);
+    train_glove_records(records, direct_words, direct_contexts, layout, 0.05f, direct);
     INFO(optimizer_name(rule.optimizer) << " " << adagrad_mode_name(rule.adagrad));
     CHECK(through.examples == direct.examples);
     CHECK(through.sum == Approx(direct.sum).epsilon(1e-9));
@@ -144,15 +143,16 @@ TEST_CASE("GloVe: a backend that completes blocks late trains as the CPU does, a
   auto run = [&](bool late, std::vector<double>& costs, int* copies) {
     std::vector<GloveRecord> records = glove_records_of(corpus);
     shuffle_records(records, s.seed, 0);
-    RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 0, 1);
-    RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.optimizer, s.seed, 1, 1);
+    RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.seed, 0, 1);
+    RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.seed, 1, 1);
     LateBackend late_backend(words, contexts, layout, 1000);
-    auto cpu = make_cpu_glove_backend(words, contexts, layout, s.optimizer, s.adagrad);
+    auto cpu = make_cpu_glove_backend(words, contexts, layout);
     GloveBackend& backend = late ? static_cast<GloveBackend&>(late_backend) : *cpu;
     TrainState state = TrainState::start(1, s.seed, records.size());
     std::atomic<bool> stop{false};
     GloveTrainer trainer(s, records, backend, RecordShuffle::full);
-    REQUIRE(trainer.run(state, stop, [&](const TrainProgress& p) { costs.push_back(p.loss); }, nullptr));
+    REQUIRE(trainer.run(
+        state, stop, [&](const TrainProgress& p) { costs.push_back(p.loss); }, nullptr));
     if (copies) *copies = late_backend.copies_;
     return copy_of(words);
   };

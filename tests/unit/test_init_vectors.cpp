@@ -199,11 +199,11 @@ TEST_CASE("the CPU backends never write a locked row", "[train][init]") {
   SECTION("glove") {
     for (const Optimizer optimizer : {Optimizer::adagrad, Optimizer::adam, Optimizer::sgd}) {
       const GloveLayout layout(16, optimizer, AdagradMode::element);
-      RowMatrix words = make_glove_table(rows, layout, optimizer, 1, 0, 1);
-      RowMatrix contexts = make_glove_table(rows, layout, optimizer, 1, 1, 1);
+      RowMatrix words = make_glove_table(rows, layout, 1, 0, 1);
+      RowMatrix contexts = make_glove_table(rows, layout, 1, 1, 1);
       const RowMatrix words_before = test::copy_of(words), contexts_before = test::copy_of(contexts);
       BatchLoss loss;
-      train_glove_records(test::glove_records_of(corpus), words, contexts, layout, optimizer, AdagradMode::element, 0.05f, loss,
+      train_glove_records(test::glove_records_of(corpus), words, contexts, layout, 0.05f, loss,
                           locked);
       for (std::size_t r = 0; r < rows; ++r) {
         const bool same = std::memcmp(words.row(r), words_before.row(r), layout.width * sizeof(float)) == 0;

@@ -19,7 +19,7 @@ void add_ann_to_emb(const HnswArrays& arrays, const HnswBuildOptions& options, E
   write.extra_tensors.push_back({kHnswOffsets, DType::i64, {rows + 1}, bytes_of(arrays.offsets)});
   write.extra_tensors.push_back({kHnswNeighbors, DType::u32, {arrays.neighbors.size()}, bytes_of(arrays.neighbors)});
   write.extra_tensors.push_back({kHnswLevels, DType::u8, {rows}, bytes_of(arrays.levels)});
-  write.extra_metadata[kAnnKindKey] = "hnsw";
+  write.extra_metadata[kAnnKindKey] = kHnswKind;
   write.extra_metadata["ann.hnsw.m"] = std::to_string(arrays.m);
   write.extra_metadata["ann.hnsw.entry_point"] = std::to_string(arrays.entry_point < 0 ? 0 : arrays.entry_point);
   write.extra_metadata["ann.hnsw.max_level"] = std::to_string(arrays.max_level);
@@ -35,7 +35,7 @@ HnswGraph open_ann(const EmbFile& file) {
   if (!has_ann(file)) {
     fail("{}: has no approximate index; add one with: glove-convert --index ann {} -o OUT.emb", file.name(), file.name());
   }
-  if (meta.at(kAnnKindKey) != "hnsw") fail("{}: unknown approximate index kind \"{}\"", file.name(), meta.at(kAnnKindKey));
+  EMBED_ASSERT(meta.at(kAnnKindKey) == kHnswKind);  // stored_index_kind refused any other kind
   const auto bound = meta.find(kAnnVectorsKey);
   const auto vectors = meta.find("checksum.vectors");
   if (bound == meta.end() || vectors == meta.end() || bound->second != vectors->second) {

@@ -12,7 +12,8 @@
 
 namespace embed {
 
-inline constexpr const char* kAnnKindKey = "ann.kind";        // "hnsw"
+inline constexpr const char* kAnnKindKey = "ann.kind";        // which kind of index: kHnswKind for the graph here
+inline constexpr const char* kHnswKind = "hnsw";              // kAnnKindKey's value for it (index_kinds.cpp's entry)
 inline constexpr const char* kAnnVectorsKey = "ann.vectors";  // "crc32:..." of the vectors it was built from
 inline constexpr const char* kHnswLevels = "ann.hnsw.levels";
 inline constexpr const char* kHnswOffsets = "ann.hnsw.offsets";
@@ -26,7 +27,9 @@ bool has_ann(const EmbFile& file);
 
 // The graph stored in `file`, as spans into it. Throws embed::Error naming the file when
 // there is none (saying how to build one), when its tensors or settings are malformed,
-// or when it was built for other vectors. Costs no pass over anything.
+// or when it was built for other vectors. Costs no pass over anything. An index of
+// another kind is the registry's to refuse (stored_index_kind, search/index_kinds.h),
+// before this is called.
 HnswGraph open_ann(const EmbFile& file);
 
 // open_ann, then a pass over the whole graph (glove-convert --verify): every list where

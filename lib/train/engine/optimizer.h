@@ -1,20 +1,20 @@
-// The optimizers embed-train offers, and their update rules, in one place.
-//
-// Every optimizer here is sparse: its state lives beside the parameters of each row,
-// and only the rows a step touches pay for state updates (lazy AdaGrad and Adam).
-// Which models take which optimizer (each model's supports(), training_model.h):
+// The optimizer registry: every optimizer embed-train offers, its name, what --help
+// says of it, the options only it takes, and the state it keeps beside each row. Its
+// update rule (the arithmetic, once for the CPU and the GPU) is a struct in
+// update_rules.h; which models take it, each model's supports() (training_model.h):
 //   skipgram, cbow  sgd (word2vec's: the learning rate falls linearly to lr × 1e-4)
 //   glove           adagrad (default; per element, or per row with --adagrad row),
 //                   adam (lazy, bias-corrected per row), sgd (linear decay, as above)
+// A new optimizer is its rule struct, its enumerator and one entry in kOptimizers
+// (optimizer.cpp), and its case in the backends that run it (docs/ARCHITECTURE.md).
 #pragma once
 
-#include <cmath>
+#include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "train/engine/update_constants.h"
 
 namespace embed {
 
@@ -22,6 +22,23 @@ enum class Optimizer { sgd, adagrad, adam };
 // AdaGrad keeps an accumulator per parameter (as Stanford GloVe), or one per row: the
 // mean of the row's squared gradients, as PBG's RowAdagrad (about dim times less state).
 enum class AdagradMode { element, row };
+
+struct OptimizerSpec {
+  Optimizer optimizer;
+  std::string_view name;  // --optimizer's spelling, and checkpoints' "optimizer"
+  std::string_view help;  // what --optimizer's help says of it, after its name and models
+  // The options only it takes: the run refuses them with another optimizer.
+  std::span<const std::string_view> options = {};
+  // The floats of state beside a row of `params` parameters (a multiple of 16: vector,
+  // bias, padding), as its rule in update_rules.h lays them out after them; and a fresh
+  // row's state (zeros already there).
+  std::size_t (*state_floats)(std::size_t params, AdagradMode adagrad) = nullptr;
+  void (*init_state)(float* state, std::size_t params, AdagradMode adagrad) = nullptr;
+};
+
+// Every optimizer, in --help's order.
+std::span<const OptimizerSpec> optimizers();
+const OptimizerSpec& optimizer_spec(Optimizer optimizer);
 
 std::string_view optimizer_name(Optimizer optimizer);  // "sgd" | "adagrad" | "adam"
 std::optional<Optimizer> parse_optimizer(std::string_view name);
@@ -36,37 +53,6 @@ inline float linear_decay_learning_rate(float lr, double done, double total) {
   constexpr double kEndFraction = 1e-4;
   const double left = 1.0 - done / (total + 1);
   return lr * static_cast<float>(left > kEndFraction ? left : kEndFraction);
-}
-
-// AdaGrad as Stanford GloVe applies it: `scaled` is the gradient already multiplied by
-// the learning rate (and clipped); the step divides it by the root of 1 plus the
-// accumulated squares of earlier such values (the reference starts its accumulators
-// at 1). The accumulator holds the sum without that 1: in float, squares of order
-// 1e-9 added to 1.0 would round away, and Stanford's doubles keep them.
-inline float adagrad_step(float& accumulator, float scaled) {
-  const float step = scaled / std::sqrt(kAdagradStart + accumulator);
-  accumulator += scaled * scaled;
-  return step;
-}
-
-// Adam (Kingma & Ba) with the usual constants, applied lazily: a row's moments move
-// only when the row is touched, and bias correction uses the row's own step count, as
-// DGL's sparse Adam does (a global count would over-correct rare rows).
-inline constexpr float kAdamBeta1 = 0.9f;
-inline constexpr float kAdamBeta2 = 0.999f;
-inline constexpr float kAdamEpsilon = 1e-8f;
-
-// The bias-corrected step size, from beta1^t and beta2^t after the row's t-th update
-// (kept per row as two numbers, so the inner loop needs no pow).
-inline float adam_step_size(float lr, float beta1_power, float beta2_power) {
-  return lr * std::sqrt(1 - beta2_power) / (1 - beta1_power);
-}
-
-// Updates the moments with `gradient` and returns the step to subtract.
-inline float adam_step(float& mean, float& variance, float gradient, float step_size) {
-  mean = kAdamBeta1 * mean + (1 - kAdamBeta1) * gradient;
-  variance = kAdamBeta2 * variance + (1 - kAdamBeta2) * gradient * gradient;
-  return step_size * mean / (std::sqrt(variance) + kAdamEpsilon);
 }
 
 }  // namespace embed

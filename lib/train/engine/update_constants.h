@@ -7,7 +7,7 @@ namespace embed {
 
 // GloVe's gradient clip, as Stanford GloVe's (a gradient beyond ±100 is cut to it).
 inline constexpr float kGloveGradientClip = 100.0f;
-// AdaGrad's accumulators start at 1, as Stanford GloVe's do (optimizer.h says why the
+// AdaGrad's accumulators start at 1, as Stanford GloVe's do (update_rules.h says why the
 // tables hold the sum without it).
 inline constexpr float kAdagradStart = 1.0f;
 

@@ -1,23 +1,46 @@
 // The update rules the trainers' inner loops call, one struct per optimizer, shared by
 // the CPU backends and the CUDA kernels (plain C++17 with host-device annotations under
-// nvcc; no includes beyond <cstddef>). A rule sees a row's gradient as the backend forms
-// it: a coefficient (word2vec: label - sigmoid(score)) times a direction (the other
-// row), summed over a step's terms for an input row.
+// nvcc). Which rules exist, their names, options and the models that take them: the
+// optimizer registry (optimizer.h). A rule sees a row's gradient as the backend forms
+// it: a coefficient (word2vec: label - sigmoid(score); GloVe: f(X) × the prediction's
+// error) times a direction (the other row).
 //
-//   gradient_scale(c)  what the backend multiplies a direction by as it accumulates:
-//                      SGD folds its learning rate in here, as word2vec does, so that
-//                      its sums are already steps; a rule with state (AdaGrad, Adam) keeps
-//                      the plain gradient and turns it into a step in its update.
-//   add(row, s, x, n)  row += s × x for a term applied at once (an output row's step);
-//   add_sum(row, g, n) row += the accumulated g (an input row's step).
+// Every rule has
+//   gradient_scale(c)  what the backend multiplies a direction by to form a gradient
+//                      (or a step): SGD folds its learning rate in here, as word2vec
+//                      does, so that its sums are already steps; a rule with state keeps
+//                      the plain gradient and turns it into a step in its update;
+//   state_floats(P)    the floats of state it keeps beside a row of P parameters (P a
+//                      multiple of 16: the vector, a bias, padding), after them;
+//   init_state(s, P)   a fresh row's state.
 //
-// Which optimizers a model takes: its TrainingModel::supports (word2vec: SGD). A new
-// rule is a struct here; the backends instantiate their loops with it: word2vec's CPU
-// backend through a target-cloned train_batch_<rule> entry point and CpuBackend::train's
-// dispatch on TrainSettings::optimizer, its kernels in launch_skipgram and launch_cbow.
+// Two forms of the update, for the two shapes of inner loop:
+// - Accumulated (word2vec's CPU loops and kernels; SGD only so far, since it needs no
+//   state): add(row, s, x, n) adds s × x for a term applied at once (an output row's
+//   step), add_sum(row, g, n) the accumulated g (an input row's step).
+// - Element by element (GloVe's loops, which update two rows per record), on a row whose
+//   state starts at `state`:
+//     Row r = begin(state)                 the row's values for this step (Adam's
+//                                          bias-corrected step size); may advance state
+//     change(r, state, k, g, sum)          what to subtract from parameter k, whose
+//                                          gradient as gradient_scale formed it is g;
+//                                          `sum` is a sum over the row the caller keeps
+//                                          in its simd reduction (RowAdagrad's squares)
+//     end(state, sum, n)                   after the row's n elements
+//     bias_change(r, state, k, s, c)       what to subtract from an unclipped extra
+//                                          parameter k (GloVe's bias) of coefficient c,
+//                                          s being gradient_scale(c) as the row used it
+//   The CUDA kernels' GloVe updates are the same arithmetic with atomic adds
+//   (kernels/train/glove_kernels.cu).
+//
+// Every rule is sparse: only the rows a step touches change, state included (lazy
+// AdaGrad and Adam, as PyTorch's SparseAdam).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
+
+#include "train/engine/update_constants.h"
 
 #ifdef __CUDACC__
 #define EMBED_HOST_DEVICE __host__ __device__
@@ -27,11 +50,52 @@
 
 namespace embed {
 
-// Plain SGD with word2vec's schedule (the learning rate falls linearly, epoch_loop.h).
+// AdaGrad as Stanford GloVe applies it: `scaled` is the gradient already multiplied by
+// the learning rate (and clipped); the step divides it by the root of 1 plus the
+// accumulated squares of earlier such values (the reference starts its accumulators
+// at 1). The accumulator holds the sum without that 1: in float, squares of order
+// 1e-9 added to 1.0 would round away, and Stanford's doubles keep them.
+EMBED_HOST_DEVICE inline float adagrad_step(float& accumulator, float scaled) {
+  const float step = scaled / sqrtf(kAdagradStart + accumulator);
+  accumulator += scaled * scaled;
+  return step;
+}
+
+// Adam (Kingma & Ba) with the usual constants, applied lazily: a row's moments move
+// only when the row is touched, and bias correction uses the row's own step count, as
+// DGL's sparse Adam does (a global count would over-correct rare rows).
+inline constexpr float kAdamBeta1 = 0.9f;
+inline constexpr float kAdamBeta2 = 0.999f;
+inline constexpr float kAdamEpsilon = 1e-8f;
+
+// The bias-corrected step size, from beta1^t and beta2^t after the row's t-th update
+// (kept per row as two numbers, so the inner loop needs no pow).
+EMBED_HOST_DEVICE inline float adam_step_size(float lr, float beta1_power, float beta2_power) {
+  return lr * sqrtf(1 - beta2_power) / (1 - beta1_power);
+}
+
+// Updates the moments with `gradient` and returns the step to subtract.
+EMBED_HOST_DEVICE inline float adam_step(float& mean, float& variance, float gradient, float step_size) {
+  mean = kAdamBeta1 * mean + (1 - kAdamBeta1) * gradient;
+  variance = kAdamBeta2 * variance + (1 - kAdamBeta2) * gradient * gradient;
+  return step_size * mean / (sqrtf(variance) + kAdamEpsilon);
+}
+
+// Plain SGD with word2vec's schedule (the learning rate falls linearly, optimizer.h).
 struct SgdRule {
   float lr;
 
+  struct Row {};
+
+  static constexpr std::size_t state_floats(std::size_t) { return 0; }
+  static void init_state(float*, std::size_t) {}
+
   EMBED_HOST_DEVICE float gradient_scale(float coefficient) const { return coefficient * lr; }
+
+  EMBED_HOST_DEVICE Row begin(float*) const { return {}; }
+  EMBED_HOST_DEVICE float change(Row, float*, std::size_t, float g, float&) const { return g; }
+  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
+  EMBED_HOST_DEVICE float bias_change(Row, float*, std::size_t, float scale, float) const { return scale; }
 
 #ifndef __CUDACC__
   // The CPU's loops: whole padded rows, vectorised (each caller is a target clone).
@@ -44,6 +108,94 @@ struct SgdRule {
     for (std::size_t i = 0; i < n; ++i) row[i] += 1.0f * sum[i];
   }
 #endif
+};
+
+// AdaGrad with an accumulator per parameter, Stanford GloVe's glove.c as it has been
+// since its gradient clip (2020): a vector's gradient is clipped, then scaled by the
+// learning rate; a bias's is not scaled at all, so the biases step at AdaGrad's rate 1
+// (upstream pull request #209 proposes scaling them and its maintainers found the
+// vectors worse). On text8-head the unscaled bias step is what brings WS-353 up to
+// Stanford's figure (bench/RESULTS.md, issue 23).
+// State: [ g²(p_0) .. g²(p_{P-1}) ], P floats.
+struct AdagradRule {
+  float lr;
+
+  struct Row {};
+
+  static constexpr std::size_t state_floats(std::size_t params) { return params; }
+  static void init_state(float*, std::size_t) {}
+
+  EMBED_HOST_DEVICE float gradient_scale(float coefficient) const { return coefficient; }
+
+  EMBED_HOST_DEVICE Row begin(float*) const { return {}; }
+  EMBED_HOST_DEVICE float change(Row, float* state, std::size_t k, float g, float&) const {
+    return adagrad_step(state[k], g * lr);
+  }
+  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
+  EMBED_HOST_DEVICE float bias_change(Row, float* state, std::size_t k, float, float coefficient) const {
+    return adagrad_step(state[k], coefficient);
+  }
+};
+
+// AdaGrad with one accumulator per row, PyTorch-BigGraph's RowAdagrad: the mean of the
+// row's squared (scaled, clipped) gradients, about P times less state. The bias keeps
+// an accumulator of its own. State: [ mean g²(vector) | g²(bias) | pad ], 16 floats.
+struct RowAdagradRule {
+  float lr;
+
+  struct Row {
+    float scale;  // 1 / sqrt(1 + the row's accumulator) before this step
+  };
+
+  static constexpr std::size_t state_floats(std::size_t) { return 16; }
+  static void init_state(float*, std::size_t) {}
+
+  EMBED_HOST_DEVICE float gradient_scale(float coefficient) const { return coefficient * lr; }
+
+  EMBED_HOST_DEVICE Row begin(float* state) const { return {1.0f / sqrtf(kAdagradStart + state[0])}; }
+  EMBED_HOST_DEVICE float change(Row r, float*, std::size_t, float g, float& squares) const {
+    squares += g * g;
+    return g * r.scale;
+  }
+  EMBED_HOST_DEVICE void end(float* state, float squares, std::size_t n) const { state[0] += squares / static_cast<float>(n); }
+  EMBED_HOST_DEVICE float bias_change(Row, float* state, std::size_t, float scale, float) const {
+    return adagrad_step(state[1], scale);
+  }
+};
+
+// Adam, lazy and bias-corrected per row (above). State: [ m (P) ][ v (P) ][ beta1^t |
+// beta2^t | pad ], 2P + 16 floats; the powers start at 1.
+struct AdamRule {
+  float lr;
+  std::size_t params;  // P: where v and the powers start in the state
+
+  struct Row {
+    float step;  // the bias-corrected step size of this update
+  };
+
+  static constexpr std::size_t state_floats(std::size_t params) { return 2 * params + 16; }
+  static void init_state(float* state, std::size_t params) {
+    state[2 * params] = 1.0f;
+    state[2 * params + 1] = 1.0f;
+  }
+
+  EMBED_HOST_DEVICE float gradient_scale(float coefficient) const { return coefficient; }
+
+  // Advances the row's beta powers.
+  EMBED_HOST_DEVICE Row begin(float* state) const {
+    float* powers = state + 2 * params;
+    powers[0] *= kAdamBeta1;
+    powers[1] *= kAdamBeta2;
+    return {adam_step_size(lr, powers[0], powers[1])};
+  }
+  EMBED_HOST_DEVICE float change(Row r, float* state, std::size_t k, float g, float&) const {
+    return adam_step(state[k], state[params + k], g, r.step);
+  }
+  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
+  EMBED_HOST_DEVICE float bias_change(Row r, float* state, std::size_t k, float scale, float) const {
+    float unused = 0;
+    return change(r, state, k, scale, unused);
+  }
 };
 
 }  // namespace embed

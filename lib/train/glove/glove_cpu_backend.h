@@ -1,5 +1,5 @@
 // GloVe's CPU backend: trains blocks of co-occurrence records on the host tables in
-// place, one step per record, with Stanford GloVe's update rules.
+// place, one step per record, by the layout's optimizer (Stanford GloVe's rules and ours).
 #pragma once
 
 #include <memory>
@@ -18,14 +18,13 @@ namespace embed {
 // 0.5 f(X) (prediction - log X)² per record to `loss` (Stanford's cost). Records with a
 // non-finite prediction are skipped, as the reference skips them. The rows of `words`
 // that `locked` (empty, or one flag per row) marks 1 stay as they are (--lock-init).
+// The optimizer is the layout's.
 void train_glove_records(std::span<const GloveRecord> records, RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout,
-                         Optimizer optimizer, AdagradMode adagrad, float learning_rate, BatchLoss& loss,
-                         std::span<const std::uint8_t> locked = {});
+                         float learning_rate, BatchLoss& loss, std::span<const std::uint8_t> locked = {});
 
 // The CPU: updates `words` and `contexts` (GloveLayout rows) in place, but not the word
 // rows `locked` marks.
 std::unique_ptr<GloveBackend> make_cpu_glove_backend(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout,
-                                                     Optimizer optimizer, AdagradMode adagrad,
                                                      std::span<const std::uint8_t> locked = {});
 
 }  // namespace embed

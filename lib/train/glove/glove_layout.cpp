@@ -12,16 +12,15 @@ float glove_weight(double count, double x_max, double alpha) {
   return count >= x_max ? 1.0f : static_cast<float>(std::pow(count / x_max, alpha));
 }
 
-GloveLayout::GloveLayout(std::size_t d, Optimizer optimizer, AdagradMode adagrad) : dim(d), params(RowMatrix::stride_for(d + 1)) {
-  switch (optimizer) {
-    case Optimizer::sgd: width = params; break;
-    case Optimizer::adagrad: width = adagrad == AdagradMode::element ? 2 * params : params + 16; break;
-    case Optimizer::adam: width = 3 * params + 16; break;
-  }
-}
+GloveLayout::GloveLayout(std::size_t d, Optimizer rule, AdagradMode mode)
+    : dim(d),
+      params(RowMatrix::stride_for(d + 1)),
+      width(params + optimizer_spec(rule).state_floats(params, mode)),
+      optimizer(rule),
+      adagrad(mode) {}
 
-RowMatrix make_glove_table(std::size_t rows, const GloveLayout& layout, Optimizer optimizer, std::uint64_t seed, unsigned table,
-                           unsigned threads) {
+RowMatrix make_glove_table(std::size_t rows, const GloveLayout& layout, std::uint64_t seed, unsigned table, unsigned threads) {
+  const OptimizerSpec& optimizer = optimizer_spec(layout.optimizer);
   RowMatrix matrix(rows, layout.width);
   constexpr std::size_t kRowsPerTask = 4096;
   const std::size_t tasks = (rows + kRowsPerTask - 1) / kRowsPerTask;
@@ -32,9 +31,7 @@ RowMatrix make_glove_table(std::size_t rows, const GloveLayout& layout, Optimize
       Random random(seed, (std::uint64_t{0x2000} + table) << 32 | r);
       float* row = matrix.row(r);
       for (std::size_t i = 0; i <= layout.dim; ++i) row[i] = (random.uniform() - 0.5f) * scale;
-      if (optimizer == Optimizer::adam) {
-        std::fill_n(row + layout.state() + 2 * layout.params, 2, 1.0f);
-      }
+      optimizer.init_state(row + layout.state(), layout.params, layout.adagrad);
     }
   });
   return matrix;

@@ -8,7 +8,7 @@
 // and the optimizer's state side by side, so that one record touches two contiguous
 // stretches of memory:
 //   [ w_0 .. w_{d-1} | b | pad ]  P = d + 1 rounded up to 16 floats
-//   then per optimizer:
+//   then the optimizer's state, as its rule lays it out (train/engine/update_rules.h):
 //     sgd              nothing
 //     adagrad element  [ g²(w_0) .. g²(w_{d-1}) | g²(b) | pad ]             P floats
 //     adagrad row      [ mean g²(w) | g²(b) | pad ]                          16 floats
@@ -37,8 +37,10 @@ float glove_weight(double count, double x_max, double alpha);
 
 struct GloveLayout {
   std::size_t dim = 0;
-  std::size_t params = 0;  // P: floats of vector, bias and padding
-  std::size_t width = 0;   // floats per row, state included
+  std::size_t params = 0;                    // P: floats of vector, bias and padding
+  std::size_t width = 0;                     // floats per row, state included
+  Optimizer optimizer = Optimizer::adagrad;  // whose state the rows keep
+  AdagradMode adagrad = AdagradMode::element;
   std::size_t bias() const { return dim; }
   std::size_t state() const { return params; }  // where the optimizer's state starts
 
@@ -46,9 +48,8 @@ struct GloveLayout {
 };
 
 // A fresh table: vectors and biases uniform in [-0.5, 0.5) / dim, as Stanford GloVe
-// draws them, per row from (seed, table, row); AdaGrad's accumulators and Adam's moments
-// at 0, Adam's beta powers at 1.
-RowMatrix make_glove_table(std::size_t rows, const GloveLayout& layout, Optimizer optimizer, std::uint64_t seed, unsigned table,
-                           unsigned threads);
+// draws them, per row from (seed, table, row); the optimizer's state as its registry
+// entry starts it (accumulators and moments at 0, Adam's beta powers at 1).
+RowMatrix make_glove_table(std::size_t rows, const GloveLayout& layout, std::uint64_t seed, unsigned table, unsigned threads);
 
 }  // namespace embed

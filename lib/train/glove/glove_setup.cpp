@@ -227,8 +227,8 @@ void start_glove_run(TrainingRun& run) {
   const TrainSettings& s = run.settings;
   const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
   const std::uint64_t rows = run.corpus.vocab.size();
-  run.input = make_glove_table(rows, layout, s.optimizer, s.seed, 0, s.threads);
-  run.output_table = make_glove_table(rows, layout, s.optimizer, s.seed, 1, s.threads);
+  run.input = make_glove_table(rows, layout, s.seed, 0, s.threads);
+  run.output_table = make_glove_table(rows, layout, s.seed, 1, s.threads);
   // Under mpirun each rank walks its own records, with random streams numbered apart.
   run.state = TrainState::start(s.threads, s.seed, run.records.size(), this_job().rank() * s.threads);
 }

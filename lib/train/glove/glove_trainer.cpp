@@ -21,8 +21,7 @@ GloveTrainer::GloveTrainer(const TrainSettings& settings, std::vector<GloveRecor
     : settings_(settings),
       own_records_(memory_records(records, RecordShuffle::full, settings.seed, nullptr)),
       records_(*own_records_),
-      own_backend_(make_cpu_glove_backend(words, contexts, GloveLayout(settings.dim, settings.optimizer, settings.adagrad),
-                                          settings.optimizer, settings.adagrad)),
+      own_backend_(make_cpu_glove_backend(words, contexts, GloveLayout(settings.dim, settings.optimizer, settings.adagrad))),
       backend_(*own_backend_) {}
 
 bool GloveTrainer::run(TrainState& state, const std::atomic<bool>& stop,

@@ -157,8 +157,7 @@ class GloveModel final : public TrainingModel {
                                                                     : std::string(optimizer_name(s.optimizer));
     const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
     std::unique_ptr<GloveBackend> backend =
-        context.gpu ? gpu_backend(run, context)
-                    : make_cpu_glove_backend(run.input, run.output_table, layout, s.optimizer, s.adagrad, run.init.locked);
+        context.gpu ? gpu_backend(run, context) : make_cpu_glove_backend(run.input, run.output_table, layout, run.init.locked);
     // The GPU trains an epoch faster than the CPU reshuffles the records one by one, and
     // records on disk are read a block at a time: both reorder whole blocks between epochs.
     GloveRecords& records = run.records;
@@ -224,8 +223,7 @@ class GloveModel final : public TrainingModel {
     const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
     const GloveGpuShape shape{run.input.rows(), layout.width, s.threads};
     GloveGpuRequest request{&run.input,   &run.output_table,
-                            layout,       s.optimizer,
-                            s.adagrad,    plan_glove_gpu_memory(shape, context.gpu_options, context.gpu_budget),
+                            layout,       plan_glove_gpu_memory(shape, context.gpu_options, context.gpu_budget),
                             *context.gpu, context.gpu_traffic};
     explain_placement(context.gpu_options, request.plan, 2 * shape.rows * shape.width * sizeof(float), context.gpu_budget);
     return context.gpu_trainer->make_glove_backend(request);

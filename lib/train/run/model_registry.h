@@ -23,5 +23,8 @@ std::vector<std::string_view> model_options();
 std::vector<std::string_view> model_settings();
 // "skipgram and cbow": the models that take `option`, for "applies to" messages.
 std::string models_taking(std::string_view option);
+// --optimizer's help, from the optimizer registry and the models that take each:
+// "sgd (skipgram, cbow and glove; default for skipgram and cbow): ...; adagrad (...): ...".
+std::string optimizer_help();
 
 }  // namespace embed

@@ -79,7 +79,12 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
     fail_usage("--optimizer {} does not apply to --model {}: it trains with {}", optimizer_name(s.optimizer), model.name(),
                optimizer_name(defaults.optimizer));
   }
-  if (s.optimizer != Optimizer::adagrad && has("--adagrad")) fail_usage("--adagrad applies to --optimizer adagrad only");
+  for (const OptimizerSpec& other : optimizers()) {
+    if (other.optimizer == s.optimizer) continue;
+    for (std::string_view option : other.options) {
+      if (has(option)) fail_usage("{} applies to --optimizer {} only", option, other.name);
+    }
+  }
   if (!has("--window")) s.window = defaults.window;
   if (!has("--epochs")) s.epochs = defaults.epochs;
   if (!has("--lr")) s.lr = defaults.lr;

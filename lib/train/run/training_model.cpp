@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 #include "train/run/model_registry.h"
 
@@ -54,15 +56,39 @@ std::vector<std::string_view> own_options_of_models(bool settings_only) {
 std::vector<std::string_view> model_options() { return own_options_of_models(false); }
 std::vector<std::string_view> model_settings() { return own_options_of_models(true); }
 
+namespace {
+
+// "a", "a and b", "a, b and c".
+std::string joined(const std::vector<std::string_view>& names) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    text += i == 0 ? "" : i + 1 == names.size() ? " and " : ", ";
+    text += names[i];
+  }
+  return text;
+}
+
+}  // namespace
+
 std::string models_taking(std::string_view option) {
   std::vector<std::string_view> names;
   for (const TrainingModel* m : training_models()) {
     if (m->takes_option(option)) names.push_back(m->name());
   }
+  return joined(names);
+}
+
+std::string optimizer_help() {
   std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    text += i == 0 ? "" : i + 1 == names.size() ? " and " : ", ";
-    text += names[i];
+  for (const OptimizerSpec& spec : optimizers()) {
+    std::vector<std::string_view> takers, defaults;
+    for (const TrainingModel* m : training_models()) {
+      if (m->supports(spec.optimizer)) takers.push_back(m->name());
+      if (m->defaults().optimizer == spec.optimizer) defaults.push_back(m->name());
+    }
+    if (takers.empty()) continue;
+    text += fmt::format("{}{} ({}{}{}): {}", text.empty() ? "" : "; ", spec.name, joined(takers),
+                        defaults.empty() ? "" : "; default for ", joined(defaults), spec.help);
   }
   return text;
 }

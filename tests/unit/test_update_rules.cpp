@@ -1,0 +1,165 @@
+// The optimizer registry and its update rules (train/engine/update_rules.h), each against
+// a reference written from the rule's definition in double precision: PyTorch's
+// documented formulas for SGD, Adagrad and Adam (lazy: a row's state moves only when it
+// is touched, Adam's bias correction by the row's own step count), PBG's RowAdagrad, and
+// Stanford GloVe's unscaled bias step for AdaGrad per element.
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+#include "train/engine/optimizer.h"
+#include "train/engine/update_rules.h"
+#include "train/glove/glove_layout.h"
+#include "train/run/model_registry.h"
+
+using namespace embed;
+
+namespace {
+
+constexpr std::size_t kDim = 5;
+constexpr std::size_t kParams = 16;  // the padded row: vector, bias, padding
+constexpr float kLr = 0.1f;
+
+// Three steps of made-up gradients (as gradient_scale's caller forms them: coefficient ×
+// direction), element k of step s.
+double gradient(int step, std::size_t k) { return 0.3 * std::sin(1.0 + step + 0.7 * static_cast<double>(k)) - 0.05 * step; }
+
+// Applies `rule` to one row (kDim elements and the bias at kDim) for three steps of
+// coefficient 1 and the gradients above: returns the row's parameters after each step.
+template <typename Rule>
+std::vector<std::vector<float>> run_rule(const Rule& rule) {
+  std::vector<float> row(kParams + Rule::state_floats(kParams), 0.0f);
+  for (std::size_t k = 0; k <= kDim; ++k) row[k] = 0.5f + 0.1f * static_cast<float>(k);
+  Rule::init_state(row.data() + kParams, kParams);
+  std::vector<std::vector<float>> after;
+  for (int step = 0; step < 3; ++step) {
+    float* state = row.data() + kParams;
+    const auto r = rule.begin(state);
+    float sum = 0;
+    for (std::size_t k = 0; k < kDim; ++k) {
+      // The direction is the gradient divided by the coefficient's scale: the rule's
+      // gradient_scale(1) times it gives back gradient(step, k) (times lr for the rules
+      // that fold it in).
+      const float g = rule.gradient_scale(1.0f) * static_cast<float>(gradient(step, k));
+      row[k] -= rule.change(r, state, k, g, sum);
+    }
+    rule.end(state, sum, kDim);
+    const float bias_coefficient = static_cast<float>(gradient(step, kDim));
+    row[kDim] -= rule.bias_change(r, state, kDim, rule.gradient_scale(bias_coefficient), bias_coefficient);
+    after.emplace_back(row.begin(), row.begin() + kDim + 1);
+  }
+  return after;
+}
+
+void check_close(const std::vector<std::vector<float>>& got, const std::vector<std::vector<double>>& want) {
+  REQUIRE(got.size() == want.size());
+  for (std::size_t s = 0; s < got.size(); ++s) {
+    for (std::size_t k = 0; k <= kDim; ++k) {
+      INFO("step " << s << ", element " << k);
+      CHECK(got[s][k] == Approx(want[s][k]).epsilon(1e-5));
+    }
+  }
+}
+
+// run_rule's starting row, as the floats it holds.
+std::vector<double> start_row() {
+  std::vector<double> row(kDim + 1);
+  for (std::size_t k = 0; k <= kDim; ++k) row[k] = static_cast<double>(0.5f + 0.1f * static_cast<float>(k));
+  return row;
+}
+
+}  // namespace
+
+TEST_CASE("SGD steps by the learning rate times the gradient", "[train][optimizer]") {
+  std::vector<double> p = start_row();
+  std::vector<std::vector<double>> want;
+  for (int step = 0; step < 3; ++step) {
+    for (std::size_t k = 0; k <= kDim; ++k) p[k] -= double{kLr} * gradient(step, k);
+    want.push_back(p);
+  }
+  check_close(run_rule(SgdRule{kLr}), want);
+}
+
+TEST_CASE("AdaGrad per element divides by the root of 1 plus the squares before it", "[train][optimizer]") {
+  std::vector<double> p = start_row(), squares(kDim + 1, 0.0);
+  std::vector<std::vector<double>> want;
+  for (int step = 0; step < 3; ++step) {
+    for (std::size_t k = 0; k <= kDim; ++k) {
+      // Stanford GloVe: the vector's gradient scaled by the learning rate, the bias's not.
+      const double scaled = k < kDim ? double{kLr} * gradient(step, k) : gradient(step, k);
+      p[k] -= scaled / std::sqrt(1.0 + squares[k]);
+      squares[k] += scaled * scaled;
+    }
+    want.push_back(p);
+  }
+  check_close(run_rule(AdagradRule{kLr}), want);
+}
+
+TEST_CASE("RowAdagrad keeps the mean square of a row's gradients, and the bias's own", "[train][optimizer]") {
+  std::vector<double> p = start_row();
+  double row_squares = 0, bias_squares = 0;
+  std::vector<std::vector<double>> want;
+  for (int step = 0; step < 3; ++step) {
+    double sum = 0;
+    for (std::size_t k = 0; k < kDim; ++k) {
+      const double scaled = double{kLr} * gradient(step, k);
+      p[k] -= scaled / std::sqrt(1.0 + row_squares);
+      sum += scaled * scaled;
+    }
+    row_squares += sum / kDim;
+    const double bias = double{kLr} * gradient(step, kDim);
+    p[kDim] -= bias / std::sqrt(1.0 + bias_squares);
+    bias_squares += bias * bias;
+    want.push_back(p);
+  }
+  check_close(run_rule(RowAdagradRule{kLr}), want);
+}
+
+TEST_CASE("Adam is bias-corrected by the row's own step count", "[train][optimizer]") {
+  std::vector<double> p = start_row(), m(kDim + 1, 0.0), v(kDim + 1, 0.0);
+  const double b1 = kAdamBeta1, b2 = kAdamBeta2, eps = kAdamEpsilon;
+  std::vector<std::vector<double>> want;
+  for (int step = 0; step < 3; ++step) {
+    const int t = step + 1;
+    for (std::size_t k = 0; k <= kDim; ++k) {
+      const double g = gradient(step, k);
+      m[k] = b1 * m[k] + (1 - b1) * g;
+      v[k] = b2 * v[k] + (1 - b2) * g * g;
+      // PyTorch's Adam, with epsilon added to the uncorrected root as it documents:
+      // lr × sqrt(1 - b2^t) / (1 - b1^t) × m / (sqrt(v) + eps).
+      p[k] -= double{kLr} * std::sqrt(1 - std::pow(b2, t)) / (1 - std::pow(b1, t)) * m[k] / (std::sqrt(v[k]) + eps);
+    }
+    want.push_back(p);
+  }
+  check_close(run_rule(AdamRule{kLr, kParams}), want);
+}
+
+TEST_CASE("the optimizer registry lays out each rule's state and names its options", "[train][optimizer][registry]") {
+  for (const OptimizerSpec& spec : optimizers()) {
+    CHECK(parse_optimizer(spec.name) == spec.optimizer);
+    CHECK(&optimizer_spec(spec.optimizer) == &spec);
+    for (const AdagradMode mode : {AdagradMode::element, AdagradMode::row}) {
+      const GloveLayout layout(300, spec.optimizer, mode);
+      CHECK(layout.width == layout.params + spec.state_floats(layout.params, mode));
+      CHECK(layout.width % 16 == 0);  // rows stay whole vectors for the kernels
+    }
+    // --optimizer's help names each optimizer with the models that take it.
+    CHECK_THAT(optimizer_help(), Catch::Matchers::Contains(std::string(spec.name) + " ("));
+  }
+  CHECK(GloveLayout(300, Optimizer::sgd, AdagradMode::element).width == 304);
+  CHECK(GloveLayout(300, Optimizer::adagrad, AdagradMode::element).width == 2 * 304);
+  CHECK(GloveLayout(300, Optimizer::adagrad, AdagradMode::row).width == 304 + 16);
+  CHECK(GloveLayout(300, Optimizer::adam, AdagradMode::element).width == 3 * 304 + 16);
+  CHECK_FALSE(parse_optimizer("adamw").has_value());
+  // A fresh Adam row's beta powers are 1 (no step yet); its moments 0.
+  const GloveLayout adam(4, Optimizer::adam, AdagradMode::element);
+  const RowMatrix table = make_glove_table(3, adam, 1, 0, 1);
+  for (std::size_t r = 0; r < 3; ++r) {
+    const float* state = table.row(r) + adam.state();
+    CHECK(state[0] == 0.0f);
+    CHECK(state[2 * adam.params] == 1.0f);
+    CHECK(state[2 * adam.params + 1] == 1.0f);
+  }
+}
