@@ -1,10 +1,12 @@
 #include "kernels/train/glove_kernels.h"
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 
 #include "kernels/common/storage.cuh"
 #include "kernels/common/warp_sum.cuh"
-#include "train/engine/update_constants.h"
+#include "train/engine/update_rules.h"
 
 namespace embed::cuda {
 namespace {
@@ -15,17 +17,34 @@ constexpr unsigned kFullMask = 0xffffffffu;
 
 __device__ inline float clip(float x) { return fminf(fmaxf(x, -kGloveGradientClip), kGloveGradientClip); }
 
-// adagrad_step (lib/train/engine/update_rules.h) on one parameter. The accumulator's add
-// returns the value it replaced, which is what the step divides by; so concurrent
-// records each see their own predecessor's square, as in a sequential order.
-__device__ inline void adagrad_update(float* param, float* accumulator, float scaled) {
-  const float before = atomicAdd(accumulator, scaled * scaled);
-  atomicAdd(param, -(scaled / sqrtf(kAdagradStart + before)));
+// The rules' adds to their state (update_rules.h's PlainAdd), made atomic: each returns
+// the value it replaced, which is what a step divides by, so concurrent records each see
+// their own predecessor's value, as in a sequential order.
+struct AtomicAdd {
+  __device__ static float fetch_add(float& x, float v) { return atomicAdd(&x, v); }
+};
+
+// Lane 0's value of a rule's per-row struct, in every lane (word by word).
+template <typename T>
+__device__ inline T from_lane_zero(T value) {
+  if constexpr (std::is_empty_v<T>) {
+    return value;
+  } else {
+    static_assert(sizeof(T) % sizeof(unsigned) == 0);
+    unsigned words[sizeof(T) / sizeof(unsigned)];
+    memcpy(words, &value, sizeof(T));
+    for (unsigned& word : words) word = __shfl_sync(kFullMask, word, 0);
+    memcpy(&value, words, sizeof(T));
+    return value;
+  }
 }
 
-template <GloveRule Rule>
+// One warp per record: the CPU's apply_rule (glove_cpu_backend.cpp) with the rule's
+// element form spread over the lanes, parameters changed by atomic adds.
+template <typename Rule>
 __global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord* records, std::uint32_t count, GloveTables t,
-                                                         float lr, double* loss_out, unsigned long long* trained_out) {
+                                                         Rule rule, double* loss_out, unsigned long long* trained_out) {
+  static_assert(Rule::concurrent, "the kernels take only rules whose state atomic adds can keep");
   __shared__ double warp_loss[kWarpsPerBlock];
   __shared__ unsigned long long warp_trained[kWarpsPerBlock];
   const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -51,57 +70,33 @@ __global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord
       loss += 0.5 * static_cast<double>(fdiff) * diff;
       ++trained;
     }
-    float* acc_w = w + t.state;
-    float* acc_c = c + t.state;
-    [[maybe_unused]] const float g = fdiff * lr;  // the other rules scale by the learning rate before clipping
-    if constexpr (Rule == GloveRule::adagrad_element) {
-      // Stanford's glove.c (as the CPU's AdagradElement): clip, then scale by the
-      // learning rate; the biases' step is not scaled.
-      for (std::uint32_t k = lane; k < dim; k += 32) {
-        const float wk = w[k], ck = c[k];  // both gradients from the old values
-        adagrad_update(w + k, acc_w + k, clip(fdiff * ck) * lr);
-        adagrad_update(c + k, acc_c + k, clip(fdiff * wk) * lr);
-      }
-      if (lane == 0) {
-        adagrad_update(w + dim, acc_w + dim, fdiff);
-        adagrad_update(c + dim, acc_c + dim, fdiff);
-      }
-    } else if constexpr (Rule == GloveRule::adagrad_row) {
-      // acc[0]: the mean squared gradient of the row's vector; acc[1]: the bias's.
-      float scale_w = 0, scale_c = 0;
-      if (lane == 0) {
-        scale_w = 1.0f / sqrtf(kAdagradStart + acc_w[0]);
-        scale_c = 1.0f / sqrtf(kAdagradStart + acc_c[0]);
-      }
-      scale_w = __shfl_sync(kFullMask, scale_w, 0);
-      scale_c = __shfl_sync(kFullMask, scale_c, 0);
-      float squares_w = 0, squares_c = 0;
-      for (std::uint32_t k = lane; k < dim; k += 32) {
-        const float tw = clip(g * c[k]);
-        const float tc = clip(g * w[k]);
-        squares_w += tw * tw;
-        squares_c += tc * tc;
-        atomicAdd(w + k, -(tw * scale_w));
-        atomicAdd(c + k, -(tc * scale_c));
-      }
-      squares_w = warp_sum(squares_w);
-      squares_c = warp_sum(squares_c);
-      if (lane == 0) {
-        atomicAdd(acc_w, squares_w / static_cast<float>(dim));
-        atomicAdd(acc_c, squares_c / static_cast<float>(dim));
-        adagrad_update(w + dim, acc_w + 1, g);
-        adagrad_update(c + dim, acc_c + 1, g);
-      }
-    } else {
-      for (std::uint32_t k = lane; k < dim; k += 32) {
-        const float wk = w[k], ck = c[k];
-        atomicAdd(w + k, -clip(g * ck));
-        atomicAdd(c + k, -clip(g * wk));
-      }
-      if (lane == 0) {
-        atomicAdd(w + dim, -g);
-        atomicAdd(c + dim, -g);
-      }
+    float* state_w = w + t.state;
+    float* state_c = c + t.state;
+    // The row's values for this step, read once (lane 0) for the whole warp, for the
+    // same reason as the biases.
+    typename Rule::Row row_w{}, row_c{};
+    if (lane == 0) {
+      row_w = rule.begin(state_w);
+      row_c = rule.begin(state_c);
+    }
+    row_w = from_lane_zero(row_w);
+    row_c = from_lane_zero(row_c);
+    const float scale = rule.gradient_scale(fdiff);
+    float sum_w = 0, sum_c = 0;
+    for (std::uint32_t k = lane; k < dim; k += 32) {
+      const float wk = w[k], ck = c[k];  // both gradients from the old values
+      atomicAdd(w + k, -rule.template change<AtomicAdd>(row_w, state_w, k, clip(scale * ck), sum_w));
+      atomicAdd(c + k, -rule.template change<AtomicAdd>(row_c, state_c, k, clip(scale * wk), sum_c));
+    }
+    if constexpr (Rule::sums_row) {
+      sum_w = warp_sum(sum_w);
+      sum_c = warp_sum(sum_c);
+    }
+    if (lane == 0) {
+      rule.template end<AtomicAdd>(state_w, sum_w, dim);
+      rule.template end<AtomicAdd>(state_c, sum_c, dim);
+      atomicAdd(w + dim, -rule.template bias_change<AtomicAdd>(row_w, state_w, dim, scale, fdiff));
+      atomicAdd(c + dim, -rule.template bias_change<AtomicAdd>(row_c, state_c, dim, scale, fdiff));
     }
   }
   if (lane == 0) {
@@ -131,17 +126,15 @@ cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, 
   const std::size_t wanted = (std::size_t{count} + kWarpsPerBlock - 1) / kWarpsPerBlock;
   const std::size_t allowed = std::max<std::size_t>(1, (std::size_t{max_in_flight} + kWarpsPerBlock - 1) / kWarpsPerBlock);
   const auto blocks = static_cast<unsigned>(std::min({wanted, kMaxBlocks, allowed}));
+  const float lr = learning_rate;
   switch (rule) {
     case GloveRule::adagrad_element:
-      glove_kernel<GloveRule::adagrad_element>
-          <<<blocks, kThreads, 0, stream>>>(records, count, tables, learning_rate, loss, trained);
+      glove_kernel<<<blocks, kThreads, 0, stream>>>(records, count, tables, AdagradRule{lr}, loss, trained);
       break;
     case GloveRule::adagrad_row:
-      glove_kernel<GloveRule::adagrad_row><<<blocks, kThreads, 0, stream>>>(records, count, tables, learning_rate, loss, trained);
+      glove_kernel<<<blocks, kThreads, 0, stream>>>(records, count, tables, RowAdagradRule{lr}, loss, trained);
       break;
-    case GloveRule::sgd:
-      glove_kernel<GloveRule::sgd><<<blocks, kThreads, 0, stream>>>(records, count, tables, learning_rate, loss, trained);
-      break;
+    case GloveRule::sgd: glove_kernel<<<blocks, kThreads, 0, stream>>>(records, count, tables, SgdRule{lr}, loss, trained); break;
   }
   return cudaGetLastError();
 }

@@ -23,6 +23,8 @@ struct KernelGloveRecord {
   float weight;
 };
 
+// The update rules the kernel takes (train/engine/update_rules.h: AdagradRule,
+// RowAdagradRule, SgdRule; not Adam, whose rule is not `concurrent`).
 enum class GloveRule { adagrad_element, adagrad_row, sgd };
 
 // W and W̃ (storage.h's SplitTable: on the GPU, or partly a block's copies of their

@@ -18,7 +18,8 @@ constexpr OptimizerSpec kOptimizers[] = {
      .name = "sgd",
      .help = "the learning rate falls linearly, as word2vec's",
      .state_floats = [](std::size_t params, AdagradMode) { return SgdRule::state_floats(params); },
-     .init_state = [](float* state, std::size_t params, AdagradMode) { SgdRule::init_state(state, params); }},
+     .init_state = [](float* state, std::size_t params, AdagradMode) { SgdRule::init_state(state, params); },
+     .concurrent = SgdRule::concurrent},
     {.optimizer = Optimizer::adagrad,
      .name = "adagrad",
      .help = "state per element, as Stanford GloVe, or per row with --adagrad row",
@@ -34,12 +35,14 @@ constexpr OptimizerSpec kOptimizers[] = {
            } else {
              RowAdagradRule::init_state(state, params);
            }
-         }},
+         },
+     .concurrent = AdagradRule::concurrent && RowAdagradRule::concurrent},
     {.optimizer = Optimizer::adam,
      .name = "adam",
      .help = "lazy, bias-corrected per row; on the CPU only",
      .state_floats = [](std::size_t params, AdagradMode) { return AdamRule::state_floats(params); },
-     .init_state = [](float* state, std::size_t params, AdagradMode) { AdamRule::init_state(state, params); }},
+     .init_state = [](float* state, std::size_t params, AdagradMode) { AdamRule::init_state(state, params); },
+     .concurrent = AdamRule::concurrent},
 };
 
 constexpr EnumName<AdagradMode> kAdagradModeNames[] = {{AdagradMode::element, "element"}, {AdagradMode::row, "row"}};

@@ -34,6 +34,9 @@ struct OptimizerSpec {
   // row's state (zeros already there).
   std::size_t (*state_floats)(std::size_t params, AdagradMode adagrad) = nullptr;
   void (*init_state)(float* state, std::size_t params, AdagradMode adagrad) = nullptr;
+  // Whether its rule keeps its state with atomic adds alone, as the GPU kernels need
+  // (its rule's `concurrent`).
+  bool concurrent = true;
 };
 
 // Every optimizer, in --help's order.

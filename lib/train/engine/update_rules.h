@@ -22,16 +22,20 @@
 //   state starts at `state`:
 //     Row r = begin(state)                 the row's values for this step (Adam's
 //                                          bias-corrected step size); may advance state
-//     change(r, state, k, g, sum)          what to subtract from parameter k, whose
+//     change<Add>(r, state, k, g, sum)     what to subtract from parameter k, whose
 //                                          gradient as gradient_scale formed it is g;
-//                                          `sum` is a sum over the row the caller keeps
-//                                          in its simd reduction (RowAdagrad's squares)
-//     end(state, sum, n)                   after the row's n elements
-//     bias_change(r, state, k, s, c)       what to subtract from an unclipped extra
+//                                          `sum` is a sum over the row that the caller
+//                                          keeps (a simd reduction; a warp sum on the
+//                                          GPU) for a rule whose sums_row is true
+//     end<Add>(state, sum, n)              after the row's n elements
+//     bias_change<Add>(r, state, k, s, c)  what to subtract from an unclipped extra
 //                                          parameter k (GloVe's bias) of coefficient c,
 //                                          s being gradient_scale(c) as the row used it
-//   The CUDA kernels' GloVe updates are the same arithmetic with atomic adds
-//   (kernels/train/glove_kernels.cu).
+//   Add is how the rule adds to its state: PlainAdd on the CPU, where one thread owns a
+//   step; GloVe's kernels (kernels/train/glove_kernels.cu) pass an atomic add, run
+//   begin, end and bias_change on one lane of a warp and the elements on all 32. A rule
+//   whose `concurrent` is false changes its state in ways atomic adds cannot express
+//   (Adam's decaying moments and step counts): the kernels do not take it.
 //
 // Every rule is sparse: only the rows a step touches change, state included (lazy
 // AdaGrad and Adam, as PyTorch's SparseAdam).
@@ -50,15 +54,26 @@
 
 namespace embed {
 
+// An add to a rule's state that returns the value it replaced. The kernels' atomic add
+// does the same, so that concurrent records each see their own predecessor's value, as
+// in a sequential order.
+struct PlainAdd {
+  EMBED_HOST_DEVICE static float fetch_add(float& x, float v) {
+    const float before = x;
+    x = before + v;
+    return before;
+  }
+};
+
 // AdaGrad as Stanford GloVe applies it: `scaled` is the gradient already multiplied by
 // the learning rate (and clipped); the step divides it by the root of 1 plus the
 // accumulated squares of earlier such values (the reference starts its accumulators
 // at 1). The accumulator holds the sum without that 1: in float, squares of order
 // 1e-9 added to 1.0 would round away, and Stanford's doubles keep them.
+template <typename Add = PlainAdd>
 EMBED_HOST_DEVICE inline float adagrad_step(float& accumulator, float scaled) {
-  const float step = scaled / sqrtf(kAdagradStart + accumulator);
-  accumulator += scaled * scaled;
-  return step;
+  const float before = Add::fetch_add(accumulator, scaled * scaled);
+  return scaled / sqrtf(kAdagradStart + before);
 }
 
 // Adam (Kingma & Ba) with the usual constants, applied lazily: a row's moments move
@@ -86,6 +101,8 @@ struct SgdRule {
   float lr;
 
   struct Row {};
+  static constexpr bool sums_row = false;
+  static constexpr bool concurrent = true;
 
   static constexpr std::size_t state_floats(std::size_t) { return 0; }
   static void init_state(float*, std::size_t) {}
@@ -93,9 +110,16 @@ struct SgdRule {
   EMBED_HOST_DEVICE float gradient_scale(float coefficient) const { return coefficient * lr; }
 
   EMBED_HOST_DEVICE Row begin(float*) const { return {}; }
-  EMBED_HOST_DEVICE float change(Row, float*, std::size_t, float g, float&) const { return g; }
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE float change(Row, float*, std::size_t, float g, float&) const {
+    return g;
+  }
+  template <typename Add = PlainAdd>
   EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
-  EMBED_HOST_DEVICE float bias_change(Row, float*, std::size_t, float scale, float) const { return scale; }
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE float bias_change(Row, float*, std::size_t, float scale, float) const {
+    return scale;
+  }
 
 #ifndef __CUDACC__
   // The CPU's loops: whole padded rows, vectorised (each caller is a target clone).
@@ -121,6 +145,8 @@ struct AdagradRule {
   float lr;
 
   struct Row {};
+  static constexpr bool sums_row = false;
+  static constexpr bool concurrent = true;
 
   static constexpr std::size_t state_floats(std::size_t params) { return params; }
   static void init_state(float*, std::size_t) {}
@@ -128,12 +154,15 @@ struct AdagradRule {
   EMBED_HOST_DEVICE float gradient_scale(float coefficient) const { return coefficient; }
 
   EMBED_HOST_DEVICE Row begin(float*) const { return {}; }
+  template <typename Add = PlainAdd>
   EMBED_HOST_DEVICE float change(Row, float* state, std::size_t k, float g, float&) const {
-    return adagrad_step(state[k], g * lr);
+    return adagrad_step<Add>(state[k], g * lr);
   }
+  template <typename Add = PlainAdd>
   EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
+  template <typename Add = PlainAdd>
   EMBED_HOST_DEVICE float bias_change(Row, float* state, std::size_t k, float, float coefficient) const {
-    return adagrad_step(state[k], coefficient);
+    return adagrad_step<Add>(state[k], coefficient);
   }
 };
 
@@ -146,6 +175,8 @@ struct RowAdagradRule {
   struct Row {
     float scale;  // 1 / sqrt(1 + the row's accumulator) before this step
   };
+  static constexpr bool sums_row = true;
+  static constexpr bool concurrent = true;
 
   static constexpr std::size_t state_floats(std::size_t) { return 16; }
   static void init_state(float*, std::size_t) {}
@@ -153,13 +184,18 @@ struct RowAdagradRule {
   EMBED_HOST_DEVICE float gradient_scale(float coefficient) const { return coefficient * lr; }
 
   EMBED_HOST_DEVICE Row begin(float* state) const { return {1.0f / sqrtf(kAdagradStart + state[0])}; }
+  template <typename Add = PlainAdd>
   EMBED_HOST_DEVICE float change(Row r, float*, std::size_t, float g, float& squares) const {
     squares += g * g;
     return g * r.scale;
   }
-  EMBED_HOST_DEVICE void end(float* state, float squares, std::size_t n) const { state[0] += squares / static_cast<float>(n); }
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE void end(float* state, float squares, std::size_t n) const {
+    Add::fetch_add(state[0], squares / static_cast<float>(n));
+  }
+  template <typename Add = PlainAdd>
   EMBED_HOST_DEVICE float bias_change(Row, float* state, std::size_t, float scale, float) const {
-    return adagrad_step(state[1], scale);
+    return adagrad_step<Add>(state[1], scale);
   }
 };
 
@@ -172,6 +208,10 @@ struct AdamRule {
   struct Row {
     float step;  // the bias-corrected step size of this update
   };
+  static constexpr bool sums_row = false;
+  // Its moments decay before they add and its beta powers multiply: concurrent updates
+  // of a row would lose steps, so it trains on the CPU only.
+  static constexpr bool concurrent = false;
 
   static constexpr std::size_t state_floats(std::size_t params) { return 2 * params + 16; }
   static void init_state(float* state, std::size_t params) {
@@ -188,10 +228,13 @@ struct AdamRule {
     powers[1] *= kAdamBeta2;
     return {adam_step_size(lr, powers[0], powers[1])};
   }
+  template <typename Add = PlainAdd>
   EMBED_HOST_DEVICE float change(Row r, float* state, std::size_t k, float g, float&) const {
     return adam_step(state[k], state[params + k], g, r.step);
   }
+  template <typename Add = PlainAdd>
   EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
+  template <typename Add = PlainAdd>
   EMBED_HOST_DEVICE float bias_change(Row r, float* state, std::size_t k, float scale, float) const {
     float unused = 0;
     return change(r, state, k, scale, unused);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "device/gpu_device.h"
+#include "train/engine/optimizer.h"
 #include "train/engine/row_matrix.h"
 #include "train/glove/glove_backend.h"
 #include "train/gpu/gpu_plan.h"
@@ -37,9 +38,10 @@ struct GloveGpuRequest {
   TableTraffic* traffic = nullptr;  // the run's counters, or none
 };
 
-// Adam's per-row step counts are a product that concurrent GPU updates of a row
-// cannot share without losing steps, so GloVe trains with Adam on the CPU only.
-inline bool supports_glove_on_gpu(Optimizer optimizer) { return optimizer != Optimizer::adam; }
+// GloVe's kernels update rows from many records at once with atomic adds, so they take
+// the rules whose state atomic adds can keep (not Adam's: its per-row step counts are a
+// product that concurrent updates cannot share without losing steps).
+inline bool supports_glove_on_gpu(Optimizer optimizer) { return optimizer_spec(optimizer).concurrent; }
 
 struct GpuTrainer {
   // Device `ordinal` (--gpu) made current, when it is usable; nullopt with the reason
