@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", command.output.output, "the vectors to write (.emb)");
   app.add_option_function<std::string>(
          "--model", [&s](const std::string& name) { s.model = *embed::parse_model_name(name); },
-         "skipgram, cbow or glove (default: skipgram)")
+         "what to train (default: " + std::string(embed::model_name(s.model)) + ")")
       ->check(CLI::IsMember(model_names));
   app.add_option("--dim", s.dim, "vector dimensions")->check(whole_range(embed::kDimRange))->capture_default_str();
   app.add_option("--window", s.window, "context words on each side, at most (default 5; glove 10)")
