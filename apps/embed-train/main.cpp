@@ -47,12 +47,20 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--max-vocab", command.output.max_vocab, "keep only the N most frequent words (0: all)")->capture_default_str();
   app.add_option("--epochs", s.epochs, "passes over the corpus (default 5; glove 25)")->check(whole_range(embed::kEpochsRange));
-  app.add_option("--lr", s.lr, "starting learning rate (default 0.025 for skipgram, 0.05 for cbow and glove)")
+  app.add_option("--lr", s.lr,
+                 "starting learning rate (default 0.025 for skipgram, 0.05 for cbow and glove; an optimizer other than the "
+                 "model's own starts from its own, as --optimizer says)")
       ->check(range(embed::kLearningRateRange));
   app.add_option_function<std::string>(
-         "--optimizer", [&s](const std::string& name) { s.optimizer = *embed::parse_optimizer(name); },
-         embed::optimizer_help())
+         "--optimizer", [&s](const std::string& name) { s.optimizer = *embed::parse_optimizer(name); }, embed::optimizer_help())
       ->check(CLI::IsMember(embed::optimizer_names()));
+  // The optimizers' hyper-parameters, each with the optimizers that take it (optimizer.cpp).
+  for (const embed::OptimizerParamSpec& param : embed::optimizer_param_specs()) {
+    app.add_option_function<float>(
+           std::string(param.option), [&s, field = param.field](float value) { s.hyper.*field = value; },
+           embed::optimizer_param_help(param))
+        ->check(embed::cli::between(param.low, param.high));
+  }
   app.add_option("--threads", s.threads, "worker threads (default: all cores)")->check(whole_range(embed::kThreadsRange));
   app.add_option("--seed", s.seed,
                  "random seed; on the CPU with --threads 1 the output is bit-for-bit reproducible (a GPU draws the "
@@ -101,8 +109,8 @@ int main(int argc, char** argv) {
       "--asymmetric", [&s](std::int64_t) { s.symmetric = false; },
       for_models("--asymmetric", "count only the words to the left of a word as its context"));
   app.add_option_function<std::string>(
-         "--adagrad", [&s](const std::string& name) { s.adagrad = *embed::parse_adagrad_mode(name); },
-         for_models("--adagrad", "AdaGrad state per element or per row (less memory) (default: element)"))
+         "--adagrad", [&command](const std::string& name) { command.adagrad = embed::parse_adagrad_mode(name); },
+         for_models("--adagrad", "the old spelling of --optimizer adagrad (element) or rowadagrad (row)"))
       ->check(CLI::IsMember(embed::adagrad_mode_names()));
   app.add_option_function<std::string>(
          "--vectors", [&s](const std::string& name) { s.vectors = *embed::parse_glove_vectors(name); },

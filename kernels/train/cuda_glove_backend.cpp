@@ -38,7 +38,7 @@ struct BlockTotals {
 GloveRule rule_of(const GloveLayout& layout) {
   EMBED_ASSERT(supports_glove_on_gpu(layout.optimizer));
   if (layout.optimizer == Optimizer::sgd) return GloveRule::sgd;
-  return layout.adagrad == AdagradMode::element ? GloveRule::adagrad_element : GloveRule::adagrad_row;
+  return layout.optimizer == Optimizer::adagrad ? GloveRule::adagrad_element : GloveRule::adagrad_row;
 }
 
 struct Slot : BatchSlot {

@@ -85,8 +85,8 @@ __global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord
     float sum_w = 0, sum_c = 0;
     for (std::uint32_t k = lane; k < dim; k += 32) {
       const float wk = w[k], ck = c[k];  // both gradients from the old values
-      atomicAdd(w + k, -rule.template change<AtomicAdd>(row_w, state_w, k, clip(scale * ck), sum_w));
-      atomicAdd(c + k, -rule.template change<AtomicAdd>(row_c, state_c, k, clip(scale * wk), sum_c));
+      atomicAdd(w + k, -rule.template change<AtomicAdd>(row_w, state_w, k, wk, clip(scale * ck), sum_w));
+      atomicAdd(c + k, -rule.template change<AtomicAdd>(row_c, state_c, k, ck, clip(scale * wk), sum_c));
     }
     if constexpr (Rule::sums_row) {
       sum_w = warp_sum(sum_w);
@@ -95,8 +95,8 @@ __global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord
     if (lane == 0) {
       rule.template end<AtomicAdd>(state_w, sum_w, dim);
       rule.template end<AtomicAdd>(state_c, sum_c, dim);
-      atomicAdd(w + dim, -rule.template bias_change<AtomicAdd>(row_w, state_w, dim, scale, fdiff));
-      atomicAdd(c + dim, -rule.template bias_change<AtomicAdd>(row_c, state_c, dim, scale, fdiff));
+      atomicAdd(w + dim, -rule.template bias_change<AtomicAdd>(row_w, state_w, dim, w[dim], scale, fdiff));
+      atomicAdd(c + dim, -rule.template bias_change<AtomicAdd>(row_c, state_c, dim, c[dim], scale, fdiff));
     }
   }
   if (lane == 0) {

@@ -27,7 +27,7 @@ grep -q 'epoch 2/2: cost' a.log && ok || bad "one line per epoch, with the cost"
 info=$("$GC" --info a.emb)
 grep -qE '^rows +4554$' <<<"$info" && ok || bad "rows: $info"
 grep -qE '^dim +16$' <<<"$info" && ok || bad "dim"
-for key in 'model = glove' 'x_max = 100' 'alpha = 0.75' 'window = 10' 'optimizer = adagrad' 'adagrad = element' \
+for key in 'model = glove' 'x_max = 100' 'alpha = 0.75' 'window = 10' 'optimizer = adagrad' \
   'vectors = w+c' 'symmetric = 1' 'lr = 0.05'; do
   grep -qF "$key" <<<"$info" && ok || bad "metadata lacks '$key'"
 done
@@ -80,8 +80,9 @@ check "spilled counts = in-memory counts" "$(cooccurrences tiny.log)" "$(cooccur
 "$ET" --cooc tiny.cooc -o tiny.emb "${FAST[@]}" -q && ok || bad "trains on spilled counts"
 
 # --- options ---
-for variant in "--optimizer adam --lr 0.01" "--optimizer sgd" "--adagrad row" "--asymmetric" "--vectors w" \
-  "--x-max 10 --alpha 0.5" "--dtype bf16"; do
+for variant in "--optimizer adam --lr 0.01" "--optimizer sgd" "--adagrad row" "--optimizer rowadagrad" \
+  "--optimizer adamw --weight-decay 0.1" "--optimizer adamax" "--optimizer rmsprop --rho 0.9" "--optimizer adadelta" \
+  "--optimizer rprop" "--asymmetric" "--vectors w" "--x-max 10 --alpha 0.5" "--dtype bf16"; do
   # shellcheck disable=SC2086
   "$ET" --corpus "$CORPUS" -o v.emb "${FAST[@]}" $variant -q
   check "$variant trains" "$?" "0"
@@ -104,6 +105,10 @@ expect_error "glove option with skipgram" 2 "--x-max applies to --model glove on
 expect_error "skipgram option with glove" 2 "--negative applies to --model skipgram and cbow only" "$ET" --corpus "$CORPUS" -o e.emb --model glove --negative 5
 expect_error "adam with skipgram" 2 "--optimizer adam does not apply to --model skipgram" "$ET" --corpus "$CORPUS" -o e.emb --optimizer adam
 expect_error "--adagrad with adam" 2 "--adagrad applies to --optimizer adagrad only" "$ET" --corpus "$CORPUS" -o e.emb --model glove --optimizer adam --adagrad row
+expect_error "--beta1 with adagrad" 2 "--beta1 applies to --optimizer adam, adamw or adamax only" "$ET" --corpus "$CORPUS" -o e.emb --model glove --beta1 0.8
+expect_error "--rho with skipgram's sgd" 2 "--rho applies to --optimizer rmsprop or adadelta only" "$ET" --corpus "$CORPUS" -o e.emb --rho 0.9
+expect_error "--eps out of range" 2 "--eps" "$ET" --corpus "$CORPUS" -o e.emb --model glove --optimizer adam --eps 2
+expect_error "rmsprop on the GPU" 1 "--optimizer rmsprop trains on the CPU" "$ET" --corpus "$CORPUS" -o e.emb --model glove --optimizer rmsprop --device cuda
 expect_error "--cooc and --corpus" 2 "excludes" "$ET" --cooc only.cooc --corpus "$CORPUS" -o e.emb --model glove
 expect_error "nothing to read" 2 "--corpus or --cooc is required" "$ET" -o e.emb --model glove
 expect_error "--cooc without --output" 2 "--output is required" "$ET" --model glove --cooc only.cooc

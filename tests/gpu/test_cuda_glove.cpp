@@ -18,14 +18,12 @@ using namespace embed::test;
 
 namespace {
 
+// The optimizers whose rules GloVe's kernel takes (their `concurrent`).
 struct Rule {
   Optimizer optimizer;
-  AdagradMode adagrad;
   const char* name;
 };
-const Rule kRules[] = {{Optimizer::adagrad, AdagradMode::element, "adagrad per element"},
-                       {Optimizer::adagrad, AdagradMode::row, "adagrad per row"},
-                       {Optimizer::sgd, AdagradMode::element, "sgd"}};
+const Rule kRules[] = {{Optimizer::adagrad, "adagrad"}, {Optimizer::rowadagrad, "rowadagrad"}, {Optimizer::sgd, "sgd"}};
 
 std::unique_ptr<GloveBackend> cuda_glove(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout, unsigned workers,
                                          const Placement& placement, std::uint64_t budget = 0) {
@@ -40,7 +38,7 @@ TEST_CASE("one block of GloVe records on the GPU equals the CPU's update", "[gpu
   for (std::size_t dim : {300u, 50u}) {
     for (const Rule& rule : kRules) {
       for (const Placement& placement : kPlacements) {
-        const GloveLayout layout(dim, rule.optimizer, rule.adagrad);
+        const GloveLayout layout(dim, rule.optimizer);
         const std::size_t n = 500;
         RowMatrix words = make_glove_table(n + 1, layout, 3, 0, 1);
         RowMatrix contexts = make_glove_table(n + 1, layout, 3, 1, 1);
@@ -90,8 +88,7 @@ TEST_CASE("GloVe on the GPU trains to the CPU's cost and separation on the same 
     s.threads = 4;
     s.lr = 0.05f;
     s.optimizer = rule.optimizer;
-    s.adagrad = rule.adagrad;
-    const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+    const GloveLayout layout(s.dim, s.optimizer, s.hyper);
     double cpu_separation = 0, cpu_cost = 0;
     for (int which = -1; which < kQualityCount; ++which) {
       std::vector<GloveRecord> records = counted;
@@ -129,7 +126,7 @@ TEST_CASE("GloVe tables larger than the GPU memory allowed train in host memory"
   // 200,000 words at dim 300 with per-element AdaGrad: 2 x 486 MB of tables in 256 MB.
   const std::size_t rows = 200000;
   const Rule& rule = kRules[0];
-  const GloveLayout layout(300, rule.optimizer, rule.adagrad);
+  const GloveLayout layout(300, rule.optimizer);
   Random random(9, 9);
   std::vector<GloveRecord> records(4000000);
   for (GloveRecord& r : records) {

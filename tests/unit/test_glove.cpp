@@ -228,7 +228,7 @@ TEST_CASE("GloVe: one record's AdaGrad update equals the reference arithmetic", 
   // Stanford glove.c's update (as it has been since its gradient clip: clip, then scale
   // by eta; the biases' step unscaled), in double, with accumulators starting at 1.
   const std::size_t dim = 5;
-  const GloveLayout layout(dim, Optimizer::adagrad, AdagradMode::element);
+  const GloveLayout layout(dim, Optimizer::adagrad);
   RowMatrix words = make_glove_table(2, layout, 9, 0, 1);
   RowMatrix contexts = make_glove_table(2, layout, 9, 1, 1);
   std::vector<double> w(words.row(1), words.row(1) + dim + 1), c(contexts.row(0), contexts.row(0) + dim + 1);
@@ -267,22 +267,18 @@ TEST_CASE("GloVe: the cost falls under every optimizer", "[glove]") {
   CoocOptions options;
   options.window = 5;
   const auto entries = count(corpus, options);
-  struct Case {
-    Optimizer optimizer;
-    AdagradMode adagrad;
-    float lr;
-  };
-  for (const Case& c : {Case{Optimizer::adagrad, AdagradMode::element, 0.05f}, Case{Optimizer::adagrad, AdagradMode::row, 0.05f},
-                        Case{Optimizer::adam, AdagradMode::element, 0.01f}, Case{Optimizer::sgd, AdagradMode::element, 0.05f}}) {
+  for (const OptimizerSpec& optimizer : optimizers()) {
+    // Each at the learning rate it starts from (the model's for its own, adagrad).
+    const float lr = optimizer.lr > 0 ? optimizer.lr : 0.05f;
     TrainSettings s;
     s.model = Model::glove;
     s.dim = 16;
     s.epochs = 8;
     s.threads = 1;
-    s.lr = c.lr;
-    s.optimizer = c.optimizer;
-    s.adagrad = c.adagrad;
-    const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+    s.lr = lr;
+    s.optimizer = optimizer.optimizer;
+    s.hyper = resolve_params(s.optimizer, {});
+    const GloveLayout layout(s.dim, s.optimizer, s.hyper);
     std::vector<GloveRecord> records = glove_records(entries, s.x_max, s.alpha);
     RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.seed, 0, 1);
     RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.seed, 1, 1);
@@ -292,11 +288,15 @@ TEST_CASE("GloVe: the cost falls under every optimizer", "[glove]") {
     GloveTrainer trainer(s, records, words, contexts);
     REQUIRE(trainer.run(
         state, stop, [&](const TrainProgress& p) { costs.push_back(p.loss); }, nullptr));
-    INFO(optimizer_name(c.optimizer) << " " << adagrad_mode_name(c.adagrad) << ": first " << costs.front() << ", last "
-                                     << costs.back());
+    INFO(optimizer.name << ": first " << costs.front() << ", last " << costs.back());
     REQUIRE(costs.size() == 8);
-    CHECK(costs.back() < 0.6 * costs.front());
-    for (std::size_t e = 1; e < costs.size(); ++e) CHECK(costs[e] < costs[e - 1] * 1.01);
+    // Sparse Rprop's signs flip between a row's touches on sampled records, so its cost
+    // falls slowly (docs/embed-train.md); AdamW's decay is not part of the cost, which may
+    // rise a little as the decay catches up with the steps.
+    const bool rprop = optimizer.optimizer == Optimizer::rprop;
+    const bool decays = optimizer.optimizer == Optimizer::adamw;
+    CHECK(costs.back() < (rprop ? 0.9 : 0.6) * costs.front());
+    for (std::size_t e = 1; e < costs.size(); ++e) CHECK(costs[e] < costs[e - 1] * (decays ? 1.05 : 1.01));
   }
 }
 
@@ -306,7 +306,7 @@ TEST_CASE("GloVe separates two topics that meet only where their lines run toget
   // The GPU tests judge their GloVe by this fixture.
   const Corpus corpus = test::topic_corpus(11, 4000, 40, 50, false);
   const TrainSettings s = glove_settings(32, 10);
-  const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+  const GloveLayout layout(s.dim, s.optimizer, s.hyper);
   std::vector<GloveRecord> records = test::glove_records_of(corpus);
   RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.seed, 0, 1);
   RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.seed, 1, 1);
@@ -332,54 +332,66 @@ TEST_CASE("GloVe: a run stopped mid-epoch and resumed from its checkpoint ends b
   CoocOptions options;
   options.window = 5;
   const auto entries = count(corpus, options);
-  const TrainSettings s = glove_settings(8, 4);
-  const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
-  // `budget`: the shuffler's memory for records; below their size they go to disk.
-  auto fresh = [&](const std::string& name, std::uint64_t budget) {
-    TrainingRun run;
-    run.settings = s;
-    run.corpus.vocab = corpus.vocab;
-    const auto result = shuffled_records(dir.file(name), corpus.vocab.size(), entries, s, budget, run.records.memory);
-    run.records.file = result.file;
-    run.records.in_memory = result.in_memory;
-    run.records.shuffle = result.in_memory ? RecordShuffle::full : RecordShuffle::blocks;
-    run.input = make_glove_table(corpus.vocab.size(), layout, s.seed, 0, 1);
-    run.output_table = make_glove_table(corpus.vocab.size(), layout, s.seed, 1, 1);
-    run.state = TrainState::start(1, s.seed, run.records.size());
-    return run;
-  };
-  // Trains `run` on the CPU until `stop_after` more records are done (0: to the end).
-  auto train = [&](TrainingRun& run, std::uint64_t stop_after) {
-    const RecordFileReader file(run.records.file, corpus.vocab.size());
-    const auto source = run.records.in_memory ? memory_records(run.records.memory, *run.records.shuffle, s.seed, &file)
-                                              : streamed_records(file, s.seed, 1, 1000);
-    auto cpu = make_cpu_glove_backend(run.input, run.output_table, layout);
-    std::atomic<bool> stop{false};
-    StoppingGlove backend(*cpu, stop, stop_after > 0 ? stop_after : ~std::uint64_t{0});
-    return GloveTrainer(run.settings, *source, backend).run(run.state, stop, nullptr, nullptr);
-  };
-  for (const std::uint64_t budget : {std::uint64_t{1} << 30, std::uint64_t{20000}}) {
-    const bool on_disk = budget < entries.size() * sizeof(GloveRecord);
-    INFO((on_disk ? "records on disk" : "records in memory"));
-    TrainingRun whole = fresh(on_disk ? "whole-disk" : "whole-memory", budget);
-    REQUIRE(whole.records.in_memory == !on_disk);
-    REQUIRE(train(whole, 0));
+  // Every optimizer, its state carried by the checkpoint; the default one from disk too.
+  for (const OptimizerSpec& spec : optimizers()) {
+    INFO(spec.name);
+    TrainSettings s = glove_settings(8, 4);
+    s.optimizer = spec.optimizer;
+    if (spec.lr > 0) s.lr = spec.lr;
+    OptimizerParams given;
+    given.eps = 1e-7f;  // not a default: the checkpoint must keep it (for those that take it)
+    s.hyper = resolve_params(s.optimizer, given);
+    const GloveLayout layout(s.dim, s.optimizer, s.hyper);
+    // `budget`: the shuffler's memory for records; below their size they go to disk.
+    auto fresh = [&](const std::string& name, std::uint64_t budget) {
+      TrainingRun run;
+      run.settings = s;
+      run.corpus.vocab = corpus.vocab;
+      const auto result = shuffled_records(dir.file(name), corpus.vocab.size(), entries, s, budget, run.records.memory);
+      run.records.file = result.file;
+      run.records.in_memory = result.in_memory;
+      run.records.shuffle = result.in_memory ? RecordShuffle::full : RecordShuffle::blocks;
+      run.input = make_glove_table(corpus.vocab.size(), layout, s.seed, 0, 1);
+      run.output_table = make_glove_table(corpus.vocab.size(), layout, s.seed, 1, 1);
+      run.state = TrainState::start(1, s.seed, run.records.size());
+      return run;
+    };
+    // Trains `run` on the CPU until `stop_after` more records are done (0: to the end).
+    auto train = [&](TrainingRun& run, std::uint64_t stop_after) {
+      const RecordFileReader file(run.records.file, corpus.vocab.size());
+      const auto source = run.records.in_memory ? memory_records(run.records.memory, *run.records.shuffle, s.seed, &file)
+                                                : streamed_records(file, s.seed, 1, 1000);
+      auto cpu = make_cpu_glove_backend(run.input, run.output_table, layout);
+      std::atomic<bool> stop{false};
+      StoppingGlove backend(*cpu, stop, stop_after > 0 ? stop_after : ~std::uint64_t{0});
+      return GloveTrainer(run.settings, *source, backend).run(run.state, stop, nullptr, nullptr);
+    };
+    for (const std::uint64_t budget : {std::uint64_t{1} << 30, std::uint64_t{20000}}) {
+      const bool on_disk = budget < entries.size() * sizeof(GloveRecord);
+      if (on_disk && spec.optimizer != Optimizer::adagrad) continue;
+      INFO((on_disk ? "records on disk" : "records in memory"));
+      TrainingRun whole = fresh(on_disk ? "whole-disk" : "whole-memory", budget);
+      REQUIRE(whole.records.in_memory == !on_disk);
+      REQUIRE(train(whole, 0));
 
-    TrainingRun part = fresh(on_disk ? "part-disk" : "part-memory", budget);
-    REQUIRE_FALSE(train(part, 2 * part.records.size() + part.records.size() / 3));
-    REQUIRE(part.state.epoch == 2);
-    REQUIRE(part.state.positions[0] > 0);
-    save_checkpoint(dir.file("g.ckpt"), part);
-    // The records stay beside the checkpoint, not in it.
-    CHECK(std::filesystem::file_size(dir.file("g.ckpt")) < part.records.file.size / 2);
-    TrainingRun resumed = load_checkpoint(dir.file("g.ckpt"));
-    CHECK(resumed.settings.model == Model::glove);
-    CHECK(resumed.records.size() == part.records.size());
-    CHECK(resumed.records.in_memory == !on_disk);
-    CHECK(resumed.records.memory.empty());  // read when training starts
-    REQUIRE(train(resumed, 0));
-    REQUIRE(std::memcmp(resumed.input.data(), whole.input.data(), whole.input.span().size_bytes()) == 0);
-    REQUIRE(std::memcmp(resumed.output_table.data(), whole.output_table.data(), whole.output_table.span().size_bytes()) == 0);
+      TrainingRun part = fresh(on_disk ? "part-disk" : "part-memory", budget);
+      REQUIRE_FALSE(train(part, 2 * part.records.size() + part.records.size() / 3));
+      REQUIRE(part.state.epoch == 2);
+      REQUIRE(part.state.positions[0] > 0);
+      save_checkpoint(dir.file("g.ckpt"), part);
+      // The records stay beside the checkpoint, not in it.
+      CHECK(std::filesystem::file_size(dir.file("g.ckpt")) < part.records.file.size / 2);
+      TrainingRun resumed = load_checkpoint(dir.file("g.ckpt"));
+      CHECK(resumed.settings.model == Model::glove);
+      CHECK(resumed.settings.optimizer == s.optimizer);
+      CHECK(std::memcmp(&resumed.settings.hyper, &s.hyper, sizeof s.hyper) == 0);  // NaNs (not taken) alike
+      CHECK(resumed.records.size() == part.records.size());
+      CHECK(resumed.records.in_memory == !on_disk);
+      CHECK(resumed.records.memory.empty());  // read when training starts
+      REQUIRE(train(resumed, 0));
+      REQUIRE(std::memcmp(resumed.input.data(), whole.input.data(), whole.input.span().size_bytes()) == 0);
+      REQUIRE(std::memcmp(resumed.output_table.data(), whole.output_table.data(), whole.output_table.span().size_bytes()) == 0);
+    }
   }
 }
 
@@ -396,7 +408,7 @@ TEST_CASE("GloVe: records streamed from disk train to the cost of records in mem
   auto last_cost = [&](std::uint64_t seed, std::uint64_t budget, bool expect_memory) {
     TrainSettings s = glove_settings(16, 6);
     s.seed = seed;
-    const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+    const GloveLayout layout(s.dim, s.optimizer, s.hyper);
     std::vector<GloveRecord> kept;
     const auto result = shuffled_records(dir.file("r" + std::to_string(budget)), corpus.vocab.size(), entries, s, budget, kept);
     REQUIRE(result.in_memory == expect_memory);

@@ -18,12 +18,11 @@ using namespace embed::test;
 
 namespace {
 
+// The optimizers whose rules GloVe's kernel takes (their `concurrent`).
 struct Rule {
   Optimizer optimizer;
-  AdagradMode adagrad;
 };
-const Rule kGpuRules[] = {
-    {Optimizer::adagrad, AdagradMode::element}, {Optimizer::adagrad, AdagradMode::row}, {Optimizer::sgd, AdagradMode::element}};
+const Rule kGpuRules[] = {{Optimizer::adagrad}, {Optimizer::rowadagrad}, {Optimizer::sgd}};
 
 // Records over a small vocabulary, so that rows repeat within a block.
 std::vector<GloveRecord> random_records(std::size_t count, std::uint32_t rows, std::uint64_t seed) {
@@ -88,7 +87,6 @@ TrainSettings glove_settings(unsigned epochs) {
   s.threads = 1;
   s.lr = 0.05f;
   s.optimizer = Optimizer::adagrad;
-  s.adagrad = AdagradMode::element;
   return s;
 }
 
@@ -96,7 +94,7 @@ TrainSettings glove_settings(unsigned epochs) {
 
 TEST_CASE("GloVe: a block trained on copies of its rows and added back equals training the tables", "[gpu-host]") {
   for (const Rule& rule : kGpuRules) {
-    const GloveLayout layout(20, rule.optimizer, rule.adagrad);
+    const GloveLayout layout(20, rule.optimizer);
     RowMatrix words = make_glove_table(60, layout, 1, 0, 1);
     RowMatrix contexts = make_glove_table(60, layout, 1, 1, 1);
     RowMatrix direct_words = copy_of(words), direct_contexts = copy_of(contexts);
@@ -104,7 +102,7 @@ TEST_CASE("GloVe: a block trained on copies of its rows and added back equals tr
     BatchLoss through, direct;
     train_through_copies(records, words, contexts, layout, through);
     train_glove_records(records, direct_words, direct_contexts, layout, 0.05f, direct);
-    INFO(optimizer_name(rule.optimizer) << " " << adagrad_mode_name(rule.adagrad));
+    INFO(optimizer_name(rule.optimizer));
     CHECK(through.examples == direct.examples);
     CHECK(through.sum == Approx(direct.sum).epsilon(1e-9));
     // new = old + (trained - old): exact unless the subtraction rounds.
@@ -139,7 +137,7 @@ TEST_CASE("GloVe: a backend that completes blocks late trains as the CPU does, a
           "[gpu-host]") {
   const Corpus corpus = topic_corpus(4, 300, 20, 30);
   const TrainSettings s = glove_settings(3);
-  const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+  const GloveLayout layout(s.dim, s.optimizer, s.hyper);
   auto run = [&](bool late, std::vector<double>& costs, int* copies) {
     std::vector<GloveRecord> records = glove_records_of(corpus);
     shuffle_records(records, s.seed, 0);
@@ -209,7 +207,7 @@ TEST_CASE("the GPU memory plan for GloVe: device when the tables fit, else host 
   const std::uint64_t MB = 1 << 20;
   GpuOptions options;
   // text8's 71k words at dim 300 with AdaGrad per element: 608 floats a row, 2 x 173 MB.
-  const GloveLayout layout(300, Optimizer::adagrad, AdagradMode::element);
+  const GloveLayout layout(300, Optimizer::adagrad);
   REQUIRE(layout.width == 608);
   GpuMemoryPlan plan = plan_glove_gpu_memory({71000, layout.width, 16}, options, 8192 * MB);
   REQUIRE(plan.placement == TablePlacement::device);

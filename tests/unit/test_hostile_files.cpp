@@ -43,7 +43,7 @@ void save_hostile_checkpoint(const std::string& path, Model model, const std::fu
   const std::string corpus = path + ".corpus.txt";  // stays for the loader to check
   test::write_file(corpus, "a b c a b c a b\n");
   run.corpus = read_corpus({corpus}, CorpusOptions{1, 0, 100, ""});
-  const std::size_t width = model == Model::glove ? GloveLayout(4, Optimizer::adagrad, AdagradMode::element).width : 4;
+  const std::size_t width = model == Model::glove ? GloveLayout(4, Optimizer::adagrad).width : 4;
   if (model == Model::glove) run.settings.optimizer = Optimizer::adagrad;
   run.input = RowMatrix(run.corpus.vocab.size(), width);
   run.output_table = RowMatrix(run.corpus.vocab.size(), width);

@@ -198,7 +198,7 @@ TEST_CASE("the CPU backends never write a locked row", "[train][init]") {
   }
   SECTION("glove") {
     for (const Optimizer optimizer : {Optimizer::adagrad, Optimizer::adam, Optimizer::sgd}) {
-      const GloveLayout layout(16, optimizer, AdagradMode::element);
+      const GloveLayout layout(16, optimizer);
       RowMatrix words = make_glove_table(rows, layout, 1, 0, 1);
       RowMatrix contexts = make_glove_table(rows, layout, 1, 1, 1);
       const RowMatrix words_before = test::copy_of(words), contexts_before = test::copy_of(contexts);

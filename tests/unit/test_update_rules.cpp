@@ -1,9 +1,11 @@
 // The optimizer registry and its update rules (train/engine/update_rules.h), each against
 // a reference written from the rule's definition in double precision: PyTorch's
-// documented formulas for SGD, Adagrad and Adam (lazy: a row's state moves only when it
-// is touched, Adam's bias correction by the row's own step count), PBG's RowAdagrad, and
-// Stanford GloVe's unscaled bias step for AdaGrad per element.
+// documented algorithms for SGD, AdamW, Adamax, RMSprop, Adadelta and Rprop, Kingma & Ba's
+// efficient form of Adam, PBG's RowAdagrad, and Stanford GloVe's AdaGrad with its unscaled
+// bias step. Three steps on one row: what the rows a batch touches see (the sparse rules'
+// state moves only then, and bias correction counts the row's own steps).
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -43,11 +45,11 @@ std::vector<std::vector<float>> run_rule(const Rule& rule) {
       // gradient_scale(1) times it gives back gradient(step, k) (times lr for the rules
       // that fold it in).
       const float g = rule.gradient_scale(1.0f) * static_cast<float>(gradient(step, k));
-      row[k] -= rule.change(r, state, k, g, sum);
+      row[k] -= rule.change(r, state, k, row[k], g, sum);
     }
     rule.end(state, sum, kDim);
     const float bias_coefficient = static_cast<float>(gradient(step, kDim));
-    row[kDim] -= rule.bias_change(r, state, kDim, rule.gradient_scale(bias_coefficient), bias_coefficient);
+    row[kDim] -= rule.bias_change(r, state, kDim, row[kDim], rule.gradient_scale(bias_coefficient), bias_coefficient);
     after.emplace_back(row.begin(), row.begin() + kDim + 1);
   }
   return after;
@@ -140,21 +142,21 @@ TEST_CASE("the optimizer registry lays out each rule's state and names its optio
   for (const OptimizerSpec& spec : optimizers()) {
     CHECK(parse_optimizer(spec.name) == spec.optimizer);
     CHECK(&optimizer_spec(spec.optimizer) == &spec);
-    for (const AdagradMode mode : {AdagradMode::element, AdagradMode::row}) {
-      const GloveLayout layout(300, spec.optimizer, mode);
-      CHECK(layout.width == layout.params + spec.state_floats(layout.params, mode));
-      CHECK(layout.width % 16 == 0);  // rows stay whole vectors for the kernels
-    }
+    const GloveLayout layout(300, spec.optimizer);
+    CHECK(layout.width == layout.params + spec.state_floats(layout.params));
+    CHECK(layout.width % 16 == 0);  // rows stay whole vectors for the kernels
     // --optimizer's help names each optimizer with the models that take it.
     CHECK_THAT(optimizer_help(), Catch::Matchers::Contains(std::string(spec.name) + " ("));
   }
-  CHECK(GloveLayout(300, Optimizer::sgd, AdagradMode::element).width == 304);
-  CHECK(GloveLayout(300, Optimizer::adagrad, AdagradMode::element).width == 2 * 304);
-  CHECK(GloveLayout(300, Optimizer::adagrad, AdagradMode::row).width == 304 + 16);
-  CHECK(GloveLayout(300, Optimizer::adam, AdagradMode::element).width == 3 * 304 + 16);
-  CHECK_FALSE(parse_optimizer("adamw").has_value());
+  CHECK(GloveLayout(300, Optimizer::sgd).width == 304);
+  CHECK(GloveLayout(300, Optimizer::adagrad).width == 2 * 304);
+  CHECK(GloveLayout(300, Optimizer::rowadagrad).width == 304 + 16);
+  CHECK(GloveLayout(300, Optimizer::adam).width == 3 * 304 + 16);
+  CHECK(GloveLayout(300, Optimizer::rmsprop).width == 2 * 304);
+  CHECK(GloveLayout(300, Optimizer::adadelta).width == 3 * 304);
+  CHECK_FALSE(parse_optimizer("asgd").has_value());
   // A fresh Adam row's beta powers are 1 (no step yet); its moments 0.
-  const GloveLayout adam(4, Optimizer::adam, AdagradMode::element);
+  const GloveLayout adam(4, Optimizer::adam);
   const RowMatrix table = make_glove_table(3, adam, 1, 0, 1);
   for (std::size_t r = 0; r < 3; ++r) {
     const float* state = table.row(r) + adam.state();
@@ -162,4 +164,121 @@ TEST_CASE("the optimizer registry lays out each rule's state and names its optio
     CHECK(state[2 * adam.params] == 1.0f);
     CHECK(state[2 * adam.params + 1] == 1.0f);
   }
+}
+
+TEST_CASE("AdamW decays the weights apart from the gradient, then steps by the corrected moments", "[train][optimizer]") {
+  const double lr = kLr, b1 = 0.9, b2 = 0.99, eps = 1e-8, decay = 0.05;
+  std::vector<double> p = start_row(), m(kDim + 1, 0.0), v(kDim + 1, 0.0);
+  std::vector<std::vector<double>> want;
+  for (int step = 0; step < 3; ++step) {
+    const int t = step + 1;
+    for (std::size_t k = 0; k <= kDim; ++k) {
+      const double g = gradient(step, k);
+      p[k] -= lr * decay * p[k];  // PyTorch: θ ← θ − γλθ, then the Adam step
+      m[k] = b1 * m[k] + (1 - b1) * g;
+      v[k] = b2 * v[k] + (1 - b2) * g * g;
+      const double m_hat = m[k] / (1 - std::pow(b1, t)), v_hat = v[k] / (1 - std::pow(b2, t));
+      p[k] -= lr * m_hat / (std::sqrt(v_hat) + eps);
+    }
+    want.push_back(p);
+  }
+  check_close(run_rule(AdamWRule{kLr, kParams, 0.9f, 0.99f, 1e-8f, 0.05f}), want);
+}
+
+TEST_CASE("Adamax divides by the decaying largest gradient", "[train][optimizer]") {
+  const double lr = kLr, b1 = 0.9, b2 = 0.999, eps = 1e-8;
+  std::vector<double> p = start_row(), m(kDim + 1, 0.0), u(kDim + 1, 0.0);
+  std::vector<std::vector<double>> want;
+  for (int step = 0; step < 3; ++step) {
+    const int t = step + 1;
+    for (std::size_t k = 0; k <= kDim; ++k) {
+      const double g = gradient(step, k);
+      m[k] = b1 * m[k] + (1 - b1) * g;
+      u[k] = std::max(b2 * u[k], std::abs(g) + eps);
+      p[k] -= lr / (1 - std::pow(b1, t)) * m[k] / u[k];
+    }
+    want.push_back(p);
+  }
+  check_close(run_rule(AdamaxRule{kLr, kParams}), want);
+}
+
+TEST_CASE("RMSprop divides by the root of the decaying mean square", "[train][optimizer]") {
+  const double lr = kLr, alpha = 0.9, eps = 1e-8;
+  std::vector<double> p = start_row(), v(kDim + 1, 0.0);
+  std::vector<std::vector<double>> want;
+  for (int step = 0; step < 3; ++step) {
+    for (std::size_t k = 0; k <= kDim; ++k) {
+      const double g = gradient(step, k);
+      v[k] = alpha * v[k] + (1 - alpha) * g * g;
+      p[k] -= lr * g / (std::sqrt(v[k]) + eps);
+    }
+    want.push_back(p);
+  }
+  check_close(run_rule(RmspropRule{kLr, 0.9f, 1e-8f}), want);
+}
+
+TEST_CASE("Adadelta scales steps by the mean square of earlier steps", "[train][optimizer]") {
+  const double lr = 1.0, rho = 0.9, eps = 1e-6;
+  std::vector<double> p = start_row(), v(kDim + 1, 0.0), u(kDim + 1, 0.0);
+  std::vector<std::vector<double>> want;
+  for (int step = 0; step < 3; ++step) {
+    for (std::size_t k = 0; k <= kDim; ++k) {
+      const double g = gradient(step, k);
+      v[k] = rho * v[k] + (1 - rho) * g * g;
+      const double delta = std::sqrt(u[k] + eps) / std::sqrt(v[k] + eps) * g;
+      u[k] = rho * u[k] + (1 - rho) * delta * delta;
+      p[k] -= lr * delta;
+    }
+    want.push_back(p);
+  }
+  check_close(run_rule(AdadeltaRule{1.0f, kParams}), want);
+}
+
+TEST_CASE("Rprop steps by the sign, growing the step while the sign holds and shrinking it when it flips", "[train][optimizer]") {
+  const double lr = kLr, minus = 0.5, plus = 1.2, smallest = 1e-6, largest = 50;
+  std::vector<double> p = start_row(), previous(kDim + 1, 0.0), size(kDim + 1, lr);
+  std::vector<std::vector<double>> want;
+  // gradient() changes sign for some elements between steps, so both branches run.
+  bool flipped = false, held = false;
+  for (int step = 0; step < 3; ++step) {
+    for (std::size_t k = 0; k <= kDim; ++k) {
+      double g = gradient(step, k);
+      const double agreement = g * previous[k];
+      if (agreement > 0) {
+        size[k] = std::min(size[k] * plus, largest);
+        held = true;
+      } else if (agreement < 0) {
+        size[k] = std::max(size[k] * minus, smallest);
+        g = 0;  // PyTorch: no step where the sign flipped
+        flipped = true;
+      }
+      p[k] -= (g > 0 ? 1 : g < 0 ? -1 : 0) * size[k];
+      previous[k] = g;
+    }
+    want.push_back(p);
+  }
+  REQUIRE(flipped);
+  REQUIRE(held);
+  check_close(run_rule(RpropRule{kLr, kParams}), want);
+}
+
+TEST_CASE("hyper-parameters: the defaults of the optimizers that take them, refused by those that do not",
+          "[train][optimizer][registry]") {
+  const OptimizerParams adam = resolve_params(Optimizer::adam, {});
+  CHECK(adam.beta1 == 0.9f);
+  CHECK(adam.beta2 == 0.999f);
+  CHECK(adam.eps == 1e-8f);
+  CHECK(std::isnan(adam.rho));
+  OptimizerParams given;
+  given.eps = 1e-4f;
+  CHECK(resolve_params(Optimizer::adadelta, given).eps == 1e-4f);
+  CHECK(resolve_params(Optimizer::adadelta, {}).eps == 1e-6f);
+  CHECK(std::isnan(resolve_params(Optimizer::sgd, given).eps));  // sgd takes none
+  for (const OptimizerParamSpec& param : optimizer_param_specs()) {
+    CHECK_FALSE(optimizers_taking(param).empty());
+    CHECK_THAT(optimizer_param_help(param), Catch::Matchers::Contains("default"));
+  }
+  CHECK(optimizer_param_help(optimizer_param_specs()[2]) ==
+        "added to the denominator (adam, adamw, adamax, rmsprop, adadelta; default 1e-08 for adam, adamw, adamax, "
+        "rmsprop; 1e-06 for adadelta)");
 }

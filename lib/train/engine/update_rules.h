@@ -22,15 +22,17 @@
 //   state starts at `state`:
 //     Row r = begin(state)                 the row's values for this step (Adam's
 //                                          bias-corrected step size); may advance state
-//     change<Add>(r, state, k, g, sum)     what to subtract from parameter k, whose
-//                                          gradient as gradient_scale formed it is g;
+//     change<Add>(r, state, k, p, g, sum)  what to subtract from parameter k, of value p
+//                                          (weight decay reads it), whose gradient as
+//                                          gradient_scale formed it is g;
 //                                          `sum` is a sum over the row that the caller
 //                                          keeps (a simd reduction; a warp sum on the
 //                                          GPU) for a rule whose sums_row is true
 //     end<Add>(state, sum, n)              after the row's n elements
-//     bias_change<Add>(r, state, k, s, c)  what to subtract from an unclipped extra
-//                                          parameter k (GloVe's bias) of coefficient c,
-//                                          s being gradient_scale(c) as the row used it
+//     bias_change<Add>(r, state, k, p, s, c)  what to subtract from an unclipped extra
+//                                          parameter k (GloVe's bias) of value p and
+//                                          coefficient c, s being gradient_scale(c) as the
+//                                          row used it
 //   Add is how the rule adds to its state: PlainAdd on the CPU, where one thread owns a
 //   step; GloVe's kernels (kernels/train/glove_kernels.cu) pass an atomic add, run
 //   begin, end and bias_change on one lane of a warp and the elements on all 32. A rule
@@ -90,10 +92,11 @@ EMBED_HOST_DEVICE inline float adam_step_size(float lr, float beta1_power, float
 }
 
 // Updates the moments with `gradient` and returns the step to subtract.
-EMBED_HOST_DEVICE inline float adam_step(float& mean, float& variance, float gradient, float step_size) {
-  mean = kAdamBeta1 * mean + (1 - kAdamBeta1) * gradient;
-  variance = kAdamBeta2 * variance + (1 - kAdamBeta2) * gradient * gradient;
-  return step_size * mean / (sqrtf(variance) + kAdamEpsilon);
+EMBED_HOST_DEVICE inline float adam_step(float& mean, float& variance, float gradient, float step_size, float beta1, float beta2,
+                                         float eps) {
+  mean = beta1 * mean + (1 - beta1) * gradient;
+  variance = beta2 * variance + (1 - beta2) * gradient * gradient;
+  return step_size * mean / (sqrtf(variance) + eps);
 }
 
 // Plain SGD with word2vec's schedule (the learning rate falls linearly, optimizer.h).
@@ -111,13 +114,13 @@ struct SgdRule {
 
   EMBED_HOST_DEVICE Row begin(float*) const { return {}; }
   template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE float change(Row, float*, std::size_t, float g, float&) const {
+  EMBED_HOST_DEVICE float change(Row, float*, std::size_t, float, float g, float&) const {
     return g;
   }
   template <typename Add = PlainAdd>
   EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
   template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE float bias_change(Row, float*, std::size_t, float scale, float) const {
+  EMBED_HOST_DEVICE float bias_change(Row, float*, std::size_t, float, float scale, float) const {
     return scale;
   }
 
@@ -155,13 +158,13 @@ struct AdagradRule {
 
   EMBED_HOST_DEVICE Row begin(float*) const { return {}; }
   template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE float change(Row, float* state, std::size_t k, float g, float&) const {
+  EMBED_HOST_DEVICE float change(Row, float* state, std::size_t k, float, float g, float&) const {
     return adagrad_step<Add>(state[k], g * lr);
   }
   template <typename Add = PlainAdd>
   EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
   template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE float bias_change(Row, float* state, std::size_t k, float, float coefficient) const {
+  EMBED_HOST_DEVICE float bias_change(Row, float* state, std::size_t k, float, float, float coefficient) const {
     return adagrad_step<Add>(state[k], coefficient);
   }
 };
@@ -185,7 +188,7 @@ struct RowAdagradRule {
 
   EMBED_HOST_DEVICE Row begin(float* state) const { return {1.0f / sqrtf(kAdagradStart + state[0])}; }
   template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE float change(Row r, float*, std::size_t, float g, float& squares) const {
+  EMBED_HOST_DEVICE float change(Row r, float*, std::size_t, float, float g, float& squares) const {
     squares += g * g;
     return g * r.scale;
   }
@@ -194,16 +197,21 @@ struct RowAdagradRule {
     Add::fetch_add(state[0], squares / static_cast<float>(n));
   }
   template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE float bias_change(Row, float* state, std::size_t, float scale, float) const {
+  EMBED_HOST_DEVICE float bias_change(Row, float* state, std::size_t, float, float scale, float) const {
     return adagrad_step<Add>(state[1], scale);
   }
 };
 
-// Adam, lazy and bias-corrected per row (above). State: [ m (P) ][ v (P) ][ beta1^t |
+// Adam, lazy and bias-corrected per row (above), in Kingma & Ba's efficient form (their
+// section 2): θ -= lr × sqrt(1 - β2^t) / (1 - β1^t) × m / (sqrt(v) + ε), which is PyTorch's
+// m̂ / (sqrt(v̂) + ε) with ε scaled by sqrt(1 - β2^t). State: [ m (P) ][ v (P) ][ beta1^t |
 // beta2^t | pad ], 2P + 16 floats; the powers start at 1.
 struct AdamRule {
   float lr;
   std::size_t params;  // P: where v and the powers start in the state
+  float beta1 = kAdamBeta1;
+  float beta2 = kAdamBeta2;
+  float eps = kAdamEpsilon;
 
   struct Row {
     float step;  // the bias-corrected step size of this update
@@ -224,20 +232,234 @@ struct AdamRule {
   // Advances the row's beta powers.
   EMBED_HOST_DEVICE Row begin(float* state) const {
     float* powers = state + 2 * params;
-    powers[0] *= kAdamBeta1;
-    powers[1] *= kAdamBeta2;
+    powers[0] *= beta1;
+    powers[1] *= beta2;
     return {adam_step_size(lr, powers[0], powers[1])};
   }
   template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE float change(Row r, float* state, std::size_t k, float g, float&) const {
-    return adam_step(state[k], state[params + k], g, r.step);
+  EMBED_HOST_DEVICE float change(Row r, float* state, std::size_t k, float, float g, float&) const {
+    return adam_step(state[k], state[params + k], g, r.step, beta1, beta2, eps);
   }
   template <typename Add = PlainAdd>
   EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
   template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE float bias_change(Row r, float* state, std::size_t k, float scale, float) const {
+  EMBED_HOST_DEVICE float bias_change(Row r, float* state, std::size_t k, float param, float scale, float) const {
     float unused = 0;
-    return change(r, state, k, scale, unused);
+    return change(r, state, k, param, scale, unused);
+  }
+};
+
+// The rules below follow PyTorch's documented algorithms, made sparse the way its
+// SparseAdam is: a row's state moves only when the row is touched, and a rule that
+// corrects bias counts the row's own steps. Each starts from the plain gradient
+// (gradient_scale is the identity) and, where PyTorch's does, has a weight decay.
+
+// AdamW (Loshchilov & Hutter): the decay is decoupled from the gradient, θ -= lr × λ × θ,
+// then θ -= lr × m̂ / (sqrt(v̂) + ε) with m̂ = m / (1 - β1^t), v̂ = v / (1 - β2^t).
+// State: [ m (P) ][ v (P) ][ beta1^t | beta2^t | pad ], 2P + 16 floats; the powers start at 1.
+struct AdamWRule {
+  float lr;
+  std::size_t params;
+  float beta1 = kAdamBeta1;
+  float beta2 = kAdamBeta2;
+  float eps = kAdamEpsilon;
+  float weight_decay = 0.01f;
+
+  struct Row {
+    float step;         // lr / (1 - β1^t)
+    float correction2;  // sqrt(1 - β2^t)
+  };
+  static constexpr bool sums_row = false;
+  static constexpr bool concurrent = false;
+
+  static constexpr std::size_t state_floats(std::size_t params) { return 2 * params + 16; }
+  static void init_state(float* state, std::size_t params) {
+    state[2 * params] = 1.0f;
+    state[2 * params + 1] = 1.0f;
+  }
+
+  EMBED_HOST_DEVICE float gradient_scale(float coefficient) const { return coefficient; }
+
+  EMBED_HOST_DEVICE Row begin(float* state) const {
+    float* powers = state + 2 * params;
+    powers[0] *= beta1;
+    powers[1] *= beta2;
+    return {lr / (1 - powers[0]), sqrtf(1 - powers[1])};
+  }
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE float change(Row r, float* state, std::size_t k, float param, float g, float&) const {
+    float& m = state[k];
+    float& v = state[params + k];
+    m = beta1 * m + (1 - beta1) * g;
+    v = beta2 * v + (1 - beta2) * g * g;
+    return lr * weight_decay * param + r.step * m / (sqrtf(v) / r.correction2 + eps);
+  }
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE float bias_change(Row r, float* state, std::size_t k, float param, float scale, float) const {
+    float unused = 0;
+    return change(r, state, k, param, scale, unused);
+  }
+};
+
+// Adamax, Adam with the infinity norm: u = max(β2 × u, |g| + ε), θ -= lr / (1 - β1^t) × m / u.
+// State: [ m (P) ][ u (P) ][ beta1^t | pad ], 2P + 16 floats; the power starts at 1.
+struct AdamaxRule {
+  float lr;
+  std::size_t params;
+  float beta1 = kAdamBeta1;
+  float beta2 = kAdamBeta2;
+  float eps = kAdamEpsilon;
+
+  struct Row {
+    float step;  // lr / (1 - β1^t)
+  };
+  static constexpr bool sums_row = false;
+  static constexpr bool concurrent = false;
+
+  static constexpr std::size_t state_floats(std::size_t params) { return 2 * params + 16; }
+  static void init_state(float* state, std::size_t params) { state[2 * params] = 1.0f; }
+
+  EMBED_HOST_DEVICE float gradient_scale(float coefficient) const { return coefficient; }
+
+  EMBED_HOST_DEVICE Row begin(float* state) const {
+    float& power = state[2 * params];
+    power *= beta1;
+    return {lr / (1 - power)};
+  }
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE float change(Row r, float* state, std::size_t k, float, float g, float&) const {
+    float& m = state[k];
+    float& u = state[params + k];
+    m = beta1 * m + (1 - beta1) * g;
+    // Comparisons rather than fmaxf and fabsf, whose NaN rules keep GCC from vectorising them.
+    const float decayed = beta2 * u, magnitude = (g < 0 ? -g : g) + eps;
+    u = decayed > magnitude ? decayed : magnitude;
+    return r.step * m / u;
+  }
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE float bias_change(Row r, float* state, std::size_t k, float param, float scale, float) const {
+    float unused = 0;
+    return change(r, state, k, param, scale, unused);
+  }
+};
+
+// RMSprop (Hinton), PyTorch's without momentum or centring: v = α × v + (1 - α) × g²,
+// θ -= lr × g / (sqrt(v) + ε). α is --rho. State: [ v (P) ], P floats.
+struct RmspropRule {
+  float lr;
+  float rho = 0.99f;
+  float eps = 1e-8f;
+
+  struct Row {};
+  static constexpr bool sums_row = false;
+  static constexpr bool concurrent = false;
+
+  static constexpr std::size_t state_floats(std::size_t params) { return params; }
+  static void init_state(float*, std::size_t) {}
+
+  EMBED_HOST_DEVICE float gradient_scale(float coefficient) const { return coefficient; }
+
+  EMBED_HOST_DEVICE Row begin(float*) const { return {}; }
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE float change(Row, float* state, std::size_t k, float, float g, float&) const {
+    float& v = state[k];
+    v = rho * v + (1 - rho) * g * g;
+    return lr * g / (sqrtf(v) + eps);
+  }
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE float bias_change(Row r, float* state, std::size_t k, float param, float scale, float) const {
+    float unused = 0;
+    return change(r, state, k, param, scale, unused);
+  }
+};
+
+// Adadelta (Zeiler): v = ρ × v + (1 - ρ) × g², Δ = sqrt(u + ε) / sqrt(v + ε) × g,
+// u = ρ × u + (1 - ρ) × Δ², θ -= lr × Δ (lr 1 in the paper). State: [ v (P) ][ u (P) ], 2P.
+struct AdadeltaRule {
+  float lr;
+  std::size_t params;
+  float rho = 0.9f;
+  float eps = 1e-6f;
+
+  struct Row {};
+  static constexpr bool sums_row = false;
+  static constexpr bool concurrent = false;
+
+  static constexpr std::size_t state_floats(std::size_t params) { return 2 * params; }
+  static void init_state(float*, std::size_t) {}
+
+  EMBED_HOST_DEVICE float gradient_scale(float coefficient) const { return coefficient; }
+
+  EMBED_HOST_DEVICE Row begin(float*) const { return {}; }
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE float change(Row, float* state, std::size_t k, float, float g, float&) const {
+    float& v = state[k];
+    float& u = state[params + k];
+    v = rho * v + (1 - rho) * g * g;
+    const float delta = sqrtf(u + eps) / sqrtf(v + eps) * g;
+    u = rho * u + (1 - rho) * delta * delta;
+    return lr * delta;
+  }
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE float bias_change(Row r, float* state, std::size_t k, float param, float scale, float) const {
+    float unused = 0;
+    return change(r, state, k, param, scale, unused);
+  }
+};
+
+// Rprop (Riedmiller & Braun), sparse: Rprop steps each parameter by its own step size in
+// the direction of its gradient's sign, growing the size by η+ while the sign holds and
+// shrinking it by η- (and skipping the step) when it flips. It was designed for full
+// batches; here a row's signs and sizes move each time the row is touched, so a row
+// compares its gradient with the one of its previous touch. A size starts at lr (0 in
+// the state means "not yet touched") and stays within [step_min, step_max].
+// State: [ previous g (P) ][ step size (P) ], 2P floats.
+struct RpropRule {
+  float lr;
+  std::size_t params;
+  float eta_minus = 0.5f;
+  float eta_plus = 1.2f;
+  float step_min = 1e-6f;
+  float step_max = 50.0f;
+
+  struct Row {};
+  static constexpr bool sums_row = false;
+  static constexpr bool concurrent = false;
+
+  static constexpr std::size_t state_floats(std::size_t params) { return 2 * params; }
+  static void init_state(float*, std::size_t) {}
+
+  EMBED_HOST_DEVICE float gradient_scale(float coefficient) const { return coefficient; }
+
+  EMBED_HOST_DEVICE Row begin(float*) const { return {}; }
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE float change(Row, float* state, std::size_t k, float, float g, float&) const {
+    float& previous = state[k];
+    float& size = state[params + k];
+    const float size_before = size == 0 ? lr : size;
+    const float agreement = g * previous;
+    // Comparisons rather than fminf and fmaxf, which GCC does not vectorise.
+    const float grown = size_before * eta_plus < step_max ? size_before * eta_plus : step_max;
+    const float shrunk = size_before * eta_minus > step_min ? size_before * eta_minus : step_min;
+    size = agreement > 0 ? grown : agreement < 0 ? shrunk : size_before;
+    const float used = agreement < 0 ? 0.0f : g;
+    previous = used;
+    return used > 0 ? size : used < 0 ? -size : 0.0f;
+  }
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE float bias_change(Row r, float* state, std::size_t k, float param, float scale, float) const {
+    float unused = 0;
+    return change(r, state, k, param, scale, unused);
   }
 };
 

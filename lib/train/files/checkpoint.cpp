@@ -167,6 +167,14 @@ TrainSettings read_settings(const TensorFileReader& r) {
   if (!optimizer || !model->supports(*optimizer)) fail("{}: the checkpoint's optimizer is invalid", path);
   s.optimizer = *optimizer;
   if (!model->read_settings(r, s)) fail("{}: the checkpoint's settings are invalid", path);
+  // The optimizer's hyper-parameters; a checkpoint from before they were options has
+  // none, and the defaults it trained with.
+  const OptimizerSpec& spec = optimizer_spec(s.optimizer);
+  for (const OptimizerParamSpec& param : optimizer_param_specs()) {
+    const std::string key(param.key);
+    if (spec.takes(param) && r.has_meta(key)) s.hyper.*param.field = static_cast<float>(r.meta_double(key));
+  }
+  s.hyper = resolve_params(s.optimizer, s.hyper);
   // As strictly as the command line: a file must not ask for what a flag may not.
   if (const std::string problem = settings_out_of_range(s); !problem.empty()) fail("{}: checkpoint {}", path, problem);
   return s;

@@ -34,15 +34,16 @@ inline __attribute__((always_inline)) void apply_rule(const Rule& rule, float* _
   float sum_w = 0, sum_c = 0;
 #pragma omp simd reduction(+ : sum_w, sum_c)
   for (std::size_t k = 0; k < dim; ++k) {
-    const float gw = clip(scale * c[k]);
-    const float gc = clip(scale * w[k]);
-    w[k] -= rule.change(row_w, state_w, k, gw, sum_w);
-    c[k] -= rule.change(row_c, state_c, k, gc, sum_c);
+    const float wk = w[k], ck = c[k];
+    const float gw = clip(scale * ck);
+    const float gc = clip(scale * wk);
+    w[k] -= rule.change(row_w, state_w, k, wk, gw, sum_w);
+    c[k] -= rule.change(row_c, state_c, k, ck, gc, sum_c);
   }
   rule.end(state_w, sum_w, dim);
   rule.end(state_c, sum_c, dim);
-  w[dim] -= rule.bias_change(row_w, state_w, dim, scale, fdiff);
-  c[dim] -= rule.bias_change(row_c, state_c, dim, scale, fdiff);
+  w[dim] -= rule.bias_change(row_w, state_w, dim, w[dim], scale, fdiff);
+  c[dim] -= rule.bias_change(row_c, state_c, dim, c[dim], scale, fdiff);
 }
 
 template <typename Rule>
@@ -96,6 +97,11 @@ inline __attribute__((always_inline)) void train_span(std::span<const GloveRecor
 EMBED_GLOVE_KERNEL(train_adagrad, AdagradRule)
 EMBED_GLOVE_KERNEL(train_row_adagrad, RowAdagradRule)
 EMBED_GLOVE_KERNEL(train_adam, AdamRule)
+EMBED_GLOVE_KERNEL(train_adamw, AdamWRule)
+EMBED_GLOVE_KERNEL(train_adamax, AdamaxRule)
+EMBED_GLOVE_KERNEL(train_rmsprop, RmspropRule)
+EMBED_GLOVE_KERNEL(train_adadelta, AdadeltaRule)
+EMBED_GLOVE_KERNEL(train_rprop, RpropRule)
 EMBED_GLOVE_KERNEL(train_sgd, SgdRule)
 #undef EMBED_GLOVE_KERNEL
 
@@ -107,16 +113,22 @@ void train_glove_records(std::span<const GloveRecord> records, RowMatrix& words,
   EMBED_ASSERT(locked.empty() || locked.size() == words.rows());
   const std::uint8_t* lock = locked.empty() ? nullptr : locked.data();
   const float lr = learning_rate;
+  const OptimizerParams& h = layout.hyper;
+  const std::size_t p = layout.params;
   switch (layout.optimizer) {
-    case Optimizer::adagrad:
-      if (layout.adagrad == AdagradMode::element) {
-        train_adagrad(records, words, contexts, layout, lock, AdagradRule{lr}, loss);
-      } else {
-        train_row_adagrad(records, words, contexts, layout, lock, RowAdagradRule{lr}, loss);
-      }
-      return;
-    case Optimizer::adam: train_adam(records, words, contexts, layout, lock, AdamRule{lr, layout.params}, loss); return;
-    case Optimizer::sgd: train_sgd(records, words, contexts, layout, lock, SgdRule{lr}, loss); return;
+    case Optimizer::sgd: return train_sgd(records, words, contexts, layout, lock, SgdRule{lr}, loss);
+    case Optimizer::adagrad: return train_adagrad(records, words, contexts, layout, lock, AdagradRule{lr}, loss);
+    case Optimizer::rowadagrad: return train_row_adagrad(records, words, contexts, layout, lock, RowAdagradRule{lr}, loss);
+    case Optimizer::adam:
+      return train_adam(records, words, contexts, layout, lock, AdamRule{lr, p, h.beta1, h.beta2, h.eps}, loss);
+    case Optimizer::adamw:
+      return train_adamw(records, words, contexts, layout, lock, AdamWRule{lr, p, h.beta1, h.beta2, h.eps, h.weight_decay}, loss);
+    case Optimizer::adamax:
+      return train_adamax(records, words, contexts, layout, lock, AdamaxRule{lr, p, h.beta1, h.beta2, h.eps}, loss);
+    case Optimizer::rmsprop: return train_rmsprop(records, words, contexts, layout, lock, RmspropRule{lr, h.rho, h.eps}, loss);
+    case Optimizer::adadelta:
+      return train_adadelta(records, words, contexts, layout, lock, AdadeltaRule{lr, p, h.rho, h.eps}, loss);
+    case Optimizer::rprop: return train_rprop(records, words, contexts, layout, lock, RpropRule{lr, p}, loss);
   }
 }
 

@@ -12,12 +12,12 @@ float glove_weight(double count, double x_max, double alpha) {
   return count >= x_max ? 1.0f : static_cast<float>(std::pow(count / x_max, alpha));
 }
 
-GloveLayout::GloveLayout(std::size_t d, Optimizer rule, AdagradMode mode)
+GloveLayout::GloveLayout(std::size_t d, Optimizer rule, const OptimizerParams& given)
     : dim(d),
       params(RowMatrix::stride_for(d + 1)),
-      width(params + optimizer_spec(rule).state_floats(params, mode)),
+      width(params + optimizer_spec(rule).state_floats(params)),
       optimizer(rule),
-      adagrad(mode) {}
+      hyper(resolve_params(rule, given)) {}
 
 RowMatrix make_glove_table(std::size_t rows, const GloveLayout& layout, std::uint64_t seed, unsigned table, unsigned threads) {
   const OptimizerSpec& optimizer = optimizer_spec(layout.optimizer);
@@ -31,7 +31,7 @@ RowMatrix make_glove_table(std::size_t rows, const GloveLayout& layout, std::uin
       Random random(seed, (std::uint64_t{0x2000} + table) << 32 | r);
       float* row = matrix.row(r);
       for (std::size_t i = 0; i <= layout.dim; ++i) row[i] = (random.uniform() - 0.5f) * scale;
-      optimizer.init_state(row + layout.state(), layout.params, layout.adagrad);
+      optimizer.init_state(row + layout.state(), layout.params);
     }
   });
   return matrix;

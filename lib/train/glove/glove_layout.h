@@ -10,9 +10,10 @@
 //   [ w_0 .. w_{d-1} | b | pad ]  P = d + 1 rounded up to 16 floats
 //   then the optimizer's state, as its rule lays it out (train/engine/update_rules.h):
 //     sgd              nothing
-//     adagrad element  [ g²(w_0) .. g²(w_{d-1}) | g²(b) | pad ]             P floats
-//     adagrad row      [ mean g²(w) | g²(b) | pad ]                          16 floats
+//     adagrad          [ g²(w_0) .. g²(w_{d-1}) | g²(b) | pad ]             P floats
+//     rowadagrad       [ mean g²(w) | g²(b) | pad ]                          16 floats
 //     adam             [ m(w) | m(b) | pad ][ v(w) | v(b) | pad ][ beta1^t | beta2^t | pad ]  2P + 16
+//     and so on (optimizer.cpp's registry; docs/embed-train.md has every one's bytes per row)
 #pragma once
 
 #include <cstdint>
@@ -40,11 +41,12 @@ struct GloveLayout {
   std::size_t params = 0;                    // P: floats of vector, bias and padding
   std::size_t width = 0;                     // floats per row, state included
   Optimizer optimizer = Optimizer::adagrad;  // whose state the rows keep
-  AdagradMode adagrad = AdagradMode::element;
+  OptimizerParams hyper;                     // its hyper-parameters, resolved
   std::size_t bias() const { return dim; }
   std::size_t state() const { return params; }  // where the optimizer's state starts
 
-  GloveLayout(std::size_t dim, Optimizer optimizer, AdagradMode adagrad);
+  // `hyper`: the optimizer's hyper-parameters as given (its defaults fill in the rest).
+  GloveLayout(std::size_t dim, Optimizer optimizer, const OptimizerParams& hyper = {});
 };
 
 // A fresh table: vectors and biases uniform in [-0.5, 0.5) / dim, as Stanford GloVe

@@ -24,7 +24,7 @@ std::string bytes_text(std::uint64_t bytes) { return human_bytes(static_cast<dou
 std::string memory_option(std::uint64_t bytes) { return fmt::format("{}M", (bytes + (1u << 20) - 1) >> 20); }
 
 std::uint64_t table_bytes(const TrainSettings& s, std::uint64_t rows) {
-  return 2 * rows * GloveLayout(s.dim, s.optimizer, s.adagrad).width * sizeof(float);
+  return 2 * rows * GloveLayout(s.dim, s.optimizer, s.hyper).width * sizeof(float);
 }
 std::uint64_t streaming_bytes(const TrainSettings& s) {
   return std::uint64_t{s.threads} * kStreamedReadRecords * sizeof(GloveRecord);
@@ -225,7 +225,7 @@ std::vector<GloveRecord> glove_records(std::span<const CoocEntry> entries, doubl
 
 void start_glove_run(TrainingRun& run) {
   const TrainSettings& s = run.settings;
-  const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+  const GloveLayout layout(s.dim, s.optimizer, s.hyper);
   const std::uint64_t rows = run.corpus.vocab.size();
   run.input = make_glove_table(rows, layout, s.seed, 0, s.threads);
   run.output_table = make_glove_table(rows, layout, s.seed, 1, s.threads);

@@ -21,7 +21,7 @@ GloveTrainer::GloveTrainer(const TrainSettings& settings, std::vector<GloveRecor
     : settings_(settings),
       own_records_(memory_records(records, RecordShuffle::full, settings.seed, nullptr)),
       records_(*own_records_),
-      own_backend_(make_cpu_glove_backend(words, contexts, GloveLayout(settings.dim, settings.optimizer, settings.adagrad))),
+      own_backend_(make_cpu_glove_backend(words, contexts, GloveLayout(settings.dim, settings.optimizer, settings.hyper))),
       backend_(*own_backend_) {}
 
 bool GloveTrainer::run(TrainState& state, const std::atomic<bool>& stop,

@@ -45,23 +45,26 @@ class GloveModel final : public TrainingModel {
     metadata["x_max"] = fmt::format("{}", s.x_max);
     metadata["alpha"] = fmt::format("{}", s.alpha);
     metadata["symmetric"] = std::to_string(s.symmetric ? 1 : 0);
-    metadata["adagrad"] = std::string(adagrad_mode_name(s.adagrad));
     metadata["vectors"] = std::string(glove_vectors_name(s.vectors));
   }
   bool read_settings(const TensorFileReader& r, TrainSettings& s) const override {
     s.x_max = r.meta_double("x_max");
     s.alpha = r.meta_double("alpha");
     s.symmetric = r.meta("symmetric") == "1";
-    const std::optional<AdagradMode> adagrad = parse_adagrad_mode(r.meta("adagrad"));
     const std::optional<GloveVectors> vectors = parse_glove_vectors(r.meta("vectors"));
-    if (adagrad) s.adagrad = *adagrad;
     if (vectors) s.vectors = *vectors;
-    return adagrad && vectors;  // x_max and alpha: settings_out_of_range
+    // Files before rowadagrad was an optimizer of its own wrote "optimizer: adagrad" and
+    // "adagrad: row" for it.
+    if (s.optimizer == Optimizer::adagrad && r.has_meta("adagrad") && r.meta("adagrad") == "row")
+      s.optimizer = Optimizer::rowadagrad;
+    return vectors.has_value();  // x_max and alpha: settings_out_of_range
   }
 
   std::string gpu_refusal(const TrainSettings& s) const override {
-    return supports_glove_on_gpu(s.optimizer) ? ""
-                                              : "glove trains with adagrad or sgd on the GPU; --optimizer adam trains on the CPU";
+    return supports_glove_on_gpu(s.optimizer)
+               ? ""
+               : fmt::format("glove trains with adagrad, rowadagrad or sgd on the GPU; --optimizer {} trains on the CPU",
+                             optimizer_name(s.optimizer));
   }
 
   void start(const TrainingInput& input, TrainingRun& run, AtomicOutput* counts_out) const override {
@@ -99,9 +102,9 @@ class GloveModel final : public TrainingModel {
       run.records.of_ranks.push_back(std::move(of_rank));
     }
   }
-  std::size_t table_width(const TrainSettings& s) const override { return GloveLayout(s.dim, s.optimizer, s.adagrad).width; }
+  std::size_t table_width(const TrainSettings& s) const override { return GloveLayout(s.dim, s.optimizer, s.hyper).width; }
   std::optional<std::size_t> bias_column(const TrainSettings& s) const override {
-    return GloveLayout(s.dim, s.optimizer, s.adagrad).bias();
+    return GloveLayout(s.dim, s.optimizer, s.hyper).bias();
   }
   // The records file (not the records: it stays beside the checkpoint), whether they
   // train from memory, and how the epochs order them.
@@ -153,9 +156,8 @@ class GloveModel final : public TrainingModel {
 
   bool train(TrainingRun& run, const TrainContext& context) const override {
     const TrainSettings& s = run.settings;
-    const std::string optimizer = s.optimizer == Optimizer::adagrad ? fmt::format("adagrad per {}", adagrad_mode_name(s.adagrad))
-                                                                    : std::string(optimizer_name(s.optimizer));
-    const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+    const std::string optimizer(optimizer_name(s.optimizer));
+    const GloveLayout layout(s.dim, s.optimizer, s.hyper);
     std::unique_ptr<GloveBackend> backend =
         context.gpu ? gpu_backend(run, context) : make_cpu_glove_backend(run.input, run.output_table, layout, run.init.locked);
     // The GPU trains an epoch faster than the CPU reshuffles the records one by one, and
@@ -220,7 +222,7 @@ class GloveModel final : public TrainingModel {
   // The GPU backend for `run` on context.gpu, within the budget.
   static std::unique_ptr<GloveBackend> gpu_backend(TrainingRun& run, const TrainContext& context) {
     const TrainSettings& s = run.settings;
-    const GloveLayout layout(s.dim, s.optimizer, s.adagrad);
+    const GloveLayout layout(s.dim, s.optimizer, s.hyper);
     const GloveGpuShape shape{run.input.rows(), layout.width, s.threads};
     GloveGpuRequest request{&run.input,   &run.output_table,
                             layout,       plan_glove_gpu_memory(shape, context.gpu_options, context.gpu_budget),

@@ -32,7 +32,7 @@ struct GpuBackendRequest {
 struct GloveGpuRequest {
   RowMatrix* words = nullptr;                                       // W and W̃ on the host (GloveLayout rows), trained in place
   RowMatrix* contexts = nullptr;                                    // or copied to the device and back, as for word2vec
-  GloveLayout layout{0, Optimizer::adagrad, AdagradMode::element};  // its optimizer: adagrad or sgd (supports_glove_on_gpu)
+  GloveLayout layout{0, Optimizer::adagrad};  // its optimizer: one whose rule is concurrent (supports_glove_on_gpu)
   GpuMemoryPlan plan;
   GpuDevice device;
   TableTraffic* traffic = nullptr;  // the run's counters, or none

@@ -53,6 +53,7 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
     };
     for (std::string_view option : kSharedSettings) warn_ignored(option);
     for (std::string_view option : model_settings()) warn_ignored(option);
+    for (const OptimizerParamSpec& param : optimizer_param_specs()) warn_ignored(param.option);
     return;
   }
 
@@ -75,19 +76,28 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
 
   const TrainingModel::Defaults defaults = model.defaults();
   if (!has("--optimizer")) s.optimizer = defaults.optimizer;
+  // GloVe's old spelling: --adagrad element | row names adagrad or rowadagrad.
+  if (command.adagrad) {
+    if (s.optimizer != Optimizer::adagrad && s.optimizer != Optimizer::rowadagrad) {
+      fail_usage("--adagrad applies to --optimizer adagrad only");
+    }
+    s.optimizer = *command.adagrad == AdagradMode::row ? Optimizer::rowadagrad : Optimizer::adagrad;
+  }
   if (!model.supports(s.optimizer)) {
     fail_usage("--optimizer {} does not apply to --model {}: it trains with {}", optimizer_name(s.optimizer), model.name(),
                optimizer_name(defaults.optimizer));
   }
-  for (const OptimizerSpec& other : optimizers()) {
-    if (other.optimizer == s.optimizer) continue;
-    for (std::string_view option : other.options) {
-      if (has(option)) fail_usage("{} applies to --optimizer {} only", option, other.name);
+  const OptimizerSpec& optimizer = optimizer_spec(s.optimizer);
+  for (const OptimizerParamSpec& param : optimizer_param_specs()) {
+    if (has(param.option) && !optimizer.takes(param)) {
+      fail_usage("{} applies to --optimizer {} only", param.option, optimizers_taking(param));
     }
   }
+  s.hyper = resolve_params(s.optimizer, s.hyper);
   if (!has("--window")) s.window = defaults.window;
   if (!has("--epochs")) s.epochs = defaults.epochs;
-  if (!has("--lr")) s.lr = defaults.lr;
+  // An optimizer other than the model's own starts from its own learning rate.
+  if (!has("--lr")) s.lr = s.optimizer != defaults.optimizer && optimizer.lr > 0 ? optimizer.lr : defaults.lr;
 }
 
 }  // namespace embed

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ namespace embed {
 struct TrainCommand {
   TrainingInput input;  // --corpus, or glove's --cooc; --save-cooc, --memory
   TrainSettings settings;
+  // --adagrad element | row: glove's old spelling of --optimizer adagrad | rowadagrad.
+  std::optional<AdagradMode> adagrad;
   OutputSettings output;         // output path, dtype, --save-context, vocabulary limits
   std::string checkpoint;        // where checkpoints go; empty: OUTPUT.ckpt, on interruption only
   std::string resume;            // a checkpoint to continue from; its settings win

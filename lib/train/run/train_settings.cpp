@@ -35,6 +35,13 @@ std::string settings_out_of_range(const TrainSettings& s) {
   auto own = [&](std::string_view option, std::string_view name, auto value, SettingRange range) -> std::string {
     return model.takes_option(option) ? outside(name, value, range) : "";
   };
+  const OptimizerSpec& optimizer = optimizer_spec(s.optimizer);
+  for (const OptimizerParamSpec& param : optimizer_param_specs()) {
+    if (!optimizer.takes(param)) continue;
+    if (std::string problem = outside(param.key, s.hyper.*param.field, {param.low, param.high}); !problem.empty()) {
+      return problem;
+    }
+  }
   for (std::string problem :
        {outside("dim", s.dim, kDimRange), outside("window", s.window, kWindowRange), outside("epochs", s.epochs, kEpochsRange),
         outside("lr", s.lr, kLearningRateRange), outside("threads", s.threads, kThreadsRange),
@@ -52,6 +59,10 @@ std::map<std::string, std::string> settings_metadata(const TrainSettings& s) {
                                                  {"lr", fmt::format("{}", s.lr)},
                                                  {"seed", std::to_string(s.seed)},
                                                  {"optimizer", std::string(optimizer_name(s.optimizer))}};
+  const OptimizerSpec& optimizer = optimizer_spec(s.optimizer);
+  for (const OptimizerParamSpec& param : optimizer_param_specs()) {
+    if (optimizer.takes(param)) metadata[std::string(param.key)] = fmt::format("{}", s.hyper.*param.field);
+  }
   training_model(s.model).write_settings(s, metadata);
   return metadata;
 }

@@ -35,6 +35,7 @@ struct TrainSettings {
   std::uint64_t seed = 1;
   unsigned threads = 1;
   Optimizer optimizer = Optimizer::sgd;
+  OptimizerParams hyper;  // the optimizer's hyper-parameters: those it takes, resolved
   // skip-gram and CBOW
   std::size_t negative = 5;
   double sample = 1e-4;
@@ -45,7 +46,6 @@ struct TrainSettings {
   double x_max = 100;
   double alpha = 0.75;
   bool symmetric = true;  // count context words on both sides (false: left only)
-  AdagradMode adagrad = AdagradMode::element;
   GloveVectors vectors = GloveVectors::word_plus_context;
 };
 
@@ -69,9 +69,9 @@ inline constexpr SettingRange kAlphaRange{0.0, 10.0};
 std::string settings_out_of_range(const TrainSettings& settings);
 
 // The settings that shape the vectors, as metadata strings: "model", "window",
-// "epochs", "lr", "seed", "optimizer", and per model "negative" and "sample", or
-// "x_max", "alpha", "symmetric", "adagrad" and "vectors". Written into every .emb and
-// every checkpoint.
+// "epochs", "lr", "seed", "optimizer" and its hyper-parameters ("beta1", ...), and per
+// model "negative" and "sample", or "x_max", "alpha", "symmetric" and "vectors". Written
+// into every .emb and every checkpoint.
 std::map<std::string, std::string> settings_metadata(const TrainSettings& settings);
 
 }  // namespace embed

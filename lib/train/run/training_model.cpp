@@ -87,8 +87,9 @@ std::string optimizer_help() {
       if (m->defaults().optimizer == spec.optimizer) defaults.push_back(m->name());
     }
     if (takers.empty()) continue;
-    text += fmt::format("{}{} ({}{}{}): {}", text.empty() ? "" : "; ", spec.name, joined(takers),
-                        defaults.empty() ? "" : "; default for ", joined(defaults), spec.help);
+    text += fmt::format("{}{} ({}{}{}{}{}): {}", text.empty() ? "" : "; ", spec.name, joined(takers),
+                        defaults.empty() ? "" : "; default for ", joined(defaults),
+                        spec.lr > 0 ? fmt::format("; lr {}", spec.lr) : "", spec.concurrent ? "" : "; CPU", spec.help);
   }
   return text;
 }
