@@ -12,7 +12,8 @@
 #                             against device placement, a few million words), GPU-trained
 #                             quality against the CPU's (3 seeds each), parallel counting, and
 #                             GloVe's quality on the GPU
-#   run.sh big [OUTDIR]       the big-table benchmark alone: first at 1M ids and 50M words, then
+#   run.sh big [OUTDIR]       the host side of host placement on one thread (bench-host-rows),
+#                             then the big-table benchmark: first at 1M ids and 50M words, then
 #                             at its full size (4M ids, 200M words): inside 6 minutes
 #   run.sh quick [OUTDIR]     every GPU test (Catch2 suites, then the CLI tests), each under
 #                             timeout, then one short benchmark: inside 8 minutes
@@ -224,6 +225,9 @@ case $mode in
     done
     ;;
   big)
+    # The CPU's share of host placement (remap, gather, scatter) on one thread of this
+    # machine, at big_table's shape: its words/s times the threads bounds host placement.
+    bench_step host_rows 60 "$bin/bench-host-rows" --words 2000000
     bench_step big_table_1m 100 "${bench_env[@]}" VOCAB=1000000 WORDS=50000000 RUN_TIMEOUT=40 \
       bash "$kit/scripts/bench/big_table.sh"
     RESERVE_S=5 bench_step big_table 330 "${bench_env[@]}" RUN_TIMEOUT=120 bash "$kit/scripts/bench/big_table.sh"

@@ -24,8 +24,6 @@ constexpr OptimizerParamSpec kParams[] = {
      0.0, 1.0},
 };
 
-constexpr float kUnset = OptimizerParams::kUnset;
-
 template <typename Rule>
 constexpr std::size_t state_of(std::size_t params) {
   return Rule::state_floats(params);

@@ -69,10 +69,33 @@ std::uint64_t RowRemapper::remap(std::span<const GloveRecord> records, LocalGlov
   return hot;
 }
 
+namespace {
+
+// The rows are scattered over a table far larger than the caches, and each is a few cache
+// lines, so every row starts with a miss the hardware prefetcher cannot foresee: fetch the
+// row a few ahead while this one is copied (bench-host-rows measures the difference).
+constexpr std::size_t kPrefetchRows = 4;
+
+void prefetch_row(const RowMatrix& table, std::span<const std::uint32_t> rows, std::size_t k, bool for_write) {
+  if (k >= rows.size()) return;
+  const char* row = reinterpret_cast<const char*>(table.row(rows[k]));
+  const std::size_t bytes = table.stride() * sizeof(float);
+  for (std::size_t b = 0; b < bytes; b += 64) {
+    if (for_write) {
+      __builtin_prefetch(row + b, 1);
+    } else {
+      __builtin_prefetch(row + b, 0);
+    }
+  }
+}
+
+}  // namespace
+
 void gather_rows(const RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, void* out) {
   const std::size_t stride = table.stride();
   if (storage == DType::f32) {
     for (std::size_t k = 0; k < rows.size(); ++k) {
+      prefetch_row(table, rows, k + kPrefetchRows, false);
       std::memcpy(static_cast<float*>(out) + k * stride, table.row(rows[k]), stride * sizeof(float));
     }
     return;
@@ -91,12 +114,15 @@ void scatter_deltas(RowMatrix& table, std::span<const std::uint32_t> rows, DType
   const std::size_t stride = table.stride();
   const std::size_t dim = table.dim();  // padding stays zero
   for (std::size_t k = 0; k < rows.size(); ++k) {
+    prefetch_row(table, rows, k + kPrefetchRows, true);
     std::unique_lock<std::mutex> lock;
     if (locks) lock = std::unique_lock(locks->of(rows[k]));
-    float* row = table.row(rows[k]);
+    float* __restrict row = table.row(rows[k]);
     if (storage == DType::f32) {
-      const float* now = static_cast<const float*>(updated) + k * stride;
-      const float* before = static_cast<const float*>(original) + k * stride;
+      // Restrict-qualified: the staged copies never overlap the table, and without it GCC
+      // checks for overlap per row before it vectorises.
+      const float* __restrict now = static_cast<const float*>(updated) + k * stride;
+      const float* __restrict before = static_cast<const float*>(original) + k * stride;
       for (std::size_t e = 0; e < dim; ++e) row[e] += now[e] - before[e];
       continue;
     }
