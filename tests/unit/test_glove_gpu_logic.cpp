@@ -230,6 +230,9 @@ TEST_CASE("the GPU memory plan for GloVe: device when the tables fit, else host 
   options.table = TablePlacement::device;
   REQUIRE_ERROR_CONTAINS(plan_glove_gpu_memory({2000000, layout.width, 4}, options, 1024 * MB),
                          "--table device: the two glove tables (2000000 rows x 608 floats");
+  REQUIRE_ERROR_CONTAINS(
+      plan_glove_gpu_memory({2000000, layout.width, 4, "; --optimizer rowadagrad keeps less"}, options, 1024 * MB),
+      "or a larger --gpu-memory; --optimizer rowadagrad keeps less");
   options.table = TablePlacement::automatic;
   REQUIRE_ERROR_CONTAINS(plan_glove_gpu_memory({2000000, layout.width, 64}, options, 16 * MB), "lower --threads");
   REQUIRE_FALSE(supports_glove_on_gpu(Optimizer::adam));

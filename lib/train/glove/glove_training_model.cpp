@@ -223,7 +223,14 @@ class GloveModel final : public TrainingModel {
   static std::unique_ptr<GloveBackend> gpu_backend(TrainingRun& run, const TrainContext& context) {
     const TrainSettings& s = run.settings;
     const GloveLayout layout(s.dim, s.optimizer, s.hyper);
-    const GloveGpuShape shape{run.input.rows(), layout.width, s.threads};
+    GloveGpuShape shape{run.input.rows(), layout.width, s.threads};
+    // Row-wise AdaGrad is the way to a smaller table: say so where a plan is refused.
+    const std::size_t state = layout.width - layout.params;
+    const std::size_t row_state = GloveLayout(s.dim, Optimizer::rowadagrad).width - layout.params;
+    if (state > row_state) {
+      shape.smaller_state = fmt::format("; --optimizer rowadagrad keeps {} floats of state per row where {} keeps {}", row_state,
+                                        optimizer_name(s.optimizer), state);
+    }
     GloveGpuRequest request{&run.input,   &run.output_table,
                             layout,       plan_glove_gpu_memory(shape, context.gpu_options, context.gpu_budget),
                             *context.gpu, context.gpu_traffic};

@@ -104,7 +104,8 @@ GpuMemoryPlan with_hot_rows(GpuMemoryPlan plan, const HotRowCost& cost, const Gp
 // else their smallest size, and its hot rows the rest. `tables` names the tables for
 // the error messages.
 GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, std::size_t full_batch, std::size_t min_batch,
-                          unsigned workers, const std::string& tables, const GpuOptions& options, std::uint64_t budget) {
+                          unsigned workers, const std::string& tables, const GpuOptions& options, std::uint64_t budget,
+                          std::string_view hint = "") {
   auto largest_batch = [&](TablePlacement placement, unsigned slots, std::uint64_t limit) -> std::size_t {
     auto fits = [&](std::size_t batch) { return sized(placement, slots, batch).total_bytes() <= limit; };
     if (!fits(min_batch)) return 0;
@@ -130,8 +131,8 @@ GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, st
   if (options.table == TablePlacement::device) {
     fail(
         "--table device: {} and their batches need {} of GPU memory, more than the {} allowed; use --table host (the "
-        "tables stay in host memory) or a larger --gpu-memory",
-        tables, bytes(sized(TablePlacement::device, 1, min_batch).total_bytes()), bytes(budget));
+        "tables stay in host memory) or a larger --gpu-memory{}",
+        tables, bytes(sized(TablePlacement::device, 1, min_batch).total_bytes()), bytes(budget), hint);
   }
   if (const auto host = plan_in(TablePlacement::host, budget / 2)) {
     return with_hot_rows(*host, hot_cost, options, budget);
@@ -142,8 +143,8 @@ GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, st
   if (smallest.total_bytes() <= budget) return with_hot_rows(smallest, hot_cost, options, budget);
   fail(
       "--table host: {} workers' batches need at least {} of GPU memory, more than the {} allowed; raise "
-      "--gpu-memory or lower --threads",
-      workers, bytes(smallest.total_bytes()), bytes(budget));
+      "--gpu-memory or lower --threads{}",
+      workers, bytes(smallest.total_bytes()), bytes(budget), hint);
 }
 
 }  // namespace
@@ -187,7 +188,7 @@ GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions
   return choose_plan(
       sized, HotRowCost{row_bytes, 0}, kGloveBatchRecords, kMinGloveBatchRecords, shape.workers,
       fmt::format("the two glove tables ({} rows x {} floats with biases and optimizer state)", shape.rows, shape.width), options,
-      budget);
+      budget, shape.smaller_state);
 }
 
 }  // namespace embed

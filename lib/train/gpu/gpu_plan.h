@@ -67,6 +67,9 @@ struct GloveGpuShape {
   std::size_t rows = 0;
   std::size_t width = 0;  // floats per row
   unsigned workers = 1;
+  // Said after a refusal, when the optimizer's state could be smaller: "; --optimizer
+  // rowadagrad keeps 16 floats of state per row where adagrad keeps 304".
+  std::string smaller_state = {};
 };
 
 struct GpuMemoryPlan {
