@@ -93,10 +93,10 @@ __global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord
       sum_c = warp_sum(sum_c);
     }
     if (lane == 0) {
-      rule.template end<AtomicAdd>(state_w, sum_w, dim);
-      rule.template end<AtomicAdd>(state_c, sum_c, dim);
-      atomicAdd(w + dim, -rule.template bias_change<AtomicAdd>(row_w, state_w, dim, w[dim], scale, fdiff));
-      atomicAdd(c + dim, -rule.template bias_change<AtomicAdd>(row_c, state_c, dim, c[dim], scale, fdiff));
+      rule_end<AtomicAdd>(rule, state_w, sum_w, dim);
+      rule_end<AtomicAdd>(rule, state_c, sum_c, dim);
+      atomicAdd(w + dim, -rule_bias_change<AtomicAdd>(rule, row_w, state_w, dim, w[dim], scale, fdiff));
+      atomicAdd(c + dim, -rule_bias_change<AtomicAdd>(rule, row_c, state_c, dim, c[dim], scale, fdiff));
     }
   }
   if (lane == 0) {

@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "core/word_list.h"
 #include "text/fasttext_model.h"
 #include "text/text_reader.h"
 #include "text/text_writer.h"
@@ -254,11 +255,7 @@ std::string format_aliases_help() {
   for (const VectorFormatSpec& spec : kFormats) {
     if (spec.aliases.empty()) continue;
     help += help.empty() ? "; also " : ", ";
-    for (std::size_t i = 0; i < spec.aliases.size(); ++i) {
-      if (i > 0) help += i + 1 == spec.aliases.size() ? " or " : ", ";
-      help += spec.aliases[i];
-    }
-    help += fmt::format(" for {}{}", spec.name, spec.alias_note);
+    help += fmt::format("{} for {}{}", word_list(spec.aliases, "or"), spec.name, spec.alias_note);
   }
   return help;
 }

@@ -47,9 +47,10 @@ std::vector<std::vector<float>> run_rule(const Rule& rule) {
       const float g = rule.gradient_scale(1.0f) * static_cast<float>(gradient(step, k));
       row[k] -= rule.change(r, state, k, row[k], g, sum);
     }
-    rule.end(state, sum, kDim);
+    rule_end<PlainAdd>(rule, state, sum, kDim);
     const float bias_coefficient = static_cast<float>(gradient(step, kDim));
-    row[kDim] -= rule.bias_change(r, state, kDim, row[kDim], rule.gradient_scale(bias_coefficient), bias_coefficient);
+    row[kDim] -=
+        rule_bias_change<PlainAdd>(rule, r, state, kDim, row[kDim], rule.gradient_scale(bias_coefficient), bias_coefficient);
     after.emplace_back(row.begin(), row.begin() + kDim + 1);
   }
   return after;

@@ -9,6 +9,7 @@
 
 #include "core/enum_names.h"
 #include "core/error.h"
+#include "core/word_list.h"
 #include "train/engine/update_rules.h"
 
 namespace embed {
@@ -176,12 +177,7 @@ std::string optimizers_taking(const OptimizerParamSpec& param) {
   for (const OptimizerSpec& spec : kOptimizers) {
     if (spec.takes(param)) names.push_back(spec.name);
   }
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    text += i == 0 ? "" : i + 1 == names.size() ? " or " : ", ";
-    text += names[i];
-  }
-  return text;
+  return word_list(names, "or");
 }
 
 }  // namespace embed

@@ -28,14 +28,17 @@
 //                                          `sum` is a sum over the row that the caller
 //                                          keeps (a simd reduction; a warp sum on the
 //                                          GPU) for a rule whose sums_row is true
-//     end<Add>(state, sum, n)              after the row's n elements
+//     end<Add>(state, sum, n)              after the row's n elements: only a rule whose
+//                                          sums_row is true has one (rule_end calls it)
 //     bias_change<Add>(r, state, k, p, s, c)  what to subtract from an unclipped extra
 //                                          parameter k (GloVe's bias) of value p and
 //                                          coefficient c, s being gradient_scale(c) as the
-//                                          row used it
+//                                          row used it: only a rule whose bias steps
+//                                          unlike its elements has one; rule_bias_change
+//                                          calls it, or change for the others
 //   Add is how the rule adds to its state: PlainAdd on the CPU, where one thread owns a
 //   step; GloVe's kernels (kernels/train/glove_kernels.cu) pass an atomic add, run
-//   begin, end and bias_change on one lane of a warp and the elements on all 32. A rule
+//   begin, end and the bias on one lane of a warp and the elements on all 32. A rule
 //   whose `concurrent` is false changes its state in ways atomic adds cannot express
 //   (Adam's decaying moments and step counts): the kernels do not take it.
 //
@@ -45,6 +48,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
+#include <utility>
 
 #include "train/engine/update_constants.h"
 
@@ -117,12 +122,6 @@ struct SgdRule {
   EMBED_HOST_DEVICE float change(Row, float*, std::size_t, float, float g, float&) const {
     return g;
   }
-  template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
-  template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE float bias_change(Row, float*, std::size_t, float, float scale, float) const {
-    return scale;
-  }
 
 #ifndef __CUDACC__
   // The CPU's loops: whole padded rows, vectorised (each caller is a target clone).
@@ -161,8 +160,6 @@ struct AdagradRule {
   EMBED_HOST_DEVICE float change(Row, float* state, std::size_t k, float, float g, float&) const {
     return adagrad_step<Add>(state[k], g * lr);
   }
-  template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
   template <typename Add = PlainAdd>
   EMBED_HOST_DEVICE float bias_change(Row, float* state, std::size_t k, float, float, float coefficient) const {
     return adagrad_step<Add>(state[k], coefficient);
@@ -240,13 +237,6 @@ struct AdamRule {
   EMBED_HOST_DEVICE float change(Row r, float* state, std::size_t k, float, float g, float&) const {
     return adam_step(state[k], state[params + k], g, r.step, beta1, beta2, eps);
   }
-  template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
-  template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE float bias_change(Row r, float* state, std::size_t k, float param, float scale, float) const {
-    float unused = 0;
-    return change(r, state, k, param, scale, unused);
-  }
 };
 
 // The rules below follow PyTorch's documented algorithms, made sparse the way its
@@ -294,13 +284,6 @@ struct AdamWRule {
     v = beta2 * v + (1 - beta2) * g * g;
     return lr * weight_decay * param + r.step * m / (sqrtf(v) / r.correction2 + eps);
   }
-  template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
-  template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE float bias_change(Row r, float* state, std::size_t k, float param, float scale, float) const {
-    float unused = 0;
-    return change(r, state, k, param, scale, unused);
-  }
 };
 
 // Adamax, Adam with the infinity norm: u = max(β2 × u, |g| + ε), θ -= lr / (1 - β1^t) × m / u.
@@ -338,13 +321,6 @@ struct AdamaxRule {
     u = decayed > magnitude ? decayed : magnitude;
     return r.step * m / u;
   }
-  template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
-  template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE float bias_change(Row r, float* state, std::size_t k, float param, float scale, float) const {
-    float unused = 0;
-    return change(r, state, k, param, scale, unused);
-  }
 };
 
 // RMSprop (Hinton), PyTorch's without momentum or centring: v = α × v + (1 - α) × g²,
@@ -369,13 +345,6 @@ struct RmspropRule {
     float& v = state[k];
     v = rho * v + (1 - rho) * g * g;
     return lr * g / (sqrtf(v) + eps);
-  }
-  template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
-  template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE float bias_change(Row r, float* state, std::size_t k, float param, float scale, float) const {
-    float unused = 0;
-    return change(r, state, k, param, scale, unused);
   }
 };
 
@@ -405,13 +374,6 @@ struct AdadeltaRule {
     const float delta = sqrtf(u + eps) / sqrtf(v + eps) * g;
     u = rho * u + (1 - rho) * delta * delta;
     return lr * delta;
-  }
-  template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
-  template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE float bias_change(Row r, float* state, std::size_t k, float param, float scale, float) const {
-    float unused = 0;
-    return change(r, state, k, param, scale, unused);
   }
 };
 
@@ -454,13 +416,37 @@ struct RpropRule {
     previous = used;
     return used > 0 ? size : used < 0 ? -size : 0.0f;
   }
-  template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE void end(float*, float, std::size_t) const {}
-  template <typename Add = PlainAdd>
-  EMBED_HOST_DEVICE float bias_change(Row r, float* state, std::size_t k, float param, float scale, float) const {
-    float unused = 0;
-    return change(r, state, k, param, scale, unused);
-  }
 };
+
+// A rule's own bias_change, where it has one.
+template <typename Rule, typename = void>
+struct HasBiasChange : std::false_type {};
+template <typename Rule>
+struct HasBiasChange<Rule, std::void_t<decltype(std::declval<const Rule&>().template bias_change<PlainAdd>(
+                               std::declval<typename Rule::Row>(), nullptr, std::size_t{}, 0.0f, 0.0f, 0.0f))>> : std::true_type {
+};
+
+// The detection holds under every compiler that builds the rules (nvcc's too).
+static_assert(HasBiasChange<AdagradRule>::value && HasBiasChange<RowAdagradRule>::value && !HasBiasChange<SgdRule>::value);
+
+// What to subtract from an unclipped extra parameter (GloVe's bias): the rule's own
+// bias_change where its bias steps unlike its elements (AdaGrad's unscaled step,
+// RowAdagrad's accumulator of its own), else its change, as for any element.
+template <typename Add, typename Rule>
+EMBED_HOST_DEVICE float rule_bias_change(const Rule& rule, typename Rule::Row r, float* state, std::size_t k, float param,
+                                         float scale, float coefficient) {
+  if constexpr (HasBiasChange<Rule>::value) {
+    return rule.template bias_change<Add>(r, state, k, param, scale, coefficient);
+  } else {
+    float unused = 0;
+    return rule.template change<Add>(r, state, k, param, scale, unused);
+  }
+}
+
+// After a row's elements: only a rule that sums over its row has anything to do.
+template <typename Add, typename Rule>
+EMBED_HOST_DEVICE void rule_end(const Rule& rule, float* state, float sum, std::size_t n) {
+  if constexpr (Rule::sums_row) rule.template end<Add>(state, sum, n);
+}
 
 }  // namespace embed

@@ -40,10 +40,10 @@ inline __attribute__((always_inline)) void apply_rule(const Rule& rule, float* _
     w[k] -= rule.change(row_w, state_w, k, wk, gw, sum_w);
     c[k] -= rule.change(row_c, state_c, k, ck, gc, sum_c);
   }
-  rule.end(state_w, sum_w, dim);
-  rule.end(state_c, sum_c, dim);
-  w[dim] -= rule.bias_change(row_w, state_w, dim, w[dim], scale, fdiff);
-  c[dim] -= rule.bias_change(row_c, state_c, dim, c[dim], scale, fdiff);
+  rule_end<PlainAdd>(rule, state_w, sum_w, dim);
+  rule_end<PlainAdd>(rule, state_c, sum_c, dim);
+  w[dim] -= rule_bias_change<PlainAdd>(rule, row_w, state_w, dim, w[dim], scale, fdiff);
+  c[dim] -= rule_bias_change<PlainAdd>(rule, row_c, state_c, dim, c[dim], scale, fdiff);
 }
 
 template <typename Rule>

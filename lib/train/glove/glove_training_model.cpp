@@ -226,7 +226,7 @@ class GloveModel final : public TrainingModel {
     GloveGpuShape shape{run.input.rows(), layout.width, s.threads};
     // Row-wise AdaGrad is the way to a smaller table: say so where a plan is refused.
     const std::size_t state = layout.width - layout.params;
-    const std::size_t row_state = GloveLayout(s.dim, Optimizer::rowadagrad).width - layout.params;
+    const std::size_t row_state = optimizer_spec(Optimizer::rowadagrad).state_floats(layout.params);
     if (state > row_state) {
       shape.smaller_state = fmt::format("; --optimizer rowadagrad keeps {} floats of state per row where {} keeps {}", row_state,
                                         optimizer_name(s.optimizer), state);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/word_list.h"
 #include "train/run/model_registry.h"
 
 namespace embed {
@@ -56,26 +57,12 @@ std::vector<std::string_view> own_options_of_models(bool settings_only) {
 std::vector<std::string_view> model_options() { return own_options_of_models(false); }
 std::vector<std::string_view> model_settings() { return own_options_of_models(true); }
 
-namespace {
-
-// "a", "a and b", "a, b and c".
-std::string joined(const std::vector<std::string_view>& names) {
-  std::string text;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    text += i == 0 ? "" : i + 1 == names.size() ? " and " : ", ";
-    text += names[i];
-  }
-  return text;
-}
-
-}  // namespace
-
 std::string models_taking(std::string_view option) {
   std::vector<std::string_view> names;
   for (const TrainingModel* m : training_models()) {
     if (m->takes_option(option)) names.push_back(m->name());
   }
-  return joined(names);
+  return word_list(names, "and");
 }
 
 std::string optimizer_help() {
@@ -87,8 +74,8 @@ std::string optimizer_help() {
       if (m->defaults().optimizer == spec.optimizer) defaults.push_back(m->name());
     }
     if (takers.empty()) continue;
-    text += fmt::format("{}{} ({}{}{}{}{}): {}", text.empty() ? "" : "; ", spec.name, joined(takers),
-                        defaults.empty() ? "" : "; default for ", joined(defaults),
+    text += fmt::format("{}{} ({}{}{}{}{}): {}", text.empty() ? "" : "; ", spec.name, word_list(takers, "and"),
+                        defaults.empty() ? "" : "; default for ", word_list(defaults, "and"),
                         spec.lr > 0 ? fmt::format("; lr {}", spec.lr) : "", spec.concurrent ? "" : "; CPU", spec.help);
   }
   return text;
