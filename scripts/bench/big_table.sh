@@ -10,7 +10,10 @@
 #   device     --table device (the tables in GPU memory), seeds SEEDS (their spread is the
 #              quality's seed noise)
 #   host/N     --table host --gpu-memory (the tables' bytes / N) for N in FRACTIONS: the most
-#              frequent rows stay in GPU memory, the others travel per batch (gather)
+#              frequent rows stay in GPU memory, the others travel per batch, CPU threads
+#              copying them through pinned staging buffers (--host-transfer gather)
+#   mapped/N   the same, the GPU reading and writing the rows through the mapped host tables
+#              (--host-transfer mapped): no CPU copies, each row crosses the bus three times
 #   cpu        (when MODES has it) every CPU core, for scale
 # Per run: the last epoch's words/s (corpus words per second of training, --metrics), its
 # ratio to device placement's, the share of row touches served by rows resident on the GPU,
@@ -27,7 +30,7 @@
 # .device-kit/scripts/bench/.
 # Environment: BUILD, PYTHON (python3), VOCAB (4000000), CLUSTER (20), WORDS (200000000),
 # DIM (300), EPOCHS (1), THREADS (nproc), SEEDS ("1 2"), FRACTIONS ("4 16"),
-# MODES ("device host"), SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
+# MODES ("device host mapped"), SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
 # reported with its last progress line), DEVICE, BENCH_DIR, KEEP=1.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -41,7 +44,7 @@ EPOCHS=${EPOCHS:-1}
 THREADS=${THREADS:-$(nproc)}
 SEEDS=${SEEDS:-1 2}
 FRACTIONS=${FRACTIONS:-4 16}
-MODES=${MODES:-device host}
+MODES=${MODES:-device host mapped}
 SAMPLE=${SAMPLE:-300}
 RUN_TIMEOUT=${RUN_TIMEOUT:-150}
 DEVICE=${DEVICE:-cuda}
@@ -135,14 +138,19 @@ stride=$(((DIM + 15) / 16 * 16))
 table_bytes=$((2 * rows * stride * 4))
 echo "   (vocabulary $rows words: the two f32 tables take $(gb "$table_bytes") GB)"
 rm -f "$work/device.emb"
-if has "$MODES" host; then
-  for n in $FRACTIONS; do
-    budget=$((table_bytes / n))
-    budget_gb=$(gb "$budget")
+# Each budget's two transfers side by side, so that a step cut short by its cap still
+# compares them at the first budget.
+for n in $FRACTIONS; do
+  budget=$((table_bytes / n))
+  budget_gb=$(gb "$budget")
+  for transfer in gather mapped; do
+    name=host
+    [[ $transfer == mapped ]] && name=mapped
+    has "$MODES" "$name" || continue
     # shellcheck disable=SC2046
-    run "host/$n" "$first_seed" $(placement --table host --host-transfer gather --gpu-memory "$budget") || true
+    run "$name/$n" "$first_seed" $(placement --table host --host-transfer "$transfer" --gpu-memory "$budget") || true
   done
-fi
+done
 # The other seeds last: their spread is the quality's noise, the figure a slow step can lose.
 budget_gb=
 for seed in ${SEEDS#"$first_seed"}; do
@@ -162,9 +170,11 @@ spread=$(stats spread 3 -- "$shares")  # "-" for fewer than two seeds
 for n in $FRACTIONS; do
   target=0.67
   ((n >= 16)) && target=0.5
-  [[ -n ${wps_of[host/$n]:-} && -n ${wps_of[device]:-} ]] || continue
-  x=$(ratio "${wps_of[host/$n]}" "${wps_of[device]}")
-  echo "target host/$n >= ${target}x device: ${x}x, $(verdict "$x >= $target");" \
-    "share@10 ${share_of[host/$n]} vs device ${share_of[device]} (seed spread $spread)"
+  for name in host mapped; do
+    [[ -n ${wps_of[$name/$n]:-} && -n ${wps_of[device]:-} ]] || continue
+    x=$(ratio "${wps_of[$name/$n]}" "${wps_of[device]}")
+    echo "target $name/$n >= ${target}x device: ${x}x, $(verdict "$x >= $target");" \
+      "share@10 ${share_of[$name/$n]} vs device ${share_of[device]} (seed spread $spread)"
+  done
 done
 machine_line
