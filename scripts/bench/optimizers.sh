@@ -9,8 +9,8 @@
 # The learning rates tried: each optimizer's starting rate (the model's for its own
 # optimizer, else the registry's) times each of SCALES.
 #
-# Environment: BUILD, MODEL (glove: the model whose optimizers are swept; skip-gram and CBOW
-# take sgd alone so far), DIM (50), EPOCHS (10), THREADS (2), SCALES ("0.3 1 3"),
+# Environment: BUILD, MODEL (glove, skipgram or cbow: the model whose optimizers are swept),
+# DIM (50), EPOCHS (10), THREADS (2), SCALES ("0.3 1 3"),
 # OPTIMIZERS (all the model takes), PYTHON (/usr/bin/python3), BENCH_DIR, KEEP=1.
 # Needs ../shared/data (skipped with a message when absent).
 set -euo pipefail

@@ -103,7 +103,6 @@ expect_error "--memory too small" 1 "give at least --memory" "$ET" --corpus "$CO
 expect_error "--memory too small to train" 1 "too small to train" "$ET" --cooc only.cooc -o e.emb --model glove --memory 20M --dim 300
 expect_error "glove option with skipgram" 2 "--x-max applies to --model glove only" "$ET" --corpus "$CORPUS" -o e.emb --x-max 10
 expect_error "skipgram option with glove" 2 "--negative applies to --model skipgram and cbow only" "$ET" --corpus "$CORPUS" -o e.emb --model glove --negative 5
-expect_error "adam with skipgram" 2 "--optimizer adam does not apply to --model skipgram" "$ET" --corpus "$CORPUS" -o e.emb --optimizer adam
 expect_error "--adagrad with adam" 2 "--adagrad applies to --optimizer adagrad only" "$ET" --corpus "$CORPUS" -o e.emb --model glove --optimizer adam --adagrad row
 expect_error "--beta1 with adagrad" 2 "--beta1 applies to --optimizer adam, adamw or adamax only" "$ET" --corpus "$CORPUS" -o e.emb --model glove --beta1 0.8
 expect_error "--rho with skipgram's sgd" 2 "--rho applies to --optimizer rmsprop or adadelta only" "$ET" --corpus "$CORPUS" -o e.emb --rho 0.9

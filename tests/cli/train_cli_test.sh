@@ -66,6 +66,20 @@ grep -q 'pair_negatives = 0' <<<"$info" && ok || bad "shared negatives by defaul
 grep -q 'negative 5 per pair' pair.log && ok || bad "--pair-negatives: the log says so: $(head -3 pair.log)"
 [[ $(vectors pair.emb) != "$(vectors a.emb)" ]] && ok || bad "--pair-negatives trains other vectors"
 check "embed-query reads the --pair-negatives output" "$("$EQ" pair.emb the -k 3 --format tsv | wc -l)" "3"
+# Every optimizer trains skip-gram and CBOW (with its state in the rows: embed-query reads
+# the vectors alone), and says so in the metadata and the log.
+for variant in "--optimizer adam" "--model cbow --optimizer adamw --weight-decay 0.1" "--optimizer rowadagrad" \
+  "--model cbow --optimizer rmsprop --rho 0.9" "--optimizer adagrad --lr 0.05" "--optimizer adamax" \
+  "--optimizer adadelta" "--optimizer rprop"; do
+  # shellcheck disable=SC2086
+  "$ET" --corpus "$CORPUS" -o opt.emb "${FAST[@]}" $variant 2> opt.log
+  check "$variant trains" "$?" "0"
+  optimizer=$(sed 's/.*--optimizer \([a-z]*\).*/\1/' <<<"$variant")
+  grep -q "optimizer = $optimizer" <<<"$("$GC" --info opt.emb)" && ok || bad "$variant: the metadata names the optimizer"
+  grep -q "optimizer $optimizer" opt.log && ok || bad "$variant: the log names the optimizer: $(grep training opt.log)"
+  [[ $(vectors opt.emb) != "$(vectors a.emb)" ]] && ok || bad "$variant changes the vectors"
+  check "$variant: embed-query reads them" "$("$EQ" opt.emb the -k 3 --format tsv | wc -l)" "3"
+done
 "$ET" --corpus "$CORPUS" -o small.emb "${FAST[@]}" --max-vocab 100 --min-count 2 -q
 grep -qE '^rows +100$' <<<"$("$GC" --info small.emb)" && ok || bad "--max-vocab"
 "$ET" --corpus "$CORPUS" -o auto.emb "${FAST[@]}" --device auto -q && ok || bad "--device auto"
@@ -136,6 +150,8 @@ expect_error "--host-transfer with --table device" 2 "--host-transfer applies to
   "$ET" --corpus "$CORPUS" -o e.emb --device auto --table device --host-transfer mapped
 expect_error "--device cuda with glove and adam" 1 "--optimizer adam trains on the CPU" "$ET" --corpus "$CORPUS" -o e.emb \
   --model glove --optimizer adam --device cuda
+expect_error "--device cuda with skipgram and adam" 1 "skipgram trains with sgd on the GPU; --optimizer adam trains on the CPU" \
+  "$ET" --corpus "$CORPUS" -o e.emb --optimizer adam --device cuda
 expect_error "--device cuda with --pair-negatives" 1 "--pair-negatives trains on the CPU" "$ET" --corpus "$CORPUS" -o e.emb \
   --pair-negatives --device cuda
 expect_error "--pair-negatives with cbow" 2 "--pair-negatives applies to --model skipgram only" "$ET" --corpus "$CORPUS" \

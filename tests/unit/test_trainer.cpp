@@ -90,10 +90,16 @@ struct Tables {
   RowMatrix input, output;
 };
 
+// Fresh tables for `s` (its optimizer's state in the rows), as embed-train makes them.
+Tables fresh_tables(const TrainSettings& s, const Corpus& corpus) {
+  const Word2vecLayout layout(s);
+  return {make_word2vec_table(corpus.vocab.size(), layout, true, s.seed, s.threads),
+          make_word2vec_table(corpus.vocab.size(), layout, false, s.seed, s.threads)};
+}
+
 Tables train(const TrainSettings& s, const Corpus& corpus) {
-  Tables t{RowMatrix(corpus.vocab.size(), s.dim), RowMatrix(corpus.vocab.size(), s.dim)};
-  init_uniform(t.input, s.seed, s.threads);
-  auto backend = make_word2vec_cpu_backend(s.model, t.input, t.output, s.threads);
+  Tables t = fresh_tables(s, corpus);
+  auto backend = make_word2vec_cpu_backend(s.model, t.input, t.output, Word2vecLayout(s), s.threads);
   Word2vecTrainer trainer(s, corpus, *backend);
   TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
   std::atomic<bool> stop{false};
@@ -121,6 +127,28 @@ class StoppingBackend final : public Word2vecBackend {
 bool same_bits(const RowMatrix& a, const RowMatrix& b) {
   return a.rows() == b.rows() && a.stride() == b.stride() &&
          std::memcmp(a.data(), b.data(), a.rows() * a.stride() * sizeof(float)) == 0;
+}
+
+// A run of `s` from fresh tables stopped by its backend after 18 batches (in epoch 2 of a
+// corpus of 12 batches an epoch), checkpointed at `path`: what was saved and what loads back.
+struct Stopped {
+  TrainingRun saved, loaded;
+};
+Stopped stop_and_checkpoint(const TrainSettings& s, const Corpus& corpus, const std::string& path) {
+  Tables part = fresh_tables(s, corpus);
+  auto cpu = make_word2vec_cpu_backend(s.model, part.input, part.output, Word2vecLayout(s), s.threads);
+  std::atomic<bool> stop{false};
+  StoppingBackend stopping(*cpu, stop, 18);
+  Word2vecTrainer first(s, corpus, stopping);
+  TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
+  REQUIRE_FALSE(first.run(state, stop, nullptr, nullptr));
+  REQUIRE(state.epoch == 1);
+  OutputSettings output;
+  output.output = "out.emb";
+  output.min_count = 1;
+  TrainingRun saved{s, output, corpus, std::move(part.input), std::move(part.output), state, {}};
+  save_checkpoint(path, saved);
+  return {std::move(saved), load_checkpoint(path)};
 }
 
 // Tables of `rows` × `dim` with the same random values as float rows (for a backend)
@@ -318,22 +346,10 @@ TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-iden
     s.threads = threads;
     const Tables whole = train(s, corpus);
 
-    Tables part{RowMatrix(corpus.vocab.size(), s.dim), RowMatrix(corpus.vocab.size(), s.dim)};
-    init_uniform(part.input, s.seed, 1);
-    auto cpu = make_word2vec_cpu_backend(s.model, part.input, part.output, threads);
-    std::atomic<bool> stop{false};
-    StoppingBackend stopping(*cpu, stop, 18);  // 12 batches per epoch: stops in epoch 2
-    Word2vecTrainer first(s, corpus, stopping);
-    TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
-    REQUIRE_FALSE(first.run(state, stop, nullptr, nullptr));
-    REQUIRE(state.epoch == 1);
-
-    OutputSettings output;
-    output.output = "out.emb";
-    output.min_count = 1;
-    const TrainingRun saved{s, output, corpus, std::move(part.input), std::move(part.output), state, {}};
-    save_checkpoint(dir.file("run.ckpt"), saved);
-    TrainingRun c = load_checkpoint(dir.file("run.ckpt"));
+    Stopped stopped = stop_and_checkpoint(s, corpus, dir.file("run.ckpt"));
+    const TrainingRun& saved = stopped.saved;
+    const TrainState& state = saved.state;
+    TrainingRun& c = stopped.loaded;
     REQUIRE(c.settings.threads == threads);
     REQUIRE(c.settings.dim == s.dim);
     REQUIRE(c.settings.sample == s.sample);
@@ -367,6 +383,72 @@ TEST_CASE("a run stopped mid-epoch and resumed from its checkpoint ends bit-iden
       INFO("separation: uninterrupted " << whole_separation << ", resumed " << resumed_separation);
       REQUIRE(whole_separation > 0.35);
       REQUIRE(resumed_separation > 0.5 * whole_separation);
+    }
+  }
+}
+
+// Each optimizer at its starting rate for word2vec's models (the registry's, SGD's the
+// model's own), resolved as embed-train resolves it.
+TrainSettings with_optimizer(TrainSettings s, const OptimizerSpec& spec) {
+  s.optimizer = spec.optimizer;
+  s.hyper = resolve_params(spec.optimizer, {});
+  if (spec.lr > 0 && spec.optimizer != Optimizer::sgd) s.lr = spec.lr;
+  return s;
+}
+
+TEST_CASE("skip-gram and CBOW learn the planted topics under every optimizer", "[train][optimizers]") {
+  const Corpus corpus = topic_corpus(4);
+  for (const Model model : {Model::skipgram, Model::cbow}) {
+    for (const OptimizerSpec& spec : optimizers()) {
+      const TrainSettings s = with_optimizer(small_settings(model), spec);
+      const Tables t = train(s, corpus);
+      const double separation = test::topic_separation(corpus, t.input);
+      INFO(model_name(model) << ", " << spec.name << ": separation " << separation);
+      // Untrained tables separate the topics by about 0 (-0.03 to 0.02, the resume test's
+      // measure; SGD at lr / 100: 0.09 to 0.18); every optimizer at its starting rate learns
+      // them (measured: 0.49, adamax on skip-gram, to 1.80). The vectors' padding stays
+      // zero: the state after it is the rule's alone.
+      CHECK(separation > 0.2);
+      const std::size_t padded = RowMatrix::stride_for(s.dim);
+      bool padding_zero = true;
+      for (std::size_t r = 0; r < t.input.rows(); ++r) {
+        for (std::size_t i = s.dim; i < padded; ++i)
+          padding_zero = padding_zero && t.input.row(r)[i] == 0 && t.output.row(r)[i] == 0;
+      }
+      CHECK(padding_zero);
+      CHECK(t.input.stride() == Word2vecLayout(s).width());
+    }
+  }
+}
+
+TEST_CASE("a word2vec run with any optimizer resumes from its checkpoint bit-identical, its state included",
+          "[train][optimizers]") {
+  test::TempDir dir;
+  const Corpus corpus = test::topic_corpus(3, 4000, 30, 15);  // 12 batches an epoch
+  for (const Model model : {Model::skipgram, Model::cbow}) {
+    for (const OptimizerSpec& spec : optimizers()) {
+      TrainSettings s = with_optimizer(small_settings(model), spec);
+      s.epochs = 2;
+      if (!std::isnan(spec.defaults.eps)) s.hyper.eps = 1e-7f;  // a hyper-parameter given is kept too
+      const Tables whole = train(s, corpus);
+
+      Stopped stopped = stop_and_checkpoint(s, corpus, dir.file("run.ckpt"));
+      const TrainingRun& saved = stopped.saved;
+      TrainingRun& c = stopped.loaded;
+      INFO(model_name(model) << ", " << spec.name);
+      REQUIRE(c.settings.optimizer == s.optimizer);
+      REQUIRE(same_bits(c.input, saved.input));  // the rows' state too
+      REQUIRE(same_bits(c.output_table, saved.output_table));
+      for (const OptimizerParamSpec& param : optimizer_param_specs()) {
+        const float want = s.hyper.*param.field, got = c.settings.hyper.*param.field;
+        CHECK((want == got || (std::isnan(want) && std::isnan(got))));
+      }
+      auto resumed_cpu = make_word2vec_cpu_backend(c.settings.model, c.input, c.output_table, Word2vecLayout(c.settings), 1);
+      Word2vecTrainer second(c.settings, c.corpus, *resumed_cpu);
+      std::atomic<bool> no_stop{false};
+      REQUIRE(second.run(c.state, no_stop, nullptr, nullptr));
+      CHECK(same_bits(c.input, whole.input));
+      CHECK(same_bits(c.output_table, whole.output));
     }
   }
 }

@@ -41,13 +41,38 @@ TEST_CASE("options and optimizers apply to the models that take them", "[train][
   CHECK(models_taking("--negative") == "skipgram and cbow");
   CHECK(models_taking("--x-max") == "glove");
   CHECK(models_taking("--cooc") == "glove");
-  CHECK_FALSE(training_model(Model::skipgram).supports(Optimizer::adam));
-  CHECK(training_model(Model::glove).supports(Optimizer::adam));
+  // Every model takes every optimizer on the CPU; the GPU, those its kernels keep state for.
+  for (const Model model : {Model::skipgram, Model::cbow, Model::glove}) {
+    for (const OptimizerSpec& spec : optimizers()) CHECK(training_model(model).supports(spec.optimizer));
+  }
+  CHECK(training_model(Model::skipgram).gpu_trains(Optimizer::sgd));
+  CHECK_FALSE(training_model(Model::skipgram).gpu_trains(Optimizer::adagrad));
+  CHECK(training_model(Model::glove).gpu_trains(Optimizer::adagrad));
+  CHECK_FALSE(training_model(Model::glove).gpu_trains(Optimizer::adam));
   TrainSettings adam;
   adam.model = Model::glove;
   adam.optimizer = Optimizer::adam;
   CHECK_FALSE(training_model(Model::glove).gpu_refusal(adam).empty());
+  adam.model = Model::cbow;
+  CHECK(training_model(Model::cbow).gpu_refusal(adam) == "cbow trains with sgd on the GPU; --optimizer adam trains on the CPU");
   CHECK(training_model(Model::skipgram).gpu_refusal(TrainSettings{}).empty());
+}
+
+TEST_CASE("each model starts an optimizer at its own rate, or the registry's", "[train][registry]") {
+  const TrainingModel& skipgram = training_model(Model::skipgram);
+  const TrainingModel& cbow = training_model(Model::cbow);
+  const TrainingModel& glove = training_model(Model::glove);
+  CHECK(skipgram.starting_lr(Optimizer::sgd) == 0.025f);  // the models' own
+  CHECK(cbow.starting_lr(Optimizer::sgd) == 0.05f);
+  CHECK(glove.starting_lr(Optimizer::adagrad) == 0.05f);
+  CHECK(glove.starting_lr(Optimizer::adam) == optimizer_spec(Optimizer::adam).lr);  // the registry's
+  CHECK(skipgram.starting_lr(Optimizer::adam) == 0.01f);                            // word2vec's sweep
+  CHECK(skipgram.starting_lr(Optimizer::adamax) != cbow.starting_lr(Optimizer::adamax));
+  // --optimizer's help says each model's rate where it is not the model's own.
+  const std::string help = optimizer_help();
+  CHECK_THAT(help,
+             Catch::Matchers::Contains("adam (skipgram, cbow and glove; lr 0.01 for skipgram and cbow, 0.003 for glove; CPU)"));
+  CHECK_THAT(help, Catch::Matchers::Contains("on the GPU for glove only"));
 }
 
 TEST_CASE("resolve_train_command fills in the model's defaults and keeps what was given", "[train][options]") {
@@ -61,6 +86,14 @@ TEST_CASE("resolve_train_command fills in the model's defaults and keeps what wa
   CHECK(command.settings.epochs == 7);
   CHECK(command.settings.lr == 0.05f);
   CHECK(command.settings.optimizer == Optimizer::adagrad);
+  // skip-gram with adam and no --lr: word2vec's rate for adam, and adam's hyper-parameters.
+  TrainCommand adam;
+  adam.input.corpus = {"corpus.txt"};
+  adam.output.output = "out.emb";
+  adam.settings.optimizer = Optimizer::adam;
+  resolve_train_command(adam, {"--optimizer"});
+  CHECK(adam.settings.lr == 0.01f);
+  CHECK(adam.settings.hyper.beta1 == 0.9f);
 }
 
 TEST_CASE("resolve_train_command refuses options that do not go together", "[train][options]") {
@@ -69,10 +102,9 @@ TEST_CASE("resolve_train_command refuses options that do not go together", "[tra
   command.output.output = "out.emb";
   REQUIRE_ERROR_CONTAINS(resolve_train_command(command, {"--x-max"}), "--x-max applies to --model glove only");
   REQUIRE_ERROR_CONTAINS(resolve_train_command(command, {"--gpu"}), "--gpu applies to --device cuda or auto only");
-  command.settings.optimizer = Optimizer::adam;
-  REQUIRE_ERROR_CONTAINS(resolve_train_command(command, {"--optimizer"}),
-                         "--optimizer adam does not apply to --model skipgram: it trains with sgd");
   command.settings.optimizer = Optimizer::sgd;
+  REQUIRE_ERROR_CONTAINS(resolve_train_command(command, {"--optimizer", "--beta1"}),
+                         "--beta1 applies to --optimizer adam, adamw or adamax only");
   command.input.corpus.clear();
   REQUIRE_ERROR_CONTAINS(resolve_train_command(command, {}), "--corpus is required");
   REQUIRE_THROWS_AS(resolve_train_command(command, {}), UsageError);

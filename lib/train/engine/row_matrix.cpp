@@ -8,6 +8,7 @@
 #include <new>
 #include <utility>
 
+#include "core/error.h"
 #include "core/parallel.h"
 #include "train/engine/random.h"
 
@@ -44,16 +45,19 @@ RowMatrix& RowMatrix::operator=(RowMatrix&& other) noexcept {
   return *this;
 }
 
-void init_uniform(RowMatrix& matrix, std::uint64_t seed, unsigned threads) {
+void init_uniform(RowMatrix& matrix, std::uint64_t seed, unsigned threads) { init_uniform(matrix, matrix.dim(), seed, threads); }
+
+void init_uniform(RowMatrix& matrix, std::size_t dim, std::uint64_t seed, unsigned threads) {
+  EMBED_ASSERT(dim <= matrix.stride());
   constexpr std::size_t kRowsPerTask = 4096;
   const std::size_t tasks = (matrix.rows() + kRowsPerTask - 1) / kRowsPerTask;
-  const float scale = 2.0f / static_cast<float>(matrix.dim());
+  const float scale = 2.0f / static_cast<float>(dim);
   parallel_for(tasks, threads, [&](std::size_t task) {
     const std::size_t end = std::min(matrix.rows(), (task + 1) * kRowsPerTask);
     for (std::size_t r = task * kRowsPerTask; r < end; ++r) {
       Random random(seed, 0x1000000000ull + r);
       float* row = matrix.row(r);
-      for (std::size_t i = 0; i < matrix.dim(); ++i) row[i] = (random.uniform() - 0.5f) * scale;
+      for (std::size_t i = 0; i < dim; ++i) row[i] = (random.uniform() - 0.5f) * scale;
     }
   });
 }

@@ -43,5 +43,7 @@ class RowMatrix {
 // 0.6 points of analogy accuracy and 0.02 of WS-353 Spearman after 5 epochs). Drawn per
 // row from (seed, row), so they do not depend on the thread count.
 void init_uniform(RowMatrix& matrix, std::uint64_t seed, unsigned threads);
+// The same for vectors of `dim` floats at the start of wider rows (an optimizer's state after them).
+void init_uniform(RowMatrix& matrix, std::size_t dim, std::uint64_t seed, unsigned threads);
 
 }  // namespace embed

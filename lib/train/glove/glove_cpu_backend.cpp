@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "train/engine/update_rules.h"
+#include "train/engine/update_rule_for.h"
 
 namespace embed {
 namespace {
@@ -87,22 +87,15 @@ inline __attribute__((always_inline)) void train_span(std::span<const GloveRecor
   loss.examples += examples;
 }
 
-// One target-cloned entry point per rule (Clang clones no templates).
-#define EMBED_GLOVE_KERNEL(name, Rule)                                                                        \
-  __attribute__((target_clones("avx512f", "avx2", "default"))) void name(                                     \
-      std::span<const GloveRecord> records, RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout, \
-      const std::uint8_t* locked, const Rule& rule, BatchLoss& loss) {                                        \
-    train_span(records, words, contexts, layout, locked, rule, loss);                                         \
+// One target-cloned entry point per rule, overloaded on the rule's type (Clang clones no
+// templates).
+#define EMBED_GLOVE_KERNEL(Rule)                                                                                                \
+  __attribute__((target_clones("avx512f", "avx2", "default"))) void train_records_by(                                           \
+      const Rule& rule, std::span<const GloveRecord> records, RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout, \
+      const std::uint8_t* locked, BatchLoss& loss) {                                                                            \
+    train_span(records, words, contexts, layout, locked, rule, loss);                                                           \
   }
-EMBED_GLOVE_KERNEL(train_adagrad, AdagradRule)
-EMBED_GLOVE_KERNEL(train_row_adagrad, RowAdagradRule)
-EMBED_GLOVE_KERNEL(train_adam, AdamRule)
-EMBED_GLOVE_KERNEL(train_adamw, AdamWRule)
-EMBED_GLOVE_KERNEL(train_adamax, AdamaxRule)
-EMBED_GLOVE_KERNEL(train_rmsprop, RmspropRule)
-EMBED_GLOVE_KERNEL(train_adadelta, AdadeltaRule)
-EMBED_GLOVE_KERNEL(train_rprop, RpropRule)
-EMBED_GLOVE_KERNEL(train_sgd, SgdRule)
+EMBED_UPDATE_RULES(EMBED_GLOVE_KERNEL)
 #undef EMBED_GLOVE_KERNEL
 
 }  // namespace
@@ -112,24 +105,8 @@ void train_glove_records(std::span<const GloveRecord> records, RowMatrix& words,
   EMBED_ASSERT(words.dim() == layout.width && contexts.dim() == layout.width);
   EMBED_ASSERT(locked.empty() || locked.size() == words.rows());
   const std::uint8_t* lock = locked.empty() ? nullptr : locked.data();
-  const float lr = learning_rate;
-  const OptimizerParams& h = layout.hyper;
-  const std::size_t p = layout.params;
-  switch (layout.optimizer) {
-    case Optimizer::sgd: return train_sgd(records, words, contexts, layout, lock, SgdRule{lr}, loss);
-    case Optimizer::adagrad: return train_adagrad(records, words, contexts, layout, lock, AdagradRule{lr}, loss);
-    case Optimizer::rowadagrad: return train_row_adagrad(records, words, contexts, layout, lock, RowAdagradRule{lr}, loss);
-    case Optimizer::adam:
-      return train_adam(records, words, contexts, layout, lock, AdamRule{lr, p, h.beta1, h.beta2, h.eps}, loss);
-    case Optimizer::adamw:
-      return train_adamw(records, words, contexts, layout, lock, AdamWRule{lr, p, h.beta1, h.beta2, h.eps, h.weight_decay}, loss);
-    case Optimizer::adamax:
-      return train_adamax(records, words, contexts, layout, lock, AdamaxRule{lr, p, h.beta1, h.beta2, h.eps}, loss);
-    case Optimizer::rmsprop: return train_rmsprop(records, words, contexts, layout, lock, RmspropRule{lr, h.rho, h.eps}, loss);
-    case Optimizer::adadelta:
-      return train_adadelta(records, words, contexts, layout, lock, AdadeltaRule{lr, p, h.rho, h.eps}, loss);
-    case Optimizer::rprop: return train_rprop(records, words, contexts, layout, lock, RpropRule{lr, p}, loss);
-  }
+  with_update_rule(layout.optimizer, learning_rate, layout.params, layout.hyper,
+                   [&](const auto& rule) { train_records_by(rule, records, words, contexts, layout, lock, loss); });
 }
 
 namespace {

@@ -60,6 +60,7 @@ class GloveModel final : public TrainingModel {
     return vectors.has_value();  // x_max and alpha: settings_out_of_range
   }
 
+  bool gpu_trains(Optimizer optimizer) const override { return supports_glove_on_gpu(optimizer); }
   std::string gpu_refusal(const TrainSettings& s) const override {
     return supports_glove_on_gpu(s.optimizer)
                ? ""

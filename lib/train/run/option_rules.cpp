@@ -97,7 +97,7 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
   if (!has("--window")) s.window = defaults.window;
   if (!has("--epochs")) s.epochs = defaults.epochs;
   // An optimizer other than the model's own starts from its own learning rate.
-  if (!has("--lr")) s.lr = s.optimizer != defaults.optimizer && optimizer.lr > 0 ? optimizer.lr : defaults.lr;
+  if (!has("--lr")) s.lr = model.starting_lr(s.optimizer);
 }
 
 }  // namespace embed

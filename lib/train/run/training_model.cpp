@@ -65,18 +65,54 @@ std::string models_taking(std::string_view option) {
   return word_list(names, "and");
 }
 
+float TrainingModel::starting_lr(Optimizer optimizer) const {
+  const Defaults own = defaults();
+  const OptimizerSpec& spec = optimizer_spec(optimizer);
+  return optimizer == own.optimizer || spec.lr <= 0 ? own.lr : spec.lr;
+}
+
+namespace {
+
+// "; lr 0.01 for skipgram and cbow, 0.003 for glove": where a model starts `spec` at a
+// rate other than its own default; nothing where each starts it at its own.
+std::string starting_rates(const OptimizerSpec& spec) {
+  std::vector<std::pair<float, std::vector<std::string_view>>> groups;
+  bool own_rates_only = true;
+  for (const TrainingModel* m : training_models()) {
+    if (!m->supports(spec.optimizer)) continue;
+    const float lr = m->starting_lr(spec.optimizer);
+    own_rates_only = own_rates_only && lr == m->defaults().lr;
+    auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == lr; });
+    if (group == groups.end()) group = groups.insert(groups.end(), {lr, {}});
+    group->second.push_back(m->name());
+  }
+  if (own_rates_only || groups.empty()) return "";
+  if (groups.size() == 1) return fmt::format("; lr {}", groups[0].first);
+  std::string rates;
+  for (const auto& [lr, names] : groups)
+    rates += fmt::format("{}{} for {}", rates.empty() ? "" : ", ", lr, word_list(names, "and"));
+  return "; lr " + rates;
+}
+
+}  // namespace
+
 std::string optimizer_help() {
   std::string text;
   for (const OptimizerSpec& spec : optimizers()) {
-    std::vector<std::string_view> takers, defaults;
+    std::vector<std::string_view> takers, defaults, on_gpu;
     for (const TrainingModel* m : training_models()) {
       if (m->supports(spec.optimizer)) takers.push_back(m->name());
       if (m->defaults().optimizer == spec.optimizer) defaults.push_back(m->name());
+      if (m->supports(spec.optimizer) && m->gpu_trains(spec.optimizer)) on_gpu.push_back(m->name());
     }
     if (takers.empty()) continue;
+    const std::string devices = on_gpu.empty() ? "; CPU"
+                                : on_gpu.size() == takers.size()
+                                    ? ""
+                                    : fmt::format("; on the GPU for {} only", word_list(on_gpu, "and"));
     text += fmt::format("{}{} ({}{}{}{}{}): {}", text.empty() ? "" : "; ", spec.name, word_list(takers, "and"),
-                        defaults.empty() ? "" : "; default for ", word_list(defaults, "and"),
-                        spec.lr > 0 ? fmt::format("; lr {}", spec.lr) : "", spec.concurrent ? "" : "; CPU", spec.help);
+                        defaults.empty() ? "" : "; default for ", word_list(defaults, "and"), starting_rates(spec), devices,
+                        spec.help);
   }
   return text;
 }

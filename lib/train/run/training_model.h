@@ -60,6 +60,10 @@ class TrainingModel {
   };
   virtual Defaults defaults() const = 0;
   virtual bool supports(Optimizer optimizer) const = 0;
+  // The learning rate `optimizer` starts from when --lr is not given: the model's own for
+  // its default optimizer and for one the registry gives no rate, else the registry's
+  // (optimizer.cpp), unless the model has its own (word2vec's, from its sweep).
+  virtual float starting_lr(Optimizer optimizer) const;
 
   // The options this model takes that not every model does: the one place they are
   // listed. The shared run refuses them for the other models ("--x-max applies to
@@ -85,6 +89,8 @@ class TrainingModel {
   // a model without biases; --init sets it from a checkpoint's.
   virtual std::optional<std::size_t> bias_column(const TrainSettings& /*settings*/) const { return std::nullopt; }
 
+  // Whether the GPU backend trains this model with `optimizer` (--optimizer's help says).
+  virtual bool gpu_trains(Optimizer /*optimizer*/) const { return false; }
   // Why a GPU cannot train these settings (its optimizer), or empty when it can.
   virtual std::string gpu_refusal(const TrainSettings& /*settings*/) const { return {}; }
 

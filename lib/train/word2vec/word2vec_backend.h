@@ -11,6 +11,7 @@
 #include "train/engine/row_matrix.h"
 #include "train/run/train_settings.h"
 #include "train/word2vec/window_batch.h"
+#include "train/word2vec/word2vec_layout.h"
 
 namespace embed {
 
@@ -42,11 +43,16 @@ class Word2vecBackend {
   static constexpr std::size_t kDefaultBatchWords = 10000;  // gensim's sentence limit
 };
 
-// The CPU backend: updates the rows of `input` and `output` in place by `optimizer`'s
-// rule (train/engine/update_rules.h), except the input rows that `locked` (empty, or one
-// flag per row) marks 1 (--lock-init).
-std::unique_ptr<Word2vecBackend> make_word2vec_cpu_backend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers,
-                                                           std::span<const std::uint8_t> locked = {},
-                                                           Optimizer optimizer = Optimizer::sgd);
+// The CPU backend: updates the rows of `input` and `output` (laid out as `layout` says:
+// word2vec_layout.h) in place by its optimizer's rule (train/engine/update_rules.h),
+// except the input rows that `locked` (empty, or one flag per row) marks 1 (--lock-init).
+std::unique_ptr<Word2vecBackend> make_word2vec_cpu_backend(Model model, RowMatrix& input, RowMatrix& output,
+                                                           const Word2vecLayout& layout, unsigned workers,
+                                                           std::span<const std::uint8_t> locked = {});
+// SGD on plain tables (RowMatrix(rows, dim)), as the tests make them.
+inline std::unique_ptr<Word2vecBackend> make_word2vec_cpu_backend(Model model, RowMatrix& input, RowMatrix& output,
+                                                                  unsigned workers, std::span<const std::uint8_t> locked = {}) {
+  return make_word2vec_cpu_backend(model, input, output, Word2vecLayout(input.dim(), Optimizer::sgd), workers, locked);
+}
 
 }  // namespace embed

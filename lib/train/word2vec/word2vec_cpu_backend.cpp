@@ -10,12 +10,13 @@
 // no slower: bench/RESULTS.md, issue 23.) --pair-negatives gives each context row its
 // own K negatives instead, as word2vec does. Rows are padded to 16 floats, so every loop
 // runs over whole vectors. How a row takes its step is the optimizer's update rule
-// (train/engine/update_rules.h); the loops are instantiated per rule.
+// (train/engine/update_rules.h), whose state sits in the row after the padded vector;
+// the loops are instantiated per rule.
 #include <algorithm>
 #include <vector>
 
 #include "core/error.h"
-#include "train/engine/update_rules.h"
+#include "train/engine/update_rule_for.h"
 #include "train/word2vec/logistic_table.h"
 #include "train/word2vec/word2vec_backend.h"
 
@@ -43,10 +44,17 @@ inline void scale_copy(float alpha, const float* __restrict x, float* __restrict
 struct Tables {
   float* input;
   float* output;
-  std::size_t stride;
+  std::size_t width;           // floats from one row to the next: the padded vector, then the optimizer's state
+  std::size_t padded;          // the vector rounded up to 16 floats, where the state starts
+  std::size_t dim;             // the vector
   const std::uint8_t* locked;  // per input row, 1: never updated (--lock-init); nullptr: none
 
   bool updates(std::uint32_t input_row) const { return locked == nullptr || locked[input_row] == 0; }
+  // Steps `row` (of either table) by the ascent direction scale × x.
+  template <typename Rule>
+  __attribute__((always_inline)) void step(const Rule& rule, float* row, float scale, const float* x) const {
+    rule_step(rule, row, row + padded, scale, x, dim, padded);
+  }
 };
 
 // Per worker: one input row's gradient (skip-gram) or the gradient of the inputs' mean
@@ -67,21 +75,21 @@ __attribute__((always_inline)) inline void train_context_row(const Rule& rule, s
                                                              std::size_t n_out, const Tables& t, float* input_grad,
                                                              double& loss_sum) {
   const LogisticTable& table = logistic_table();
-  const std::size_t stride = t.stride;
+  const std::size_t width = t.width, n = t.padded;
   float gradient[64];  // per output row: the rule's scale of (label - sigmoid(score)); SGD's: × lr
-  float* in = t.input + input * stride;
-  const float target_score = dot(in, t.output + out_rows[0] * stride, stride);
+  float* in = t.input + input * width;
+  const float target_score = dot(in, t.output + out_rows[0] * width, n);
   gradient[0] = rule.gradient_scale(1.0f - table.sigmoid(target_score));
   loss_sum += table.loss(target_score);
   for (std::size_t o = 1; o < n_out; ++o) {
-    const float score = dot(in, t.output + out_rows[o] * stride, stride);
+    const float score = dot(in, t.output + out_rows[o] * width, n);
     gradient[o] = rule.gradient_scale(-table.sigmoid(score));
     loss_sum += table.loss(-score);
   }
-  scale_copy(gradient[0], t.output + out_rows[0] * stride, input_grad, stride);
-  for (std::size_t o = 1; o < n_out; ++o) axpy(gradient[o], t.output + out_rows[o] * stride, input_grad, stride);
-  for (std::size_t o = 0; o < n_out; ++o) rule.add(t.output + out_rows[o] * stride, gradient[o], in, stride);
-  if (t.updates(input)) rule.add_sum(in, input_grad, stride);
+  scale_copy(gradient[0], t.output + out_rows[0] * width, input_grad, n);
+  for (std::size_t o = 1; o < n_out; ++o) axpy(gradient[o], t.output + out_rows[o] * width, input_grad, n);
+  for (std::size_t o = 0; o < n_out; ++o) t.step(rule, t.output + out_rows[o] * width, gradient[o], in);
+  if (t.updates(input)) t.step(rule, in, 1.0f, input_grad);
 }
 
 // Skip-gram with the window's negatives shared by its context rows.
@@ -135,7 +143,7 @@ template <typename Rule>
 __attribute__((always_inline)) inline void train_cbow(const Rule& rule, const WindowBatch& batch, const Tables& t, Scratch& s,
                                                       BatchLoss& loss) {
   const LogisticTable& table = logistic_table();
-  const std::size_t stride = t.stride;
+  const std::size_t width = t.width, n = t.padded;
   double loss_sum = 0;
   float* mean = s.mean.data();
   float* mean_grad = s.input_grad.data();
@@ -143,27 +151,27 @@ __attribute__((always_inline)) inline void train_cbow(const Rule& rule, const Wi
     const auto inputs = batch.window_inputs(w);
     if (inputs.empty()) continue;
     const std::uint32_t target = batch.targets[w];
-    scale_copy(1.0f, t.input + inputs[0] * stride, mean, stride);
-    for (std::size_t c = 1; c < inputs.size(); ++c) axpy(1.0f, t.input + inputs[c] * stride, mean, stride);
+    scale_copy(1.0f, t.input + inputs[0] * width, mean, n);
+    for (std::size_t c = 1; c < inputs.size(); ++c) axpy(1.0f, t.input + inputs[c] * width, mean, n);
     const float inv = 1.0f / static_cast<float>(inputs.size());
 #pragma omp simd
-    for (std::size_t i = 0; i < stride; ++i) mean[i] *= inv;
-    std::fill(mean_grad, mean_grad + stride, 0.0f);
+    for (std::size_t i = 0; i < n; ++i) mean[i] *= inv;
+    std::fill(mean_grad, mean_grad + n, 0.0f);
 
     auto train_output = [&](std::uint32_t row, float label) {
-      float* out = t.output + row * stride;
-      const float score = dot(mean, out, stride);
+      float* out = t.output + row * width;
+      const float score = dot(mean, out, n);
       const float g = rule.gradient_scale(label - table.sigmoid(score));
       loss_sum += table.loss(label > 0 ? score : -score);
-      axpy(g, out, mean_grad, stride);
-      rule.add(out, g, mean, stride);
+      axpy(g, out, mean_grad, n);
+      t.step(rule, out, g, mean);
     };
     train_output(target, 1.0f);
     for (std::uint32_t negative : batch.window_negatives(w)) {
       if (negative != target) train_output(negative, 0.0f);
     }
     for (std::uint32_t row : inputs) {
-      if (t.updates(row)) rule.add_sum(t.input + row * stride, mean_grad, stride);
+      if (t.updates(row)) t.step(rule, t.input + row * width, 1.0f, mean_grad);
     }
     ++loss.examples;
   }
@@ -184,22 +192,24 @@ __attribute__((always_inline)) inline void train_batch(const Rule& rule, Model m
 }
 
 // Each rule's entry point, compiled for AVX-512, AVX2 and the baseline, with the loops
-// above inlined into every clone. A plain function per rule, since Clang does not
-// multiversion templates: a new rule adds one such line.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void train_batch_sgd(const SgdRule& rule, Model model,
-                                                                                  const WindowBatch& batch, const Tables& t,
-                                                                                  Scratch& s, BatchLoss& loss) {
-  train_batch(rule, model, batch, t, s, loss);
-}
+// above inlined into every clone: one function per rule, overloaded on its type, since
+// Clang does not multiversion templates.
+#define EMBED_WORD2VEC_LOOPS(Rule)                                                                             \
+  __attribute__((target_clones("avx512f", "avx2", "default"))) void train_batch_by(                            \
+      const Rule& rule, Model model, const WindowBatch& batch, const Tables& t, Scratch& s, BatchLoss& loss) { \
+    train_batch(rule, model, batch, t, s, loss);                                                               \
+  }
+EMBED_UPDATE_RULES(EMBED_WORD2VEC_LOOPS)
+#undef EMBED_WORD2VEC_LOOPS
 
 class CpuBackend final : public Word2vecBackend {
  public:
-  CpuBackend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers, std::span<const std::uint8_t> locked,
-             Optimizer optimizer)
-      : model_(model),
-        optimizer_(optimizer),
-        tables_{input.data(), output.data(), input.stride(), locked.empty() ? nullptr : locked.data()} {
+  CpuBackend(Model model, RowMatrix& input, RowMatrix& output, const Word2vecLayout& layout, unsigned workers,
+             std::span<const std::uint8_t> locked)
+      : model_(model), layout_(layout), tables_{input.data(),    output.data(), input.stride(),
+                                                layout.padded(), layout.dim,    locked.empty() ? nullptr : locked.data()} {
     EMBED_ASSERT(input.stride() == output.stride() && input.rows() == output.rows());
+    EMBED_ASSERT(input.stride() == layout.width());
     EMBED_ASSERT(locked.empty() || locked.size() == input.rows());
     scratch_.resize(workers);
     logistic_table();  // build the table before workers race to it
@@ -211,27 +221,26 @@ class CpuBackend final : public Word2vecBackend {
     EMBED_ASSERT(batch.negatives_per_window < 63);
     Scratch& s = scratch_[worker];
     if (s.input_grad.empty()) {
-      s.input_grad.assign(tables_.stride, 0.0f);
-      s.mean.assign(tables_.stride, 0.0f);
+      s.input_grad.assign(tables_.padded, 0.0f);
+      s.mean.assign(tables_.padded, 0.0f);
     }
-    switch (optimizer_) {
-      case Optimizer::sgd: return train_batch_sgd(SgdRule{batch.learning_rate}, model_, batch, tables_, s, loss);
-      default: EMBED_ASSERT(false && "word2vec trains with SGD only (Word2vecModel::supports)");
-    }
+    with_update_rule(layout_.optimizer, batch.learning_rate, layout_.padded(), layout_.hyper,
+                     [&](const auto& rule) { train_batch_by(rule, model_, batch, tables_, s, loss); });
   }
 
  private:
   Model model_;
-  Optimizer optimizer_;
+  Word2vecLayout layout_;
   Tables tables_;
   std::vector<Scratch> scratch_;
 };
 
 }  // namespace
 
-std::unique_ptr<Word2vecBackend> make_word2vec_cpu_backend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers,
-                                                           std::span<const std::uint8_t> locked, Optimizer optimizer) {
-  return std::make_unique<CpuBackend>(model, input, output, workers, locked, optimizer);
+std::unique_ptr<Word2vecBackend> make_word2vec_cpu_backend(Model model, RowMatrix& input, RowMatrix& output,
+                                                           const Word2vecLayout& layout, unsigned workers,
+                                                           std::span<const std::uint8_t> locked) {
+  return std::make_unique<CpuBackend>(model, input, output, layout, workers, locked);
 }
 
 }  // namespace embed

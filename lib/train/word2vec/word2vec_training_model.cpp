@@ -24,7 +24,25 @@ class Word2vecModel final : public TrainingModel {
   std::string_view name() const override { return model_ == Model::skipgram ? "skipgram" : "cbow"; }
   // word2vec's defaults: CBOW learns at twice skip-gram's rate.
   Defaults defaults() const override { return {5, 5, model_ == Model::skipgram ? 0.025f : 0.05f, Optimizer::sgd}; }
-  bool supports(Optimizer optimizer) const override { return optimizer == Optimizer::sgd; }
+  bool supports(Optimizer) const override { return true; }
+  // Each optimizer's best rate of five (its GloVe rate × 0.3, 1, 3, 10, 30) for skip-gram
+  // and CBOW on text8-head, dim 50, 5 epochs (scripts/bench/optimizers.sh; bench/RESULTS.md,
+  // issue 40). word2vec's rows take larger steps than GloVe's: Adam's best is 0.01, not 0.003.
+  float starting_lr(Optimizer optimizer) const override {
+    const bool skipgram = model_ == Model::skipgram;
+    switch (optimizer) {
+      case Optimizer::sgd: return defaults().lr;
+      case Optimizer::adagrad:
+      case Optimizer::rowadagrad: return skipgram ? 0.25f : 0.15f;
+      case Optimizer::adam:
+      case Optimizer::adamw:
+      case Optimizer::rmsprop: return 0.01f;
+      case Optimizer::adamax: return skipgram ? 0.1f : 0.03f;
+      case Optimizer::adadelta: return 10.0f;
+      case Optimizer::rprop: return 0.0003f;
+    }
+    return defaults().lr;
+  }
   std::span<const Option> own_options() const override {
     static constexpr Option kSkipgram[] = {{"--negative", true}, {"--sample", true}, {"--pair-negatives", true}};
     static constexpr Option kCbow[] = {{"--negative", true}, {"--sample", true}};
@@ -46,22 +64,27 @@ class Word2vecModel final : public TrainingModel {
     s.pair_negatives = pair_negatives == 1;
     return s.negative <= 60 && pair_negatives <= 1 && (model_ == Model::skipgram || pair_negatives == 0);
   }
+  bool gpu_trains(Optimizer optimizer) const override { return optimizer == Optimizer::sgd; }
   std::string gpu_refusal(const TrainSettings& s) const override {
-    return s.pair_negatives ? "--pair-negatives trains on the CPU: the GPU kernels share a window's negatives" : "";
+    if (s.pair_negatives) return "--pair-negatives trains on the CPU: the GPU kernels share a window's negatives";
+    if (!gpu_trains(s.optimizer)) {
+      return fmt::format("{} trains with sgd on the GPU; --optimizer {} trains on the CPU", name(), optimizer_name(s.optimizer));
+    }
+    return "";
   }
 
   void start(const TrainingInput& input, TrainingRun& run, AtomicOutput*) const override {
     run.corpus = read_logged_corpus(input.corpus, run.output, run.output.output, run.settings.threads);
     const std::size_t rows = run.corpus.vocab.size();
-    run.input = RowMatrix(rows, run.settings.dim);
-    run.output_table = RowMatrix(rows, run.settings.dim);
-    init_uniform(run.input, run.settings.seed, run.settings.threads);
+    const Word2vecLayout layout(run.settings);
+    run.input = make_word2vec_table(rows, layout, true, run.settings.seed, run.settings.threads);
+    run.output_table = make_word2vec_table(rows, layout, false, run.settings.seed, run.settings.threads);
     const Cluster& job = this_job();
     run.state = Word2vecTrainer::start_state(run.corpus, run.settings.threads, run.settings.seed, job.rank(), job.size());
   }
 
   std::uint64_t items_per_epoch(const TrainingRun& run) const override { return run.corpus.words; }
-  std::size_t table_width(const TrainSettings& s) const override { return RowMatrix::stride_for(s.dim); }
+  std::size_t table_width(const TrainSettings& s) const override { return Word2vecLayout(s).width(); }
   // The workers' positions are bytes of the corpus files, which must be those it counted.
   std::uint64_t load_items(const TensorFileReader&, TrainingRun& run) const override {
     check_corpus_unchanged(run.corpus.files);
@@ -71,10 +94,12 @@ class Word2vecModel final : public TrainingModel {
   bool train(TrainingRun& run, const TrainContext& context) const override {
     const TrainSettings& s = run.settings;
     std::unique_ptr<Word2vecBackend> backend =
-        context.gpu ? gpu_backend(run, context)
-                    : make_word2vec_cpu_backend(s.model, run.input, run.output_table, s.threads, run.init.locked, s.optimizer);
-    spdlog::info("training {} on {}: dim {}, window {}, negative {}{}, sample {}, {} epochs, lr {}, {} threads, seed {}", name(),
-                 backend->name(), s.dim, s.window, s.negative, s.pair_negatives ? " per pair" : "", s.sample, s.epochs, s.lr,
+        context.gpu
+            ? gpu_backend(run, context)
+            : make_word2vec_cpu_backend(s.model, run.input, run.output_table, Word2vecLayout(s), s.threads, run.init.locked);
+    spdlog::info("training {} on {}: dim {}, window {}, negative {}{}, sample {}, {}{} epochs, lr {}, {} threads, seed {}",
+                 name(), backend->name(), s.dim, s.window, s.negative, s.pair_negatives ? " per pair" : "", s.sample,
+                 s.optimizer == Optimizer::sgd ? "" : fmt::format("optimizer {}, ", optimizer_name(s.optimizer)), s.epochs, s.lr,
                  s.threads, s.seed);
     Word2vecTrainer trainer(s, run.corpus, *backend);
     Cluster& job = this_job();
