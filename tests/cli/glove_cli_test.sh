@@ -82,7 +82,7 @@ check "spilled counts = in-memory counts" "$(cooccurrences tiny.log)" "$(cooccur
 # --- options ---
 for variant in "--optimizer adam --lr 0.01" "--optimizer sgd" "--adagrad row" "--optimizer rowadagrad" \
   "--optimizer adamw --weight-decay 0.1" "--optimizer adamax" "--optimizer rmsprop --rho 0.9" "--optimizer adadelta" \
-  "--optimizer rprop" "--asymmetric" "--vectors w" "--x-max 10 --alpha 0.5" "--dtype bf16"; do
+  "--optimizer rprop" "--optimizer asgd --t0 10" "--asymmetric" "--vectors w" "--x-max 10 --alpha 0.5" "--dtype bf16"; do
   # shellcheck disable=SC2086
   "$ET" --corpus "$CORPUS" -o v.emb "${FAST[@]}" $variant -q
   check "$variant trains" "$?" "0"

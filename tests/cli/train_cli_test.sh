@@ -70,7 +70,7 @@ check "embed-query reads the --pair-negatives output" "$("$EQ" pair.emb the -k 3
 # the vectors alone), and says so in the metadata and the log.
 for variant in "--optimizer adam" "--model cbow --optimizer adamw --weight-decay 0.1" "--optimizer rowadagrad" \
   "--model cbow --optimizer rmsprop --rho 0.9" "--optimizer adagrad --lr 0.05" "--optimizer adamax" \
-  "--optimizer adadelta" "--optimizer rprop"; do
+  "--optimizer adadelta" "--optimizer rprop" "--model cbow --optimizer asgd --t0 100 --lambda 0.001 --power 0.5"; do
   # shellcheck disable=SC2086
   "$ET" --corpus "$CORPUS" -o opt.emb "${FAST[@]}" $variant 2> opt.log
   check "$variant trains" "$?" "0"

@@ -58,6 +58,19 @@ TEST_CASE("options and optimizers apply to the models that take them", "[train][
   CHECK(training_model(Model::skipgram).gpu_refusal(TrainSettings{}).empty());
 }
 
+TEST_CASE("an averaging optimizer's rows are written from its average, the others' from their values", "[train][registry]") {
+  TrainSettings s;
+  s.dim = 100;
+  for (const Model model : {Model::skipgram, Model::cbow, Model::glove}) {
+    s.model = model;
+    s.optimizer = Optimizer::asgd;
+    const TrainingModel& m = training_model(model);
+    CHECK(m.written_column(s) == 112);  // the state's start: 100 floats (GloVe's with its bias) padded to 112
+    s.optimizer = Optimizer::adam;
+    CHECK(m.written_column(s) == 0);
+  }
+}
+
 TEST_CASE("each model starts an optimizer at its own rate, or the registry's", "[train][registry]") {
   const TrainingModel& skipgram = training_model(Model::skipgram);
   const TrainingModel& cbow = training_model(Model::cbow);

@@ -1,6 +1,6 @@
 // The optimizer registry and its update rules (train/engine/update_rules.h), each against
 // a reference written from the rule's definition in double precision: PyTorch's
-// documented algorithms for SGD, AdamW, Adamax, RMSprop, Adadelta and Rprop, Kingma & Ba's
+// documented algorithms for SGD, AdamW, Adamax, RMSprop, Adadelta, Rprop and ASGD, Kingma & Ba's
 // efficient form of Adam, PBG's RowAdagrad, and Stanford GloVe's AdaGrad with its unscaled
 // bias step. Three steps on one row: what the rows a batch touches see (the sparse rules'
 // state moves only then, and bias correction counts the row's own steps).
@@ -29,9 +29,10 @@ constexpr float kLr = 0.1f;
 double gradient(int step, std::size_t k) { return 0.3 * std::sin(1.0 + step + 0.7 * static_cast<double>(k)) - 0.05 * step; }
 
 // Applies `rule` to one row (kDim elements and the bias at kDim) for three steps of
-// coefficient 1 and the gradients above: returns the row's parameters after each step.
+// coefficient 1 and the gradients above: returns the row's parameters after each step
+// (and, given `states`, the first kDim + 1 floats of its state after each step).
 template <typename Rule>
-std::vector<std::vector<float>> run_rule(const Rule& rule) {
+std::vector<std::vector<float>> run_rule(const Rule& rule, std::vector<std::vector<float>>* states = nullptr) {
   std::vector<float> row(kParams + Rule::state_floats(kParams), 0.0f);
   for (std::size_t k = 0; k <= kDim; ++k) row[k] = 0.5f + 0.1f * static_cast<float>(k);
   Rule::init_state(row.data() + kParams, kParams);
@@ -52,6 +53,7 @@ std::vector<std::vector<float>> run_rule(const Rule& rule) {
     row[kDim] -=
         rule_bias_change<PlainAdd>(rule, r, state, kDim, row[kDim], rule.gradient_scale(bias_coefficient), bias_coefficient);
     after.emplace_back(row.begin(), row.begin() + kDim + 1);
+    if (states) states->emplace_back(state, state + kDim + 1);
   }
   return after;
 }
@@ -155,7 +157,8 @@ TEST_CASE("the optimizer registry lays out each rule's state and names its optio
   CHECK(GloveLayout(300, Optimizer::adam).width == 3 * 304 + 16);
   CHECK(GloveLayout(300, Optimizer::rmsprop).width == 2 * 304);
   CHECK(GloveLayout(300, Optimizer::adadelta).width == 3 * 304);
-  CHECK_FALSE(parse_optimizer("asgd").has_value());
+  CHECK(GloveLayout(300, Optimizer::asgd).width == 2 * 304 + 16);
+  CHECK_FALSE(parse_optimizer("sparseadam").has_value());
   // A fresh Adam row's beta powers are 1 (no step yet); its moments 0.
   const GloveLayout adam(4, Optimizer::adam);
   const RowMatrix table = make_glove_table(3, adam, 1, 0, 1);
@@ -216,6 +219,30 @@ TEST_CASE("RMSprop divides by the root of the decaying mean square", "[train][op
     want.push_back(p);
   }
   check_close(run_rule(RmspropRule{kLr, 0.9f, 1e-8f}), want);
+}
+
+TEST_CASE("ASGD decays its step with the row's steps and averages the row after t0 of them", "[train][optimizer]") {
+  // PyTorch's ASGD, from its documented algorithm, with t0 = 0 so that the third step
+  // averages (μ = 1/2) where the first two copy.
+  const double lambda = 1e-2, power = 0.75, t0 = 0, lr = kLr;
+  std::vector<double> p = start_row(), average(kDim + 1, 0.0);
+  std::vector<std::vector<double>> want, want_average;
+  double eta = lr, mu = 1;
+  for (int step = 1; step <= 3; ++step) {
+    for (std::size_t k = 0; k <= kDim; ++k) {
+      p[k] = p[k] * (1 - lambda * eta) - eta * gradient(step - 1, k);
+      average[k] = mu == 1 ? p[k] : average[k] + (p[k] - average[k]) * mu;
+    }
+    eta = lr / std::pow(1 + lambda * lr * step, power);
+    mu = 1 / std::max(1.0, step - t0);
+    want.push_back(p);
+    want_average.push_back(average);
+  }
+  std::vector<std::vector<float>> averages;
+  check_close(run_rule(AsgdRule{kLr, kParams, 1e-2f, 0.75f, 0.0f}, &averages), want);
+  check_close(averages, want_average);
+  CHECK(want_average[2][0] != want[2][0]);  // the third step did average
+  CHECK(optimizer_spec(Optimizer::asgd).averages);
 }
 
 TEST_CASE("Adadelta scales steps by the mean square of earlier steps", "[train][optimizer]") {

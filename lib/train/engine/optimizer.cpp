@@ -23,6 +23,10 @@ constexpr OptimizerParamSpec kParams[] = {
     {"--rho", "rho", "decay of the mean square (rmsprop's alpha)", &OptimizerParams::rho, 0.0, 0.999999},
     {"--weight-decay", "weight_decay", "decoupled weight decay, per unit of the learning rate", &OptimizerParams::weight_decay,
      0.0, 1.0},
+    {"--lambda", "lambda", "decay term (PyTorch's lambd)", &OptimizerParams::lambda, 0.0, 1.0},
+    {"--power", "power", "power of the step size's decay with a row's steps (PyTorch's alpha)", &OptimizerParams::power, 0.0,
+     1.0},
+    {"--t0", "t0", "a row's steps before averaging starts", &OptimizerParams::t0, 0.0, 1e12},
 };
 
 template <typename Rule>
@@ -102,6 +106,15 @@ constexpr OptimizerSpec kOptimizers[] = {
      .state_floats = state_of<RpropRule>,
      .init_state = init_of<RpropRule>,
      .concurrent = RpropRule::concurrent},
+    {.optimizer = Optimizer::asgd,
+     .name = "asgd",
+     .help = "averaged sgd: writes the average of a row's values over its steps after --t0",
+     .lr = 0.1f,
+     .defaults = {.lambda = 1e-4f, .power = 0.75f, .t0 = 1e6f},
+     .state_floats = state_of<AsgdRule>,
+     .init_state = init_of<AsgdRule>,
+     .concurrent = AsgdRule::concurrent,
+     .averages = true},
 };
 
 constexpr EnumName<AdagradMode> kAdagradModeNames[] = {{AdagradMode::element, "element"}, {AdagradMode::row, "row"}};

@@ -21,7 +21,7 @@
 
 namespace embed {
 
-enum class Optimizer { sgd, adagrad, rowadagrad, adam, adamw, adamax, rmsprop, adadelta, rprop };
+enum class Optimizer { sgd, adagrad, rowadagrad, adam, adamw, adamax, rmsprop, adadelta, rprop, asgd };
 
 // GloVe's old spelling of adagrad and rowadagrad: --adagrad element|row.
 enum class AdagradMode { element, row };
@@ -35,6 +35,9 @@ struct OptimizerParams {
   float eps = kUnset;           // --eps: added to the denominator
   float rho = kUnset;           // --rho: decay of the mean square (rmsprop's alpha, adadelta's rho)
   float weight_decay = kUnset;  // --weight-decay: adamw's decoupled decay per unit of lr
+  float lambda = kUnset;        // --lambda: asgd's decay term (PyTorch's lambd)
+  float power = kUnset;         // --power: the power of asgd's step-size decay (PyTorch's alpha)
+  float t0 = kUnset;            // --t0: a row's steps before asgd starts averaging
 };
 
 // One hyper-parameter: its option, its metadata key, where it lives, and its range.
@@ -63,6 +66,9 @@ struct OptimizerSpec {
   // Whether its rule keeps its state with atomic adds alone, as the GPU kernels need
   // (its rule's `concurrent`).
   bool concurrent = true;
+  // Whether the vectors to write are an average its state keeps, at the state's start, in
+  // the parameters' layout (asgd's), rather than the parameters themselves.
+  bool averages = false;
 
   bool takes(const OptimizerParamSpec& param) const;
 };

@@ -20,7 +20,8 @@
   X(AdamaxRule)               \
   X(RmspropRule)              \
   X(AdadeltaRule)             \
-  X(RpropRule)
+  X(RpropRule)                \
+  X(AsgdRule)
 
 namespace embed {
 
@@ -40,6 +41,7 @@ void with_update_rule(Optimizer optimizer, float lr, std::size_t params, const O
     case Optimizer::rmsprop: return f(RmspropRule{lr, h.rho, h.eps});
     case Optimizer::adadelta: return f(AdadeltaRule{lr, params, h.rho, h.eps});
     case Optimizer::rprop: return f(RpropRule{lr, params, 0.5f, 1.2f, 1e-6f, kRpropLargestSteps * lr});
+    case Optimizer::asgd: return f(AsgdRule{lr, params, h.lambda, h.power, h.t0});
   }
   EMBED_ASSERT(!"an optimizer without a rule");
 }

@@ -443,6 +443,51 @@ inline __attribute__((always_inline)) void rule_step(const SgdRule&, float* __re
 }
 #endif
 
+// ASGD (Polyak & Juditsky's averaged SGD, as PyTorch's ASGD), sparse: each row counts its
+// own steps t, and its step size and averaging weight follow from them, as PyTorch's do
+// from the global step: η = lr / (1 + λ × lr × t)^power, θ -= η × (λ × θ + g), then the
+// average a = θ while t ≤ t0, else a += (θ - a) / (t - t0). The average is what the
+// trainers write (OptimizerSpec::averages); the parameters go on training. State:
+// [ a (P) ][ t | pad ], P + 16 floats.
+struct AsgdRule {
+  float lr;
+  std::size_t params;
+  float lambda = 1e-4f;
+  float power = 0.75f;
+  float t0 = 1e6f;
+
+  struct Row {
+    float eta;  // this step's size
+    float mu;   // the weight of this step's parameters in the average
+  };
+  static constexpr bool sums_row = false;
+  static constexpr bool concurrent = false;
+
+  static constexpr std::size_t state_floats(std::size_t params) { return params + 16; }
+  static void init_state(float*, std::size_t) {}
+
+  EMBED_HOST_DEVICE float gradient_scale(float coefficient) const { return coefficient; }
+
+  // The row's step count before this step gives its η and μ (PyTorch's, after that many
+  // steps); then it counts this one.
+  EMBED_HOST_DEVICE Row begin(float* state) const {
+    float& t = state[params];
+    const float eta = lr / powf(1 + lambda * lr * t, power);
+    const float past_t0 = t - t0;
+    const float mu = past_t0 > 1 ? 1 / past_t0 : 1.0f;
+    t += 1;
+    return {eta, mu};
+  }
+  template <typename Add = PlainAdd>
+  EMBED_HOST_DEVICE float change(Row r, float* state, std::size_t k, float param, float g, float&) const {
+    const float step = r.eta * (lambda * param + g);
+    const float updated = param - step;
+    float& average = state[k];
+    average = r.mu == 1.0f ? updated : average + (updated - average) * r.mu;
+    return step;
+  }
+};
+
 // A rule's own bias_change, where it has one.
 template <typename Rule, typename = void>
 struct HasBiasChange : std::false_type {};

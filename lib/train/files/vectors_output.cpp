@@ -8,8 +8,8 @@
 
 namespace embed {
 
-RowReader table_rows(const RowMatrix& table, std::size_t dim) {
-  return [&table, dim](std::size_t r, float* out) { std::copy_n(table.row(r), dim, out); };
+RowReader table_rows(const RowMatrix& table, std::size_t dim, std::size_t column) {
+  return [&table, dim, column](std::size_t r, float* out) { std::copy_n(table.row(r) + column, dim, out); };
 }
 
 void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, std::size_t dim, const RowReader& row, DType dtype,

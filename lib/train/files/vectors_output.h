@@ -18,8 +18,8 @@ namespace embed {
 // output cannot seek (a pipe), so it must give the same values each time.
 using RowReader = std::function<void(std::size_t row, float* out)>;
 
-// The first `dim` values of each row of `table`, which must outlive the reader.
-RowReader table_rows(const RowMatrix& table, std::size_t dim);
+// The `dim` values from `column` on of each row of `table`, which must outlive the reader.
+RowReader table_rows(const RowMatrix& table, std::size_t dim, std::size_t column = 0);
 
 // Writes and commits `out`: a file, or a stream when it was opened with Streaming::allowed.
 void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, std::size_t dim, const RowReader& row, DType dtype,

@@ -104,6 +104,7 @@ class GloveModel final : public TrainingModel {
     }
   }
   std::size_t table_width(const TrainSettings& s) const override { return GloveLayout(s.dim, s.optimizer, s.hyper).width; }
+  std::size_t state_column(const TrainSettings& s) const override { return GloveLayout(s.dim, s.optimizer, s.hyper).state(); }
   std::optional<std::size_t> bias_column(const TrainSettings& s) const override {
     return GloveLayout(s.dim, s.optimizer, s.hyper).bias();
   }
@@ -208,10 +209,10 @@ class GloveModel final : public TrainingModel {
   // W + W̃ (Stanford GloVe's -model 2): the sum of each word's two vectors.
   RowReader vector_rows(const TrainingRun& run) const override {
     if (run.settings.vectors != GloveVectors::word_plus_context) return TrainingModel::vector_rows(run);
-    const std::size_t dim = run.settings.dim;
-    return [&run, dim](std::size_t r, float* out) {
-      const float* w = run.input.row(r);
-      const float* c = run.output_table.row(r);
+    const std::size_t dim = run.settings.dim, column = written_column(run.settings);
+    return [&run, dim, column](std::size_t r, float* out) {
+      const float* w = run.input.row(r) + column;
+      const float* c = run.output_table.row(r) + column;
       for (std::size_t k = 0; k < dim; ++k) out[k] = w[k] + c[k];
     };
   }

@@ -314,8 +314,7 @@ void write_finished_run(const TrainCommand& command, TrainingRun& run, const Tra
   write_trained_vectors(*out.vectors, vocab, settings.dim, with_kept_rows(model.vector_rows(run), run, run.init.kept_vectors),
                         run.output.dtype, run.corpus.name, metadata, settings.threads);
   if (out.context) {
-    write_trained_vectors(*out.context, vocab, settings.dim,
-                          with_kept_rows(table_rows(run.output_table, settings.dim), run, run.init.kept_context),
+    write_trained_vectors(*out.context, vocab, settings.dim, with_kept_rows(model.context_rows(run), run, run.init.kept_context),
                           run.output.dtype, run.corpus.name, metadata, settings.threads);
   }
   if (out.plot) out.plot->write(plot_title);

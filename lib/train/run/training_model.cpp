@@ -14,7 +14,17 @@ void TrainingModel::count_only(const TrainingInput&, TrainingRun&, AtomicOutput&
   fail("--save-cooc applies to a model that counts co-occurrences, not to --model {}", name());
 }
 
-RowReader TrainingModel::vector_rows(const TrainingRun& run) const { return table_rows(run.input, run.settings.dim); }
+std::size_t TrainingModel::written_column(const TrainSettings& s) const {
+  return optimizer_spec(s.optimizer).averages ? state_column(s) : 0;
+}
+
+RowReader TrainingModel::vector_rows(const TrainingRun& run) const {
+  return table_rows(run.input, run.settings.dim, written_column(run.settings));
+}
+
+RowReader TrainingModel::context_rows(const TrainingRun& run) const {
+  return table_rows(run.output_table, run.settings.dim, written_column(run.settings));
+}
 
 const TrainingModel& training_model(Model model) {
   for (const TrainingModel* m : training_models()) {

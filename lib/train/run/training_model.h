@@ -120,9 +120,17 @@ class TrainingModel {
   // Trains from run.state until the last epoch ends (true) or context.stop (false).
   virtual bool train(TrainingRun& run, const TrainContext& context) const = 0;
 
+  // Where a row's optimizer state starts (after the vector, its bias and padding).
+  virtual std::size_t state_column(const TrainSettings& settings) const = 0;
+  // Where a row's values to write start: 0, or where an averaging optimizer (asgd) keeps
+  // the average of the row's values (the state's start).
+  std::size_t written_column(const TrainSettings& settings) const;
+
   // Row r of the vectors to write (by default the input table's), and a note for the
   // "wrote" line (GloVe: ", W + W̃").
   virtual RowReader vector_rows(const TrainingRun& run) const;
+  // Row r of the context vectors (--save-context: the output table's).
+  RowReader context_rows(const TrainingRun& run) const;
   virtual std::string output_note(const TrainingRun& /*run*/) const { return {}; }
 };
 

@@ -40,6 +40,7 @@ class Word2vecModel final : public TrainingModel {
       case Optimizer::adamax: return skipgram ? 0.1f : 0.03f;
       case Optimizer::adadelta: return 10.0f;
       case Optimizer::rprop: return 0.0003f;
+      case Optimizer::asgd: return defaults().lr;
     }
     return defaults().lr;
   }
@@ -85,6 +86,7 @@ class Word2vecModel final : public TrainingModel {
 
   std::uint64_t items_per_epoch(const TrainingRun& run) const override { return run.corpus.words; }
   std::size_t table_width(const TrainSettings& s) const override { return Word2vecLayout(s).width(); }
+  std::size_t state_column(const TrainSettings& s) const override { return Word2vecLayout(s).padded(); }
   // The workers' positions are bytes of the corpus files, which must be those it counted.
   std::uint64_t load_items(const TensorFileReader&, TrainingRun& run) const override {
     check_corpus_unchanged(run.corpus.files);
