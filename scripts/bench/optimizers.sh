@@ -9,8 +9,15 @@
 # The learning rates tried: each optimizer's starting rate (the model's for its own
 # optimizer, else the registry's) times each of SCALES.
 #
+# CORPUS picks what they train on and how they are scored:
+#   text8     (default) text8-head, repeated REPEAT times (1): analogy and WS-353
+#   clusters  the planted-cluster corpus of big_table.sh, the "item embeddings" case
+#             (bench-gen-clusters: VOCAB ids (100000) in clusters of 20, WORDS words (10M)):
+#             the share of a word's 10 nearest neighbours in its own cluster (bench-cluster-
+#             quality, head / middle / tail of the frequency ranks) in the analogy column
+#
 # Environment: BUILD, MODEL (glove, skipgram or cbow: the model whose optimizers are swept),
-# DIM (50), EPOCHS (10), THREADS (2), SCALES ("0.3 1 3"),
+# CORPUS, REPEAT, VOCAB, WORDS, DIM (50), EPOCHS (10), THREADS (2), SCALES ("0.3 1 3"),
 # OPTIMIZERS (all the model takes), PYTHON (/usr/bin/python3), BENCH_DIR, KEEP=1.
 # Needs ../shared/data (skipped with a message when absent).
 set -euo pipefail
@@ -22,6 +29,10 @@ DIM=${DIM:-50}
 EPOCHS=${EPOCHS:-10}
 THREADS=${THREADS:-2}
 SCALES=${SCALES:-0.3 1 3}
+CORPUS=${CORPUS:-text8}
+REPEAT=${REPEAT:-1}
+VOCAB=${VOCAB:-100000}
+WORDS=${WORDS:-10000000}
 EMBED_TRAIN=$BUILD/embed-train
 PYTHON=${PYTHON:-/usr/bin/python3}
 EMBED_QUERY=$BUILD/embed-query
@@ -31,7 +42,11 @@ need_tool embed-train "$EMBED_TRAIN" BUILD
 need_tool embed-query "$EMBED_QUERY" BUILD
 need_tool glove-convert "$GLOVE_CONVERT" BUILD
 need_python
-corpus=$data/text8-head.txt
+[[ $CORPUS == text8 || $CORPUS == clusters ]] || die "CORPUS is text8 or clusters, not $CORPUS"
+if [[ $CORPUS == clusters ]]; then
+  need_tool bench-gen-clusters "$BUILD/bench-gen-clusters" BUILD
+  need_tool bench-cluster-quality "$BUILD/bench-cluster-quality" BUILD
+fi
 
 # The optimizers embed-train offers; which the model takes, and each one's starting rate,
 # come from a run of one epoch on a tiny corpus with no --lr (its .emb records the rate).
@@ -41,8 +56,25 @@ all=$(sed -n 's/^ *--optimizer TEXT:{\([^}]*\)}.*/\1/p' <<<"$help" | tr ',' ' ')
 OPTIMIZERS=${OPTIMIZERS:-$all}
 bench_scratch
 machine_line
-echo "== $MODEL on text8-head: dim $DIM, $EPOCHS epochs, $THREADS threads; learning rates: each optimizer's default x ($SCALES)"
-printf '%-11s %9s %9s %9s %10s %12s\n' optimizer lr analogy ws353 cost "$([[ $MODEL == glove ]] && echo records/s || echo words/s)"
+if [[ $CORPUS == clusters ]]; then
+  corpus=$work/clusters.txt
+  "$BUILD/bench-gen-clusters" --vocab "$VOCAB" --cluster-size 20 --words "$WORDS" --threads "$THREADS" --out "$corpus" \
+    2>"$work/generate.log" || die "bench-gen-clusters failed: $(tail -1 "$work/generate.log")"
+  corpus_name="a planted-cluster corpus ($WORDS words, $VOCAB ids in clusters of 20)"
+  quality_header=(share@10 head/mid/tail)
+else
+  corpus=$data/text8-head.txt
+  corpus_name=text8-head
+  if ((REPEAT > 1)); then
+    corpus=$work/text8-head-x$REPEAT.txt
+    for ((i = 0; i < REPEAT; ++i)); do cat "$data/text8-head.txt"; done >"$corpus"
+    corpus_name="text8-head x $REPEAT"
+  fi
+  quality_header=(analogy ws353)
+fi
+echo "== $MODEL on $corpus_name: dim $DIM, $EPOCHS epochs, $THREADS threads; learning rates: each optimizer's default x ($SCALES)"
+printf '%-11s %9s %9s %9s %10s %12s\n' optimizer lr "${quality_header[@]}" cost \
+  "$([[ $MODEL == glove ]] && echo records/s || echo words/s)"
 
 : >"$work/table"
 for optimizer in $OPTIMIZERS; do
@@ -63,19 +95,29 @@ for optimizer in $OPTIMIZERS; do
       printf '%-11s %9s %s\n' "$optimizer" "$lr" "failed: $(tail -1 "$work/$name.log")"
       continue
     fi
-    read -r accuracy _ _ _ spearman _ < <(evaluate "$work/$name.emb" "$work/$name.eval.json") || exit 1
+    if [[ $CORPUS == clusters ]]; then
+      # The share, as a percentage in the analogy column; the thirds in WS-353's.
+      quality=$("$BUILD/bench-cluster-quality" "$work/$name.emb" --cluster-size 20 --threads "$THREADS" 2>&1) ||
+        die "bench-cluster-quality failed: $quality"
+      eval "$(stats cluster-quality - <<<"$quality")"  # share, thirds
+      # shellcheck disable=SC2154 # share and thirds: set by the eval above
+      accuracy=$(stats scaled "$share" --times 100 --format .2f) second=$thirds
+    else
+      read -r accuracy _ _ _ spearman _ < <(evaluate "$work/$name.emb" "$work/$name.eval.json") || exit 1
+      accuracy=$(stats scaled "$accuracy" --format .2f) second=$(stats scaled "$spearman" --format .3f)
+    fi
     local_loss=0 local_rate=0
     # shellcheck disable=SC2034 # epoch_figures sets more names than these two
     eval "$(epoch_figures "$work/$name.metrics")" && local_loss=$loss local_rate=$rate
-    line=$(printf '%-11s %9s %8s%% %9s %10s %12s' "$optimizer" "$lr" "$(stats scaled "$accuracy" --format .2f)" \
-      "$(stats scaled "$spearman" --format .3f)" "$(stats scaled "$local_loss" --format .4f)" "$(stats scaled "$local_rate" --format .0f)")
+    line=$(printf '%-11s %9s %8s%% %9s %10s %12s' "$optimizer" "$lr" "$accuracy" "$second" \
+      "$(stats scaled "$local_loss" --format .4f)" "$(stats scaled "$local_rate" --format .0f)")
     echo "$line"
-    # The best rate: analogy accuracy first, WS-353 to break ties.
-    echo "$optimizer $accuracy $spearman $line" >>"$work/table"
+    # The best rate: analogy accuracy (or the share) first, WS-353 (or the head's share) to break ties.
+    echo "$optimizer $accuracy ${second%%/*} $line" >>"$work/table"
   done
   rm -f "$work"/*.emb
 done
-echo "== each optimizer at its best rate (analogy first, then WS-353)"
+echo "== each optimizer at its best rate (${quality_header[0]} first, then ${quality_header[1]})"
 for optimizer in $OPTIMIZERS; do
   grep "^$optimizer " "$work/table" | sort -k2,2gr -k3,3gr | head -1 | cut -d' ' -f4-
 done
