@@ -231,8 +231,8 @@ case $mode in
     # The CPU's share of host placement (remap, gather, scatter) on one thread of this
     # machine, at big_table's shape: its words/s times the threads bounds host placement.
     bench_step host_rows 60 "$bin/bench-host-rows" --words 2000000
-    # 3,056,312 words, 7.4 GB of tables: device, then each budget gathered and mapped, then
-    # the second seed (about 300 s on an H200).
+    # 3,056,312 words, 7.4 GB of tables: device, then each budget gathered in f32 and in f16,
+    # then the second seed (about 300 s on an H200).
     RESERVE_S=5 bench_step big_table 420 "${bench_env[@]}" RUN_TIMEOUT=120 bash "$kit/scripts/bench/big_table.sh"
     ;;
   quick)

@@ -17,6 +17,10 @@ void f16_scalar(const std::uint16_t* in, float* out, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) out[i] = f16_to_f32(in[i]);
 }
 
+void to_f16_scalar(const float* in, std::uint16_t* out, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) out[i] = f32_to_f16(in[i]);
+}
+
 #ifdef EMBED_X86_DISPATCH
 // GCC 12's _mm512_cvtph_ps starts from _mm512_undefined_ps(), which -Wmaybe-uninitialized flags.
 #pragma GCC diagnostic push
@@ -42,10 +46,42 @@ __attribute__((target("avx,f16c"))) void f16_f16c(const std::uint16_t* in, float
   f16_scalar(in + i, out + i, count - i);
 }
 
+// Rounding to nearest even, as f32_to_f16: vcvtps2ph's immediate 0. (The same GCC 12
+// warning as above, from _mm512_cvtps_ph.)
+#pragma GCC diagnostic push
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+__attribute__((target("avx512f"))) void to_f16_avx512(const float* in, std::uint16_t* out, std::size_t count) {
+  std::size_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtps_ph(_mm512_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
+  }
+  to_f16_scalar(in + i, out + i, count - i);
+}
+#pragma GCC diagnostic pop
+
+__attribute__((target("avx,f16c"))) void to_f16_f16c(const float* in, std::uint16_t* out, std::size_t count) {
+  std::size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT));
+  }
+  to_f16_scalar(in + i, out + i, count - i);
+}
+
 // F16C from CPUID leaf 1 (ECX bit 29): clang's __builtin_cpu_supports does not know "f16c".
 bool cpu_has_f16c() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+}
+
+// The best of three versions of a conversion this CPU runs.
+template <typename Fn>
+Fn* best_of(Fn* avx512, Fn* f16c, Fn* scalar) {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return avx512;
+  if (__builtin_cpu_supports("avx") && cpu_has_f16c()) return f16c;
+  return scalar;
 }
 #endif
 
@@ -53,16 +89,33 @@ bool cpu_has_f16c() {
 
 void f16_to_f32_array(const std::uint16_t* in, float* out, std::size_t count) {
 #ifdef EMBED_X86_DISPATCH
-  static const auto convert = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return &f16_avx512;
-    if (__builtin_cpu_supports("avx") && cpu_has_f16c()) return &f16_f16c;
-    return &f16_scalar;
-  }();
+  static const auto convert = best_of(&f16_avx512, &f16_f16c, &f16_scalar);
   convert(in, out, count);
 #else
   f16_scalar(in, out, count);
 #endif
+}
+
+void f32_to_f16_array(const float* in, std::uint16_t* out, std::size_t count) {
+#ifdef EMBED_X86_DISPATCH
+  static const auto convert = best_of(&to_f16_avx512, &to_f16_f16c, &to_f16_scalar);
+  convert(in, out, count);
+#else
+  to_f16_scalar(in, out, count);
+#endif
+}
+
+// f32_to_bf16 without a branch, so that each clone vectorises it: a NaN keeps its top
+// bits and is made quiet, anything else rounds to nearest even.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void f32_to_bf16_array(const float* in, std::uint16_t* out,
+                                                                                    std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, in + i, sizeof bits);
+    const bool nan = static_cast<std::int32_t>(bits & 0x7FFFFFFFu) > 0x7F800000;
+    const std::uint32_t rounded = (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
+    out[i] = static_cast<std::uint16_t>(nan ? (bits >> 16) | 0x40u : rounded);
+  }
 }
 
 void bf16_to_f32_array(const std::uint16_t* in, float* out, std::size_t count) {

@@ -1,6 +1,7 @@
-// Converting many 16-bit floats at once, for reading f16/bf16 .emb rows in bulk:
-// F16C/AVX-512 instructions where the CPU has them (one instruction per 8 or 16 values),
-// exact same results as the scalar f16_to_f32 / bf16_to_f32 in half.h.
+// Converting many 16-bit floats at once, for reading f16/bf16 .emb rows in bulk and for
+// the rows host-placed GPU training stages in f16/bf16: F16C/AVX-512 instructions where
+// the CPU has them (one instruction per 8 or 16 values), vectorised integer arithmetic for
+// bf16; the same results as the scalar conversions in half.h (a NaN stays a NaN).
 #pragma once
 
 #include <cstddef>
@@ -10,5 +11,7 @@ namespace embed {
 
 void f16_to_f32_array(const std::uint16_t* in, float* out, std::size_t count);
 void bf16_to_f32_array(const std::uint16_t* in, float* out, std::size_t count);
+void f32_to_f16_array(const float* in, std::uint16_t* out, std::size_t count);
+void f32_to_bf16_array(const float* in, std::uint16_t* out, std::size_t count);
 
 }  // namespace embed

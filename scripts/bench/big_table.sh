@@ -14,6 +14,8 @@
 #              copying them through pinned staging buffers (--host-transfer gather)
 #   mapped/N   the same, the GPU reading and writing the rows through the mapped host tables
 #              (--host-transfer mapped): no CPU copies, each row crosses the bus three times
+#   f16/N      host/N with --dtype f16: the rows staged, sent and kept on the GPU as f16 (half
+#              the bytes; the host tables stay f32)
 #   cpu        (when MODES has it) every CPU core, for scale
 # Per run: the last epoch's words/s (corpus words per second of training, --metrics), its
 # ratio to device placement's, the share of row touches served by rows resident on the GPU,
@@ -30,7 +32,7 @@
 # .device-kit/scripts/bench/.
 # Environment: BUILD, PYTHON (python3), VOCAB (4000000), CLUSTER (20), WORDS (200000000),
 # DIM (300), EPOCHS (1), THREADS (nproc), SEEDS ("1 2"), FRACTIONS ("4 16"),
-# MODES ("device host mapped"), SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
+# MODES ("device host f16"; also: mapped, cpu), SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
 # reported with its last progress line), DEVICE, BENCH_DIR, KEEP=1.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -44,7 +46,7 @@ EPOCHS=${EPOCHS:-1}
 THREADS=${THREADS:-$(nproc)}
 SEEDS=${SEEDS:-1 2}
 FRACTIONS=${FRACTIONS:-4 16}
-MODES=${MODES:-device host mapped}
+MODES=${MODES:-device host f16}
 SAMPLE=${SAMPLE:-300}
 RUN_TIMEOUT=${RUN_TIMEOUT:-150}
 DEVICE=${DEVICE:-cuda}
@@ -143,12 +145,15 @@ rm -f "$work/device.emb"
 for n in $FRACTIONS; do
   budget=$((table_bytes / n))
   budget_gb=$(gb "$budget")
-  for transfer in gather mapped; do
-    name=host
-    [[ $transfer == mapped ]] && name=mapped
+  for name in host mapped f16; do
     has "$MODES" "$name" || continue
+    case $name in
+      host) how=(--host-transfer gather) ;;
+      mapped) how=(--host-transfer mapped) ;;
+      f16) how=(--host-transfer gather --dtype f16) ;;
+    esac
     # shellcheck disable=SC2046
-    run "$name/$n" "$first_seed" $(placement --table host --host-transfer "$transfer" --gpu-memory "$budget") || true
+    run "$name/$n" "$first_seed" $(placement --table host "${how[@]}" --gpu-memory "$budget") || true
   done
 done
 # The other seeds last: their spread is the quality's noise, the figure a slow step can lose.
@@ -170,7 +175,7 @@ spread=$(stats spread 3 -- "$shares")  # "-" for fewer than two seeds
 for n in $FRACTIONS; do
   target=0.67
   ((n >= 16)) && target=0.5
-  for name in host mapped; do
+  for name in host mapped f16; do
     [[ -n ${wps_of[$name/$n]:-} && -n ${wps_of[device]:-} ]] || continue
     x=$(ratio "${wps_of[$name/$n]}" "${wps_of[device]}")
     echo "target $name/$n >= ${target}x device: ${x}x, $(verdict "$x >= $target");" \

@@ -9,6 +9,10 @@
 //
 //   bench-host-rows [--rows 3056312] [--dim 300] [--hot 380000] [--words 2000000]
 //                   [--batch 20000] [--window 5] [--negative 5] [--zipf 1.0] [--seed 1]
+//                   [--storage f32|f16|bf16]
+//
+// --storage is the type of the staged copies (embed-train's --dtype on the GPU): f16 and
+// bf16 halve the bytes staged and sent, at a conversion per value in both directions.
 //
 // Word ids follow a Zipf law over the rows (rank r drawn with weight 1/(r+1)^zipf, the
 // most frequent first, as a vocabulary sorted by count is), negatives the same law to the
@@ -22,11 +26,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "format/dtype.h"
 #include "train/engine/row_matrix.h"
 #include "train/gpu/row_locks.h"
 #include "train/gpu/row_remap.h"
@@ -70,6 +77,9 @@ int main(int argc, char** argv) {
   app.add_option("--negative", negative, "negatives per window");
   app.add_option("--zipf", zipf, "the word frequencies' Zipf exponent");
   app.add_option("--seed", seed, "random seed");
+  std::string storage_name = "f32";
+  app.add_option("--storage", storage_name, "the staged copies' type (embed-train's --dtype)")
+      ->check(CLI::IsMember({"f32", "f16", "bf16"}));
   CLI11_PARSE(app, argc, argv);
   hot = std::min(hot, rows);
 
@@ -105,8 +115,10 @@ int main(int argc, char** argv) {
   embed::RowRemapper remapper(rows, hot);
   embed::RowLocks locks;
   embed::LocalBatch local;
-  std::vector<float> staged, original;
+  const embed::DType storage = *embed::parse_vector_dtype(storage_name);
+  std::vector<std::uint8_t> staged, original;
   const std::size_t stride = input.stride();
+  const std::size_t row_bytes = stride * embed::dtype_size(storage);
   double remap_s = 0, gather_s = 0, scatter_s = 0;
   std::uint64_t hot_touches = 0, touches = 0, gathered_rows = 0;
   for (const embed::WindowBatch& b : batches) {
@@ -116,30 +128,39 @@ int main(int argc, char** argv) {
     touches += b.inputs.size() + b.targets.size() + b.negatives.size();
     const std::size_t in_rows = local.input_rows.size(), out_rows = local.output_rows.size();
     gathered_rows += in_rows + out_rows;
-    staged.resize((in_rows + out_rows) * stride);
+    staged.resize((in_rows + out_rows) * row_bytes);
     t = Clock::now();
-    embed::gather_rows(input, local.input_rows, embed::DType::f32, staged.data());
-    embed::gather_rows(output, local.output_rows, embed::DType::f32, staged.data() + in_rows * stride);
+    embed::gather_rows(input, local.input_rows, storage, staged.data());
+    embed::gather_rows(output, local.output_rows, storage, staged.data() + in_rows * row_bytes);
     gather_s += seconds_since(t);
     original = staged;  // the GPU's copy as it was gathered
-    for (float& v : staged) v += 1e-6f;  // the GPU's training, a stand-in
+    // The GPU's training, a stand-in: every value changes a little.
+    if (storage == embed::DType::f32) {
+      for (std::size_t i = 0; i < staged.size(); i += 4) {
+        float v;
+        std::memcpy(&v, &staged[i], 4);
+        v += 1e-6f;
+        std::memcpy(&staged[i], &v, 4);
+      }
+    } else {
+      for (std::size_t i = 0; i < staged.size(); i += 2) staged[i] ^= 1;  // the lowest mantissa bit
+    }
     t = Clock::now();
-    embed::scatter_deltas(input, local.input_rows, embed::DType::f32, staged.data(), original.data(), &locks);
-    embed::scatter_deltas(output, local.output_rows, embed::DType::f32, staged.data() + in_rows * stride,
-                          original.data() + in_rows * stride, &locks);
+    embed::scatter_deltas(input, local.input_rows, storage, staged.data(), original.data(), &locks);
+    embed::scatter_deltas(output, local.output_rows, storage, staged.data() + in_rows * row_bytes,
+                          original.data() + in_rows * row_bytes, &locks);
     scatter_s += seconds_since(t);
   }
   const double w = static_cast<double>(words);
-  const double row_bytes = static_cast<double>(stride * sizeof(float));
-  std::printf("stage    seconds      words/s (one thread)\n");
+  std::printf("stage    seconds      words/s (one thread, %s staging)\n", storage_name.c_str());
   std::printf("remap    %7.3f %12.0f\n", remap_s, w / remap_s);
   std::printf("gather   %7.3f %12.0f\n", gather_s, w / gather_s);
   std::printf("scatter  %7.3f %12.0f\n", scatter_s, w / scatter_s);
   std::printf("all      %7.3f %12.0f\n", remap_s + gather_s + scatter_s, w / (remap_s + gather_s + scatter_s));
-  std::printf("hot touches %.1f%%; rows gathered per word %.2f; bytes per word each way %.0f; gather %.1f GB/s, scatter %.1f GB/s\n",
-              100.0 * static_cast<double>(hot_touches) / static_cast<double>(touches),
-              static_cast<double>(gathered_rows) / w, static_cast<double>(gathered_rows) * row_bytes / w,
-              static_cast<double>(gathered_rows) * row_bytes / gather_s / 1e9,
-              static_cast<double>(gathered_rows) * row_bytes / scatter_s / 1e9);
+  std::printf(
+      "hot touches %.1f%%; rows gathered per word %.2f; bytes per word each way %.0f; gather %.1f GB/s, scatter %.1f GB/s\n",
+      100.0 * static_cast<double>(hot_touches) / static_cast<double>(touches), static_cast<double>(gathered_rows) / w,
+      static_cast<double>(gathered_rows * row_bytes) / w, static_cast<double>(gathered_rows * row_bytes) / gather_s / 1e9,
+      static_cast<double>(gathered_rows * row_bytes) / scatter_s / 1e9);
   return 0;
 }

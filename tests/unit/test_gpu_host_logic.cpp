@@ -174,6 +174,44 @@ TEST_CASE("deltas from copies taken before each other's write-back are both kept
   }
 }
 
+TEST_CASE("rows staged as f16 or bf16 are the rows rounded, and come back as f32 deltas", "[gpu-host]") {
+  // --dtype f16/bf16 with host tables: the staged copies are the rows converted (whole
+  // rows at once, vectorised), and the write-back adds to each f32 value the difference
+  // of the two 16-bit copies, as widened to f32. dim 37: a tail in every row.
+  for (const DType storage : {DType::f16, DType::bf16}) {
+    RowMatrix table(9, 37);
+    fill_uniform(table, 5, 0.7f);
+    const RowMatrix before = copy_of(table);
+    const std::vector<std::uint32_t> rows{7, 2, 5};
+    const std::size_t stride = table.stride();
+    std::vector<std::uint16_t> staged(rows.size() * stride), trained;
+    gather_rows(table, rows, storage, staged.data());
+    auto to_16 = [&](float v) { return storage == DType::f16 ? f32_to_f16(v) : f32_to_bf16(v); };
+    auto to_32 = [&](std::uint16_t v) { return storage == DType::f16 ? f16_to_f32(v) : bf16_to_f32(v); };
+    bool staged_rounded = true;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      for (std::size_t e = 0; e < stride; ++e) staged_rounded &= staged[k * stride + e] == to_16(table.row(rows[k])[e]);
+    }
+    CHECK(staged_rounded);
+    trained = staged;
+    for (std::size_t i = 0; i < trained.size(); ++i) trained[i] = to_16(to_32(trained[i]) + 0.01f * static_cast<float>(i % 7));
+    scatter_deltas(table, rows, storage, trained.data(), staged.data());
+    bool deltas_added = true, padding_zero = true, others_kept = true;
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      for (std::size_t e = 0; e < 37; ++e) {
+        const std::size_t i = k * stride + e;
+        deltas_added &= table.row(rows[k])[e] == before.row(rows[k])[e] + (to_32(trained[i]) - to_32(staged[i]));
+      }
+      for (std::size_t e = 37; e < stride; ++e) padding_zero &= table.row(rows[k])[e] == 0.0f;
+    }
+    for (std::size_t e = 0; e < 37; ++e) others_kept &= table.row(3)[e] == before.row(3)[e];
+    INFO(vector_dtype_name(storage));
+    CHECK(deltas_added);
+    CHECK(padding_zero);
+    CHECK(others_kept);
+  }
+}
+
 TEST_CASE("threads scattering deltas into the same rows at once lose none of them", "[gpu-host]") {
   // Gather transfers: each worker thread adds its completed batch's deltas to the host
   // table while the others do too. Every scatter adds exactly 1 to every element of the

@@ -16,12 +16,12 @@ TEST_CASE("f16 encodes known values with round-to-nearest-even", "[half]") {
   CHECK(f32_to_f16(-2.0f) == 0xC000);
   CHECK(f32_to_f16(0.0f) == 0x0000);
   CHECK(f32_to_f16(-0.0f) == 0x8000);
-  CHECK(f32_to_f16(65504.0f) == 0x7BFF);                // largest finite
-  CHECK(f32_to_f16(65519.0f) == 0x7BFF);                // still rounds down
-  CHECK(f32_to_f16(65520.0f) == 0x7C00);                // rounds to infinity
-  CHECK(f32_to_f16(std::ldexp(1.0f, -24)) == 0x0001);   // smallest subnormal
-  CHECK(f32_to_f16(std::ldexp(1.0f, -26)) == 0x0000);   // below half of it: zero
-  CHECK(f32_to_f16(std::ldexp(3.0f, -26)) == 0x0001);   // 0.75 ulp rounds up
+  CHECK(f32_to_f16(65504.0f) == 0x7BFF);               // largest finite
+  CHECK(f32_to_f16(65519.0f) == 0x7BFF);               // still rounds down
+  CHECK(f32_to_f16(65520.0f) == 0x7C00);               // rounds to infinity
+  CHECK(f32_to_f16(std::ldexp(1.0f, -24)) == 0x0001);  // smallest subnormal
+  CHECK(f32_to_f16(std::ldexp(1.0f, -26)) == 0x0000);  // below half of it: zero
+  CHECK(f32_to_f16(std::ldexp(3.0f, -26)) == 0x0001);  // 0.75 ulp rounds up
   CHECK(f32_to_f16(0.1f) == 0x2E66);
   CHECK(f32_to_f16(1.0f + std::ldexp(1.0f, -11)) == 0x3C00);  // tie: to even
   CHECK(f32_to_f16(1.0f + std::ldexp(3.0f, -11)) == 0x3C02);  // tie: to even (up)
@@ -66,4 +66,35 @@ TEST_CASE("bulk f16/bf16 conversion equals the scalar one for all 65536 values",
     const float b = bf16_to_f32(all[i]);
     CHECK(std::memcmp(&b, &bf16[i], 4) == 0);
   }
+}
+
+TEST_CASE("bulk f32 -> f16/bf16 conversion equals the scalar one, ties, subnormals and overflow included", "[half]") {
+  // Every f32 whose top 16 bits are any of the 65536 patterns, with low bits that round
+  // down, tie and round up (for bf16 at bit 15, for f16 at bit 12 and below), then a
+  // tail shorter than one vector.
+  std::vector<float> values;
+  for (std::uint32_t top = 0; top < 0x10000; ++top) {
+    for (std::uint32_t low : {0x0000u, 0x0FFFu, 0x1000u, 0x1001u, 0x7FFFu, 0x8000u, 0x8001u, 0xFFFFu}) {
+      const std::uint32_t bits = top << 16 | low;
+      float v;
+      std::memcpy(&v, &bits, 4);
+      values.push_back(v);
+    }
+  }
+  for (int i = 0; i < 5; ++i) values.push_back(0.1f * static_cast<float>(i));
+  std::vector<std::uint16_t> f16(values.size()), bf16(values.size());
+  f32_to_f16_array(values.data(), f16.data(), values.size());
+  f32_to_bf16_array(values.data(), bf16.data(), values.size());
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (std::isnan(values[i])) {
+      // A NaN stays a NaN (hardware keeps more of its payload than the scalar code).
+      mismatches += (f16[i] & 0x7C00) != 0x7C00 || (f16[i] & 0x03FF) == 0;
+      mismatches += (bf16[i] & 0x7F80) != 0x7F80 || (bf16[i] & 0x007F) == 0;
+      continue;
+    }
+    mismatches += f16[i] != f32_to_f16(values[i]);
+    mismatches += bf16[i] != f32_to_bf16(values[i]);
+  }
+  CHECK(mismatches == 0);
 }
