@@ -37,6 +37,10 @@ grep -qE '^dim +24$' <<<"$info" && ok || bad "--dim defaults to the file's"
 grep -q "init = a.emb" <<<"$info" && ok || bad "metadata names the init file"
 grep -q "init_checksum = crc32:$(/usr/bin/python3 -c 'import zlib,sys; print("%08x" % zlib.crc32(open("a.emb","rb").read()))')" <<<"$info" &&
   ok || bad "metadata has the file's CRC-32"
+if grep -q -- "state starts afresh" b.log; then bad "SGD has no state to start afresh: $(grep -- --init b.log)"; else ok; fi
+# An optimizer with state starts it afresh, and says so.
+"$ET" --corpus b.txt -o b-adam.emb "${FAST[@]}" --init a.emb --optimizer adam 2> adam.log
+grep -q -- "--init a.emb .*; adam's state starts afresh" adam.log && ok || bad "--init with adam: $(grep -- --init adam.log)"
 # A checkpoint holds the tables the vectors and context vectors were written from.
 "$ET" --corpus b.txt -o b-ckpt.emb "${FAST[@]}" --init a.ckpt 2> ckpt.log
 grep -q -- '--init a.ckpt (a skipgram checkpoint, 24 dims)' ckpt.log && ok || bad "reads a checkpoint: $(grep -- --init ckpt.log)"

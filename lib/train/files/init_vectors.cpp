@@ -187,14 +187,17 @@ void apply_init(const InitSource& source, const InitRequest& request, const Trai
     }
   }
 
+  // An optimizer with state (a checkpoint's, or none) starts it afresh: say so.
+  const bool has_state = optimizer_spec(run.settings.optimizer).state_floats(16) > 0;
   spdlog::info(
       "--init {} ({}, {} dims): {} of the {} vocabulary words start from its vectors, their context rows {}; "
-      "{} new",
+      "{} new{}",
       source.path, source.what, dim, init.rows_from_file, vocab.size(),
       source.context_from.empty()
           ? std::string("at zero")
           : "from its context vectors" + (source.context_from == source.path ? std::string() : " (" + source.context_from + ")"),
-      vocab.size() - init.rows_from_file);
+      vocab.size() - init.rows_from_file,
+      has_state ? fmt::format("; {}'s state starts afresh", optimizer_name(run.settings.optimizer)) : std::string());
   if (outside > 0) {
     spdlog::info("{} of its {} are not in the vocabulary: {}", outside, counted(source.words.size(), "word"),
                  request.keep ? "--init-keep writes them after the trained rows, unchanged, with count 0"
