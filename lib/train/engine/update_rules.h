@@ -197,6 +197,21 @@ struct RowAdagradRule {
   }
 };
 
+// Adam's and AdamW's bias correction: the row's beta1^t and beta2^t after its t-th step,
+// kept after its moments (both 1 before its first step), so that the step needs no pow.
+struct BetaPowers {
+  static void init(float* powers) {
+    powers[0] = 1.0f;
+    powers[1] = 1.0f;
+  }
+  // Counts the row's step: returns the powers, advanced.
+  EMBED_HOST_DEVICE static const float* advance(float* powers, float beta1, float beta2) {
+    powers[0] *= beta1;
+    powers[1] *= beta2;
+    return powers;
+  }
+};
+
 // Adam, lazy and bias-corrected per row (above), in Kingma & Ba's efficient form (their
 // section 2): θ -= lr × sqrt(1 - β2^t) / (1 - β1^t) × m / (sqrt(v) + ε), which is PyTorch's
 // m̂ / (sqrt(v̂) + ε) with ε scaled by sqrt(1 - β2^t). State: [ m (P) ][ v (P) ][ beta1^t |
@@ -217,18 +232,12 @@ struct AdamRule {
   static constexpr bool concurrent = false;
 
   static constexpr std::size_t state_floats(std::size_t params) { return 2 * params + 16; }
-  static void init_state(float* state, std::size_t params) {
-    state[2 * params] = 1.0f;
-    state[2 * params + 1] = 1.0f;
-  }
+  static void init_state(float* state, std::size_t params) { BetaPowers::init(state + 2 * params); }
 
   EMBED_HOST_DEVICE float gradient_scale(float coefficient) const { return coefficient; }
 
-  // Advances the row's beta powers.
   EMBED_HOST_DEVICE Row begin(float* state) const {
-    float* powers = state + 2 * params;
-    powers[0] *= beta1;
-    powers[1] *= beta2;
+    const float* powers = BetaPowers::advance(state + 2 * params, beta1, beta2);
     return {adam_step_size(lr, powers[0], powers[1])};
   }
   template <typename Add = PlainAdd>
@@ -261,17 +270,12 @@ struct AdamWRule {
   static constexpr bool concurrent = false;
 
   static constexpr std::size_t state_floats(std::size_t params) { return 2 * params + 16; }
-  static void init_state(float* state, std::size_t params) {
-    state[2 * params] = 1.0f;
-    state[2 * params + 1] = 1.0f;
-  }
+  static void init_state(float* state, std::size_t params) { BetaPowers::init(state + 2 * params); }
 
   EMBED_HOST_DEVICE float gradient_scale(float coefficient) const { return coefficient; }
 
   EMBED_HOST_DEVICE Row begin(float* state) const {
-    float* powers = state + 2 * params;
-    powers[0] *= beta1;
-    powers[1] *= beta2;
+    const float* powers = BetaPowers::advance(state + 2 * params, beta1, beta2);
     return {lr / (1 - powers[0]), sqrtf(1 - powers[1])};
   }
   template <typename Add = PlainAdd>
