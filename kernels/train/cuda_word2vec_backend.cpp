@@ -40,8 +40,12 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
         input_(*request.input),
         output_(*request.output),
         shape_(request.shape),
-        storage_(storage_of(request.shape.storage)) {
+        storage_(storage_of(request.shape.storage)),
+        rule_(kernel_rule_of(request.optimizer)) {
+    // Rows of the vector padded to `padded`, then the optimizer's state (Word2vecLayout),
+    // which needs f32 rows.
     EMBED_ASSERT(input_.stride() == shape_.stride && output_.stride() == shape_.stride);
+    EMBED_ASSERT(padded_ == shape_.stride || storage_ == Storage::f32);
     select_device();
     check_shared_memory();
     const LogisticTable& table = logistic_table();
@@ -92,7 +96,11 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     slot.examples = model_ == Model::skipgram ? batch.inputs.size() : batch.windows();
 
     const auto [input, output] = kernel_tables(slot);
-    const KernelTables tables{input, output, static_cast<std::uint32_t>(shape_.stride), static_cast<std::uint32_t>(shape_.dim),
+    const KernelTables tables{input,
+                              output,
+                              static_cast<std::uint32_t>(padded_),
+                              static_cast<std::uint32_t>(shape_.stride),
+                              static_cast<std::uint32_t>(shape_.dim),
                               storage_};
     const auto* ids = slot.device_ids.get<std::uint32_t>();
     const KernelBatch kernel_batch{ids + slot.shape.targets_at(),
@@ -105,8 +113,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     auto* device_loss = slot.device_totals.get<double>();
     queue(slot, slot.shape.words(), sizeof(double), touches, [&](cudaStream_t stream) {
       return model_ == Model::skipgram
-                 ? launch_skipgram(kernel_batch, tables, logistic_, batch.learning_rate, device_loss, max_blocks_, stream)
-                 : launch_cbow(kernel_batch, tables, logistic_, batch.learning_rate, device_loss, max_blocks_, stream);
+                 ? launch_skipgram(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, max_blocks_, stream)
+                 : launch_cbow(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, max_blocks_, stream);
     });
   }
 
@@ -132,11 +140,12 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     int limit = 0;
     check(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_.ordinal),
           "reading the GPU's shared memory size");
-    const auto stride = static_cast<std::uint32_t>(shape_.stride);
+    const auto padded = static_cast<std::uint32_t>(padded_);
     const std::size_t needed = model_ == Model::skipgram
                                    ? skipgram_shared_bytes(static_cast<std::uint32_t>(shape_.max_inputs_per_window),
-                                                           static_cast<std::uint32_t>(shape_.negatives), stride)
-                                   : cbow_shared_bytes(stride);
+                                                           static_cast<std::uint32_t>(shape_.negatives), padded,
+                                                           static_cast<std::uint32_t>(shape_.stride))
+                                   : cbow_shared_bytes(padded);
     if (needed + kStaticSharedBytes > static_cast<std::size_t>(limit)) {
       fail(
           "--window {} with --negative {} at --dim {} needs {} of GPU shared memory per window, more than the {} "
@@ -169,6 +178,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   RowMatrix& output_;
   GpuTrainShape shape_;
   Storage storage_;
+  KernelRule rule_;
+  std::size_t padded_ = RowMatrix::stride_for(shape_.dim);  // where a row's state starts
   DeviceBuffer sigmoid_, loss_table_;
   KernelLogistic logistic_{};
   // Whatever the GPU's size: staleness grows with the windows in flight, not with the

@@ -6,7 +6,7 @@
 
 #include "kernels/common/storage.cuh"
 #include "kernels/common/warp_sum.cuh"
-#include "train/engine/update_rules.h"
+#include "kernels/train/kernel_rules.cuh"
 
 namespace embed::cuda {
 namespace {
@@ -16,13 +16,6 @@ constexpr unsigned kWarpsPerBlock = kThreads / 32;
 constexpr unsigned kFullMask = 0xffffffffu;
 
 __device__ inline float clip(float x) { return fminf(fmaxf(x, -kGloveGradientClip), kGloveGradientClip); }
-
-// The rules' adds to their state (update_rules.h's PlainAdd), made atomic: each returns
-// the value it replaced, which is what a step divides by, so concurrent records each see
-// their own predecessor's value, as in a sequential order.
-struct AtomicAdd {
-  __device__ static float fetch_add(float& x, float v) { return atomicAdd(&x, v); }
-};
 
 // Lane 0's value of a rule's per-row struct, in every lane (word by word).
 template <typename T>
@@ -116,7 +109,7 @@ __global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord
 
 }  // namespace
 
-cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables, GloveRule rule,
+cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables, KernelRule kernel_rule,
                          float learning_rate, double* loss, unsigned long long* trained, unsigned max_in_flight,
                          cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
@@ -126,16 +119,9 @@ cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, 
   const std::size_t wanted = (std::size_t{count} + kWarpsPerBlock - 1) / kWarpsPerBlock;
   const std::size_t allowed = std::max<std::size_t>(1, (std::size_t{max_in_flight} + kWarpsPerBlock - 1) / kWarpsPerBlock);
   const auto blocks = static_cast<unsigned>(std::min({wanted, kMaxBlocks, allowed}));
-  const float lr = learning_rate;
-  switch (rule) {
-    case GloveRule::adagrad_element:
-      glove_kernel<<<blocks, kThreads, 0, stream>>>(records, count, tables, AdagradRule{lr}, loss, trained);
-      break;
-    case GloveRule::adagrad_row:
-      glove_kernel<<<blocks, kThreads, 0, stream>>>(records, count, tables, RowAdagradRule{lr}, loss, trained);
-      break;
-    case GloveRule::sgd: glove_kernel<<<blocks, kThreads, 0, stream>>>(records, count, tables, SgdRule{lr}, loss, trained); break;
-  }
+  with_kernel_rule(kernel_rule, learning_rate, [&](const auto& rule) {
+    glove_kernel<<<blocks, kThreads, 0, stream>>>(records, count, tables, rule, loss, trained);
+  });
   return cudaGetLastError();
 }
 

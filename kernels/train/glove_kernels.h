@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/common/storage.h"
+#include "kernels/train/kernel_rules.h"
 
 namespace embed::cuda {
 
@@ -22,10 +23,6 @@ struct KernelGloveRecord {
   float log_count;
   float weight;
 };
-
-// The update rules the kernel takes (train/engine/update_rules.h: AdagradRule,
-// RowAdagradRule, SgdRule; not Adam, whose rule is not `concurrent`).
-enum class GloveRule { adagrad_element, adagrad_row, sgd };
 
 // W and W̃ (storage.h's SplitTable: on the GPU, or partly a block's copies of their
 // rows): rows of `width` f32 each, [vector (dim) | bias | pad] then the optimizer's
@@ -40,12 +37,13 @@ struct GloveTables {
 
 // Trains `count` records; adds 0.5 f(X) (prediction - log X)² per trained record to
 // *loss and the number trained to *trained (device memory). Records whose prediction
-// is not finite are skipped, as on the CPU. Returns the launch's status (cudaGetLastError).
+// is not finite are skipped, as on the CPU. Returns the launch's status
+// (cudaGetLastError).
 // At most `max_in_flight` records train at once (rounded up to whole blocks of 8 warps):
 // records in flight all read their rows before any adds to them, and over a small
 // vocabulary thousands at once pile stale steps on every row (bench/RESULTS.md, "Why
 // the kernels cap the updates in flight").
-cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables, GloveRule rule,
+cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables, KernelRule rule,
                          float learning_rate, double* loss, unsigned long long* trained, unsigned max_in_flight,
                          cudaStream_t stream);
 

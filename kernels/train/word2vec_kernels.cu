@@ -5,7 +5,7 @@
 
 #include "kernels/common/storage.cuh"
 #include "kernels/common/warp_sum.cuh"
-#include "train/engine/update_rules.h"
+#include "kernels/train/kernel_rules.cuh"
 
 namespace embed::cuda {
 namespace {
@@ -31,23 +31,33 @@ __device__ inline float block_sum(float v, float* partial) {
   return total;
 }
 
-// The block copies `count` table rows (the first `pairs` element pairs of each) into
-// shared memory as f32, row k at dst[k * stride].
+// The block copies the vectors of `count` table rows of `width` elements (the first
+// `pairs` element pairs of each) into shared memory as f32, row k at dst[k * stride].
 template <typename T>
-__device__ inline void load_rows(const SplitTable& table, const std::uint32_t* ids, std::uint32_t count, std::uint32_t stride,
-                                 std::uint32_t pairs, float* dst) {
+__device__ inline void load_rows(const SplitTable& table, const std::uint32_t* ids, std::uint32_t count, std::uint32_t width,
+                                 std::uint32_t stride, std::uint32_t pairs, float* dst) {
   for (std::uint32_t i = threadIdx.x; i < count * pairs; i += blockDim.x) {
     const std::uint32_t k = i / pairs, e = 2 * (i % pairs);
-    const float2 v = load_pair(row_at<T>(table, ids[k], stride) + e);
+    const float2 v = load_pair(row_at<T>(table, ids[k], width) + e);
     dst[k * stride + e] = v.x;
     dst[k * stride + e + 1] = v.y;
   }
 }
 
-// Element pair e of row `to_id` of `table` gets Σ_f weight(f) × from_rows[f], the f
-// in order (the CPU's order of float sums).
+// The block copies `count` whole f32 rows of `width` floats (vector and state) into
+// shared memory twice: `copy`, which the window steps, and `loaded`, which it keeps.
+__device__ inline void load_whole_rows(const SplitTable& table, const std::uint32_t* ids, std::uint32_t count,
+                                       std::uint32_t width, float* copy, float* loaded) {
+  for (std::uint32_t i = threadIdx.x; i < count * width; i += blockDim.x) {
+    const std::uint32_t k = i / width, e = i % width;
+    copy[i] = loaded[i] = row_at<float>(table, ids[k], width)[e];
+  }
+}
+
+// Element pair e of row `to_id` of `table` (rows of `width`) gets Σ_f weight(f) ×
+// from_rows[f] (rows of `stride`), the f in order (the CPU's order of float sums).
 template <typename T, typename Weight>
-__device__ inline void add_weighted_row(const SplitTable& table, std::uint32_t to_id, const float* from_rows,
+__device__ inline void add_weighted_row(const SplitTable& table, std::uint32_t to_id, std::uint32_t width, const float* from_rows,
                                         std::uint32_t from_count, std::uint32_t stride, std::uint32_t e, Weight weight) {
   float a = 0, b = 0;
   for (std::uint32_t f = 0; f < from_count; ++f) {
@@ -55,7 +65,7 @@ __device__ inline void add_weighted_row(const SplitTable& table, std::uint32_t t
     a += g * from_rows[f * stride + e];
     b += g * from_rows[f * stride + e + 1];
   }
-  add_pair(row_at<T>(table, to_id, stride) + e, a, b);
+  add_pair(row_at<T>(table, to_id, width) + e, a, b);
 }
 
 // The windows [first, last) this block trains: consecutive windows, an equal share of
@@ -67,12 +77,77 @@ __device__ inline void block_windows(std::uint32_t windows, std::uint32_t& first
   last = min(windows, first + per_block);
 }
 
-// Rule: the optimizer's update rule (train/engine/update_rules.h), as on the CPU. Its
-// gradient_scale is applied here; its step is an add (SGD's), which a rule with state
-// would replace where the rows are stepped.
+// Window w's input rows: their ids and count. False when it has none.
+__device__ inline bool window_inputs(const KernelBatch& b, std::uint32_t w, const std::uint32_t*& ids, std::uint32_t& count) {
+  const std::uint32_t first = b.offsets[w];
+  count = b.offsets[w + 1] - first;
+  ids = b.inputs + first;
+  return count > 0;
+}
+
+// Thread 0 lists window w's output rows: the target, then its negatives other than the
+// target (word2vec skips a negative equal to it), in order. first_copy[o] is the first
+// q <= o with the same row (a negative drawn twice). Returns whether any row repeats.
+__device__ inline bool list_outputs(const KernelBatch& b, std::uint32_t w, std::uint32_t* out_ids, std::uint32_t* first_copy,
+                                    std::uint32_t& n_out) {
+  const std::uint32_t K = b.negatives_per_window, target = b.targets[w];
+  out_ids[0] = target;
+  first_copy[0] = 0;
+  std::uint32_t n = 1;
+  bool repeat = false;
+  for (std::uint32_t k = 0; k < K; ++k) {
+    const std::uint32_t negative = b.negatives[w * K + k];
+    if (negative == target) continue;
+    first_copy[n] = n;
+    for (std::uint32_t o = n; o-- > 1;) {
+      if (out_ids[o] == negative) first_copy[n] = o;
+    }
+    repeat |= first_copy[n] != n;
+    out_ids[n++] = negative;
+  }
+  n_out = n;
+  return repeat;
+}
+
+// Input c's scores against the window's n_out output rows (out_row(o): its shared copy,
+// as the previous inputs left it), a warp per row: the rule's gradient_scale of
+// (label - sigmoid) into gradient[o], and the loss into the lane-0 tally `warp_loss`.
+template <typename Rule, typename OutRow>
+__device__ inline void score_input(const Rule& rule, const float* in_row, OutRow out_row, std::uint32_t n_out, std::uint32_t dim,
+                                   const KernelLogistic& logistic, float* gradient, float& warp_loss) {
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  for (std::uint32_t o = warp; o < n_out; o += warps) {
+    const float* out = out_row(o);
+    float score = 0;
+    for (std::uint32_t e = lane; e < dim; e += 32) score += in_row[e] * out[e];
+    score = warp_sum(score);
+    if (lane == 0) {
+      const float label = o == 0 ? 1.0f : 0.0f;
+      gradient[o] = rule.gradient_scale(label - sigmoid(score, logistic));
+      warp_loss += log_loss(o == 0 ? score : -score, logistic);
+    }
+  }
+}
+
+// A skip-gram window's loss, from each warp's lane-0 tally, into thread 0's block total,
+// through the block's `loss_shared`. Every thread calls it; it ends with a barrier, and no
+// thread adds to loss_shared again before two more.
+__device__ inline void add_window_loss(float warp_loss, float& loss_shared, double& block_loss) {
+  if ((threadIdx.x & 31) == 0 && warp_loss != 0) atomicAdd(&loss_shared, warp_loss);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    block_loss += loss_shared;
+    loss_shared = 0;
+  }
+}
+
+// Skip-gram with a rule without state (SGD): every step is an add. Its gradient_scale
+// (the learning rate) is applied where the gradients are formed. Rows of `width` (which
+// is `stride`: no state) elements of T.
 template <typename T, typename Rule>
-__global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable output, std::uint32_t stride, std::uint32_t dim,
-                                KernelLogistic logistic, Rule rule, double* loss_out) {
+__global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable output, std::uint32_t stride, std::uint32_t width,
+                                std::uint32_t dim, KernelLogistic logistic, Rule rule, double* loss_out) {
+  static_assert(!kKeepsState<Rule>, "rules with state take skipgram_state_kernel");
   extern __shared__ float shared[];
   __shared__ std::uint32_t n_out_shared;
   __shared__ bool outputs_repeat;
@@ -82,54 +157,31 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
   float* out_rows = in_rows + b.max_inputs * stride;  // max_out × stride
   float* gradient = out_rows + max_out * stride;      // max_inputs × max_out: the rule's scale of (label - sigmoid)
   auto* out_ids = reinterpret_cast<std::uint32_t*>(gradient + b.max_inputs * max_out);
+  std::uint32_t* first_copy = out_ids + max_out;
   const std::uint32_t pairs = (dim + 1) / 2;  // an odd dim reads one padding zero
-  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  double block_loss = 0;  // thread 0's
+  double block_loss = 0;                      // thread 0's
   if (threadIdx.x == 0) loss_shared = 0;
   std::uint32_t first_window, last_window;
   block_windows(b.windows, first_window, last_window);
   for (std::uint32_t w = first_window; w < last_window; ++w) {
-    const std::uint32_t first = b.offsets[w];
-    const std::uint32_t n_in = b.offsets[w + 1] - first;
-    if (n_in == 0) continue;  // the same for every thread of the block
-    const std::uint32_t* in_ids = b.inputs + first;
-    const std::uint32_t target = b.targets[w];
-    if (threadIdx.x == 0) {
-      // A negative equal to the target is skipped, as word2vec skips it.
-      out_ids[0] = target;
-      std::uint32_t n = 1;
-      bool repeat = false;
-      for (std::uint32_t k = 0; k < K; ++k) {
-        const std::uint32_t negative = b.negatives[w * K + k];
-        if (negative == target) continue;
-        for (std::uint32_t o = 1; o < n; ++o) repeat |= out_ids[o] == negative;
-        out_ids[n++] = negative;
-      }
-      n_out_shared = n;
-      outputs_repeat = repeat;
-    }
+    const std::uint32_t* in_ids;
+    std::uint32_t n_in;
+    if (!window_inputs(b, w, in_ids, n_in)) continue;  // the same for every thread of the block
+    if (threadIdx.x == 0) outputs_repeat = list_outputs(b, w, out_ids, first_copy, n_out_shared);
     __syncthreads();
     const std::uint32_t n_out = n_out_shared;
     const bool repeat = outputs_repeat;
-    load_rows<T>(input, in_ids, n_in, stride, pairs, in_rows);
-    load_rows<T>(output, out_ids, n_out, stride, pairs, out_rows);
+    load_rows<T>(input, in_ids, n_in, width, stride, pairs, in_rows);
+    load_rows<T>(output, out_ids, n_out, width, stride, pairs, out_rows);
     __syncthreads();
 
     // The CPU's order: input after input, each scored against the output rows as the
     // previous input left them (the copies in shared memory) and then stepped.
     float warp_loss = 0;
     for (std::uint32_t c = 0; c < n_in; ++c) {
-      // Input c's scores, a warp per output row.
-      for (std::uint32_t o = warp; o < n_out; o += warps) {
-        float score = 0;
-        for (std::uint32_t e = lane; e < dim; e += 32) score += in_rows[c * stride + e] * out_rows[o * stride + e];
-        score = warp_sum(score);
-        if (lane == 0) {
-          const float label = o == 0 ? 1.0f : 0.0f;
-          gradient[c * max_out + o] = rule.gradient_scale(label - sigmoid(score, logistic));
-          warp_loss += log_loss(o == 0 ? score : -score, logistic);
-        }
-      }
+      score_input(
+          rule, in_rows + c * stride, [&](std::uint32_t o) { return out_rows + o * stride; }, n_out, dim, logistic,
+          gradient + c * max_out, warp_loss);
       __syncthreads();
       // A thread per element pair, which it alone reads and writes in every row:
       // input c's gradient from the output rows before this step (summed in the CPU's
@@ -154,7 +206,7 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
           out_rows[o * stride + e] += step * x0;
           out_rows[o * stride + e + 1] += step * x1;
         }
-        add_pair(row_at<T>(input, in_ids[c], stride) + e, d0, d1);
+        add_pair(row_at<T>(input, in_ids[c], width) + e, d0, d1);
         for (std::uint32_t later = c + 1; later < n_in; ++later) {
           if (in_ids[later] != in_ids[c]) continue;
           in_rows[later * stride + e] += d0;
@@ -163,19 +215,14 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
       }
       __syncthreads();
     }
-    if (lane == 0 && warp_loss != 0) atomicAdd(&loss_shared, warp_loss);
-    __syncthreads();
-    if (threadIdx.x == 0) {  // no thread adds to loss_shared again before two more barriers
-      block_loss += loss_shared;
-      loss_shared = 0;
-    }
+    add_window_loss(warp_loss, loss_shared, block_loss);
 
     // The output rows' steps, summed over the inputs in the CPU's order, with atomics:
     // a thread per (row, element pair). in_rows[c] still holds the value input c had
     // when it was scored.
     for (std::uint32_t i = threadIdx.x; i < n_out * pairs; i += blockDim.x) {
       const std::uint32_t row = i / pairs, e = 2 * (i % pairs);
-      add_weighted_row<T>(output, out_ids[row], in_rows, n_in, stride, e,
+      add_weighted_row<T>(output, out_ids[row], width, in_rows, n_in, stride, e,
                           [&](std::uint32_t c) { return gradient[c * max_out + row]; });
     }
     // The next window's rows replace these; its loads then see this window's updates
@@ -185,11 +232,191 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
   if (threadIdx.x == 0 && block_loss != 0) atomicAdd(loss_out, block_loss);
 }
 
+// A rule's values for one step of a row whose state is in the table (`state`), computed
+// once by thread 0 and handed to the whole block, so that every thread steps the row
+// with the same ones while other blocks may change the state. A rule whose Row is empty
+// (AdaGrad's) needs neither; one that has values costs two barriers. Every thread calls
+// it. `shared_row` is the block's; a rule with state whose `concurrent` is true only
+// reads its state in begin.
+template <typename Rule>
+__device__ inline typename Rule::Row block_begin(const Rule& rule, float* state, typename Rule::Row* shared_row) {
+  using Row = typename Rule::Row;
+  if constexpr (std::is_empty_v<Row>) {
+    return Row{};
+  } else {
+    if (threadIdx.x == 0) *shared_row = rule.begin(state);
+    __syncthreads();
+    const Row r = *shared_row;
+    __syncthreads();  // before thread 0 writes the next one
+    return r;
+  }
+}
+
+// After a step of a row whose state is in the table: a rule that sums over the row (its
+// thread's part in `sum`) gets the block's total, added to the state by thread 0. Every
+// thread calls it.
+template <typename Rule>
+__device__ inline void block_end(const Rule& rule, float* state, float sum, std::uint32_t dim, float* partial) {
+  if constexpr (Rule::sums_row) {
+    const float total = block_sum(sum, partial);
+    if (threadIdx.x == 0) rule_end<AtomicAdd>(rule, state, total, dim);
+  }
+}
+
+// Element k (< dim) of a row stepped by the ascent direction `ascent` through the rule's
+// element form, as the CPU's rule_step does: returns the change (to subtract).
+template <typename Add, typename Rule>
+__device__ inline float rule_change(const Rule& rule, const typename Rule::Row& r, float* state, std::uint32_t k, float value,
+                                    float ascent, float& sum) {
+  return rule.template change<Add>(r, state, k, value, -ascent, sum);
+}
+
+// Skip-gram with a rule that keeps state (f32 rows of `width` floats, the state from
+// `stride`): word2vec_kernels.h has the scheme. Shared memory: the inputs' vectors, the
+// output rows whole twice (as stepped, as loaded), the gradients, the output rows' sums
+// (sums_row), their ids and first copies.
+template <typename Rule>
+__global__ void skipgram_state_kernel(KernelBatch b, SplitTable input, SplitTable output, std::uint32_t stride,
+                                      std::uint32_t width, std::uint32_t dim, KernelLogistic logistic, Rule rule,
+                                      double* loss_out) {
+  static_assert(Rule::concurrent, "the kernels take only rules whose state atomic adds can keep");
+  using Row = typename Rule::Row;
+  extern __shared__ float shared[];
+  __shared__ std::uint32_t n_out_shared;
+  __shared__ float loss_shared;
+  __shared__ float partial[32];
+  __shared__ Row input_row;
+  const std::uint32_t max_out = b.negatives_per_window + 1;
+  float* in_rows = shared;                              // max_inputs × stride
+  float* out_rows = in_rows + b.max_inputs * stride;    // max_out × width: vector and state, as stepped
+  float* out_loaded = out_rows + max_out * width;       // max_out × width: as loaded
+  float* gradient = out_loaded + max_out * width;       // max_inputs × max_out
+  float* row_sums = gradient + b.max_inputs * max_out;  // max_out: sums_row rules' sums over a row's step
+  auto* out_ids = reinterpret_cast<std::uint32_t*>(row_sums + max_out);
+  std::uint32_t* first_copy = out_ids + max_out;
+  const std::uint32_t pairs = (dim + 1) / 2;
+  const unsigned lane = threadIdx.x & 31;
+  double block_loss = 0;  // thread 0's
+  if (threadIdx.x == 0) loss_shared = 0;
+  for (std::uint32_t o = threadIdx.x; o < max_out; o += blockDim.x) row_sums[o] = 0;
+  std::uint32_t first_window, last_window;
+  block_windows(b.windows, first_window, last_window);
+  for (std::uint32_t w = first_window; w < last_window; ++w) {
+    const std::uint32_t* in_ids;
+    std::uint32_t n_in;
+    if (!window_inputs(b, w, in_ids, n_in)) continue;  // the same for every thread of the block
+    if (threadIdx.x == 0) list_outputs(b, w, out_ids, first_copy, n_out_shared);
+    __syncthreads();
+    const std::uint32_t n_out = n_out_shared;
+    load_rows<float>(input, in_ids, n_in, width, stride, pairs, in_rows);
+    load_whole_rows(output, out_ids, n_out, width, out_rows, out_loaded);
+    __syncthreads();
+
+    // A negative drawn twice is one row on the CPU, stepped by both copies in turn: here
+    // its first copy, which the scores read too.
+    auto out_row = [&](std::uint32_t o) { return out_rows + first_copy[o] * width; };
+    float warp_loss = 0;
+    for (std::uint32_t c = 0; c < n_in; ++c) {
+      float* in_table = row_at<float>(input, in_ids[c], width);
+      float* in_state = in_table + stride;
+      if (!std::is_empty_v<Row> && threadIdx.x == 0) input_row = rule.begin(in_state);
+      score_input(rule, in_rows + c * stride, out_row, n_out, dim, logistic, gradient + c * max_out, warp_loss);
+      __syncthreads();
+      const Row r_in = input_row;
+      const float* g = gradient + c * max_out;
+      const float* x = in_rows + c * stride;
+      // Input c's step, in the table: its gradient from the output rows before their
+      // steps (each thread its own elements, in the CPU's order of sums), and later
+      // copies of the same word take it too, as on the CPU.
+      float in_sum = 0;
+      for (std::uint32_t k = threadIdx.x; k < dim; k += blockDim.x) {
+        float d = 0;
+        for (std::uint32_t o = 0; o < n_out; ++o) d += g[o] * out_row(o)[k];
+        const float change = rule_change<AtomicAdd>(rule, r_in, in_state, k, x[k], d, in_sum);
+        atomicAdd(in_table + k, -change);
+        for (std::uint32_t later = c + 1; later < n_in; ++later) {
+          if (in_ids[later] == in_ids[c]) in_rows[later * stride + k] -= change;
+        }
+      }
+      // The output rows' copies, one after another (the same thread owns element k of
+      // every copy, so a row's two copies step in turn).
+      for (std::uint32_t o = 0; o < n_out; ++o) {
+        float* out = out_row(o);
+        const Row r = rule.begin(out + stride);
+        float sum = 0;
+        for (std::uint32_t k = threadIdx.x; k < dim; k += blockDim.x) {
+          out[k] -= rule_change<PlainAdd>(rule, r, out + stride, k, out[k], g[o] * x[k], sum);
+        }
+        if constexpr (Rule::sums_row) {
+          sum = warp_sum(sum);
+          if (lane == 0 && sum != 0) atomicAdd(row_sums + o, sum);
+        }
+      }
+      block_end(rule, in_state, in_sum, dim, partial);  // a barrier for sums_row
+      if constexpr (Rule::sums_row) {
+        if (threadIdx.x < n_out) {
+          const std::uint32_t o = threadIdx.x;
+          rule_end<AtomicAdd>(rule, out_row(o) + stride, row_sums[o], dim);  // two copies of a row add in turn
+          row_sums[o] = 0;
+        }
+      }
+      __syncthreads();
+    }
+    add_window_loss(warp_loss, loss_shared, block_loss);
+    // Each row's change over the window (vector and state, not the padding, which stays
+    // zero), from its first copy, with atomics.
+    for (std::uint32_t i = threadIdx.x; i < n_out * width; i += blockDim.x) {
+      const std::uint32_t o = i / width, e = i % width;
+      if (first_copy[o] != o || (e >= dim && e < stride)) continue;
+      const float change = out_rows[i] - out_loaded[i];
+      if (change != 0) atomicAdd(row_at<float>(output, out_ids[o], width) + e, change);
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0 && block_loss != 0) atomicAdd(loss_out, block_loss);
+}
+
+// Steps a table row (row_at's, of T) by the ascent direction scale × x, thread p taking
+// element pair p (an odd dim's last pair ends in padding, which stays zero): a plain add
+// for a rule without state; else the rule's element form, its state (f32 rows: after the
+// padded vector, at `stride`) changed by atomic adds. `before(k, value)` sees each
+// element before its step (CBOW's mean gradient). Returns the thread's part of the sum a
+// sums_row rule keeps (block_end adds it up). Every thread calls it.
+template <typename T, typename Rule, typename Before>
+__device__ inline float step_row(const Rule& rule, const typename Rule::Row& r, T* row, std::uint32_t stride, float scale,
+                                 const float* x, std::uint32_t dim, Before before) {
+  float sum = 0;
+  for (std::uint32_t p = threadIdx.x; p < (dim + 1) / 2; p += blockDim.x) {
+    const std::uint32_t e = 2 * p;
+    if constexpr (!kKeepsState<Rule>) {
+      const float2 v = load_pair(row + e);
+      before(e, v.x);
+      before(e + 1, v.y);
+      add_pair(row + e, scale * x[e], scale * x[e + 1]);
+    } else {
+      float* state = row + stride;
+      for (std::uint32_t k = e; k < e + 2 && k < dim; ++k) {
+        const float value = row[k];
+        before(k, value);
+        atomicAdd(row + k, -rule_change<AtomicAdd>(rule, r, state, k, value, scale * x[k], sum));
+      }
+    }
+  }
+  return sum;
+}
+
+// CBOW, every row stepped in the table as the CPU steps it (step_row): the outputs in
+// turn against the inputs' mean, then each input by the mean's gradient. Rows are `width`
+// elements of T: f32 with the rule's state after `stride`, or (SGD) `stride` of any T.
 template <typename T, typename Rule>
-__global__ void cbow_kernel(KernelBatch b, SplitTable input, SplitTable output, std::uint32_t stride, std::uint32_t dim,
-                            KernelLogistic logistic, Rule rule, double* loss_out) {
+__global__ void cbow_kernel(KernelBatch b, SplitTable input, SplitTable output, std::uint32_t stride, std::uint32_t width,
+                            std::uint32_t dim, KernelLogistic logistic, Rule rule, double* loss_out) {
+  static_assert(Rule::concurrent, "the kernels take only rules whose state atomic adds can keep");
+  static_assert(!kKeepsState<Rule> || std::is_same_v<T, float>, "an optimizer's state needs f32 rows");
+  using Row = typename Rule::Row;
   extern __shared__ float shared[];
   __shared__ float partial[32];
+  __shared__ Row shared_row;
   float* mean = shared;  // stride
   float* mean_gradient = mean + stride;
   const std::uint32_t pairs = (dim + 1) / 2;
@@ -197,18 +424,17 @@ __global__ void cbow_kernel(KernelBatch b, SplitTable input, SplitTable output, 
   std::uint32_t first_window, last_window;
   block_windows(b.windows, first_window, last_window);
   for (std::uint32_t w = first_window; w < last_window; ++w) {
-    const std::uint32_t first = b.offsets[w];
-    const std::uint32_t n_in = b.offsets[w + 1] - first;
-    if (n_in == 0) continue;  // the same for every thread of the block
-    const std::uint32_t* in_ids = b.inputs + first;
+    const std::uint32_t* in_ids;
+    std::uint32_t n_in;
+    if (!window_inputs(b, w, in_ids, n_in)) continue;  // the same for every thread of the block
     const float inv = 1.0f / static_cast<float>(n_in);
     // Each thread owns the same element pairs throughout, so it alone reads and writes
-    // them in mean, mean_gradient and (between the atomics) the output rows it updates.
+    // them in mean, mean_gradient and (between the atomics) the rows it steps.
     for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) {
       const std::uint32_t e = 2 * p;
-      float2 sum = load_pair(row_at<T>(input, in_ids[0], stride) + e);
+      float2 sum = load_pair(row_at<T>(input, in_ids[0], width) + e);
       for (std::uint32_t c = 1; c < n_in; ++c) {
-        const float2 v = load_pair(row_at<T>(input, in_ids[c], stride) + e);
+        const float2 v = load_pair(row_at<T>(input, in_ids[c], width) + e);
         sum.x += v.x;
         sum.y += v.y;
       }
@@ -217,8 +443,16 @@ __global__ void cbow_kernel(KernelBatch b, SplitTable input, SplitTable output, 
       mean_gradient[e] = 0;
       mean_gradient[e + 1] = 0;
     }
-    auto train_output = [&](std::uint32_t row, float label) {
-      T* out = row_at<T>(output, row, stride);
+    // Each row's step: its rule's values for it (block_begin), the step, then what the
+    // rule sums over the row (block_end).
+    auto step = [&](T* row, float scale, const float* x, auto before) {
+      float* state = nullptr;
+      if constexpr (kKeepsState<Rule>) state = row + stride;
+      const Row r = block_begin(rule, state, &shared_row);
+      block_end(rule, state, step_row<T>(rule, r, row, stride, scale, x, dim, before), dim, partial);
+    };
+    auto train_output = [&](std::uint32_t id, float label) {
+      T* out = row_at<T>(output, id, width);
       float part = 0;
       for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) {
         const float2 v = load_pair(out + 2 * p);
@@ -227,13 +461,7 @@ __global__ void cbow_kernel(KernelBatch b, SplitTable input, SplitTable output, 
       const float score = block_sum(part, partial);
       const float g = rule.gradient_scale(label - sigmoid(score, logistic));
       loss += log_loss(label > 0 ? score : -score, logistic);
-      for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) {
-        const std::uint32_t e = 2 * p;
-        const float2 v = load_pair(out + e);
-        mean_gradient[e] += g * v.x;
-        mean_gradient[e + 1] += g * v.y;
-        add_pair(out + e, g * mean[e], g * mean[e + 1]);
-      }
+      step(out, g, mean, [&](std::uint32_t k, float value) { mean_gradient[k] += g * value; });
     };
     const std::uint32_t target = b.targets[w];
     train_output(target, 1.0f);
@@ -242,9 +470,7 @@ __global__ void cbow_kernel(KernelBatch b, SplitTable input, SplitTable output, 
       if (negative != target) train_output(negative, 0.0f);
     }
     for (std::uint32_t c = 0; c < n_in; ++c) {
-      for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) {
-        add_pair(row_at<T>(input, in_ids[c], stride) + 2 * p, mean_gradient[2 * p], mean_gradient[2 * p + 1]);
-      }
+      step(row_at<T>(input, in_ids[c], width), 1.0f, mean_gradient, [](std::uint32_t, float) {});
     }
     __syncthreads();  // the next window's loads see this one's updates
   }
@@ -267,53 +493,98 @@ unsigned blocks_for(const KernelBatch& batch, unsigned max_blocks) {
 
 }  // namespace
 
-std::size_t skipgram_shared_bytes(std::uint32_t max_inputs, std::uint32_t negatives, std::uint32_t stride) {
+std::size_t skipgram_shared_bytes(std::uint32_t max_inputs, std::uint32_t negatives, std::uint32_t stride, std::uint32_t width) {
   const std::size_t max_out = negatives + 1;
-  return ((max_inputs + max_out) * stride + max_inputs * max_out + max_out) * sizeof(float);
+  // The inputs' vectors, the gradients, the output rows' ids and first copies; then the
+  // output rows' vectors, or (a rule with state) their whole rows twice and their sums.
+  const std::size_t common = max_inputs * stride + max_inputs * max_out + 2 * max_out;
+  const std::size_t outputs = width == stride ? max_out * stride : 2 * max_out * width + max_out;
+  return (common + outputs) * sizeof(float);
 }
 
 std::size_t cbow_shared_bytes(std::uint32_t stride) { return 2 * std::size_t{stride} * sizeof(float); }
 
+namespace {
+
+// Calls f(kernel_rule's struct, a null T*) for every storage type T its kernels take: f32,
+// f16 and bf16 for a rule without state, f32 alone for one with.
+template <typename F>
+void with_rule_and_storage(KernelRule kernel_rule, float learning_rate, Storage storage, F&& f) {
+  with_kernel_rule(kernel_rule, learning_rate, [&](const auto& rule) {
+    using Rule = std::decay_t<decltype(rule)>;
+    with_storage(storage, [&](auto* type) {
+      using T = std::remove_pointer_t<decltype(type)>;
+      if constexpr (!kKeepsState<Rule> || std::is_same_v<T, float>) f(rule, type);
+    });
+  });
+}
+
+// Calls f(rule, kernel) for skip-gram's or CBOW's kernel for that rule and storage.
+template <typename F>
+void with_window_kernel(bool skipgram, KernelRule kernel_rule, float learning_rate, Storage storage, F&& f) {
+  with_rule_and_storage(kernel_rule, learning_rate, storage, [&](const auto& rule, auto* type) {
+    using Rule = std::decay_t<decltype(rule)>;
+    using T = std::remove_pointer_t<decltype(type)>;
+    if (!skipgram) {
+      f(rule, cbow_kernel<T, Rule>);
+    } else if constexpr (kKeepsState<Rule>) {
+      f(rule, skipgram_state_kernel<Rule>);
+    } else {
+      f(rule, skipgram_kernel<T, Rule>);
+    }
+  });
+}
+
+}  // namespace
+
 cudaError_t allow_shared_memory(std::size_t bytes) {
   cudaError_t status = cudaSuccess;
-  // Every kernel launch_skipgram and launch_cbow instantiate: each storage type, with
-  // each update rule they dispatch to (SGD's, the one word2vec takes today).
-  for (Storage s : {Storage::f32, Storage::f16, Storage::bf16}) {
-    with_storage(s, [&](auto* type) {
-      using T = std::remove_pointer_t<decltype(type)>;
-      for (cudaError_t e : {cudaFuncSetAttribute(skipgram_kernel<T, SgdRule>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 static_cast<int>(bytes)),
-                            cudaFuncSetAttribute(cbow_kernel<T, SgdRule>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 static_cast<int>(bytes))}) {
-        if (e != cudaSuccess) status = e;
+  // Every kernel launch_skipgram and launch_cbow instantiate.
+  for (bool skipgram : {true, false}) {
+    for (KernelRule kernel_rule : {KernelRule::sgd, KernelRule::adagrad, KernelRule::rowadagrad}) {
+      for (Storage storage : {Storage::f32, Storage::f16, Storage::bf16}) {
+        with_window_kernel(skipgram, kernel_rule, 0.0f, storage, [&](const auto&, auto* kernel) {
+          const cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                                     cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+          if (e != cudaSuccess) status = e;
+        });
       }
-    });
+    }
   }
   return status;
 }
 
-cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic, float learning_rate,
-                            double* loss, unsigned max_blocks, cudaStream_t stream) {
+namespace {
+
+// Skip-gram's or CBOW's kernel for the rule: SGD's for the tables' storage type, or the
+// rule with state's (f32 rows with their state after the padded vector).
+cudaError_t launch_window_kernel(bool skipgram, const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic,
+                                 KernelRule kernel_rule, float learning_rate, double* loss, unsigned max_blocks,
+                                 cudaStream_t stream) {
   if (batch.windows == 0) return cudaSuccess;
-  const std::size_t shared = skipgram_shared_bytes(batch.max_inputs, batch.negatives_per_window, t.stride);
-  with_storage(t.storage, [&](auto* type) {
-    using T = std::remove_pointer_t<decltype(type)>;
-    skipgram_kernel<T, SgdRule><<<blocks_for(batch, max_blocks), window_threads(), shared, stream>>>(
-        batch, t.input, t.output, t.stride, t.dim, logistic, SgdRule{learning_rate}, loss);
+  const std::size_t shared = skipgram ? skipgram_shared_bytes(batch.max_inputs, batch.negatives_per_window, t.stride, t.width)
+                                      : cbow_shared_bytes(t.stride);
+  const unsigned blocks = blocks_for(batch, max_blocks), threads = window_threads();
+  bool launched = false;
+  with_window_kernel(skipgram, kernel_rule, learning_rate, t.storage, [&](const auto& rule, auto* kernel) {
+    // A rule keeps state after the vector exactly when the rows are wider than it.
+    if (kKeepsState<std::decay_t<decltype(rule)>> != (t.width > t.stride)) return;
+    kernel<<<blocks, threads, shared, stream>>>(batch, t.input, t.output, t.stride, t.width, t.dim, logistic, rule, loss);
+    launched = true;
   });
-  return cudaGetLastError();
+  return launched ? cudaGetLastError() : cudaErrorInvalidValue;
 }
 
-cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic, float learning_rate,
-                        double* loss, unsigned max_blocks, cudaStream_t stream) {
-  if (batch.windows == 0) return cudaSuccess;
-  const std::size_t shared = cbow_shared_bytes(t.stride);
-  with_storage(t.storage, [&](auto* type) {
-    using T = std::remove_pointer_t<decltype(type)>;
-    cbow_kernel<T, SgdRule><<<blocks_for(batch, max_blocks), window_threads(), shared, stream>>>(
-        batch, t.input, t.output, t.stride, t.dim, logistic, SgdRule{learning_rate}, loss);
-  });
-  return cudaGetLastError();
+}  // namespace
+
+cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic,
+                            KernelRule kernel_rule, float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream) {
+  return launch_window_kernel(true, batch, t, logistic, kernel_rule, learning_rate, loss, max_blocks, stream);
+}
+
+cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic, KernelRule kernel_rule,
+                        float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream) {
+  return launch_window_kernel(false, batch, t, logistic, kernel_rule, learning_rate, loss, max_blocks, stream);
 }
 
 }  // namespace embed::cuda

@@ -22,6 +22,20 @@
 // apart: neighbouring windows share most of their rows, and trained at once each misses
 // the others' steps on all of them. (bench/RESULTS.md, "Why the kernels cap the updates
 // in flight", has the runs that showed both.)
+//
+// The optimizer's update rule (train/engine/update_rules.h) is a template parameter,
+// built by kernel_rules.cuh from the optimizers whose state atomic adds can keep. SGD's
+// steps are plain adds, and the kernels above are as they were before rules. A rule
+// with state (adagrad, rowadagrad) needs f32 rows, whose state follows the padded vector
+// (Word2vecLayout), and steps through the rule's element form: an input row's state in
+// the table by atomic adds, as GloVe's kernel does; skip-gram's output rows in the
+// block's shared copies, whole rows with their state, stepped per input as on the CPU,
+// then each copy's change (new - loaded) added to the table at the end of the window. A
+// rule whose step sums over its row (rowadagrad) takes a block sum per row step. One
+// departure from the CPU's arithmetic beyond the order of float sums: with such a rule, a
+// negative drawn twice for one input steps its row twice with the row's accumulator as
+// it was before both (the CPU updates it in between; the difference is of the order of
+// one step's square, a millionth of the scale).
 #pragma once
 
 #include <cstddef>
@@ -30,6 +44,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/common/storage.h"
+#include "kernels/train/kernel_rules.h"
 
 namespace embed::cuda {
 
@@ -45,9 +60,10 @@ struct KernelBatch {
 };
 
 struct KernelTables {
-  SplitTable input;  // rows of stride elements of `storage`
+  SplitTable input;  // rows of `width` elements of `storage`
   SplitTable output;
-  std::uint32_t stride;
+  std::uint32_t stride;  // the padded vector: where a row's optimizer state starts
+  std::uint32_t width;   // stride plus the state (f32 rows only); stride for SGD
   std::uint32_t dim;
   Storage storage;
 };
@@ -61,7 +77,8 @@ struct KernelLogistic {
 
 // Shared memory one skip-gram window needs; more than the device allows per block
 // means the window or dimension is too large for these kernels.
-std::size_t skipgram_shared_bytes(std::uint32_t max_inputs, std::uint32_t negatives, std::uint32_t stride);
+// `width` as in KernelTables: the output rows' copies hold their state too.
+std::size_t skipgram_shared_bytes(std::uint32_t max_inputs, std::uint32_t negatives, std::uint32_t stride, std::uint32_t width);
 std::size_t cbow_shared_bytes(std::uint32_t stride);
 // Shared memory the kernels declare statically, on top of the above.
 inline constexpr std::size_t kStaticSharedBytes = 256;
@@ -73,10 +90,11 @@ cudaError_t allow_shared_memory(std::size_t bytes);
 // the device, too much shared memory) without any later call saying why.
 
 // Adds the batch's loss to *loss (device memory).
-// At most `max_blocks` blocks (0: no cap).
-cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic,
+// At most `max_blocks` blocks (0: no cap). A rule with state needs f32 tables whose
+// width exceeds their stride (else cudaErrorInvalidValue).
+cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic, KernelRule rule,
                             float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream);
-cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic, float learning_rate,
-                        double* loss, unsigned max_blocks, cudaStream_t stream);
+cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic, KernelRule rule,
+                        float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream);
 
 }  // namespace embed::cuda

@@ -24,6 +24,10 @@
 # the share of a word's 10 nearest neighbours in its own planted cluster
 # (bench-cluster-quality, over a sample spread over the frequency ranks: head, middle, tail).
 # Targets (issue 36): host/4 >= 0.67x device, host/16 >= 0.5x; quality equal within noise.
+# OPTIMIZER (sgd) trains with another optimizer the GPU takes (adagrad, rowadagrad): its
+# state sits in each row after the vector (Word2vecLayout), so the tables' bytes, and the
+# fractions' budgets, count it (issue 40: a host-placement run whose table plus state is at
+# least 4 times the GPU budget).
 #
 # BUDGET (a --gpu-memory size such as 16G) instead trains the largest tables: host placement
 # alone (MODES "f16", whose vectors file takes half the disk, or "host"; no device run, no
@@ -37,7 +41,7 @@
 # .device-kit/scripts/bench/.
 # Environment: BUILD, PYTHON (python3), VOCAB (4000000), CLUSTER (20), WORDS (200000000),
 # DIM (300), EPOCHS (1), THREADS (nproc), SEEDS ("1 2"), FRACTIONS ("4 16"),
-# MODES ("device host f16"; also: mapped, cpu), MIN_COUNT (5), BUDGET, SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
+# MODES ("device host f16"; also: mapped, cpu), OPTIMIZER (sgd), MIN_COUNT (5), BUDGET, SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
 # reported with its last progress line), DEVICE, BENCH_DIR, KEEP=1.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -52,6 +56,16 @@ THREADS=${THREADS:-$(nproc)}
 SEEDS=${SEEDS:-1 2}
 FRACTIONS=${FRACTIONS:-4 16}
 MODES=${MODES:-device host f16}
+OPTIMIZER=${OPTIMIZER:-sgd}
+# Floats per row: the vector padded to 16, then the optimizer's state (optimizer.cpp's
+# registry: adagrad keeps one accumulator per element, rowadagrad 16 floats).
+stride=$(((DIM + 15) / 16 * 16))
+case $OPTIMIZER in
+  sgd) width=$stride ;;
+  adagrad) width=$((2 * stride)) ;;
+  rowadagrad) width=$((stride + 16)) ;;
+  *) die "OPTIMIZER is sgd, adagrad or rowadagrad (the ones the GPU trains), not $OPTIMIZER" ;;
+esac
 MIN_COUNT=${MIN_COUNT:-5}
 BUDGET=${BUDGET:-}
 SAMPLE=${SAMPLE:-300}
@@ -107,7 +121,8 @@ run() {
   # Each log line goes to stderr as it comes, stamped with the seconds since this run began,
   # so that a run stopped by its timeout (or the caller's) still shows where its time went.
   if ! timeout "$RUN_TIMEOUT" "$EMBED_TRAIN" --corpus "$corpus" --dim "$DIM" --epochs "$EPOCHS" --window 5 --negative 5 \
-    --sample 1e-4 --min-count "$MIN_COUNT" --threads "$THREADS" --seed "$seed" "$@" -o "$file.emb" --metrics "$file.metrics" \
+    --sample 1e-4 --min-count "$MIN_COUNT" --optimizer "$OPTIMIZER" --threads "$THREADS" --seed "$seed" "$@" \
+    -o "$file.emb" --metrics "$file.metrics" \
     2> >(tee "$file.log" | stamp "$name" "$start" >&2); then
     echo "$name: failed or past $RUN_TIMEOUT s: $(tail -2 "$file.log" | tr '\n' ' ')" \
       "last progress: $(grep progress "$file.metrics" 2>/dev/null | tail -1)"
@@ -134,7 +149,8 @@ run() {
 placement() { [[ $DEVICE == cuda ]] && echo "--device cuda $*" || echo "--device cpu"; }
 
 echo
-echo "== skip-gram dim $DIM, $EPOCHS epoch(s), window 5, negative 5, sample 1e-4, min-count $MIN_COUNT, $THREADS threads"
+echo "== skip-gram dim $DIM, $EPOCHS epoch(s), window 5, negative 5, sample 1e-4, min-count $MIN_COUNT, optimizer $OPTIMIZER," \
+  "$THREADS threads"
 printf '%-10s %9s %11s %7s %9s %8s %8s %8s %9s %8s %7s %17s %7s\n' mode budget_GB words/s x_dev resident \
   B/w_h2d B/w_d2h gpu_GB rss_GB loss share10 head/mid/tail wall_s
 first_run=device
@@ -154,9 +170,8 @@ if [[ -n $BUDGET ]]; then
     file=$work/$name-fixed.emb
     rows=$("$GLOVE_CONVERT" --info "$file" | awk '$1 == "rows" {print $2; exit}')
     rm -f "$file"
-    stride=$(((DIM + 15) / 16 * 16))
     echo "   ($name: $rows rows x $DIM dims trained in --gpu-memory $BUDGET; the two f32 host tables take" \
-      "$(gb $((2 * rows * stride * 4))) GB)"
+      "$(gb $((2 * rows * width * 4))) GB)"
     echo "target (issue 36) >= 50000000 rows x 300 dims in at most 16 GB of GPU memory: $rows x $DIM," \
       "$(verdict "$rows >= 50000000 and $DIM >= 300")"
   done
@@ -166,9 +181,8 @@ fi
 # shellcheck disable=SC2046
 run device "$first_seed" $(placement --table device) || die "device placement failed: no table size to take fractions of"
 rows=$("$GLOVE_CONVERT" --info "$work/device.emb" | awk '$1 == "rows" {print $2; exit}')
-stride=$(((DIM + 15) / 16 * 16))
-table_bytes=$((2 * rows * stride * 4))
-echo "   (vocabulary $rows words: the two f32 tables take $(gb "$table_bytes") GB)"
+table_bytes=$((2 * rows * width * 4))
+echo "   (vocabulary $rows words: the two f32 tables take $(gb "$table_bytes") GB, optimizer $OPTIMIZER's state included)"
 rm -f "$work/device.emb"
 # Each budget's two transfers side by side, so that a step cut short by its cap still
 # compares them at the first budget.

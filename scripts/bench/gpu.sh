@@ -21,6 +21,12 @@
 # measured device copy bandwidth (bench-gpu-bandwidth) over that. Host modes also move
 # rows over PCIe: their H2D/D2H rates are printed.
 #
+#   optimizers  skip-gram and CBOW (OPT_MODELS) with each optimizer the GPU trains them with
+#               (OPTIMIZERS: sgd adagrad rowadagrad), each at its starting rate: words/s of one
+#               epoch on the throughput corpus at dim 100 (OPT_DIMS), per mode (OPT_MODES: cpu,
+#               device, host-gather), over sgd's in the same mode (x_sgd); then EPOCHS epochs on
+#               text8-head, seed 1, per mode: analogy and WS-353 (the optimizers with state keep
+#               a row's accumulators beside it, so host placement moves them too).
 #   glove       GloVe (AdaGrad per element, window 10, min-count 5): the co-occurrences of
 #               text8-head written GLOVE_COPIES times with each copy's words suffixed by its
 #               copy number (so the records multiply, not just their counts; repetition alone
@@ -37,7 +43,8 @@
 # Needs a GPU and a CUDA build (BUILD, default build/: embed-train with --metrics, embed-query,
 # bench-gpu-bandwidth); skips with a message without a usable GPU or without $SHARED/data
 # (../shared/data). The device kit (scripts/device-kit.sh) runs it from .device-kit/scripts/bench/.
-# Environment: BUILD, PYTHON (python3), PARTS ("throughput quality glove glove-quality"), GLOVE_COPIES (8),
+# Environment: BUILD, PYTHON (python3), PARTS ("throughput quality glove glove-quality"; optimizers on
+# request), OPT_MODELS ("skipgram cbow"), OPTIMIZERS, OPT_DIMS ("100"), OPT_MODES, GLOVE_COPIES (8),
 # GLOVE_EPOCHS (3), GLOVE_QUALITY_EPOCHS (15), DIMS ("100 300"), WORDS (100000000), THREADS
 # (nproc), SEEDS ("1 2"), EPOCHS (5), MODES ("fasttext cpu device host-gather host-mapped"),
 # SHARED, BENCH_DIR, KEEP=1.
@@ -55,6 +62,10 @@ THREADS=${THREADS:-$(nproc)}
 SEEDS=${SEEDS:-1 2}
 EPOCHS=${EPOCHS:-5}
 MODES=${MODES:-fasttext cpu device host-gather host-mapped}
+OPT_MODELS=${OPT_MODELS:-skipgram cbow}
+OPTIMIZERS=${OPTIMIZERS:-sgd adagrad rowadagrad}
+OPT_DIMS=${OPT_DIMS:-100}
+OPT_MODES=${OPT_MODES:-cpu device host-gather}
 EMBED_TRAIN=$BUILD/embed-train
 EMBED_QUERY=$BUILD/embed-query
 BW=$BUILD/bench-gpu-bandwidth
@@ -116,11 +127,17 @@ mode_args() {
   esac
 }
 
-if has "$PARTS" throughput; then
+# The throughput corpus: text8-head repeated to at least WORDS words, in $work/big.txt
+# ($copies copies, $big_words words).
+make_big() {
   per_copy=$(wc -w <"$data/text8-head.txt")
   copies=$(((WORDS + per_copy - 1) / per_copy))
   for ((i = 0; i < copies; i++)); do cat "$data/text8-head.txt"; echo; done >"$work/big.txt"
   big_words=$((per_copy * copies))
+}
+
+if has "$PARTS" throughput; then
+  make_big
   echo
   echo "== throughput: skip-gram, 1 epoch on text8-head x $copies ($big_words words), $THREADS threads"
   printf '%-12s %5s %14s %9s %9s %9s %14s\n' mode dim words/s wall_s x_cpu x_fasttext roofline_w/s
@@ -163,6 +180,46 @@ if has "$PARTS" quality; then
     done
   done
 fi
+if has "$PARTS" optimizers; then
+  [[ -f $work/big.txt ]] || make_big
+  declare -A opt_cpu=()  # the cpu mode's words/s per model, optimizer and dim
+  for model in $OPT_MODELS; do
+    echo
+    echo "== optimizers: $model, 1 epoch on text8-head x $copies ($big_words words), $THREADS threads"
+    printf '%-12s %-11s %5s %14s %9s %9s %9s\n' mode optimizer dim words/s wall_s x_sgd x_cpu
+    for dim in $OPT_DIMS; do
+      for mode in $OPT_MODES; do
+        declare -A wps=()
+        for optimizer in $OPTIMIZERS; do
+          # shellcheck disable=SC2046
+          run_embed "opt-$model-$mode-$optimizer-$dim" --corpus "$work/big.txt" --model "$model" --optimizer "$optimizer" \
+            --dim "$dim" --epochs 1 --threads "$THREADS" $(mode_args "$mode") ||
+            { echo "$mode $optimizer dim $dim: failed"; continue; }
+          wps[$optimizer]=$epoch_wps
+          [[ $mode != cpu ]] || opt_cpu[$model-$optimizer-$dim]=$epoch_wps
+          cpu_wps=${opt_cpu[$model-$optimizer-$dim]:-}
+          printf '%-12s %-11s %5s %14s %9s %9s %9s\n' "$mode" "$optimizer" "$dim" "$epoch_wps" "$wall" "$(x_mode sgd)" \
+            "$([[ -n $cpu_wps ]] && ratio "$epoch_wps" "$cpu_wps" || echo -)"
+        done
+        unset wps
+      done
+    done
+    echo "-- quality: $model dim 100, $EPOCHS epochs on text8-head, seed 1"
+    for optimizer in $OPTIMIZERS; do
+      for mode in $OPT_MODES; do
+        # shellcheck disable=SC2046
+        run_embed "oq-$model-$mode-$optimizer" --corpus "$data/text8-head.txt" --model "$model" --optimizer "$optimizer" \
+          --epochs "$EPOCHS" --seed 1 --threads "$THREADS" $(mode_args "$mode") ||
+          { echo "$mode $optimizer: failed"; continue; }
+        figures=$(evaluate "$work/oq-$model-$mode-$optimizer.emb" "$work/q.json") || exit 1
+        read -r acc _ _ _ ws _ <<<"$figures"
+        printf '  %-12s %-11s analogy %5.2f%%  ws353 %.3f  last loss %s  %s words/s\n' "$mode" "$optimizer" "$acc" "$ws" \
+          "$cost" "$epoch_wps"
+      done
+    done
+  done
+fi
+
 if has "$PARTS" glove; then
   for ((i = 0; i < GLOVE_COPIES; i++)); do sed "s/\([^ ]\+\)/\1_$i/g" "$data/text8-head.txt"; echo; done >"$work/glove.txt"
   "$EMBED_TRAIN" --corpus "$work/glove.txt" --model glove --window 10 --save-cooc "$work/glove.cooc" --threads "$THREADS" \

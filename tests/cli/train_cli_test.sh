@@ -150,7 +150,8 @@ expect_error "--host-transfer with --table device" 2 "--host-transfer applies to
   "$ET" --corpus "$CORPUS" -o e.emb --device auto --table device --host-transfer mapped
 expect_error "--device cuda with glove and adam" 1 "--optimizer adam trains on the CPU" "$ET" --corpus "$CORPUS" -o e.emb \
   --model glove --optimizer adam --device cuda
-expect_error "--device cuda with skipgram and adam" 1 "skipgram trains with sgd on the GPU; --optimizer adam trains on the CPU" \
+expect_error "--device cuda with skipgram and adam" 1 \
+  "skipgram trains with sgd, adagrad or rowadagrad on the GPU; --optimizer adam trains on the CPU" \
   "$ET" --corpus "$CORPUS" -o e.emb --optimizer adam --device cuda
 expect_error "--device cuda with --pair-negatives" 1 "--pair-negatives trains on the CPU" "$ET" --corpus "$CORPUS" -o e.emb \
   --pair-negatives --device cuda

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # embed-train --device cuda end to end (ctest label "gpu"; exit 77, skipped, where no
-# GPU is usable): device and host placements, both host transfers, f16/bf16 tables, GloVe,
+# GPU is usable): device and host placements, both host transfers, f16/bf16 tables, skip-gram
+# and CBOW with adagrad and rowadagrad, GloVe,
 # out-of-memory advice, and Ctrl-C → checkpoint → --resume on the GPU. Quality is the
 # CPU trainer's within noise: the last epoch's loss on the bundled text8 slice.
 # Usage: gpu_train_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT
@@ -98,6 +99,31 @@ for m in epochs:
     assert 0 < m["gpu_memory"] < 64 * 2**20, m
     assert m["peak_rss"] > 2**20, m
 PY
+
+# Skip-gram and CBOW with an optimizer that keeps state: device placement and host placement
+# with most rows cold (their state travels with them) end near the CPU's loss with the
+# same optimizer; --dtype f16 keeps f32 rows on the GPU for the state, and says so.
+for optimizer in adagrad rowadagrad; do
+  for model in skipgram cbow; do
+    "$ET" "${RUN[@]}" -o "$optimizer-$model-cpu.emb" --model "$model" --optimizer "$optimizer" --device cpu \
+      2> "$optimizer-$model-cpu.log" || bad "$optimizer $model: CPU reference run"
+    for placement in "device" "host --host-transfer gather --gpu-memory 3M"; do
+      name="$optimizer-$model-${placement%% *}"
+      # shellcheck disable=SC2086
+      "$ET" "${RUN[@]}" -o "$name.emb" --model "$model" --optimizer "$optimizer" --device cuda --table $placement \
+        2> "$name.log"
+      check "$name: exit status" "$?" "0"
+      grep -q "training $model on cuda (.*optimizer $optimizer" "$name.log" && ok || bad "$name: $(grep training "$name.log")"
+      within "$(last_loss "$name.log")" "$(last_loss "$optimizer-$model-cpu.log")" 0.05 && ok ||
+        bad "$name: loss $(last_loss "$name.log") vs CPU $(last_loss "$optimizer-$model-cpu.log")"
+    done
+  done
+done
+grep -qE "GPU: [1-9][0-9]?\.[0-9]% of row touches" rowadagrad-skipgram-host.log && ok ||
+  bad "rowadagrad in 3M: some rows copied: $(grep 'epoch 5/5' rowadagrad-skipgram-host.log)"
+"$ET" "${RUN[@]}" -o adagrad-f16.emb --optimizer adagrad --device cuda --dtype f16 2> adagrad-f16.log &&
+  grep -q "keeps f32 rows on the GPU for its state" adagrad-f16.log && ok || bad "adagrad with --dtype f16: $(tail -2 adagrad-f16.log)"
+expect_error "adam on the GPU" 1 "--optimizer adam trains on the CPU" "$ET" "${RUN[@]}" -o e.emb --optimizer adam --device cuda
 
 # GloVe on the GPU: both placements reach the CPU trainer's cost on the same counts and seed.
 GLOVE=(--corpus "$CORPUS" --model glove --dim 50 --epochs 10 --seed 3 --threads 4)

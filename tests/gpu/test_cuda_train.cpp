@@ -11,11 +11,13 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 
 #include "gpu_train_fixtures.h"
 #include "thread_cluster.h"
 #include "train/corpus/corpus.h"
 #include "train/ranks/rank_averaging.h"
+#include "train/word2vec/word2vec_layout.h"
 #include "train/word2vec/word2vec_trainer.h"
 #include "train_fixtures.h"
 
@@ -24,25 +26,31 @@ using namespace embed::test;
 
 namespace {
 
+// `layout`: the tables' rows (Word2vecLayout) when the optimizer keeps state; SGD's plain
+// rows of input.dim() otherwise.
 std::unique_ptr<Word2vecBackend> cuda_backend(Model model, RowMatrix& input, RowMatrix& output, std::size_t window,
                                               std::size_t negatives, unsigned workers, const Placement& placement,
-                                              DType storage = DType::f32, std::uint64_t budget = 0) {
+                                              DType storage = DType::f32, std::uint64_t budget = 0,
+                                              const std::optional<Word2vecLayout>& layout = std::nullopt) {
   GpuTrainShape shape;
   shape.rows = input.rows();
-  shape.dim = input.dim();
+  shape.dim = layout ? layout->dim : input.dim();
   shape.stride = input.stride();
+  shape.state = layout ? layout->state() : 0;
   shape.storage = storage;
   shape.max_inputs_per_window = 2 * window;
   shape.negatives = negatives;
   shape.workers = workers;
   const GpuMemoryPlan plan =
       plan_gpu_memory(shape, placement.options(shape.rows), budget ? budget : default_gpu_budget(the_device.free_memory));
-  return gpu_trainer().make_backend({model, &input, &output, shape, plan, the_device});
+  return gpu_trainer().make_backend(
+      {model, &input, &output, shape, plan, the_device, nullptr, layout ? layout->optimizer : Optimizer::sgd});
 }
 
 // Windows over disjoint rows (so that the GPU's concurrent windows cannot interact),
-// with a repeated input word and a negative equal to the target.
-WindowBatch disjoint_batch(std::size_t windows, std::size_t negatives) {
+// with a repeated input word and a negative equal to the target, and with
+// `repeated_negative` a negative drawn twice.
+WindowBatch disjoint_batch(std::size_t windows, std::size_t negatives, bool repeated_negative = false) {
   WindowBatch b;
   b.learning_rate = 0.05f;
   b.negatives_per_window = negatives;
@@ -52,7 +60,10 @@ WindowBatch disjoint_batch(std::size_t windows, std::size_t negatives) {
     for (std::uint32_t c : {base, base + 1, base + 2, base}) b.inputs.push_back(c);
     b.input_offsets.push_back(static_cast<std::uint32_t>(b.inputs.size()));
     b.targets.push_back(base + 3);
-    for (std::uint32_t k = 0; k < negatives; ++k) b.negatives.push_back(k == 1 ? base + 3 : base + 4 + k);
+    for (std::uint32_t k = 0; k < negatives; ++k) {
+      const std::uint32_t drawn = repeated_negative && k == 3 ? 2 : k;
+      b.negatives.push_back(k == 1 ? base + 3 : base + 4 + drawn);
+    }
   }
   return b;
 }
@@ -94,6 +105,42 @@ TEST_CASE("one batch on the GPU equals the CPU backend's update", "[gpu]") {
         CHECK(max_relative_error(output, cpu_out) < 1e-5);
         CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(1e-5));
         CHECK(gpu_loss.examples == cpu_loss.examples);
+      }
+    }
+  }
+}
+
+TEST_CASE("optimizers with state train one batch on the GPU as the CPU does", "[gpu]") {
+  // Two batches, so that the second steps rows whose state the first left non-zero; a
+  // negative drawn twice steps its row twice (rowadagrad: with the accumulator of
+  // before both, a millionth of its scale off the CPU's).
+  const std::size_t negatives = 5, windows = 40, rows = windows * (4 + negatives);
+  for (Optimizer optimizer : {Optimizer::adagrad, Optimizer::rowadagrad}) {
+    for (Model model : {Model::skipgram, Model::cbow}) {
+      for (std::size_t dim : {100u, 37u}) {
+        for (const Placement& placement : kPlacements) {
+          const Word2vecLayout layout(dim, optimizer);
+          RowMatrix input = make_word2vec_table(rows, layout, true, 1, 1);
+          RowMatrix output = make_word2vec_table(rows, layout, true, 2, 1);
+          RowMatrix cpu_in = copy_of(input), cpu_out = copy_of(output);
+          const WindowBatch batch = disjoint_batch(windows, negatives, true);
+          BatchLoss cpu_loss, gpu_loss;
+          auto cpu = make_word2vec_cpu_backend(model, cpu_in, cpu_out, layout, 1);
+          auto gpu = cuda_backend(model, input, output, 2, negatives, 1, placement, DType::f32, 0, layout);
+          for (int round = 0; round < 2; ++round) {
+            cpu->train(batch, 0, cpu_loss);
+            gpu->train(batch, 0, gpu_loss);
+            gpu->finish(0, gpu_loss);
+          }
+          gpu->copy_tables_to_host();
+          INFO(optimizer_name(optimizer) << ", " << model_name(model) << ", dim " << dim << ", " << placement.name);
+          // Whole rows: the vectors and the state.
+          CHECK(max_relative_error(input, cpu_in) < 1e-5);
+          CHECK(max_relative_error(output, cpu_out) < 1e-5);
+          CHECK(cpu_in.row(0)[layout.padded()] > 0);  // the state the comparison covers has moved
+          CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(1e-5));
+          CHECK(gpu_loss.examples == cpu_loss.examples);
+        }
       }
     }
   }

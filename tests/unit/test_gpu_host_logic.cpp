@@ -16,6 +16,7 @@
 #include "train/gpu/row_locks.h"
 #include "train/gpu/row_remap.h"
 #include "train/gpu/table_traffic.h"
+#include "train/word2vec/word2vec_layout.h"
 #include "train/word2vec/word2vec_trainer.h"
 #include "train_fixtures.h"
 
@@ -41,8 +42,15 @@ WindowBatch sample_batch() {
 // to the rows it touches, gather them, train the copy, add the deltas back.
 class RemappingBackend final : public Word2vecBackend {
  public:
-  RemappingBackend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers = 1)
-      : model_(model), input_(input), output_(output), workers_(workers) {
+  // `layout`: the tables' rows when an optimizer keeps state beside the vector (its state
+  // travels with the rows), else SGD's plain rows of input.dim().
+  RemappingBackend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers = 1,
+                   std::optional<Word2vecLayout> layout = std::nullopt)
+      : model_(model),
+        input_(input),
+        output_(output),
+        layout_(layout.value_or(Word2vecLayout(input.dim(), Optimizer::sgd))),
+        workers_(workers) {
     for (Worker& w : workers_) w.remapper.emplace(input.rows(), 0);
   }
   std::string name() const override { return "remapping"; }
@@ -54,7 +62,7 @@ class RemappingBackend final : public Word2vecBackend {
     gather_rows(input_, w.local.input_rows, DType::f32, in.data());
     gather_rows(output_, w.local.output_rows, DType::f32, out.data());
     const RowMatrix in_before = copy_of(in), out_before = copy_of(out);
-    make_word2vec_cpu_backend(model_, in, out, 1)->train(w.local.batch, 0, loss);
+    make_word2vec_cpu_backend(model_, in, out, layout_, 1)->train(w.local.batch, 0, loss);
     scatter_deltas(input_, w.local.input_rows, DType::f32, in.data(), in_before.data());
     scatter_deltas(output_, w.local.output_rows, DType::f32, out.data(), out_before.data());
     ++batches_;
@@ -73,6 +81,7 @@ class RemappingBackend final : public Word2vecBackend {
   Model model_;
   RowMatrix& input_;
   RowMatrix& output_;
+  Word2vecLayout layout_;
   std::vector<Worker> workers_;
 };
 
@@ -149,6 +158,29 @@ TEST_CASE("gathered rows trained and written back as deltas equal training in pl
     REQUIRE(max_relative_error(output, direct_out) < 1e-5);
     REQUIRE(remapped_loss.sum == Approx(direct_loss.sum).epsilon(1e-6));
     REQUIRE(remapped_loss.examples == direct_loss.examples);
+  }
+}
+
+TEST_CASE("an optimizer's state travels with the gathered rows and comes back in their deltas", "[gpu-host]") {
+  for (Optimizer optimizer : {Optimizer::adagrad, Optimizer::rowadagrad}) {
+    for (Model model : {Model::skipgram, Model::cbow}) {
+      const Word2vecLayout layout(20, optimizer);
+      RowMatrix input = make_word2vec_table(10, layout, true, 1, 1);
+      RowMatrix output = make_word2vec_table(10, layout, true, 2, 1);
+      RowMatrix direct_in = copy_of(input), direct_out = copy_of(output);
+      BatchLoss direct_loss, remapped_loss;
+      auto direct = make_word2vec_cpu_backend(model, direct_in, direct_out, layout, 1);
+      RemappingBackend remapping(model, input, output, 1, layout);
+      for (int round = 0; round < 2; ++round) {  // the second batch steps rows with state
+        direct->train(sample_batch(), 0, direct_loss);
+        remapping.train(sample_batch(), 0, remapped_loss);
+      }
+      INFO(optimizer_name(optimizer) << ", " << model_name(model));
+      REQUIRE(direct_in.row(7)[layout.padded()] > 0);  // row 7 is an input of both windows
+      REQUIRE(max_relative_error(input, direct_in) < 1e-5);
+      REQUIRE(max_relative_error(output, direct_out) < 1e-5);
+      REQUIRE(remapped_loss.sum == Approx(direct_loss.sum).epsilon(1e-6));
+    }
   }
 }
 
@@ -381,6 +413,21 @@ TEST_CASE("a GPU memory plan that cannot fit names the sizes and what to change"
   REQUIRE_ERROR_CONTAINS(plan_gpu_memory(shape_of(2000000, 128, 64), options, 8 * MB),
                          "--table host: 64 workers' batches need at least");
   REQUIRE_ERROR_CONTAINS(plan_gpu_memory(shape_of(2000000, 128, 64), options, 8 * MB), "lower --threads");
+  // An optimizer's state is counted with the rows (adagrad's doubles them), and the
+  // refusal says how to make it smaller.
+  GpuTrainShape adagrad = shape_of(2000000, 128, 16);
+  adagrad.state = 128;
+  adagrad.stride = 256;
+  adagrad.smaller_state = "; --optimizer rowadagrad keeps 16 floats of state per row where adagrad keeps 128";
+  options.table = TablePlacement::device;
+  REQUIRE(plan_gpu_memory(shape_of(2000000, 128, 16), options, 2560 * MB).placement == TablePlacement::device);
+  REQUIRE_ERROR_CONTAINS(plan_gpu_memory(adagrad, options, 2560 * MB),
+                         "the two f32 tables (2000000 rows x 128 dims with 128 floats of optimizer state per row)");
+  REQUIRE_ERROR_CONTAINS(plan_gpu_memory(adagrad, options, 2560 * MB), "--optimizer rowadagrad keeps 16 floats");
+  options.table = TablePlacement::automatic;
+  const GpuMemoryPlan host = plan_gpu_memory(adagrad, options, 1536 * MB);
+  REQUIRE(host.placement == TablePlacement::host);
+  REQUIRE(host.table_bytes == 2ull * host.hot_rows * 256 * 4);
 }
 
 TEST_CASE("table placement and host transfer names round-trip", "[gpu-host]") {

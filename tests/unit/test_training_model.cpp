@@ -45,8 +45,12 @@ TEST_CASE("options and optimizers apply to the models that take them", "[train][
   for (const Model model : {Model::skipgram, Model::cbow, Model::glove}) {
     for (const OptimizerSpec& spec : optimizers()) CHECK(training_model(model).supports(spec.optimizer));
   }
-  CHECK(training_model(Model::skipgram).gpu_trains(Optimizer::sgd));
-  CHECK_FALSE(training_model(Model::skipgram).gpu_trains(Optimizer::adagrad));
+  for (const Model model : {Model::skipgram, Model::cbow, Model::glove}) {
+    CHECK(training_model(model).gpu_trains(Optimizer::sgd));
+    CHECK(training_model(model).gpu_trains(Optimizer::adagrad));
+    CHECK(training_model(model).gpu_trains(Optimizer::rowadagrad));
+    CHECK_FALSE(training_model(model).gpu_trains(Optimizer::adamw));
+  }
   CHECK(training_model(Model::glove).gpu_trains(Optimizer::adagrad));
   CHECK_FALSE(training_model(Model::glove).gpu_trains(Optimizer::adam));
   TrainSettings adam;
@@ -54,7 +58,8 @@ TEST_CASE("options and optimizers apply to the models that take them", "[train][
   adam.optimizer = Optimizer::adam;
   CHECK_FALSE(training_model(Model::glove).gpu_refusal(adam).empty());
   adam.model = Model::cbow;
-  CHECK(training_model(Model::cbow).gpu_refusal(adam) == "cbow trains with sgd on the GPU; --optimizer adam trains on the CPU");
+  CHECK(training_model(Model::cbow).gpu_refusal(adam) ==
+        "cbow trains with sgd, adagrad or rowadagrad on the GPU; --optimizer adam trains on the CPU");
   CHECK(training_model(Model::skipgram).gpu_refusal(TrainSettings{}).empty());
 }
 
@@ -85,7 +90,9 @@ TEST_CASE("each model starts an optimizer at its own rate, or the registry's", "
   const std::string help = optimizer_help();
   CHECK_THAT(help,
              Catch::Matchers::Contains("adam (skipgram, cbow and glove; lr 0.01 for skipgram and cbow, 0.003 for glove; CPU)"));
-  CHECK_THAT(help, Catch::Matchers::Contains("on the GPU for glove only"));
+  // The optimizers every model trains on the GPU say nothing of devices.
+  CHECK_THAT(help, Catch::Matchers::Contains("rowadagrad (skipgram, cbow and glove; lr 0.25 for skipgram, 0.15 for cbow, 0.05 "
+                                             "for glove): one accumulator"));
 }
 
 TEST_CASE("resolve_train_command fills in the model's defaults and keeps what was given", "[train][options]") {

@@ -3,8 +3,9 @@
 // each row. Its update rule (the arithmetic, once for the CPU and the GPU) is a struct in
 // update_rules.h; which models take it, each model's supports() (training_model.h), and
 // each model's starting_lr may start it at another rate than the one here (GloVe's):
-//   skipgram, cbow  every one on the CPU, sgd on the GPU (sgd by default: word2vec's,
-//                   the learning rate falling linearly to lr × 1e-4, as it does for all)
+//   skipgram, cbow  every one on the CPU, the concurrent ones on the GPU (sgd by default:
+//                   word2vec's, the learning rate falling linearly to lr × 1e-4, as it
+//                   does for all)
 //   glove           every one on the CPU, the concurrent ones on the GPU (adagrad,
 //                   Stanford GloVe's, by default)
 // A new optimizer is its rule struct, its enumerator and one entry in kOptimizers

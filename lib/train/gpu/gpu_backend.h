@@ -23,25 +23,26 @@ struct GpuBackendRequest {
   Model model = Model::skipgram;
   RowMatrix* input = nullptr;   // the host tables: trained in place (host placement) or
   RowMatrix* output = nullptr;  // copied to the device and back (device placement)
-  GpuTrainShape shape;
+  GpuTrainShape shape;          // with an optimizer that keeps state: f32 storage, rows of vector then state
   GpuMemoryPlan plan;
   GpuDevice device;
-  TableTraffic* traffic = nullptr;  // the run's counters, or none
+  TableTraffic* traffic = nullptr;       // the run's counters, or none
+  Optimizer optimizer = Optimizer::sgd;  // one whose rule is concurrent (supports_on_gpu)
 };
 
 struct GloveGpuRequest {
-  RowMatrix* words = nullptr;                                       // W and W̃ on the host (GloveLayout rows), trained in place
-  RowMatrix* contexts = nullptr;                                    // or copied to the device and back, as for word2vec
-  GloveLayout layout{0, Optimizer::adagrad};  // its optimizer: one whose rule is concurrent (supports_glove_on_gpu)
+  RowMatrix* words = nullptr;                 // W and W̃ on the host (GloveLayout rows), trained in place
+  RowMatrix* contexts = nullptr;              // or copied to the device and back, as for word2vec
+  GloveLayout layout{0, Optimizer::adagrad};  // its optimizer: one whose rule is concurrent (supports_on_gpu)
   GpuMemoryPlan plan;
   GpuDevice device;
   TableTraffic* traffic = nullptr;  // the run's counters, or none
 };
 
-// GloVe's kernels update rows from many records at once with atomic adds, so they take
-// the rules whose state atomic adds can keep (not Adam's: its per-row step counts are a
-// product that concurrent updates cannot share without losing steps).
-inline bool supports_glove_on_gpu(Optimizer optimizer) { return optimizer_spec(optimizer).concurrent; }
+// The kernels update rows from many records or windows at once with atomic adds, so they
+// take the rules whose state atomic adds can keep (not Adam's: its per-row step counts
+// are a product that concurrent updates cannot share without losing steps).
+inline bool supports_on_gpu(Optimizer optimizer) { return optimizer_spec(optimizer).concurrent; }
 
 struct GpuTrainer {
   // Device `ordinal` (--gpu) made current, when it is usable; nullopt with the reason

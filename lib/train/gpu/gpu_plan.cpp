@@ -156,10 +156,11 @@ GpuMemoryPlan plan_gpu_memory(const GpuTrainShape& shape, const GpuOptions& opti
   };
   const HotRowCost hot_cost{std::uint64_t{shape.stride} * dtype_size(shape.storage),
                             shape.storage == DType::f32 ? 0 : std::uint64_t{shape.stride} * sizeof(float)};
+  const std::string state = shape.state == 0 ? "" : fmt::format(" with {} floats of optimizer state per row", shape.state);
   return choose_plan(
       sized, hot_cost, kGpuBatchWords, kMinBatchWords, shape.workers,
-      fmt::format("the two {} tables ({} rows x {} dims)", vector_dtype_name(shape.storage), shape.rows, shape.dim), options,
-      budget);
+      fmt::format("the two {} tables ({} rows x {} dims{})", vector_dtype_name(shape.storage), shape.rows, shape.dim, state),
+      options, budget, shape.smaller_state);
 }
 
 GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions& options, std::uint64_t budget) {

@@ -55,11 +55,13 @@ struct GpuOptions {
 struct GpuTrainShape {
   std::size_t rows = 0;  // vocabulary size (rows of each table)
   std::size_t dim = 0;
-  std::size_t stride = 0;  // floats per row, padded (RowMatrix::stride_for)
+  std::size_t stride = 0;  // floats per row: the vector padded (RowMatrix::stride_for), then the state
+  std::size_t state = 0;   // of which the optimizer's state (Word2vecLayout; f32 storage only)
   DType storage = DType::f32;
   std::size_t max_inputs_per_window = 0;  // 2 × window
   std::size_t negatives = 0;
   unsigned workers = 1;
+  std::string smaller_state = {};  // as GloveGpuShape's
 };
 
 // GloVe's tables: f32 rows of vector, bias and optimizer state (GloveLayout::width).

@@ -65,11 +65,12 @@ class Word2vecModel final : public TrainingModel {
     s.pair_negatives = pair_negatives == 1;
     return s.negative <= 60 && pair_negatives <= 1 && (model_ == Model::skipgram || pair_negatives == 0);
   }
-  bool gpu_trains(Optimizer optimizer) const override { return optimizer == Optimizer::sgd; }
+  bool gpu_trains(Optimizer optimizer) const override { return supports_on_gpu(optimizer); }
   std::string gpu_refusal(const TrainSettings& s) const override {
     if (s.pair_negatives) return "--pair-negatives trains on the CPU: the GPU kernels share a window's negatives";
     if (!gpu_trains(s.optimizer)) {
-      return fmt::format("{} trains with sgd on the GPU; --optimizer {} trains on the CPU", name(), optimizer_name(s.optimizer));
+      return fmt::format("{} trains with sgd, adagrad or rowadagrad on the GPU; --optimizer {} trains on the CPU", name(),
+                         optimizer_name(s.optimizer));
     }
     return "";
   }
@@ -126,11 +127,25 @@ class Word2vecModel final : public TrainingModel {
   // The GPU backend for `run` on context.gpu, within the budget.
   static std::unique_ptr<Word2vecBackend> gpu_backend(TrainingRun& run, const TrainContext& context) {
     const TrainSettings& s = run.settings;
+    const Word2vecLayout layout(s);
     GpuTrainShape shape;
     shape.rows = run.input.rows();
     shape.dim = s.dim;
     shape.stride = run.input.stride();
-    shape.storage = run.output.dtype;
+    shape.state = layout.state();
+    // The optimizer's state needs f32: the rows stay f32 on the GPU, whatever --dtype
+    // says of the vectors written.
+    shape.storage = shape.state == 0 ? run.output.dtype : DType::f32;
+    if (shape.state > 0 && run.output.dtype != DType::f32) {
+      spdlog::info("--optimizer {} keeps f32 rows on the GPU for its state; --dtype {} applies to the vectors written",
+                   optimizer_name(s.optimizer), vector_dtype_name(run.output.dtype));
+    }
+    // Row-wise AdaGrad is the way to a smaller table: say so where a plan is refused.
+    const std::size_t row_state = optimizer_spec(Optimizer::rowadagrad).state_floats(layout.padded());
+    if (shape.state > row_state) {
+      shape.smaller_state = fmt::format("; --optimizer rowadagrad keeps {} floats of state per row where {} keeps {}", row_state,
+                                        optimizer_name(s.optimizer), shape.state);
+    }
     shape.max_inputs_per_window = 2 * s.window;
     shape.negatives = s.negative;
     shape.workers = s.threads;
@@ -140,7 +155,8 @@ class Word2vecModel final : public TrainingModel {
                               shape,
                               plan_gpu_memory(shape, context.gpu_options, context.gpu_budget),
                               *context.gpu,
-                              context.gpu_traffic};
+                              context.gpu_traffic,
+                              s.optimizer};
     explain_placement(context.gpu_options, request.plan, 2 * shape.rows * shape.stride * dtype_size(shape.storage),
                       context.gpu_budget);
     return context.gpu_trainer->make_backend(request);
