@@ -99,6 +99,21 @@ int main(int argc, char** argv) {
                           "draw --negative negatives for every (context, centre word) pair, as word2vec and gensim do, "
                           "instead of sharing a window's among its context words: 0.05-0.25 points more analogy accuracy in "
                           "bench/RESULTS.md, 1.6x the time (CPU)"));
+  app.add_flag("--subwords", s.subwords,
+               for_models("--subwords",
+                          "fastText's model: a word's input vector is the average of its row and its character n-grams' "
+                          "rows (hashed into --buckets rows), so words outside the vocabulary get vectors; the .emb keeps "
+                          "the n-gram rows (CPU)"));
+  app.add_option("--minn", s.minn, for_models("--minn", "with --subwords: the shortest n-gram, in characters (fastText's -minn)"))
+      ->check(whole_range(embed::kNgramLengthRange))
+      ->capture_default_str();
+  app.add_option("--maxn", s.maxn, for_models("--maxn", "with --subwords: the longest n-gram, in characters (fastText's -maxn)"))
+      ->check(whole_range(embed::kNgramLengthRange))
+      ->capture_default_str();
+  app.add_option("--buckets", s.buckets,
+                 for_models("--buckets", "with --subwords: rows the n-grams are hashed into (fastText's -bucket)"))
+      ->check(whole_range(embed::kBucketsRange))
+      ->capture_default_str();
   app.add_option("--x-max", s.x_max, for_models("--x-max", "counts above this weigh fully in the loss"))
       ->check(range(embed::kXMaxRange))
       ->capture_default_str();

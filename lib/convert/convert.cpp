@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "format/emb_writer.h"
+#include "text/fasttext_writer.h"
 #include "text/foreign_extension.h"
 #include "text/projector_writer.h"
 #include "vectors/load.h"
@@ -49,8 +50,9 @@ VectorFormat choose_output_format(const ConvertOptions& options) {
   if (to == VectorFormat::projector && options.output == "-") {
     fail_usage("--to projector writes three files into a directory; standard output (-o -) cannot hold them: give -o DIR");
   }
-  if (options.subwords && to != VectorFormat::emb) {
-    fail("--subwords keeps a fastText model's n-gram buckets in .emb output; {} output cannot hold them", format_name(to));
+  if (options.subwords && to != VectorFormat::emb && to != VectorFormat::fasttext_bin) {
+    fail("--subwords keeps a fastText model's n-gram buckets in .emb or fasttext-bin output; {} output cannot hold them",
+         format_name(to));
   }
   if (options.dtype && to != VectorFormat::emb) {
     fail("--dtype applies to .emb output; {} output is always written from f32 values", format_name(to));
@@ -119,10 +121,12 @@ std::size_t write_emb_output(LoadedVectors& loaded, const ConvertOptions& option
   return stream->zero_rows();
 }
 
-// Any other output: the plain formats' writers (the registry's), or the projector's
-// directory. Returns the rows of zero length (--normalize).
+// Any other output: the plain formats' writers (the registry's), the projector's
+// directory, or a fastText model (with `subwords`' buckets when the input had them).
+// Returns the rows of zero length (--normalize).
 std::size_t write_rows_output(EmbeddingTable& table, const ConvertOptions& options, const std::string& input_name,
-                              const VectorFormatSpec& output_format, ProjectorOutput* projector, AtomicOutput* out) {
+                              const VectorFormatSpec& output_format, ProjectorOutput* projector, AtomicOutput* out,
+                              const SubwordTable* subwords) {
   index_words(table, input_name);  // rejects duplicate words, naming both lines
   std::size_t zero_rows = 0;
   if (options.normalize) zero_rows = normalize_rows(table.values, table.dim, options.threads);
@@ -134,6 +138,8 @@ std::size_t write_rows_output(EmbeddingTable& table, const ConvertOptions& optio
           table.rows(), kProjectorComfortableRows);
     }
     projector->write(table, projector_tensor_name(options.input), options.threads);
+  } else if (output_format.format == VectorFormat::fasttext_bin) {
+    write_fasttext_model(table, subwords, {}, FastTextWriteArgs{}, *out, options.output);
   } else {
     output_format.write(table, options.threads, *out);
   }
@@ -180,8 +186,9 @@ void convert(const ConvertOptions& options) {
     fail("{}: --subwords reads a fastText model's n-gram buckets (fasttext-bin input); this input is {}", input_name,
          format_name(from));
   }
-  // An .emb's subwords go on into .emb output as they are (in the output's dtype).
-  load.subwords = options.subwords || (from == VectorFormat::emb && to == VectorFormat::emb);
+  // An .emb's subwords go on into .emb output as they are (in the output's dtype), and a
+  // fastText model's into fastText output.
+  load.subwords = options.subwords || (from == VectorFormat::emb && to == VectorFormat::emb) || to == VectorFormat::fasttext_bin;
   spdlog::debug("input {}: {}{}{}, output {}: {}, {} threads", input_name, format_name(from), options.from ? "" : " (detected)",
                 in.compressed() ? ", gzip" : "", options.output == "-" ? "<stdout>" : options.output, format_name(to),
                 options.threads);
@@ -205,10 +212,10 @@ void convert(const ConvertOptions& options) {
   check_loaded(loaded, options, keep, input_name, to);
   EmbeddingTable& table = loaded.table;
   const DType dtype = options.dtype.value_or(loaded.dtype.value_or(DType::f32));
-  const std::size_t zero_rows = to == VectorFormat::emb
-                                    ? write_emb_output(loaded, options, dtype, input_name, emb, stream, *out)
-                                    : write_rows_output(table, options, input_name, output_format,
-                                                        projector ? &*projector : nullptr, out ? &*out : nullptr);
+  const std::size_t zero_rows =
+      to == VectorFormat::emb ? write_emb_output(loaded, options, dtype, input_name, emb, stream, *out)
+                              : write_rows_output(table, options, input_name, output_format, projector ? &*projector : nullptr,
+                                                  out ? &*out : nullptr, loaded.subwords ? &*loaded.subwords : nullptr);
   if (zero_rows) spdlog::warn("{} of zero length {} zero", counted(zero_rows, "row"), zero_rows == 1 ? "stays" : "stay");
   spdlog::debug("wrote the rest in {:.2f} s",
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - loaded_at).count());

@@ -26,6 +26,11 @@ SubwordTable::SubwordTable(SubwordSettings settings, std::size_t dim, FloatBuffe
   owner_ = std::move(owned);
 }
 
+SubwordTable::SubwordTable(SubwordSettings settings, std::size_t dim, std::span<const float> rows)
+    : settings_(settings), dim_(dim), dtype_(DType::f32), bytes_(std::as_bytes(rows)) {
+  EMBED_ASSERT(rows.size() == settings.buckets * dim);
+}
+
 std::optional<SubwordTable> SubwordTable::from_emb(const EmbFile& file, bool copy) {
   const safetensors::TensorInfo* info = nullptr;
   for (const auto& t : file.tensors()) {
@@ -41,15 +46,15 @@ std::optional<SubwordTable> SubwordTable::from_emb(const EmbFile& file, bool cop
   SubwordTable table;
   const std::uint64_t minn = file.metadata_count(kMinnKey), maxn = file.metadata_count(kMaxnKey);
   if (maxn == 0 || maxn > kMaxNgramLength || minn > maxn) {
-    fail("{}: __metadata__ gives n-grams of {} to {} characters; expected 0 <= minn <= maxn, 1 <= maxn <= {}", file.name(),
-         minn, maxn, kMaxNgramLength);
+    fail("{}: __metadata__ gives n-grams of {} to {} characters; expected 0 <= minn <= maxn, 1 <= maxn <= {}", file.name(), minn,
+         maxn, kMaxNgramLength);
   }
   table.settings_ = {static_cast<std::uint32_t>(minn), static_cast<std::uint32_t>(maxn), file.metadata_count(kBucketsKey)};
   table.dim_ = file.dim();
   table.dtype_ = info->dtype;
   if (!is_vector_dtype(info->dtype) || table.settings_.buckets == 0) {
-    fail("{}: tensor \"{}\" is {}, expected F32, F16 or BF16 [{}, {}] (subwords.bucket_count, dim)", file.name(),
-         kSubwordTensor, dtype_name(info->dtype), table.settings_.buckets, file.dim());
+    fail("{}: tensor \"{}\" is {}, expected F32, F16 or BF16 [{}, {}] (subwords.bucket_count, dim)", file.name(), kSubwordTensor,
+         dtype_name(info->dtype), table.settings_.buckets, file.dim());
   }
   table.bytes_ = *file.find_tensor(kSubwordTensor, info->dtype, {table.settings_.buckets, file.dim()});
   if (copy) {
@@ -109,8 +114,8 @@ std::shared_ptr<const void> SubwordTable::add_to_emb(DType dtype, EmbWriteOption
   std::size_t overflow = 0;
   auto owned = std::make_shared<std::vector<std::uint16_t>>(narrow_to_half(values, dtype, options.threads, overflow));
   if (overflow != values.size()) {
-    fail("{}: subword bucket {}: {} is outside the range of {}; store as {}", options.source, overflow / dim_,
-         values[overflow], half_range_name(dtype), dtype == DType::f16 ? "bf16 or f32" : "f32");
+    fail("{}: subword bucket {}: {} is outside the range of {}; store as {}", options.source, overflow / dim_, values[overflow],
+         half_range_name(dtype), dtype == DType::f16 ? "bf16 or f32" : "f32");
   }
   tensor.bytes = std::as_bytes(std::span<const std::uint16_t>(*owned));
   options.extra_tensors.push_back(tensor);

@@ -24,6 +24,8 @@ class SubwordTable {
   SubwordTable() = default;
   // Owns `rows` (settings.buckets × dim f32 values, row-major).
   SubwordTable(SubwordSettings settings, std::size_t dim, FloatBuffer rows);
+  // Views `rows` (the same shape), which must outlive the table.
+  SubwordTable(SubwordSettings settings, std::size_t dim, std::span<const float> rows);
   // The table an .emb holds, or nullopt when it has none. The rows stay in the file's
   // mapping (`file` must outlive the table) unless `copy`. Throws embed::Error for a
   // malformed table (shape, dtype or settings that disagree).
@@ -48,8 +50,8 @@ class SubwordTable {
   SubwordSettings settings_;
   std::size_t dim_ = 0;
   DType dtype_ = DType::f32;
-  std::span<const std::byte> bytes_;    // buckets × dim values of dtype_
-  std::shared_ptr<const void> owner_;   // the bytes when the table owns them
+  std::span<const std::byte> bytes_;   // buckets × dim values of dtype_
+  std::shared_ptr<const void> owner_;  // the bytes when the table owns them
 };
 
 }  // namespace embed

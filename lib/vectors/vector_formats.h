@@ -59,8 +59,9 @@ struct VectorFormatSpec {
   VectorDetector detect = nullptr;
   DetectStage detect_stage = DetectStage::text;
   // The plain formats' writer: one stream, every row as it is. nullptr for a format that
-  // is read only (fasttext-bin) or written by convert itself: emb (dtype, subwords and an
-  // index travel with the rows) and projector (a directory of three files).
+  // is read only or written by convert itself: emb (dtype, subwords and an index travel
+  // with the rows), fasttext-bin (subwords travel too) and projector (a directory of
+  // three files).
   VectorWriter write = nullptr;
   bool writable = false;  // --to accepts it
   bool binary = false;    // raw bytes: refused on a terminal

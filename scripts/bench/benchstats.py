@@ -396,6 +396,66 @@ def eval_figures(json_path: str) -> list:
     return [accuracy, a["correct"], a["answered"], a["questions"], w["spearman"], d["restrict"]]
 
 
+def _ranks(values: list) -> list:
+    """1-based ranks, ties given the mean of their ranks (as scipy's rankdata)."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman(x: list, y: list) -> float:
+    """Spearman's rank correlation: Pearson's of the ranks (ties averaged), as scipy's."""
+    if len(x) != len(y) or len(x) < 2:
+        raise BenchError(f"spearman needs two equal lists of at least 2 values, not {len(x)} and {len(y)}")
+    rx, ry = _ranks(x), _ranks(y)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    vx = sum((a - mx) ** 2 for a in rx)
+    vy = sum((b - my) ** 2 for b in ry)
+    if vx == 0 or vy == 0:
+        raise BenchError("spearman of a constant list")
+    return cov / math.sqrt(vx * vy)
+
+
+def pairs_spearman(gold_path: str, answers_path: str) -> str:
+    """Spearman between a word-pair file's scores ("w1<TAB>w2<TAB>score", # comments) and a
+    model's similarities for the same pairs (embed-query --format tsv: "w1<TAB>w2<TAB>sim"),
+    matched by the pair; every gold pair must be answered. "SPEARMAN PAIRS"."""
+    gold = []
+    for line in read_log(gold_path).splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        w1, w2, score = line.split("\t")[:3]
+        gold.append((w1, w2, float(score)))
+    answers = {}
+    for line in read_log(answers_path).splitlines():
+        fields = line.split("\t")
+        if len(fields) == 3:
+            answers[(fields[0], fields[1])] = float(fields[2])
+    missing = [f"{w1} {w2}" for w1, w2, _ in gold if (w1, w2) not in answers]
+    if missing:
+        raise BenchError(f"{len(missing)} pairs unanswered in {answers_path}, such as {missing[0]}")
+    value = spearman([g for _, _, g in gold], [answers[(w1, w2)] for w1, w2, _ in gold])
+    return f"{value:.4f} {len(gold)}"
+
+
+def fasttext_rate(log_path: str, threads: int) -> str:
+    """fastText's training words/s: the last "words/sec/thread: N" of its progress output
+    (carriage returns between updates) times the threads."""
+    found = re.findall(r"words/sec/thread:\s*([0-9]+)", read_log(log_path))
+    if not found:
+        raise BenchError(f"no words/sec/thread in {log_path}")
+    return str(int(found[-1]) * threads)
+
+
 # ---- embed-train's logs -----------------------------------------------------------------------
 
 
@@ -773,6 +833,13 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("metrics", nargs="+", help="METRICS_A METRICS_B [...]")
     command("eval", lambda a: " ".join(map(str, eval_figures(a.json))),
             "accuracy correct answered questions spearman restrict").add_argument("json")
+    s = command("pairs-spearman", lambda a: pairs_spearman(a.gold, a.answers),
+                "Spearman of a word-pair file against a model's similarities: SPEARMAN PAIRS")
+    s.add_argument("gold")
+    s.add_argument("answers")
+    s = command("fasttext-rate", lambda a: fasttext_rate(a.log, a.threads), "fastText's training words/s from its log")
+    s.add_argument("log")
+    s.add_argument("threads", type=int)
     command("glove-count", lambda a: assignments(glove_count_figures(a.log)),
             "GloVe's counting figures, as shell assignments").add_argument("log")
     s = command("glove-run", lambda a: assignments(glove_run_figures(a.log, a.metrics, a.wall)),

@@ -265,6 +265,27 @@ class Logs(TempFiles):
         none_answered = dict(EVAL_JSON, analogies=dict(EVAL_JSON["analogies"], accuracy=None, answered=0))
         self.assertEqual(bs.eval_figures(self.file("n.json", json.dumps(none_answered)))[0], 0)
 
+    def test_spearman_ranks_ties_as_scipy(self):
+        # scipy.stats.spearmanr([1, 2, 2, 3], [10, 20, 30, 40]) = 0.9486832980505139
+        self.assertAlmostEqual(bs.spearman([1, 2, 2, 3], [10, 20, 30, 40]), 0.9486832980505139, places=12)
+        self.assertAlmostEqual(bs.spearman([1, 2, 3], [3, 2, 1]), -1.0, places=12)
+        with self.assertRaises(bs.BenchError):
+            bs.spearman([1, 1, 1], [1, 2, 3])
+
+    def test_pairs_spearman_matches_pairs_and_needs_every_one(self):
+        gold = self.file("g.tsv", "# header\nlove\tsex\t6.77\ntiger\tcat\t7.35\nbook\tpaper\t7.46\n")
+        answers = self.file("a.tsv", "tiger\tcat\t0.5\nlove\tsex\t0.2\nbook\tpaper\t0.9\n")
+        self.assertEqual(bs.pairs_spearman(gold, answers), "1.0000 3")
+        with self.assertRaises(bs.BenchError):
+            bs.pairs_spearman(gold, self.file("b.tsv", "tiger\tcat\t0.5\n"))
+
+    def test_fasttext_rate_takes_the_last_progress_line(self):
+        log = self.file("f.log", "Read 1M words\rProgress:  50.0% words/sec/thread:   70000 lr: 0.02\r"
+                                 "Progress: 100.0% words/sec/thread:   77324 lr:  0.000000 avg.loss:  2.62\n")
+        self.assertEqual(bs.fasttext_rate(log, 2), "154648")
+        with self.assertRaises(bs.BenchError):
+            bs.fasttext_rate(self.file("e.log", "Read 1M words\n"), 2)
+
     def test_glove_count_figures(self):
         self.assertEqual(bs.glove_count_figures(self.file("g.log", GLOVE_LOG)),
                          {"pairs": "3551890", "count_s": "0.02", "merge_s": "0.05", "spilled": "0", "coocs": "966938"})

@@ -125,7 +125,7 @@ info=$("$GC" --info ft.emb) && [[ $info == *"rows        5"* ]] && check "no --s
 check "subwords kept into .emb" "$("$GC" --info ftsa.emb | grep -c 'subwords.buckets   BF16')" 1
 "$GC" fts.emb -o fts.txt 2> err.txt
 grep -q "fts.emb: its subword n-gram buckets are dropped: glove output" err.txt && ok || bad "subwords dropped: no warning"
-expect_error "--subwords, text output" 1 "--subwords keeps a fastText model's n-gram buckets in .emb output; glove output" \
+expect_error "--subwords, text output" 1 "--subwords keeps a fastText model's n-gram buckets in .emb or fasttext-bin output; glove output" \
   -- "$GC" --subwords ft.bin -o x.txt
 expect_error "--subwords, text input" 1 "fts.txt: --subwords reads a fastText model's n-gram buckets (fasttext-bin input); this input is glove" \
   -- "$GC" --subwords fts.txt -o x.emb

@@ -54,6 +54,15 @@ for n in 2 3; do
   cd .. || exit 1
 done
 
+# --- subwords: the input table has the buckets' rows after the vocabulary's, shared too ---
+mkdir sub && cd sub || exit 1
+"${MPIRUN[@]}" 2 "$ET" --corpus ../corpus.txt -o s.emb "${FAST[@]}" --subwords --buckets 5000 --sync-interval 0.02 \
+  > out.txt 2> err.txt
+check "mpirun -np 2 trains with --subwords" "$?" "0"
+"$GC" --info s.emb | grep -q "subwords.bucket_count = 5000" && ok || bad "-np 2 --subwords: the .emb has its buckets"
+"$EQ" s.emb anarchismo -k 3 | grep -q "\[oov: anarchismo\]" && ok || bad "-np 2 --subwords: answers a word outside the vocabulary"
+cd .. || exit 1
+
 # --- planted topics: ten groups of 8 words that only meet their own group ---
 # Ten groups, not two: two are told apart by any model (2 dims, 1 negative, 1 epoch found
 # 50 of 50). Measured on 2 cores (2026-11-26), of 50: dim 16, 3 epochs, seeds 1-3: 50, 50,

@@ -22,7 +22,7 @@ check "vectors.tsv: no word column" "$(awk -F'\t' '{print NF}' proj/vectors.tsv 
 check "config" "$(tr '\n' ' ' < proj/projector_config.pbtxt)" \
   'embeddings {   tensor_name: "glove"   tensor_path: "vectors.tsv"   metadata_path: "metadata.tsv"   tensor_shape: 4   tensor_shape: 3 } '
 "$GC" -q glove.txt -o slash/ && [[ -s slash/vectors.tsv ]] && ok || bad "-o DIR/ means --to projector"
-"$GC" --help | grep -q 'emb,glove,w2v-text,w2v-bin,projector' && ok || bad "--help lists projector"
+"$GC" --help | grep -q 'emb,glove,w2v-text,w2v-bin,fasttext-bin,projector' && ok || bad "--help lists projector"
 
 # --- counts (fastText model -> .emb, as embed-train writes them): two columns and a header ---
 python3 "$cli_dir/make_fasttext_model.py" ft.bin

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Interop test: glove-convert and embed-query on a fastText model (.bin) against the
-# fastText CLI and gensim (fasttext_vs_emb.py says what is compared).
+# fastText CLI and gensim (fasttext_vs_emb.py says what is compared), and glove-convert's
+# fastText models (--to fasttext-bin) read back by both.
 #
 # Usage: fasttext_interop.sh GLOVE_CONVERT EMBED_QUERY
 # Exit status: 0 pass, 1 fail, 77 skipped (no `fasttext` command, or Debian's
@@ -50,6 +51,29 @@ cafés
 x
 WORDS
 "$PY" "$HERE/fasttext_vs_emb.py" M.bin plain.emb subwords.emb words.txt "$EQ"
+
+# Written back as a fastText model (each word's own row rebuilt from its vector and its
+# n-grams' rows): fastText and gensim load it and give the .emb's vectors and neighbours.
+"$GC" -q --to fasttext-bin subwords.emb -o W.bin
+"$PY" "$HERE/fasttext_vs_emb.py" W.bin plain.emb subwords.emb words.txt "$EQ"
+"$PY" - W.bin <<'PY'
+import sys
+from gensim.models.fasttext import load_facebook_model
+model = load_facebook_model(sys.argv[1])  # the whole model, output matrix included
+assert model.wv.vector_size == 20 and len(model.wv) > 1000, (model.wv.vector_size, len(model.wv))
+assert model.wv.bucket == 20000 and model.wv.min_n == 3 and model.wv.max_n == 6
+PY
+# Without n-grams (plain vectors): a model whose words are their rows.
+"$GC" -q --to fasttext-bin plain.emb -o P.bin
+echo the | fasttext print-word-vectors P.bin > p.txt
+"$GC" -q plain.emb -o - --to glove | grep "^the " > g.txt
+"$PY" - g.txt p.txt <<'PY'
+import sys
+ours, theirs = (open(path).read().split() for path in sys.argv[1:3])
+assert ours[0] == theirs[0] == "the" and len(ours) == len(theirs) == 21, (ours, theirs)
+# print-word-vectors prints 5 significant digits.
+assert all(abs(float(a) - float(b)) <= 1e-4 * abs(float(a)) + 1e-6 for a, b in zip(ours[1:], theirs[1:])), (ours, theirs)
+PY
 
 # An .emb's subwords go on into .emb output, here as f16, and still answer OOV words.
 "$GC" -q --dtype f16 subwords.emb -o half.emb

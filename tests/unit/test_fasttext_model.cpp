@@ -4,16 +4,20 @@
 // byte by byte in each layout (versions 12 and 11, the original one without a version)
 // against gensim's load_facebook_vectors' rule, and the messages for models we refuse,
 // files cut short and files that are not vectors at all (gensim's pickles).
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/atomic_output.h"
 #include "core/byte_source.h"
 #include "search/vector_space.h"
 #include "test_util.h"
 #include "text/fasttext_model.h"
 #include "text/fasttext_subwords.h"
+#include "text/fasttext_writer.h"
 #include "text/format_detect.h"
 #include "vectors/load.h"
 #include "vectors/vector_formats.h"
@@ -391,4 +395,80 @@ TEST_CASE("gensim's pickles (.kv, .model) are named, not read as text", "[fastte
   test::write_file(path, safetensors);
   InputStream emb = InputStream::open(path);
   CHECK(detect_format(emb) == VectorFormat::emb);
+}
+
+namespace {
+
+// Writes `table` (with `subwords`) as a fastText model into `dir` and reads it back.
+FastTextModel write_and_read(const test::TempDir& dir, const EmbeddingTable& table, const SubwordTable* subwords) {
+  const std::string path = dir.file("written.bin");
+  AtomicOutput out(path);
+  write_fasttext_model(table, subwords, {}, FastTextWriteArgs{}, out, path);
+  out.commit();
+  InputStream in = InputStream::open(path);
+  CHECK(detect_format(in) == VectorFormat::fasttext_bin);
+  FastTextReadOptions options;
+  options.keep_subwords = true;
+  return read_fasttext_model(in, options);
+}
+
+EmbeddingTable small_table(std::size_t dim) {
+  EmbeddingTable table;
+  table.dim = dim;
+  const char* words[] = {"the", "of", "anarchism", "café", "日本"};
+  for (std::size_t r = 0; r < 5; ++r) {
+    std::vector<float> row(dim);
+    for (std::size_t k = 0; k < dim; ++k) row[k] = 0.1f * static_cast<float>(r + 1) - 0.03f * static_cast<float>(k);
+    table.add_row(words[r], row, r + 1);
+    table.counts.push_back(static_cast<std::int64_t>(100 - r));
+  }
+  return table;
+}
+
+}  // namespace
+
+TEST_CASE("a fastText model written from vectors and n-gram buckets reads back as the same vectors", "[fasttext]") {
+  test::TempDir dir;
+  const std::size_t dim = 7;
+  const EmbeddingTable table = small_table(dim);
+  const SubwordSettings settings{3, 5, 50};
+  FloatBuffer buckets(settings.buckets * dim);
+  for (std::size_t i = 0; i < buckets.size(); ++i) buckets[i] = 0.01f * static_cast<float>(i % 97) - 0.4f;
+  const SubwordTable subwords(settings, dim, std::move(buckets));
+  const FastTextModel model = write_and_read(dir, table, &subwords);
+  REQUIRE(model.table.rows() == 5);
+  CHECK(model.table.counts == table.counts);
+  REQUIRE(model.subwords);
+  CHECK(model.subwords->settings().minn == 3);
+  CHECK(model.subwords->settings().maxn == 5);
+  CHECK(model.subwords->settings().buckets == 50);
+  double worst = 0;
+  for (std::size_t r = 0; r < 5; ++r) {
+    CHECK(model.table.word(r) == table.word(r));
+    for (std::size_t k = 0; k < dim; ++k) worst = std::max(worst, double(std::abs(model.table.row(r)[k] - table.row(r)[k])));
+  }
+  // Each word's own row is rebuilt from its vector; fastText's average gives it back to
+  // float rounding (its sum of 10-odd rows of about 0.5).
+  CHECK(worst < 1e-6);
+  std::vector<float> mine(dim), read(dim);
+  CHECK(subwords.oov_vector("anarchy", mine) == model.subwords->oov_vector("anarchy", read));
+  CHECK(mine == read);
+
+  // Without n-grams: each word's row is its vector, bit for bit.
+  const FastTextModel plain = write_and_read(dir, table, nullptr);
+  CHECK_FALSE(plain.subwords);
+  CHECK(std::equal(plain.table.values.begin(), plain.table.values.end(), table.values.begin()));
+}
+
+TEST_CASE("what a fastText model cannot hold is refused", "[fasttext]") {
+  test::TempDir dir;
+  EmbeddingTable spaced = small_table(4);
+  spaced.word_bytes[0] = ' ';  // "the" -> " he"
+  AtomicOutput out(dir.file("x.bin"));
+  REQUIRE_ERROR_CONTAINS(write_fasttext_model(spaced, nullptr, {}, FastTextWriteArgs{}, out, "x.bin"),
+                         "row 1: \" he\" cannot be a fastText word");
+  EmbeddingTable uncounted = small_table(4);
+  uncounted.counts[2] = 0;
+  REQUIRE_ERROR_CONTAINS(write_fasttext_model(uncounted, nullptr, {}, FastTextWriteArgs{}, out, "x.bin"),
+                         "row 3: \"anarchism\" has count 0");
 }

@@ -16,6 +16,7 @@
 #include "train/ranks/rank_averaging.h"
 #include "train/ranks/rank_state.h"
 #include "train/run/model_registry.h"
+#include "train/word2vec/subword_cpu_backend.h"
 #include "train/word2vec/word2vec_trainer.h"
 #include "train_fixtures.h"
 
@@ -91,17 +92,32 @@ struct Tables {
   RowMatrix input, output;
 };
 
-// Fresh tables for `s` (its optimizer's state in the rows), as embed-train makes them.
+// Fresh tables for `s` (its optimizer's state in the rows, --subwords' bucket rows after
+// the vocabulary's), as embed-train makes them.
 Tables fresh_tables(const TrainSettings& s, const Corpus& corpus) {
   const Word2vecLayout layout(s);
-  return {make_word2vec_table(corpus.vocab.size(), layout, true, s.seed, s.threads),
-          make_word2vec_table(corpus.vocab.size(), layout, false, s.seed, s.threads)};
+  const std::size_t words = corpus.vocab.size();
+  return {make_word2vec_table(training_model(s.model).input_rows(s, words), layout, true, s.seed, s.threads),
+          make_word2vec_table(words, layout, false, s.seed, s.threads)};
+}
+
+// The CPU backend embed-train trains `s` with: fastText's with --subwords (with the rows
+// it lists for each word), else word2vec's.
+struct CpuBackend {
+  std::unique_ptr<SubwordRows> subwords;
+  std::unique_ptr<Word2vecBackend> backend;
+};
+CpuBackend cpu_backend(const TrainSettings& s, const Corpus& corpus, RowMatrix& input, RowMatrix& output) {
+  if (!s.subwords) return {nullptr, make_word2vec_cpu_backend(s.model, input, output, Word2vecLayout(s), s.threads)};
+  auto subwords = std::make_unique<SubwordRows>(corpus.vocab, subword_settings(s));
+  auto backend = make_subword_cpu_backend(s.model, input, output, Word2vecLayout(s), *subwords, s.threads);
+  return {std::move(subwords), std::move(backend)};
 }
 
 Tables train(const TrainSettings& s, const Corpus& corpus) {
   Tables t = fresh_tables(s, corpus);
-  auto backend = make_word2vec_cpu_backend(s.model, t.input, t.output, Word2vecLayout(s), s.threads);
-  Word2vecTrainer trainer(s, corpus, *backend);
+  const CpuBackend cpu = cpu_backend(s, corpus, t.input, t.output);
+  Word2vecTrainer trainer(s, corpus, *cpu.backend);
   TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
   std::atomic<bool> stop{false};
   REQUIRE(trainer.run(state, stop, nullptr, nullptr));
@@ -137,9 +153,9 @@ struct Stopped {
 };
 Stopped stop_and_checkpoint(const TrainSettings& s, const Corpus& corpus, const std::string& path) {
   Tables part = fresh_tables(s, corpus);
-  auto cpu = make_word2vec_cpu_backend(s.model, part.input, part.output, Word2vecLayout(s), s.threads);
+  const CpuBackend cpu = cpu_backend(s, corpus, part.input, part.output);
   std::atomic<bool> stop{false};
-  StoppingBackend stopping(*cpu, stop, 18);
+  StoppingBackend stopping(*cpu.backend, stop, 18);
   Word2vecTrainer first(s, corpus, stopping);
   TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
   REQUIRE_FALSE(first.run(state, stop, nullptr, nullptr));
@@ -446,6 +462,35 @@ TEST_CASE("a word2vec run with any optimizer resumes from its checkpoint bit-ide
       }
       auto resumed_cpu = make_word2vec_cpu_backend(c.settings.model, c.input, c.output_table, Word2vecLayout(c.settings), 1);
       Word2vecTrainer second(c.settings, c.corpus, *resumed_cpu);
+      std::atomic<bool> no_stop{false};
+      REQUIRE(second.run(c.state, no_stop, nullptr, nullptr));
+      CHECK(same_bits(c.input, whole.input));
+      CHECK(same_bits(c.output_table, whole.output));
+    }
+  }
+}
+
+TEST_CASE("a run with subwords resumes from its checkpoint bit-identical, its bucket rows included", "[train][subwords]") {
+  test::TempDir dir;
+  const Corpus corpus = test::topic_corpus(3, 4000, 30, 15);
+  for (const Model model : {Model::skipgram, Model::cbow}) {
+    for (const Optimizer optimizer : {Optimizer::sgd, Optimizer::rowadagrad}) {
+      TrainSettings s = with_optimizer(small_settings(model), optimizer_spec(optimizer));
+      s.epochs = 2;
+      s.subwords = true;
+      s.buckets = 500;
+      s.pair_negatives = model == Model::skipgram;  // as embed-train sets it
+      const Tables whole = train(s, corpus);
+      REQUIRE(whole.input.rows() == corpus.vocab.size() + 500);
+
+      Stopped stopped = stop_and_checkpoint(s, corpus, dir.file("run.ckpt"));
+      TrainingRun& c = stopped.loaded;
+      INFO(model_name(model) << ", " << optimizer_name(optimizer));
+      REQUIRE(c.settings.subwords);
+      REQUIRE((c.settings.minn == 3 && c.settings.maxn == 6 && c.settings.buckets == 500));
+      REQUIRE(same_bits(c.input, stopped.saved.input));
+      const CpuBackend resumed = cpu_backend(c.settings, c.corpus, c.input, c.output_table);
+      Word2vecTrainer second(c.settings, c.corpus, *resumed.backend);
       std::atomic<bool> no_stop{false};
       REQUIRE(second.run(c.state, no_stop, nullptr, nullptr));
       CHECK(same_bits(c.input, whole.input));

@@ -98,12 +98,14 @@ TEST_CASE("the formats offered for reading have a reader, those for writing a wa
   for (const std::string& name : format_spellings(FormatUse::read)) CHECK(format_spec(*parse_format_name(name)).read);
   for (const std::string& name : format_spellings(FormatUse::write)) {
     const VectorFormatSpec& spec = format_spec(*parse_format_name(name));
-    // emb and projector are written by convert itself (their outputs hold more than rows).
-    CHECK((spec.write || spec.format == VectorFormat::emb || spec.format == VectorFormat::projector));
+    // emb, fasttext-bin and projector are written by convert itself (their outputs hold
+    // more than rows).
+    CHECK((spec.write || spec.format == VectorFormat::emb || spec.format == VectorFormat::fasttext_bin ||
+           spec.format == VectorFormat::projector));
   }
   const auto readable = format_spellings(FormatUse::read), writable = format_spellings(FormatUse::write);
   CHECK(std::find(readable.begin(), readable.end(), "projector") == readable.end());
-  CHECK(std::find(writable.begin(), writable.end(), "fasttext-bin") == writable.end());
+  CHECK(std::find(writable.begin(), writable.end(), "fasttext-bin") != writable.end());
 }
 
 TEST_CASE("the help lists every alias and output extension", "[formats]") {

@@ -101,9 +101,9 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
   std::vector<std::uint64_t> random_words;
   for (const auto& r : state.random) random_words.insert(random_words.end(), r.begin(), r.end());
 
-  const std::uint64_t rows = run.input.rows(), stride = run.input.stride();
+  const std::uint64_t rows = run.output_table.rows(), stride = run.input.stride();
   std::vector<TensorBlob> blobs = {
-      {"input", DType::f32, {rows, stride}, std::as_bytes(run.input.span())},
+      {"input", DType::f32, {run.input.rows(), stride}, std::as_bytes(run.input.span())},
       {"output", DType::f32, {rows, stride}, std::as_bytes(run.output_table.span())},
       {"counts", DType::i64, {rows}, std::as_bytes(std::span(corpus.vocab.counts))},
       {"vocab.offsets", DType::i64, {rows + 1}, std::as_bytes(std::span(words.offsets))},
@@ -242,8 +242,9 @@ CheckpointTables read_checkpoint_tables(const std::string& path) {
   CheckpointTables c;
   c.settings = read_settings(r);
   c.vocab = read_vocabulary(r);
-  const std::uint64_t width = training_model(c.settings.model).table_width(c.settings);
-  c.input = read_table(r, "input", c.vocab.size(), width);
+  const TrainingModel& model = training_model(c.settings.model);
+  const std::uint64_t width = model.table_width(c.settings);
+  c.input = read_table(r, "input", model.input_rows(c.settings, c.vocab.size()), width);
   c.output = read_table(r, "output", c.vocab.size(), width);
   return c;
 }
@@ -292,7 +293,7 @@ TrainingRun load_checkpoint(const std::string& path) {
   c.ranks = static_cast<unsigned>(ranks);
   const std::uint64_t bound = model.load_items(r, c);  // of the workers' positions
 
-  c.input = read_table(r, "input", rows, model.table_width(s));
+  c.input = read_table(r, "input", model.input_rows(s, rows), model.table_width(s));
   c.output_table = read_table(r, "output", rows, model.table_width(s));
   load_init(r, rows, c);
 

@@ -13,7 +13,8 @@ RowReader table_rows(const RowMatrix& table, std::size_t dim, std::size_t column
 }
 
 void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, std::size_t dim, const RowReader& row, DType dtype,
-                           const std::string& source, const std::map<std::string, std::string>& metadata, unsigned threads) {
+                           const std::string& source, const std::map<std::string, std::string>& metadata, unsigned threads,
+                           const EmbExtras& extras) {
   // The table's words and counts; its values stream from `table` below.
   EmbeddingTable words;
   words.dim = dim;
@@ -30,6 +31,7 @@ void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, std::size
   options.creator = "embed-train " EMBED_VERSION;
   options.threads = threads;
   options.extra_metadata = metadata;
+  const std::shared_ptr<const void> extra_bytes = extras ? extras(options) : nullptr;
   EmbStreamWriter writer(out, dim, options);
   constexpr std::size_t kRowsPerBlock = 4096;
   std::vector<float> block;

@@ -5,10 +5,12 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "core/atomic_output.h"
 #include "format/dtype.h"
+#include "format/emb_writer.h"
 #include "train/corpus/vocabulary.h"
 #include "train/engine/row_matrix.h"
 
@@ -21,8 +23,13 @@ using RowReader = std::function<void(std::size_t row, float* out)>;
 // The `dim` values from `column` on of each row of `table`, which must outlive the reader.
 RowReader table_rows(const RowMatrix& table, std::size_t dim, std::size_t column = 0);
 
+// What a writer adds to the .emb's options (tensors beyond the vectors), returning what
+// holds their bytes until the write ends.
+using EmbExtras = std::function<std::shared_ptr<const void>(EmbWriteOptions& options)>;
+
 // Writes and commits `out`: a file, or a stream when it was opened with Streaming::allowed.
 void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, std::size_t dim, const RowReader& row, DType dtype,
-                           const std::string& source, const std::map<std::string, std::string>& metadata, unsigned threads);
+                           const std::string& source, const std::map<std::string, std::string>& metadata, unsigned threads,
+                           const EmbExtras& extras = {});
 
 }  // namespace embed

@@ -51,48 +51,63 @@ RankAveraging::RankAveraging(Cluster& job, std::vector<RowMatrix*> tables, std::
     : job_(job), tables_(std::move(tables)), hot_rows_(hot_rows), first_settled_only_(first_settled_only) {
   EMBED_ASSERT(!tables_.empty());
   for (const RowMatrix* t : tables_) {
-    EMBED_ASSERT(t->rows() == tables_[0]->rows() && t->dim() == tables_[0]->dim());
+    EMBED_ASSERT(t->dim() == tables_[0]->dim());
     bases_.emplace_back(t->rows(), t->dim());
     std::memcpy(bases_.back().data(), t->data(), t->span().size_bytes());
   }
 }
 
-void RankAveraging::round() {
-  ++round_;
-  for (const RowSpan& span : rows_of_round(round_, tables_[0]->rows(), hot_rows_)) average(span.first, span.end, false);
+std::size_t RankAveraging::most_rows() const {
+  std::size_t rows = 0;
+  for (const RowMatrix* t : tables_) rows = std::max(rows, t->rows());
+  return rows;
 }
 
-void RankAveraging::all() { average(0, tables_[0]->rows(), true); }
+void RankAveraging::round() {
+  ++round_;
+  for (const RowSpan& span : rows_of_round(round_, most_rows(), hot_rows_)) average(span.first, span.end, false);
+}
+
+void RankAveraging::all() { average(0, most_rows(), true); }
 
 void RankAveraging::average(std::size_t first, std::size_t end, bool settled) {
   if (job_.size() < 2 || first >= end) return;
   const auto start = std::chrono::steady_clock::now();
   const std::size_t dim = tables_[0]->dim();
-  const std::size_t per_table = (end - first) * dim;
   const std::size_t tables = settled ? tables_.size() : std::min(tables_.size(), first_settled_only_);
+  // Each table's rows of [first, end), and where they go in the buffers: the tables may
+  // differ in rows (--subwords' input table has the buckets' after the vocabulary's).
+  std::vector<std::size_t> ends(tables), at(tables + 1, 0);
+  for (std::size_t t = 0; t < tables; ++t) {
+    ends[t] = std::max(first, std::min(end, tables_[t]->rows()));
+    at[t + 1] = at[t] + (ends[t] - first) * dim;
+  }
   if (home_) {
-    for (std::size_t t = 0; t < tables; ++t) home_->rows_to_host(*tables_[t], first, end);
+    for (std::size_t t = 0; t < tables; ++t) {
+      if (ends[t] > first) home_->rows_to_host(*tables_[t], first, ends[t]);
+    }
   }
   // What this rank learned since the rows were last shared: row - base.
-  sent_.resize(per_table * tables);
+  sent_.resize(at[tables]);
   for (std::size_t t = 0; t < tables; ++t) {
-    for (std::size_t r = first; r < end; ++r) {
+    for (std::size_t r = first; r < ends[t]; ++r) {
       const float* row = tables_[t]->row(r);
       const float* base = bases_[t].row(r);
-      float* mine = sent_.data() + t * per_table + (r - first) * dim;
+      float* mine = sent_.data() + at[t] + (r - first) * dim;
       for (std::size_t x = 0; x < dim; ++x) mine[x] = row[x] - base[x];
     }
   }
   summed_ = sent_;
   job_.sum(summed_);
   for (std::size_t t = 0; t < tables; ++t) {
+    if (ends[t] == first) continue;
     const std::size_t stride = tables_[t]->stride();
-    if (home_ && !settled) added_.assign((end - first) * stride, 0.0f);
-    for (std::size_t r = first; r < end; ++r) {
+    if (home_ && !settled) added_.assign((ends[t] - first) * stride, 0.0f);
+    for (std::size_t r = first; r < ends[t]; ++r) {
       float* row = tables_[t]->row(r);
       float* base = bases_[t].row(r);
-      const float* mine = sent_.data() + t * per_table + (r - first) * dim;
-      const float* sum = summed_.data() + t * per_table + (r - first) * dim;
+      const float* mine = sent_.data() + at[t] + (r - first) * dim;
+      const float* sum = summed_.data() + at[t] + (r - first) * dim;
       float* added = home_ && !settled ? added_.data() + (r - first) * stride : nullptr;
       for (std::size_t x = 0; x < dim; ++x) {
         base[x] += sum[x];  // the same bits on every rank
@@ -104,8 +119,8 @@ void RankAveraging::average(std::size_t first, std::size_t end, bool settled) {
     }
     // The rows' other home gets the other ranks' updates on top of its own (while workers
     // run), or the settled rows.
-    if (home_ && !settled) home_->add_to_rows(*tables_[t], first, end, added_);
-    if (home_ && settled) home_->rows_from_host(*tables_[t], first, end);
+    if (home_ && !settled) home_->add_to_rows(*tables_[t], first, ends[t], added_);
+    if (home_ && settled) home_->rows_from_host(*tables_[t], first, ends[t]);
   }
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

@@ -59,8 +59,9 @@ std::function<RankAgreement(const RankReport&)> rank_sync(Cluster& job, RankAver
 
 class RankAveraging {
  public:
-  // `tables` (all of the same rows and dim) are averaged together; they must start equal
-  // on every rank. The tables from `first_settled_only` on are shared by all() alone: a
+  // `tables` (all of the same dim; rows counted from the most frequent word's, a table
+  // may have more than another: --subwords' bucket rows, shared as its rarest) are
+  // averaged together; they must start equal on every rank. The tables from `first_settled_only` on are shared by all() alone: a
   // table whose every row changes on one rank only and is read there only (GloVe's W,
   // whose rows belong to the ranks) need not move while the workers run.
   RankAveraging(Cluster& job, std::vector<RowMatrix*> tables, std::size_t hot_rows, std::size_t first_settled_only = SIZE_MAX);
@@ -86,6 +87,7 @@ class RankAveraging {
   // add theirs). While workers run (not `settled`), this rank's updates made during the
   // exchange stay on top; settled, the rows become the new base, equal on every rank.
   void average(std::size_t first, std::size_t end, bool settled);
+  std::size_t most_rows() const;  // of any table
 
   Cluster& job_;
   std::vector<RowMatrix*> tables_;

@@ -74,6 +74,19 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
     }
   }
 
+  for (std::string_view option : {"--minn", "--maxn", "--buckets"}) {
+    if (has(option) && !s.subwords) fail_usage("{} applies with --subwords only", option);
+  }
+  if (s.subwords && !command.init.file.empty()) {
+    fail_usage("--init does not apply with --subwords yet: a run with subwords starts from fresh rows");
+  }
+  // fastText's skip-gram draws negatives for every (centre, context) pair: with the centre
+  // as the input, a window's shared negatives would all be scored against one vector
+  // (bench/RESULTS.md, issue 41: 2 points of analogy accuracy below fastText's).
+  if (s.subwords && s.model == Model::skipgram) s.pair_negatives = true;
+  if (s.subwords && s.minn > s.maxn)
+    fail_usage("--minn {} is longer than --maxn {}: n-grams run from --minn to --maxn", s.minn, s.maxn);
+
   const TrainingModel::Defaults defaults = model.defaults();
   if (!has("--optimizer")) s.optimizer = defaults.optimizer;
   // GloVe's old spelling: --adagrad element | row names adagrad or rowadagrad.

@@ -312,7 +312,8 @@ void write_finished_run(const TrainCommand& command, TrainingRun& run, const Tra
   if (!run.init.kept_words.empty()) with_kept = with_kept_words(run.corpus.vocab, run.init);
   const Vocabulary& vocab = run.init.kept_words.empty() ? run.corpus.vocab : with_kept;
   write_trained_vectors(*out.vectors, vocab, settings.dim, with_kept_rows(model.vector_rows(run), run, run.init.kept_vectors),
-                        run.output.dtype, run.corpus.name, metadata, settings.threads);
+                        run.output.dtype, run.corpus.name, metadata, settings.threads,
+                        [&](EmbWriteOptions& options) { return model.add_to_vectors(run, run.output.dtype, options); });
   if (out.context) {
     write_trained_vectors(*out.context, vocab, settings.dim, with_kept_rows(model.context_rows(run), run, run.init.kept_context),
                           run.output.dtype, run.corpus.name, metadata, settings.threads);

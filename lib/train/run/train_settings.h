@@ -42,6 +42,13 @@ struct TrainSettings {
   // skip-gram: `negative` negatives for every (context, centre) pair, as word2vec.c and
   // gensim draw them, instead of `negative` per window shared by its context words.
   bool pair_negatives = false;
+  // skip-gram and CBOW with fastText's subwords (--subwords): a word's input vector is the
+  // average of its row and its character n-grams' rows, the n-grams of minn..maxn
+  // characters hashed into `buckets` rows (fastText's -minn -maxn -bucket and defaults).
+  bool subwords = false;
+  std::uint32_t minn = 3;
+  std::uint32_t maxn = 6;
+  std::uint64_t buckets = 2000000;
   // GloVe
   double x_max = 100;
   double alpha = 0.75;
@@ -61,6 +68,9 @@ inline constexpr SettingRange kLearningRateRange{1e-9, 10.0};
 inline constexpr SettingRange kThreadsRange{1, 1024};
 inline constexpr SettingRange kNegativeRange{1, 60};
 inline constexpr SettingRange kSampleRange{0.0, 1.0};
+inline constexpr SettingRange kNgramLengthRange{1, 1024};  // kMaxNgramLength
+// Bucket rows follow the vocabulary's in the input table, whose rows are 32-bit ids.
+inline constexpr SettingRange kBucketsRange{1, 1u << 30};
 inline constexpr SettingRange kXMaxRange{1e-6, 1e12};
 inline constexpr SettingRange kAlphaRange{0.0, 10.0};
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -17,6 +18,7 @@
 #include "cluster/cluster.h"
 #include "core/atomic_output.h"
 #include "device/gpu_device.h"
+#include "format/emb_writer.h"
 #include "format/tensor_file.h"
 #include "train/engine/epoch_loop.h"
 #include "train/files/vectors_output.h"
@@ -106,6 +108,9 @@ class TrainingModel {
   // how its epochs order it).
   virtual std::uint64_t items_per_epoch(const TrainingRun& run) const = 0;
   virtual std::size_t table_width(const TrainSettings& settings) const = 0;
+  // Rows of the input table for a vocabulary of `vocab_rows` (--subwords: the n-gram
+  // buckets' rows follow); the output table has the vocabulary's.
+  virtual std::size_t input_rows(const TrainSettings& /*settings*/, std::size_t vocab_rows) const { return vocab_rows; }
   virtual void save_items(const TrainingRun& /*run*/, std::vector<TensorBlob>& /*blobs*/,
                           std::map<std::string, std::string>& /*metadata*/) const {}
   // Reads them back and returns the bound of the workers' positions (word2vec: the
@@ -132,6 +137,12 @@ class TrainingModel {
   // Row r of the context vectors (--save-context: the output table's).
   RowReader context_rows(const TrainingRun& run) const;
   virtual std::string output_note(const TrainingRun& /*run*/) const { return {}; }
+  // Tensors the vectors' .emb holds beyond the vectors (--subwords: the n-gram buckets,
+  // in `dtype`), added to `options`; the returned object holds their bytes until the write.
+  // Called once the run is over, after vector_rows: it may reuse the run's tables.
+  virtual std::shared_ptr<const void> add_to_vectors(TrainingRun& /*run*/, DType /*dtype*/, EmbWriteOptions& /*options*/) const {
+    return nullptr;
+  }
 };
 
 }  // namespace embed

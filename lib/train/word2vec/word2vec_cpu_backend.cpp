@@ -16,30 +16,13 @@
 #include <vector>
 
 #include "core/error.h"
+#include "train/engine/row_ops.h"
 #include "train/engine/update_rule_for.h"
 #include "train/word2vec/logistic_table.h"
 #include "train/word2vec/word2vec_backend.h"
 
 namespace embed {
 namespace {
-
-inline float dot(const float* __restrict a, const float* __restrict b, std::size_t n) {
-  float sum = 0;
-#pragma omp simd reduction(+ : sum)
-  for (std::size_t i = 0; i < n; ++i) sum += a[i] * b[i];
-  return sum;
-}
-
-// Accumulates a gradient direction (not a step: the rule makes steps).
-inline void axpy(float alpha, const float* __restrict x, float* __restrict y, std::size_t n) {
-#pragma omp simd
-  for (std::size_t i = 0; i < n; ++i) y[i] += alpha * x[i];
-}
-
-inline void scale_copy(float alpha, const float* __restrict x, float* __restrict y, std::size_t n) {
-#pragma omp simd
-  for (std::size_t i = 0; i < n; ++i) y[i] = alpha * x[i];
-}
 
 struct Tables {
   float* input;

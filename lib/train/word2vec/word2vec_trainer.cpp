@@ -12,7 +12,9 @@ Word2vecTrainer::Word2vecTrainer(const TrainSettings& settings, const Corpus& co
       corpus_(corpus),
       backend_(backend),
       lookup_(corpus.vocab),
-      negatives_(corpus.vocab.counts, 0.75),
+      // word2vec draws negatives from the counts to the 3/4 power; fastText's model (--subwords)
+      // from their square root (its NegativeSamplingLoss).
+      negatives_(corpus.vocab.counts, settings.subwords ? 0.5 : 0.75),
       keep_(keep_thresholds(corpus.vocab.counts, settings.sample)) {}
 
 float Word2vecTrainer::learning_rate(std::uint64_t words_done) const {

@@ -1,5 +1,6 @@
 #include "train/word2vec/word2vec_training_model.h"
 
+#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -7,9 +8,11 @@
 
 #include "core/error.h"
 #include "core/progress.h"
+#include "text/subword_table.h"
 #include "train/corpus/corpus_shards.h"
 #include "train/corpus/logged_corpus.h"
 #include "train/ranks/rank_averaging.h"
+#include "train/word2vec/subword_cpu_backend.h"
 #include "train/word2vec/word2vec_backend.h"
 #include "train/word2vec/word2vec_trainer.h"
 
@@ -45,8 +48,11 @@ class Word2vecModel final : public TrainingModel {
     return defaults().lr;
   }
   std::span<const Option> own_options() const override {
-    static constexpr Option kSkipgram[] = {{"--negative", true}, {"--sample", true}, {"--pair-negatives", true}};
-    static constexpr Option kCbow[] = {{"--negative", true}, {"--sample", true}};
+    static constexpr Option kSkipgram[] = {{"--negative", true}, {"--sample", true}, {"--pair-negatives", true},
+                                           {"--subwords", true}, {"--minn", true},   {"--maxn", true},
+                                           {"--buckets", true}};
+    static constexpr Option kCbow[] = {{"--negative", true}, {"--sample", true}, {"--subwords", true},
+                                       {"--minn", true},     {"--maxn", true},   {"--buckets", true}};
     if (model_ == Model::skipgram) return kSkipgram;
     return kCbow;
   }
@@ -56,6 +62,12 @@ class Word2vecModel final : public TrainingModel {
     metadata["negative"] = std::to_string(s.negative);
     metadata["sample"] = fmt::format("{}", s.sample);
     if (model_ == Model::skipgram) metadata["pair_negatives"] = std::to_string(s.pair_negatives ? 1 : 0);
+    if (s.subwords) {
+      metadata["train_subwords"] = std::to_string(1);  // (GCC 12 warns of a C string assigned here: -Wrestrict)
+      metadata["train_minn"] = std::to_string(s.minn);
+      metadata["train_maxn"] = std::to_string(s.maxn);
+      metadata["train_buckets"] = std::to_string(s.buckets);
+    }
   }
   bool read_settings(const TensorFileReader& r, TrainSettings& s) const override {
     s.negative = r.meta_uint("negative");
@@ -63,10 +75,23 @@ class Word2vecModel final : public TrainingModel {
     // Files written before --pair-negatives existed shared the window's negatives.
     const std::uint64_t pair_negatives = r.has_meta("pair_negatives") ? r.meta_uint("pair_negatives") : 0;
     s.pair_negatives = pair_negatives == 1;
+    // Files written before --subwords existed have none.
+    s.subwords = r.has_meta("train_subwords") && r.meta("train_subwords") == "1";
+    if (s.subwords) {
+      const std::uint64_t minn = r.meta_uint("train_minn"), maxn = r.meta_uint("train_maxn");
+      s.buckets = r.meta_uint("train_buckets");
+      if (minn < 1 || minn > maxn || maxn > kMaxNgramLength || s.buckets < 1 ||
+          static_cast<double>(s.buckets) > kBucketsRange.high) {
+        return false;
+      }
+      s.minn = static_cast<std::uint32_t>(minn);
+      s.maxn = static_cast<std::uint32_t>(maxn);
+    }
     return s.negative <= 60 && pair_negatives <= 1 && (model_ == Model::skipgram || pair_negatives == 0);
   }
   bool gpu_trains(Optimizer optimizer) const override { return supports_on_gpu(optimizer); }
   std::string gpu_refusal(const TrainSettings& s) const override {
+    if (s.subwords) return "--subwords trains on the CPU so far";
     if (s.pair_negatives) return "--pair-negatives trains on the CPU: the GPU kernels share a window's negatives";
     if (!gpu_trains(s.optimizer)) {
       return fmt::format("{} trains with sgd, adagrad or rowadagrad on the GPU; --optimizer {} trains on the CPU", name(),
@@ -79,7 +104,15 @@ class Word2vecModel final : public TrainingModel {
     run.corpus = read_logged_corpus(input.corpus, run.output, run.output.output, run.settings.threads);
     const std::size_t rows = run.corpus.vocab.size();
     const Word2vecLayout layout(run.settings);
-    run.input = make_word2vec_table(rows, layout, true, run.settings.seed, run.settings.threads);
+    run.input = make_word2vec_table(input_rows(run.settings, rows), layout, true, run.settings.seed, run.settings.threads);
+    // fastText's model starts its rows uniform in ±1/dim, twice word2vec's ±0.5/dim: a word's
+    // input averages some twenty of them.
+    if (run.settings.subwords) {
+      for (std::size_t r = 0; r < run.input.rows(); ++r) {
+        float* row = run.input.row(r);
+        for (std::size_t k = 0; k < layout.dim; ++k) row[k] *= 2;
+      }
+    }
     run.output_table = make_word2vec_table(rows, layout, false, run.settings.seed, run.settings.threads);
     const Cluster& job = this_job();
     run.state = Word2vecTrainer::start_state(run.corpus, run.settings.threads, run.settings.seed, job.rank(), job.size());
@@ -87,6 +120,10 @@ class Word2vecModel final : public TrainingModel {
 
   std::uint64_t items_per_epoch(const TrainingRun& run) const override { return run.corpus.words; }
   std::size_t table_width(const TrainSettings& s) const override { return Word2vecLayout(s).width(); }
+  // With --subwords the input table's bucket rows follow the vocabulary's.
+  std::size_t input_rows(const TrainSettings& s, std::size_t vocab_rows) const override {
+    return vocab_rows + (s.subwords ? s.buckets : 0);
+  }
   std::size_t state_column(const TrainSettings& s) const override { return Word2vecLayout(s).padded(); }
   // The workers' positions are bytes of the corpus files, which must be those it counted.
   std::uint64_t load_items(const TensorFileReader&, TrainingRun& run) const override {
@@ -96,10 +133,16 @@ class Word2vecModel final : public TrainingModel {
 
   bool train(TrainingRun& run, const TrainContext& context) const override {
     const TrainSettings& s = run.settings;
+    const SubwordRows subwords = s.subwords ? SubwordRows(run.corpus.vocab, subword_settings(s)) : SubwordRows();
     std::unique_ptr<Word2vecBackend> backend =
-        context.gpu
-            ? gpu_backend(run, context)
+        context.gpu ? gpu_backend(run, context)
+        : s.subwords
+            ? make_subword_cpu_backend(s.model, run.input, run.output_table, Word2vecLayout(s), subwords, s.threads)
             : make_word2vec_cpu_backend(s.model, run.input, run.output_table, Word2vecLayout(s), s.threads, run.init.locked);
+    if (s.subwords) {
+      spdlog::info("subwords: n-grams of {} to {} characters in {} buckets, {:.1f} input rows per word on average", s.minn,
+                   s.maxn, s.buckets, static_cast<double>(subwords.listed()) / static_cast<double>(subwords.words()));
+    }
     spdlog::info("training {} on {}: dim {}, window {}, negative {}{}, sample {}, {}{} epochs, lr {}, {} threads, seed {}",
                  name(), backend->name(), s.dim, s.window, s.negative, s.pair_negatives ? " per pair" : "", s.sample,
                  s.optimizer == Optimizer::sgd ? "" : fmt::format("optimizer {}, ", optimizer_name(s.optimizer)), s.epochs, s.lr,
@@ -121,6 +164,40 @@ class Word2vecModel final : public TrainingModel {
       spdlog::debug("{}", averaging->summary());
     }
     return finished;
+  }
+
+  // With --subwords, fastText's word vectors: the average of each word's rows, computed
+  // here (vocabulary × dim floats), before add_to_vectors packs the bucket rows.
+  RowReader vector_rows(const TrainingRun& run) const override {
+    const TrainSettings& s = run.settings;
+    if (!s.subwords) return TrainingModel::vector_rows(run);
+    const SubwordRows subwords(run.corpus.vocab, subword_settings(s));
+    const std::size_t words = subwords.words(), dim = s.dim, column = written_column(s);
+    auto vectors = std::make_shared<FloatBuffer>(words * dim);
+    for (std::size_t w = 0; w < words; ++w) {
+      float* out = vectors->data() + w * dim;
+      const auto rows = subwords.of(static_cast<std::uint32_t>(w));
+      std::copy_n(run.input.row(rows[0]) + column, dim, out);
+      for (std::size_t i = 1; i < rows.size(); ++i) {
+        const float* r = run.input.row(rows[i]) + column;
+        for (std::size_t k = 0; k < dim; ++k) out[k] += r[k];
+      }
+      fasttext_average({out, dim}, rows.size());
+    }
+    return [vectors, dim](std::size_t row, float* out) { std::copy_n(vectors->data() + row * dim, dim, out); };
+  }
+  // With --subwords, the bucket rows, so that words outside the vocabulary get vectors:
+  // packed in place (dim floats a row, no padding or state) rather than copied, which
+  // would double the largest allocation of the run.
+  std::shared_ptr<const void> add_to_vectors(TrainingRun& run, DType dtype, EmbWriteOptions& options) const override {
+    const TrainSettings& s = run.settings;
+    if (!s.subwords) return nullptr;
+    const std::size_t words = run.corpus.vocab.size(), column = written_column(s);
+    float* packed = run.input.data();
+    for (std::size_t b = 0; b < s.buckets; ++b) {
+      std::memmove(packed + b * s.dim, run.input.row(words + b) + column, s.dim * sizeof(float));
+    }
+    return SubwordTable(subword_settings(s), s.dim, std::span<const float>(packed, s.buckets * s.dim)).add_to_emb(dtype, options);
   }
 
  private:

@@ -1,0 +1,237 @@
+// The CPU backend of fastText's model (--subwords): skip-gram and CBOW whose input vector
+// is the average of a word's rows, its own and its n-grams' (subword_rows.h), Hogwild
+// updates in place as in the word2vec backend, each row's step by the optimizer's rule.
+//
+// Skip-gram in fastText's orientation: the window's centre word is the input (h, the
+// average of its rows) and each context word an output, with the window's negatives (or,
+// with --pair-negatives, each pair's own), as fastText's Model::update trains a (centre,
+// context) pair. fastText then adds the pair's input gradient to each of the centre's
+// rows and averages them again for the next pair; each row taking the same step moves the
+// average by that step (times the word's gain), so with SGD h moves by it and the rows
+// take the window's summed step once at its end: the same arithmetic, with one pass over
+// the rows per window instead of two per pair. A rule with state steps the rows after
+// each pair and averages them again, as fastText.
+//
+// CBOW: the rows of all the context words together (fastText's bag of subwords) are the
+// input, their average trained against the centre word and the negatives, and each row
+// takes the whole gradient, as fastText adds it (it divides it by the rows only for
+// supervised models).
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "core/error.h"
+#include "train/engine/row_ops.h"
+#include "train/engine/update_rule_for.h"
+#include "train/word2vec/logistic_table.h"
+#include "train/word2vec/subword_cpu_backend.h"
+
+namespace embed {
+namespace {
+
+struct Tables {
+  float* input;        // vocabulary rows, then bucket rows
+  float* output;       // vocabulary rows
+  std::size_t width;   // floats from one row to the next: the padded vector, then the optimizer's state
+  std::size_t padded;  // the vector rounded up to 16 floats, where the state starts
+  std::size_t dim;
+  const SubwordRows* subwords;
+
+  float* input_row(std::uint32_t r) const { return input + std::size_t{r} * width; }
+  float* output_row(std::uint32_t r) const { return output + std::size_t{r} * width; }
+  // Steps `row` (of either table) by the ascent direction scale × x.
+  template <typename Rule>
+  __attribute__((always_inline)) void step(const Rule& rule, float* row, float scale, const float* x) const {
+    rule_step(rule, row, row + padded, scale, x, dim, padded);
+  }
+  // h = the average of `rows`' vectors, summed in order and scaled as fastText does.
+  void average(std::span<const std::uint32_t> rows, float* h) const {
+    scale_copy(1.0f, input_row(rows[0]), h, padded);
+    for (std::size_t i = 1; i < rows.size(); ++i) axpy(1.0f, input_row(rows[i]), h, padded);
+    fasttext_average({h, padded}, rows.size());
+  }
+};
+
+// Asks for a row's cache lines ahead of its use: the rows of a window's centre word are
+// scattered over the bucket table (about 20 of them, each a few cache lines), and reading
+// them cold stalls the loop more than training them takes.
+inline void prefetch_row(const float* row, std::size_t floats) {
+  for (std::size_t i = 0; i < floats; i += 64 / sizeof(float)) __builtin_prefetch(row + i, 1, 1);
+}
+
+// Per worker.
+struct Scratch {
+  std::vector<float> hidden;           // the input's average (padded)
+  std::vector<float> gradient;         // its gradient from one (input, outputs) step
+  std::vector<float> window_gradient;  // skip-gram with SGD: the window's summed gradient
+  std::vector<std::uint32_t> bag;      // CBOW: the context words' rows
+};
+
+// The input h against out_rows[0] (label 1) and out_rows[1, n_out) (label 0), one after
+// another as fastText's negative sampling does: each output row's score, its share of
+// h's gradient (from the row before its step), then its step. `gradient` gets h's.
+template <typename Rule>
+__attribute__((always_inline)) inline void train_outputs(const Rule& rule, const float* hidden, const std::uint32_t* out_rows,
+                                                         std::size_t n_out, const Tables& t, float* gradient, double& loss_sum) {
+  const LogisticTable& table = logistic_table();
+  const std::size_t n = t.padded;
+  for (std::size_t o = 0; o < n_out; ++o) {
+    float* out = t.output_row(out_rows[o]);
+    const float score = dot(hidden, out, n);
+    const float label = o == 0 ? 1.0f : 0.0f;
+    const float g = rule.gradient_scale(label - table.sigmoid(score));
+    loss_sum += table.loss(o == 0 ? score : -score);
+    if (o == 0) {
+      scale_copy(g, out, gradient, n);
+    } else {
+      axpy(g, out, gradient, n);
+    }
+    t.step(rule, out, g, hidden);
+  }
+}
+
+// The output rows of one positive word: it, then the negatives but those equal to it
+// (fastText draws again where word2vec skips; both leave the positive out).
+inline std::size_t list_outputs(std::uint32_t positive, std::span<const std::uint32_t> negatives, std::uint32_t* out_rows) {
+  out_rows[0] = positive;
+  std::size_t n = 1;
+  for (std::uint32_t negative : negatives) {
+    if (negative != positive) out_rows[n++] = negative;
+  }
+  return n;
+}
+
+template <typename Rule>
+__attribute__((always_inline)) inline void train_skipgram(const Rule& rule, const WindowBatch& batch, const Tables& t, Scratch& s,
+                                                          BatchLoss& loss) {
+  constexpr bool kMovesAverage = std::is_same_v<Rule, SgdRule>;  // rows step by the gradient itself
+  const std::size_t n = t.padded;
+  double loss_sum = 0;
+  std::uint32_t out_rows[64];
+  float* hidden = s.hidden.data();
+  float* gradient = s.gradient.data();
+  float* window_gradient = s.window_gradient.data();
+  for (std::size_t w = 0; w < batch.windows(); ++w) {
+    const std::size_t first = batch.input_offsets[w];
+    const auto contexts = batch.window_inputs(w);
+    if (contexts.empty()) continue;
+    if (w + 1 < batch.windows()) {  // the next window's input rows and positive outputs
+      for (std::uint32_t r : t.subwords->of(batch.targets[w + 1])) prefetch_row(t.input_row(r), n);
+      for (std::uint32_t word : batch.window_inputs(w + 1)) prefetch_row(t.output_row(word), n);
+      const std::size_t next = batch.input_offsets[w + 1];
+      const std::size_t negatives = batch.negatives_per_input ? (batch.input_offsets[w + 2] - next) * batch.negatives_per_window
+                                                              : batch.negatives_per_window;
+      const std::uint32_t* negative =
+          batch.negatives_per_input ? batch.input_negatives(next).data() : batch.window_negatives(w + 1).data();
+      for (std::size_t k = 0; k < negatives; ++k) prefetch_row(t.output_row(negative[k]), n);
+    }
+    const std::uint32_t centre = batch.targets[w];
+    const auto rows = t.subwords->of(centre);
+    const float gain = t.subwords->gain(centre);
+    t.average(rows, hidden);
+    if constexpr (kMovesAverage) std::fill(window_gradient, window_gradient + n, 0.0f);
+    for (std::size_t c = 0; c < contexts.size(); ++c) {
+      const auto negatives = batch.negatives_per_input ? batch.input_negatives(first + c) : batch.window_negatives(w);
+      const std::size_t n_out = list_outputs(contexts[c], negatives, out_rows);
+      train_outputs(rule, hidden, out_rows, n_out, t, gradient, loss_sum);
+      if constexpr (kMovesAverage) {
+        axpy(gain, gradient, hidden, n);
+        axpy(1.0f, gradient, window_gradient, n);
+      } else {
+        for (std::uint32_t r : rows) t.step(rule, t.input_row(r), 1.0f, gradient);
+        t.average(rows, hidden);
+      }
+    }
+    if constexpr (kMovesAverage) {
+      for (std::uint32_t r : rows) t.step(rule, t.input_row(r), 1.0f, window_gradient);
+    }
+    loss.examples += contexts.size();
+  }
+  loss.sum += loss_sum;
+}
+
+template <typename Rule>
+__attribute__((always_inline)) inline void train_cbow(const Rule& rule, const WindowBatch& batch, const Tables& t, Scratch& s,
+                                                      BatchLoss& loss) {
+  double loss_sum = 0;
+  std::uint32_t out_rows[64];
+  const std::size_t n = t.padded;
+  for (std::size_t w = 0; w < batch.windows(); ++w) {
+    if (w + 1 < batch.windows()) {  // the next window's input rows and outputs
+      for (std::uint32_t word : batch.window_inputs(w + 1)) {
+        for (std::uint32_t r : t.subwords->of(word)) prefetch_row(t.input_row(r), n);
+      }
+      prefetch_row(t.output_row(batch.targets[w + 1]), n);
+      for (std::uint32_t negative : batch.window_negatives(w + 1)) prefetch_row(t.output_row(negative), n);
+    }
+    const auto contexts = batch.window_inputs(w);
+    if (contexts.empty()) continue;
+    s.bag.clear();
+    for (std::uint32_t word : contexts) {
+      const auto rows = t.subwords->of(word);
+      s.bag.insert(s.bag.end(), rows.begin(), rows.end());
+    }
+    t.average(s.bag, s.hidden.data());
+    const std::size_t n_out = list_outputs(batch.targets[w], batch.window_negatives(w), out_rows);
+    train_outputs(rule, s.hidden.data(), out_rows, n_out, t, s.gradient.data(), loss_sum);
+    for (std::uint32_t r : s.bag) t.step(rule, t.input_row(r), 1.0f, s.gradient.data());
+    ++loss.examples;
+  }
+  loss.sum += loss_sum;
+}
+
+// Each rule's entry point, compiled for AVX-512, AVX2 and the baseline (as the word2vec
+// backend's: Clang clones no templates).
+#define EMBED_SUBWORD_LOOPS(Rule)                                                                              \
+  __attribute__((target_clones("avx512f", "avx2", "default"))) void train_subwords_by(                         \
+      const Rule& rule, Model model, const WindowBatch& batch, const Tables& t, Scratch& s, BatchLoss& loss) { \
+    if (model == Model::skipgram) {                                                                            \
+      train_skipgram(rule, batch, t, s, loss);                                                                 \
+    } else {                                                                                                   \
+      train_cbow(rule, batch, t, s, loss);                                                                     \
+    }                                                                                                          \
+  }
+EMBED_UPDATE_RULES(EMBED_SUBWORD_LOOPS)
+#undef EMBED_SUBWORD_LOOPS
+
+class SubwordCpuBackend final : public Word2vecBackend {
+ public:
+  SubwordCpuBackend(Model model, RowMatrix& input, RowMatrix& output, const Word2vecLayout& layout, const SubwordRows& subwords,
+                    unsigned workers)
+      : model_(model), layout_(layout), subwords_(subwords), tables_{input.data(),    output.data(), input.stride(),
+                                                                     layout.padded(), layout.dim,    &subwords_} {
+    EMBED_ASSERT(input.stride() == output.stride() && input.stride() == layout.width());
+    EMBED_ASSERT(output.rows() == subwords_.words() && input.rows() >= output.rows());
+    scratch_.resize(workers);
+    logistic_table();  // build the table before workers race to it
+  }
+  std::string name() const override { return "cpu"; }
+
+  void train(const WindowBatch& batch, unsigned worker, BatchLoss& loss) override {
+    EMBED_ASSERT(worker < scratch_.size());
+    EMBED_ASSERT(batch.negatives_per_window < 63);
+    Scratch& s = scratch_[worker];
+    if (s.hidden.empty()) {
+      for (auto* v : {&s.hidden, &s.gradient, &s.window_gradient}) v->assign(tables_.padded, 0.0f);
+    }
+    with_update_rule(layout_.optimizer, batch.learning_rate, layout_.padded(), layout_.hyper,
+                     [&](const auto& rule) { train_subwords_by(rule, model_, batch, tables_, s, loss); });
+  }
+
+ private:
+  Model model_;
+  Word2vecLayout layout_;
+  const SubwordRows& subwords_;
+  Tables tables_;
+  std::vector<Scratch> scratch_;
+};
+
+}  // namespace
+
+std::unique_ptr<Word2vecBackend> make_subword_cpu_backend(Model model, RowMatrix& input, RowMatrix& output,
+                                                          const Word2vecLayout& layout, const SubwordRows& subwords,
+                                                          unsigned workers) {
+  return std::make_unique<SubwordCpuBackend>(model, input, output, layout, subwords, workers);
+}
+
+}  // namespace embed
