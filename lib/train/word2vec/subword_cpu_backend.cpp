@@ -44,10 +44,14 @@ struct Tables {
   __attribute__((always_inline)) void step(const Rule& rule, float* row, float scale, const float* x) const {
     rule_step(rule, row, row + padded, scale, x, dim, padded);
   }
+  // sum = Σ `rows`' vectors, in order.
+  void sum(std::span<const std::uint32_t> rows, float* sum) const {
+    scale_copy(1.0f, input_row(rows[0]), sum, padded);
+    for (std::size_t i = 1; i < rows.size(); ++i) axpy(1.0f, input_row(rows[i]), sum, padded);
+  }
   // h = the average of `rows`' vectors, summed in order and scaled as fastText does.
   void average(std::span<const std::uint32_t> rows, float* h) const {
-    scale_copy(1.0f, input_row(rows[0]), h, padded);
-    for (std::size_t i = 1; i < rows.size(); ++i) axpy(1.0f, input_row(rows[i]), h, padded);
+    sum(rows, h);
     fasttext_average({h, padded}, rows.size());
   }
 };
@@ -60,11 +64,22 @@ inline void prefetch_row(const float* row, std::size_t floats) {
 }
 
 // Per worker.
+// CBOW with SGD: a context word of the sliding window, its rows' sum and the step they
+// owe (train_cbow says why).
+struct CachedWord {
+  std::uint32_t word;
+  std::size_t last_window;  // the last window that had it as a context word
+  std::size_t slot;         // its sum and pending step in Scratch::cached_rows
+};
+
 struct Scratch {
   std::vector<float> hidden;           // the input's average (padded)
   std::vector<float> gradient;         // its gradient from one (input, outputs) step
   std::vector<float> window_gradient;  // skip-gram with SGD: the window's summed gradient
   std::vector<std::uint32_t> bag;      // CBOW: the context words' rows
+  std::vector<CachedWord> cached;      // CBOW with SGD: the window's words
+  std::vector<float> cached_rows;      // per slot: sum, then pending step (padded each)
+  std::vector<std::size_t> free_slots;
 };
 
 // The input h against out_rows[0] (label 1) and out_rows[1, n_out) (label 0), one after
@@ -150,6 +165,8 @@ __attribute__((always_inline)) inline void train_skipgram(const Rule& rule, cons
   loss.sum += loss_sum;
 }
 
+// CBOW: the bag of the context words' rows averaged, trained against the centre word and
+// the negatives, each row stepped by the whole gradient.
 template <typename Rule>
 __attribute__((always_inline)) inline void train_cbow(const Rule& rule, const WindowBatch& batch, const Tables& t, Scratch& s,
                                                       BatchLoss& loss) {
@@ -180,6 +197,99 @@ __attribute__((always_inline)) inline void train_cbow(const Rule& rule, const Wi
   loss.sum += loss_sum;
 }
 
+// CBOW with SGD, cheaper: consecutive windows share most of their context words, and a
+// word's rows all take the same steps, so each word of the sliding window keeps the sum
+// of its rows and the step they owe; the average is the sum of the words' sums over the
+// rows listed, and a word's rows take their summed steps once, when it leaves the window
+// (about 2 × window / 1.5 windows later, instead of once per window). The arithmetic of
+// train_cbow, but for one thing: a row that two words of one window share (a common
+// n-gram: "<th" of "the" and "then") owes the other word's steps while both are cached,
+// so the other word's sum misses them until then.
+__attribute__((always_inline)) inline void train_cbow_cached(const SgdRule& rule, const WindowBatch& batch, const Tables& t,
+                                                             Scratch& s, BatchLoss& loss) {
+  double loss_sum = 0;
+  std::uint32_t out_rows[64];
+  const std::size_t n = t.padded;
+  auto sum_of = [&](const CachedWord& c) { return s.cached_rows.data() + c.slot * 2 * n; };
+  auto pending_of = [&](const CachedWord& c) { return s.cached_rows.data() + c.slot * 2 * n + n; };
+  auto flush = [&](const CachedWord& c) {
+    for (std::uint32_t r : t.subwords->of(c.word)) SgdRule::add(t.input_row(r), 1.0f, pending_of(c), n);
+    s.free_slots.push_back(c.slot);
+  };
+  for (std::size_t w = 0; w < batch.windows(); ++w) {
+    if (w + 1 < batch.windows()) {  // the next window's outputs and its new words' rows
+      for (std::uint32_t word : batch.window_inputs(w + 1)) {
+        const bool cached = std::any_of(s.cached.begin(), s.cached.end(), [&](const CachedWord& c) { return c.word == word; });
+        if (!cached) {
+          for (std::uint32_t r : t.subwords->of(word)) prefetch_row(t.input_row(r), n);
+        }
+      }
+      prefetch_row(t.output_row(batch.targets[w + 1]), n);
+      for (std::uint32_t negative : batch.window_negatives(w + 1)) prefetch_row(t.output_row(negative), n);
+    }
+    const auto contexts = batch.window_inputs(w);
+    if (contexts.empty()) continue;
+    // This window's words: cached, or their sums read now.
+    std::size_t listed = 0;
+    for (std::uint32_t word : contexts) {
+      listed += t.subwords->of(word).size();
+      auto it = std::find_if(s.cached.begin(), s.cached.end(), [&](const CachedWord& c) { return c.word == word; });
+      if (it == s.cached.end()) {
+        if (s.free_slots.empty()) {
+          s.free_slots.push_back(s.cached_rows.size() / (2 * n));
+          s.cached_rows.resize(s.cached_rows.size() + 2 * n);
+        }
+        s.cached.push_back({word, w, s.free_slots.back()});
+        s.free_slots.pop_back();
+        t.sum(t.subwords->of(word), sum_of(s.cached.back()));
+        std::fill(pending_of(s.cached.back()), pending_of(s.cached.back()) + n, 0.0f);
+      } else {
+        it->last_window = w;
+      }
+    }
+    // The words no longer in the window pay their rows what they owe.
+    for (std::size_t i = 0; i < s.cached.size();) {
+      if (s.cached[i].last_window == w) {
+        ++i;
+        continue;
+      }
+      flush(s.cached[i]);
+      s.cached[i] = s.cached.back();
+      s.cached.pop_back();
+    }
+    float* hidden = s.hidden.data();
+    std::fill(hidden, hidden + n, 0.0f);
+    for (std::uint32_t word : contexts) {
+      const auto it = std::find_if(s.cached.begin(), s.cached.end(), [&](const CachedWord& c) { return c.word == word; });
+      axpy(1.0f, sum_of(*it), hidden, n);
+    }
+    fasttext_average({hidden, n}, listed);
+    const std::size_t n_out = list_outputs(batch.targets[w], batch.window_negatives(w), out_rows);
+    train_outputs(rule, hidden, out_rows, n_out, t, s.gradient.data(), loss_sum);
+    for (std::uint32_t word : contexts) {
+      const auto it = std::find_if(s.cached.begin(), s.cached.end(), [&](const CachedWord& c) { return c.word == word; });
+      const float moved = static_cast<float>(t.subwords->of(word).size()) * t.subwords->gain(word);
+      axpy(1.0f, s.gradient.data(), pending_of(*it), n);
+      axpy(moved, s.gradient.data(), sum_of(*it), n);
+    }
+    ++loss.examples;
+  }
+  for (const CachedWord& c : s.cached) flush(c);
+  s.cached.clear();
+  loss.sum += loss_sum;
+}
+
+// CBOW's loop for a rule: SGD's caches the window's words.
+template <typename Rule>
+__attribute__((always_inline)) inline void train_cbow_by_rule(const Rule& rule, const WindowBatch& batch, const Tables& t,
+                                                              Scratch& s, BatchLoss& loss) {
+  train_cbow(rule, batch, t, s, loss);
+}
+__attribute__((always_inline)) inline void train_cbow_by_rule(const SgdRule& rule, const WindowBatch& batch, const Tables& t,
+                                                              Scratch& s, BatchLoss& loss) {
+  train_cbow_cached(rule, batch, t, s, loss);
+}
+
 // Each rule's entry point, compiled for AVX-512, AVX2 and the baseline (as the word2vec
 // backend's: Clang clones no templates).
 #define EMBED_SUBWORD_LOOPS(Rule)                                                                              \
@@ -188,7 +298,7 @@ __attribute__((always_inline)) inline void train_cbow(const Rule& rule, const Wi
     if (model == Model::skipgram) {                                                                            \
       train_skipgram(rule, batch, t, s, loss);                                                                 \
     } else {                                                                                                   \
-      train_cbow(rule, batch, t, s, loss);                                                                     \
+      train_cbow_by_rule(rule, batch, t, s, loss);                                                             \
     }                                                                                                          \
   }
 EMBED_UPDATE_RULES(EMBED_SUBWORD_LOOPS)
