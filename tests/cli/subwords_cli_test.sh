@@ -65,6 +65,12 @@ check "resumes" "$?" "0"
 "$EQ" run.emb anarchismo -k 3 | grep -q "\[oov: anarchismo\]" && ok || bad "the resumed run's .emb answers it"
 check "no temporaries left" "$(litter)" "0"
 
+# A run without subwords starts from a subword run's checkpoint: its words from their vectors.
+"$ET" "${ONE[@]}" -o ck.emb --checkpoint ck.ckpt
+"$ET" --corpus corpus.txt --epochs 1 --threads 1 --seed 3 -o from-ck.emb --init ck.ckpt 2>from-ck.log
+check "--init from a subword checkpoint" "$?" "0"
+grep -q -- "--init ck.ckpt (a skipgram checkpoint, 32 dims)" from-ck.log && ok || bad "says what it read: $(grep -- --init from-ck.log)"
+
 expect_error "--minn longer than --maxn" 2 "--minn 5 is longer than --maxn 3" "$ET" "${RUN[@]}" -o e.emb --minn 5 --maxn 3
 expect_error "zero buckets" 2 "--buckets" "$ET" "${RUN[@]}" -o e.emb --buckets 0
 expect_error "--minn without --subwords" 2 "--minn applies with --subwords only" "$ET" --corpus corpus.txt -o e.emb --minn 2

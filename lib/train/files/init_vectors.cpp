@@ -43,8 +43,9 @@ void read_checkpoint_source(InitSource& source) {
   const std::size_t dim = c.settings.dim;
   source.what = fmt::format("a {} checkpoint", model.name());
   source.dim = dim;
-  source.words = std::move(c.vocab.words);
+  source.words = c.vocab.words;
   source.word_rows = packed_rows(c.input, dim);
+  source.word_rows.resize(source.words.size() * dim);  // --subwords: not the bucket rows after the words
   source.context_rows = packed_rows(c.output, dim);
   source.context_from = source.path;
   if (const std::optional<std::size_t> bias = model.bias_column(c.settings)) {
@@ -55,11 +56,15 @@ void read_checkpoint_source(InitSource& source) {
   }
   TrainingRun run;
   run.settings = c.settings;
+  run.corpus.vocab = std::move(c.vocab);  // --subwords' vectors average the rows each word lists
   run.input = std::move(c.input);
   run.output_table = std::move(c.output);
   const RowReader vector_of = model.vector_rows(run);
   source.vectors.resize(source.word_rows.size());
   for (std::size_t r = 0; r < source.words.size(); ++r) vector_of(r, source.vectors.data() + r * dim);
+  // A word's own row is only part of its vector with --subwords: a run without the
+  // buckets starts from the vector.
+  if (c.settings.subwords) source.word_rows = source.vectors;
   if (source.vectors == source.word_rows) source.vectors.clear();
 }
 
