@@ -48,8 +48,8 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
       : BatchPipeline(request.plan, request.device, request.traffic),
         words_(*request.words),
         contexts_(*request.contexts),
-        layout_(request.layout) {
-    EMBED_ASSERT(supports_on_gpu(layout_.optimizer));
+        layout_(request.layout),
+        rule_(kernel_rule_of(layout_.optimizer, layout_.params, layout_.hyper)) {
     // The kernels index rows by `width`: the host tables must not pad beyond it.
     EMBED_ASSERT(words_.stride() == layout_.width && contexts_.stride() == layout_.width);
     select_device();
@@ -98,8 +98,8 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
     auto* totals = slot.device_totals.get<BlockTotals>();
     const std::size_t id_words = std::size_t{slot.records} * kRecordWords + slot.word_rows + slot.context_rows;
     queue(slot, id_words, sizeof(BlockTotals), touches, [&](cudaStream_t stream) {
-      return launch_glove(device_records, slot.records, tables, kernel_rule_of(layout_.optimizer), learning_rate, &totals->loss,
-                          &totals->trained, max_in_flight_, stream);
+      return launch_glove(device_records, slot.records, tables, rule_, learning_rate, &totals->loss, &totals->trained,
+                          max_in_flight_, stream);
     });
   }
 
@@ -130,6 +130,7 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
   RowMatrix& words_;
   RowMatrix& contexts_;
   GloveLayout layout_;
+  KernelRuleSpec rule_;
   // Records trained at once: half the vocabulary's size (a record touches two rows),
   // at least a block's worth, and the whole GPU's worth (32,768) from 65,536 words up.
   unsigned max_in_flight_ = static_cast<unsigned>(std::clamp<std::size_t>(words_.rows() / 2, 32, 32768));

@@ -41,11 +41,12 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
         output_(*request.output),
         shape_(request.shape),
         storage_(storage_of(request.shape.storage)),
-        rule_(kernel_rule_of(request.optimizer)) {
+        rule_(kernel_rule_of(request.optimizer, padded_, request.hyper)) {
     // Rows of the vector padded to `padded`, then the optimizer's state (Word2vecLayout),
     // which needs f32 rows.
     EMBED_ASSERT(input_.stride() == shape_.stride && output_.stride() == shape_.stride);
     EMBED_ASSERT(padded_ == shape_.stride || storage_ == Storage::f32);
+    EMBED_ASSERT(shape_.negatives + 1 <= kMaxWindowOutputs);
     select_device();
     check_shared_memory();
     const LogisticTable& table = logistic_table();
@@ -178,8 +179,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   RowMatrix& output_;
   GpuTrainShape shape_;
   Storage storage_;
-  KernelRule rule_;
   std::size_t padded_ = RowMatrix::stride_for(shape_.dim);  // where a row's state starts
+  KernelRuleSpec rule_;                                     // after padded_, which it reads
   DeviceBuffer sigmoid_, loss_table_;
   KernelLogistic logistic_{};
   // Whatever the GPU's size: staleness grows with the windows in flight, not with the

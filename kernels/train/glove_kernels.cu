@@ -33,11 +33,11 @@ __device__ inline T from_lane_zero(T value) {
 }
 
 // One warp per record: the CPU's apply_rule (glove_cpu_backend.cpp) with the rule's
-// element form spread over the lanes, parameters changed by atomic adds.
+// element form spread over the lanes, parameters changed by atomic adds, the state too
+// where the rule is `concurrent` (kernel_rules.cuh).
 template <typename Rule>
 __global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord* records, std::uint32_t count, GloveTables t,
                                                          Rule rule, double* loss_out, unsigned long long* trained_out) {
-  static_assert(Rule::concurrent, "the kernels take only rules whose state atomic adds can keep");
   __shared__ double warp_loss[kWarpsPerBlock];
   __shared__ unsigned long long warp_trained[kWarpsPerBlock];
   const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -109,9 +109,9 @@ __global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord
 
 }  // namespace
 
-cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables, KernelRule kernel_rule,
-                         float learning_rate, double* loss, unsigned long long* trained, unsigned max_in_flight,
-                         cudaStream_t stream) {
+cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables,
+                         const KernelRuleSpec& kernel_rule, float learning_rate, double* loss, unsigned long long* trained,
+                         unsigned max_in_flight, cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
   // A warp per record in flight; a few blocks per SM is enough to hide the row loads,
   // and a bounded grid keeps the final atomics on the totals few.

@@ -43,8 +43,8 @@ struct GloveTables {
 // records in flight all read their rows before any adds to them, and over a small
 // vocabulary thousands at once pile stale steps on every row (bench/RESULTS.md, "Why
 // the kernels cap the updates in flight").
-cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables, KernelRule rule,
-                         float learning_rate, double* loss, unsigned long long* trained, unsigned max_in_flight,
-                         cudaStream_t stream);
+cudaError_t launch_glove(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables,
+                         const KernelRuleSpec& rule, float learning_rate, double* loss, unsigned long long* trained,
+                         unsigned max_in_flight, cudaStream_t stream);
 
 }  // namespace embed::cuda

@@ -279,13 +279,13 @@ template <typename Rule>
 __global__ void skipgram_state_kernel(KernelBatch b, SplitTable input, SplitTable output, std::uint32_t stride,
                                       std::uint32_t width, std::uint32_t dim, KernelLogistic logistic, Rule rule,
                                       double* loss_out) {
-  static_assert(Rule::concurrent, "the kernels take only rules whose state atomic adds can keep");
   using Row = typename Rule::Row;
   extern __shared__ float shared[];
   __shared__ std::uint32_t n_out_shared;
   __shared__ float loss_shared;
   __shared__ float partial[32];
   __shared__ Row input_row;
+  __shared__ Row output_row[kMaxWindowOutputs];  // each output copy's values for this input's step
   const std::uint32_t max_out = b.negatives_per_window + 1;
   float* in_rows = shared;                              // max_inputs × stride
   float* out_rows = in_rows + b.max_inputs * stride;    // max_out × width: vector and state, as stepped
@@ -319,7 +319,13 @@ __global__ void skipgram_state_kernel(KernelBatch b, SplitTable input, SplitTabl
     for (std::uint32_t c = 0; c < n_in; ++c) {
       float* in_table = row_at<float>(input, in_ids[c], width);
       float* in_state = in_table + stride;
-      if (!std::is_empty_v<Row> && threadIdx.x == 0) input_row = rule.begin(in_state);
+      // The rows' values for this input's step, from thread 0 (begin may count the step
+      // in the state: Adam's beta powers), the outputs' copies in turn. An empty Row's
+      // begin changes nothing.
+      if (!std::is_empty_v<Row> && threadIdx.x == 0) {
+        input_row = rule.begin(in_state);
+        for (std::uint32_t o = 0; o < n_out; ++o) output_row[o] = rule.begin(out_row(o) + stride);
+      }
       score_input(rule, in_rows + c * stride, out_row, n_out, dim, logistic, gradient + c * max_out, warp_loss);
       __syncthreads();
       const Row r_in = input_row;
@@ -342,7 +348,7 @@ __global__ void skipgram_state_kernel(KernelBatch b, SplitTable input, SplitTabl
       // every copy, so a row's two copies step in turn).
       for (std::uint32_t o = 0; o < n_out; ++o) {
         float* out = out_row(o);
-        const Row r = rule.begin(out + stride);
+        const Row r = std::is_empty_v<Row> ? Row{} : output_row[o];
         float sum = 0;
         for (std::uint32_t k = threadIdx.x; k < dim; k += blockDim.x) {
           out[k] -= rule_change<PlainAdd>(rule, r, out + stride, k, out[k], g[o] * x[k], sum);
@@ -364,12 +370,20 @@ __global__ void skipgram_state_kernel(KernelBatch b, SplitTable input, SplitTabl
     }
     add_window_loss(warp_loss, loss_shared, block_loss);
     // Each row's change over the window (vector and state, not the padding, which stays
-    // zero), from its first copy, with atomics.
+    // zero), from its first copy, with atomics. A rule whose state is not a sum (Adam's
+    // decaying moments) has its state written instead, as its input rows' is: added, the
+    // changes of many windows stepping one row at once would overshoot the state (a
+    // moment decayed by each as if alone) rather than keep the last writer's.
     for (std::uint32_t i = threadIdx.x; i < n_out * width; i += blockDim.x) {
       const std::uint32_t o = i / width, e = i % width;
       if (first_copy[o] != o || (e >= dim && e < stride)) continue;
+      float* table = row_at<float>(output, out_ids[o], width) + e;
+      if (!Rule::concurrent && e >= stride) {
+        if (out_rows[i] != out_loaded[i]) *table = out_rows[i];
+        continue;
+      }
       const float change = out_rows[i] - out_loaded[i];
-      if (change != 0) atomicAdd(row_at<float>(output, out_ids[o], width) + e, change);
+      if (change != 0) atomicAdd(table, change);
     }
     __syncthreads();
   }
@@ -411,7 +425,6 @@ __device__ inline float step_row(const Rule& rule, const typename Rule::Row& r, 
 template <typename T, typename Rule>
 __global__ void cbow_kernel(KernelBatch b, SplitTable input, SplitTable output, std::uint32_t stride, std::uint32_t width,
                             std::uint32_t dim, KernelLogistic logistic, Rule rule, double* loss_out) {
-  static_assert(Rule::concurrent, "the kernels take only rules whose state atomic adds can keep");
   static_assert(!kKeepsState<Rule> || std::is_same_v<T, float>, "an optimizer's state needs f32 rows");
   using Row = typename Rule::Row;
   extern __shared__ float shared[];
@@ -509,7 +522,7 @@ namespace {
 // Calls f(kernel_rule's struct, a null T*) for every storage type T its kernels take: f32,
 // f16 and bf16 for a rule without state, f32 alone for one with.
 template <typename F>
-void with_rule_and_storage(KernelRule kernel_rule, float learning_rate, Storage storage, F&& f) {
+void with_rule_and_storage(const KernelRuleSpec& kernel_rule, float learning_rate, Storage storage, F&& f) {
   with_kernel_rule(kernel_rule, learning_rate, [&](const auto& rule) {
     using Rule = std::decay_t<decltype(rule)>;
     with_storage(storage, [&](auto* type) {
@@ -521,7 +534,7 @@ void with_rule_and_storage(KernelRule kernel_rule, float learning_rate, Storage 
 
 // Calls f(rule, kernel) for skip-gram's or CBOW's kernel for that rule and storage.
 template <typename F>
-void with_window_kernel(bool skipgram, KernelRule kernel_rule, float learning_rate, Storage storage, F&& f) {
+void with_window_kernel(bool skipgram, const KernelRuleSpec& kernel_rule, float learning_rate, Storage storage, F&& f) {
   with_rule_and_storage(kernel_rule, learning_rate, storage, [&](const auto& rule, auto* type) {
     using Rule = std::decay_t<decltype(rule)>;
     using T = std::remove_pointer_t<decltype(type)>;
@@ -541,15 +554,15 @@ cudaError_t allow_shared_memory(std::size_t bytes) {
   cudaError_t status = cudaSuccess;
   // Every kernel launch_skipgram and launch_cbow instantiate.
   for (bool skipgram : {true, false}) {
-    for (KernelRule kernel_rule : {KernelRule::sgd, KernelRule::adagrad, KernelRule::rowadagrad}) {
+    for_each_kernel_rule([&](KernelRule kernel_rule) {
       for (Storage storage : {Storage::f32, Storage::f16, Storage::bf16}) {
-        with_window_kernel(skipgram, kernel_rule, 0.0f, storage, [&](const auto&, auto* kernel) {
+        with_window_kernel(skipgram, KernelRuleSpec{kernel_rule}, 0.0f, storage, [&](const auto&, auto* kernel) {
           const cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                                      cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
           if (e != cudaSuccess) status = e;
         });
       }
-    }
+    });
   }
   return status;
 }
@@ -559,7 +572,7 @@ namespace {
 // Skip-gram's or CBOW's kernel for the rule: SGD's for the tables' storage type, or the
 // rule with state's (f32 rows with their state after the padded vector).
 cudaError_t launch_window_kernel(bool skipgram, const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic,
-                                 KernelRule kernel_rule, float learning_rate, double* loss, unsigned max_blocks,
+                                 const KernelRuleSpec& kernel_rule, float learning_rate, double* loss, unsigned max_blocks,
                                  cudaStream_t stream) {
   if (batch.windows == 0) return cudaSuccess;
   const std::size_t shared = skipgram ? skipgram_shared_bytes(batch.max_inputs, batch.negatives_per_window, t.stride, t.width)
@@ -578,12 +591,14 @@ cudaError_t launch_window_kernel(bool skipgram, const KernelBatch& batch, const 
 }  // namespace
 
 cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic,
-                            KernelRule kernel_rule, float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream) {
+                            const KernelRuleSpec& kernel_rule, float learning_rate, double* loss, unsigned max_blocks,
+                            cudaStream_t stream) {
   return launch_window_kernel(true, batch, t, logistic, kernel_rule, learning_rate, loss, max_blocks, stream);
 }
 
-cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic, KernelRule kernel_rule,
-                        float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream) {
+cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic,
+                        const KernelRuleSpec& kernel_rule, float learning_rate, double* loss, unsigned max_blocks,
+                        cudaStream_t stream) {
   return launch_window_kernel(false, batch, t, logistic, kernel_rule, learning_rate, loss, max_blocks, stream);
 }
 

@@ -24,11 +24,13 @@
 // in flight", has the runs that showed both.)
 //
 // The optimizer's update rule (train/engine/update_rules.h) is a template parameter,
-// built by kernel_rules.cuh from the optimizers whose state atomic adds can keep. SGD's
-// steps are plain adds, and the kernels above are as they were before rules. A rule
-// with state (adagrad, rowadagrad) needs f32 rows, whose state follows the padded vector
-// (Word2vecLayout), and steps through the rule's element form: an input row's state in
-// the table by atomic adds, as GloVe's kernel does; skip-gram's output rows in the
+// built by kernel_rules.cuh, one kernel per rule. SGD's steps are plain adds, and the
+// kernels above are as they were before rules. A rule with state (every other) needs f32
+// rows, whose state follows the padded vector (Word2vecLayout), and steps through the
+// rule's element form: an input row's state in the table, by atomic adds where the rule
+// is `concurrent` (adagrad, rowadagrad), in place otherwise (Adam's moments: windows
+// that step one row at once may lose each other's change to its state, as Hogwild
+// threads on the CPU may), as GloVe's kernel does; skip-gram's output rows in the
 // block's shared copies, whole rows with their state, stepped per input as on the CPU,
 // then each copy's change (new - loaded) added to the table at the end of the window. A
 // rule whose step sums over its row (rowadagrad) takes a block sum per row step. One
@@ -81,7 +83,9 @@ struct KernelLogistic {
 std::size_t skipgram_shared_bytes(std::uint32_t max_inputs, std::uint32_t negatives, std::uint32_t stride, std::uint32_t width);
 std::size_t cbow_shared_bytes(std::uint32_t stride);
 // Shared memory the kernels declare statically, on top of the above.
-inline constexpr std::size_t kStaticSharedBytes = 256;
+inline constexpr std::size_t kStaticSharedBytes = 1024;
+// A window's output rows at most: its target and --negative's largest value (60).
+inline constexpr std::uint32_t kMaxWindowOutputs = 61;
 // Lets the kernels use up to `bytes` of shared memory per block (above the 48 KB default).
 cudaError_t allow_shared_memory(std::size_t bytes);
 
@@ -92,9 +96,10 @@ cudaError_t allow_shared_memory(std::size_t bytes);
 // Adds the batch's loss to *loss (device memory).
 // At most `max_blocks` blocks (0: no cap). A rule with state needs f32 tables whose
 // width exceeds their stride (else cudaErrorInvalidValue).
-cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic, KernelRule rule,
-                            float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream);
-cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic, KernelRule rule,
-                        float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream);
+cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic,
+                            const KernelRuleSpec& rule, float learning_rate, double* loss, unsigned max_blocks,
+                            cudaStream_t stream);
+cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic,
+                        const KernelRuleSpec& rule, float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream);
 
 }  // namespace embed::cuda

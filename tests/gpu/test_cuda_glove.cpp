@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <span>
+#include <vector>
 
 #include "gpu_train_fixtures.h"
 #include "train/glove/glove_cpu_backend.h"
@@ -18,12 +20,17 @@ using namespace embed::test;
 
 namespace {
 
-// The optimizers whose rules GloVe's kernel takes (their `concurrent`).
+// The optimizers whose state atomic adds keep (their `concurrent`), then those whose
+// state the kernel writes in place: first those the GPU trains GloVe with
+// (supports_on_gpu), then Adam's, which it steps but does not train with.
 struct Rule {
   Optimizer optimizer;
   const char* name;
 };
 const Rule kRules[] = {{Optimizer::adagrad, "adagrad"}, {Optimizer::rowadagrad, "rowadagrad"}, {Optimizer::sgd, "sgd"}};
+const Rule kInPlaceRules[] = {
+    {Optimizer::rmsprop, "rmsprop"}, {Optimizer::adadelta, "adadelta"}, {Optimizer::rprop, "rprop"}, {Optimizer::asgd, "asgd"}};
+const Rule kAdamRules[] = {{Optimizer::adam, "adam"}, {Optimizer::adamw, "adamw"}, {Optimizer::adamax, "adamax"}};
 
 std::unique_ptr<GloveBackend> cuda_glove(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout, unsigned workers,
                                          const Placement& placement, std::uint64_t budget = 0) {
@@ -35,8 +42,11 @@ std::unique_ptr<GloveBackend> cuda_glove(RowMatrix& words, RowMatrix& contexts, 
 }  // namespace
 
 TEST_CASE("one block of GloVe records on the GPU equals the CPU's update", "[gpu]") {
+  std::vector<Rule> rules(std::begin(kRules), std::end(kRules));
+  rules.insert(rules.end(), std::begin(kInPlaceRules), std::end(kInPlaceRules));
+  rules.insert(rules.end(), std::begin(kAdamRules), std::end(kAdamRules));
   for (std::size_t dim : {300u, 50u}) {
-    for (const Rule& rule : kRules) {
+    for (const Rule& rule : rules) {
       for (const Placement& placement : kPlacements) {
         const GloveLayout layout(dim, rule.optimizer);
         const std::size_t n = 500;
@@ -75,12 +85,20 @@ TEST_CASE("one block of GloVe records on the GPU equals the CPU's update", "[gpu
   }
 }
 
-TEST_CASE("GloVe on the GPU trains to the CPU's cost and separation on the same co-occurrences", "[gpu]") {
+namespace {
+
+// How close the GPU must come to the CPU: `same`, its last cost within 5% of the CPU's and
+// its topic separation within 15%; else no worse: a cost at most 10% higher, a separation
+// at least 80% of the CPU's.
+enum class Match { same, no_worse };
+
+// Trains the same co-occurrences with `rules` on the CPU and in each placement on the GPU.
+void train_like_the_cpu(std::span<const Rule> rules, Match match) {
   // Topics that meet where their lines run together (test_glove.cpp: GloVe cannot
   // separate topics that never meet).
   const Corpus corpus = topic_corpus(11, 4000, 40, 50, false);
   const std::vector<GloveRecord> counted = glove_records_of(corpus);
-  for (const Rule& rule : kRules) {
+  for (const Rule& rule : rules) {
     TrainSettings s;
     s.model = Model::glove;
     s.dim = 32;
@@ -115,11 +133,29 @@ TEST_CASE("GloVe on the GPU trains to the CPU's cost and separation on the same 
         continue;
       }
       INFO(rule.name << ", " << kQualityPlacements[which].name);
-      CHECK(separation > 0.5 * cpu_separation);
-      CHECK(separation == Approx(cpu_separation).epsilon(0.15));
-      CHECK(cost == Approx(cpu_cost).epsilon(0.05));
+      if (match == Match::same) {
+        CHECK(separation == Approx(cpu_separation).epsilon(0.15));
+        CHECK(cost == Approx(cpu_cost).epsilon(0.05));
+      } else {
+        CHECK(separation > 0.8 * cpu_separation);
+        CHECK(cost < 1.1 * cpu_cost);
+      }
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("GloVe on the GPU trains to the CPU's cost and separation on the same co-occurrences", "[gpu]") {
+  train_like_the_cpu(kRules, Match::same);
+}
+
+// Their state written in place, concurrent records of one row may lose each other's
+// change to it (Hogwild): on an H200 (2026-11-26) rmsprop, adadelta and rprop ended at
+// lower costs than the CPU's, adadelta at 86% of its separation, rprop (which the CPU's
+// run does not train at this rate) far above it.
+TEST_CASE("GloVe on the GPU with the rules whose state is written in place trains no worse than the CPU", "[gpu]") {
+  train_like_the_cpu(kInPlaceRules, Match::no_worse);
 }
 
 TEST_CASE("GloVe tables larger than the GPU memory allowed train in host memory", "[gpu]") {

@@ -60,12 +60,11 @@ class GloveModel final : public TrainingModel {
     return vectors.has_value();  // x_max and alpha: settings_out_of_range
   }
 
-  bool gpu_trains(Optimizer optimizer) const override { return supports_on_gpu(optimizer); }
+  bool gpu_trains(Optimizer optimizer) const override { return supports_on_gpu(Model::glove, optimizer); }
   std::string gpu_refusal(const TrainSettings& s) const override {
-    return supports_on_gpu(s.optimizer)
-               ? ""
-               : fmt::format("glove trains with adagrad, rowadagrad or sgd on the GPU; --optimizer {} trains on the CPU",
-                             optimizer_name(s.optimizer));
+    return gpu_trains(s.optimizer) ? ""
+                                   : fmt::format("glove trains with {} on the GPU; --optimizer {} trains on the CPU",
+                                                 gpu_optimizer_names(Model::glove), optimizer_name(s.optimizer));
   }
 
   void start(const TrainingInput& input, TrainingRun& run, AtomicOutput* counts_out) const override {

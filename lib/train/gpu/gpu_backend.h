@@ -26,23 +26,32 @@ struct GpuBackendRequest {
   GpuTrainShape shape;          // with an optimizer that keeps state: f32 storage, rows of vector then state
   GpuMemoryPlan plan;
   GpuDevice device;
-  TableTraffic* traffic = nullptr;       // the run's counters, or none
-  Optimizer optimizer = Optimizer::sgd;  // one whose rule is concurrent (supports_on_gpu)
+  TableTraffic* traffic = nullptr;  // the run's counters, or none
+  Optimizer optimizer = Optimizer::sgd;
+  OptimizerParams hyper = {};  // its hyper-parameters, resolved (Word2vecLayout::hyper)
 };
 
 struct GloveGpuRequest {
   RowMatrix* words = nullptr;                 // W and W̃ on the host (GloveLayout rows), trained in place
   RowMatrix* contexts = nullptr;              // or copied to the device and back, as for word2vec
-  GloveLayout layout{0, Optimizer::adagrad};  // its optimizer: one whose rule is concurrent (supports_on_gpu)
+  GloveLayout layout{0, Optimizer::adagrad};  // its optimizer and hyper-parameters too
   GpuMemoryPlan plan;
   GpuDevice device;
   TableTraffic* traffic = nullptr;  // the run's counters, or none
 };
 
-// The kernels update rows from many records or windows at once with atomic adds, so they
-// take the rules whose state atomic adds can keep (not Adam's: its per-row step counts
-// are a product that concurrent updates cannot share without losing steps).
-inline bool supports_on_gpu(Optimizer optimizer) { return optimizer_spec(optimizer).concurrent; }
+// The optimizers the GPU trains `model` with. Its kernels take every rule and step one
+// batch as the CPU does (the gpu tests), but under hundreds of windows or records at once
+// a rule whose state is not a sum (kernel_rules.cuh) behaves unlike on the CPU's few
+// threads. Measured on an H200 (bench/RESULTS.md, 2026-11-26): Adam, AdamW and Adamax
+// diverge in every model, each concurrent touch of a frequent row taking a whole
+// normalised step; RMSprop, Adadelta and Rprop diverged in skip-gram too, while GloVe
+// trains them and ASGD to the CPU's topic separation. Skip-gram and CBOW therefore take
+// the rules whose state atomic adds keep (`concurrent`); GloVe those and the ones it
+// measured well with.
+bool supports_on_gpu(Model model, Optimizer optimizer);
+// The optimizers the GPU trains `model` with, for messages: "sgd, adagrad or rowadagrad".
+std::string gpu_optimizer_names(Model model);
 
 struct GpuTrainer {
   // Device `ordinal` (--gpu) made current, when it is usable; nullopt with the reason

@@ -89,12 +89,12 @@ class Word2vecModel final : public TrainingModel {
     }
     return s.negative <= 60 && pair_negatives <= 1 && (model_ == Model::skipgram || pair_negatives == 0);
   }
-  bool gpu_trains(Optimizer optimizer) const override { return supports_on_gpu(optimizer); }
+  bool gpu_trains(Optimizer optimizer) const override { return supports_on_gpu(model_, optimizer); }
   std::string gpu_refusal(const TrainSettings& s) const override {
     if (s.subwords) return "--subwords trains on the CPU so far";
     if (s.pair_negatives) return "--pair-negatives trains on the CPU: the GPU kernels share a window's negatives";
     if (!gpu_trains(s.optimizer)) {
-      return fmt::format("{} trains with sgd, adagrad or rowadagrad on the GPU; --optimizer {} trains on the CPU", name(),
+      return fmt::format("{} trains with {} on the GPU; --optimizer {} trains on the CPU", name(), gpu_optimizer_names(model_),
                          optimizer_name(s.optimizer));
     }
     return "";
@@ -233,7 +233,8 @@ class Word2vecModel final : public TrainingModel {
                               plan_gpu_memory(shape, context.gpu_options, context.gpu_budget),
                               *context.gpu,
                               context.gpu_traffic,
-                              s.optimizer};
+                              s.optimizer,
+                              layout.hyper};
     explain_placement(context.gpu_options, request.plan, 2 * shape.rows * shape.stride * dtype_size(shape.storage),
                       context.gpu_budget);
     return context.gpu_trainer->make_backend(request);
