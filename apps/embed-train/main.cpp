@@ -71,6 +71,11 @@ int main(int argc, char** argv) {
                                "storage type of the vectors written and of the skipgram/cbow tables a GPU trains (math "
                                "is f32; the CPU and GloVe train f32 tables): f32, f16, bf16 (default: f32)");
   app.add_flag("--save-context", command.output.save_context, "also write the output (context) vectors, to OUT.context.emb");
+  app.add_option("--fasttext-bin", command.output.fasttext_bin,
+                 embed::models_taking("--fasttext-bin") +
+                     ": also write the model as fastText's .bin here (format 12: fasttext and gensim's "
+                     "load_facebook_model load it; --init FILE --subwords continues it, n-gram rows and output "
+                     "matrix included)");
   auto* init = app.add_option("--init", command.init.file,
                               "start from these vectors (any format glove-convert reads, or a checkpoint): the "
                               "vocabulary's words found there start from them, their context rows from FILE's context "

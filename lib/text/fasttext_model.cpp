@@ -84,8 +84,8 @@ struct Args {
 
 Args read_args(FieldReader& f, const std::string& name) {
   // args.cc, Args::save: twelve int32s then a double, in this order.
-  static constexpr const char* kNames[] = {"dim", "ws", "epoch", "minCount", "neg", "wordNgrams",
-                                           "loss", "model", "bucket", "minn", "maxn", "lrUpdateRate"};
+  static constexpr const char* kNames[] = {"dim",  "ws",    "epoch",  "minCount", "neg",  "wordNgrams",
+                                           "loss", "model", "bucket", "minn",     "maxn", "lrUpdateRate"};
   std::int32_t values[12];
   for (std::size_t i = 0; i < 12; ++i) values[i] = f.read<std::int32_t>(fmt::format("the setting {}", kNames[i]));
   f.read<double>("the setting t");
@@ -100,7 +100,8 @@ Args read_args(FieldReader& f, const std::string& name) {
     fail("{}: the settings bucket {}, minn {}, maxn {} are not valid; expected bucket >= 0 and 0 <= minn, maxn <= {}", name,
          args.bucket, args.minn, args.maxn, kMaxNgramLength);
   }
-  if (args.maxn > 0 && args.bucket == 0) fail("{}: the model has n-grams (maxn {}) but no buckets for them (bucket 0)", name, args.maxn);
+  if (args.maxn > 0 && args.bucket == 0)
+    fail("{}: the model has n-grams (maxn {}) but no buckets for them (bucket 0)", name, args.maxn);
   return args;
 }
 
@@ -115,9 +116,18 @@ bool original_layout_plausible(std::string_view head) {
   constexpr std::int64_t kAny = std::numeric_limits<std::int32_t>::max();
   // The int32 args in args.cc's order: dim, ws, epoch, minCount, neg, wordNgrams, loss
   // (hs, ns, softmax, ova), model (cbow, skipgram, supervised), bucket, minn, maxn, lrUpdateRate.
-  constexpr std::pair<std::int64_t, std::int64_t> kRanges[12] = {
-      {1, kMaxVectorDimension}, {1, kAny}, {1, kAny}, {0, kAny}, {0, kAny}, {1, kAny}, {1, 4}, {1, 3}, {0, kAny},
-      {0, kMaxNgramLength},     {0, kMaxNgramLength}, {1, kAny}};
+  constexpr std::pair<std::int64_t, std::int64_t> kRanges[12] = {{1, kMaxVectorDimension},
+                                                                 {1, kAny},
+                                                                 {1, kAny},
+                                                                 {0, kAny},
+                                                                 {0, kAny},
+                                                                 {1, kAny},
+                                                                 {1, 4},
+                                                                 {1, 3},
+                                                                 {0, kAny},
+                                                                 {0, kMaxNgramLength},
+                                                                 {0, kMaxNgramLength},
+                                                                 {1, kAny}};
   for (std::size_t i = 0; i < 12; ++i) {
     if (head.size() < 4 * i + 4) return true;
     const std::int32_t value = int_at(4 * i);
@@ -153,9 +163,10 @@ FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& op
   if (!versioned && !original_layout_plausible(head)) {
     std::int32_t first = 0;
     std::memcpy(&first, head.data(), sizeof first);
-    fail("{}: not a fastText model: it starts with {}, expected the magic number {} or, in fastText's original layout "
-         "without one, the model's settings (dim, ws, epoch, ...)",
-         name, first, kFastTextMagic);
+    fail(
+        "{}: not a fastText model: it starts with {}, expected the magic number {} or, in fastText's original layout "
+        "without one, the model's settings (dim, ws, epoch, ...)",
+        name, first, kFastTextMagic);
   }
   FieldReader f(in, name);
   std::int32_t version = 0;
@@ -163,9 +174,10 @@ FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& op
     f.read<std::int32_t>("the magic number");
     version = f.read<std::int32_t>("the format version");
     if (version < kFastTextOldestVersion || version > kFastTextVersion) {
-      fail("{}: a fastText model of format version {}; this reader knows versions {} and {} (fastText 2017 to 0.9) and "
-           "the original layout without a version",
-           name, version, kFastTextOldestVersion, kFastTextVersion);
+      fail(
+          "{}: a fastText model of format version {}; this reader knows versions {} and {} (fastText 2017 to 0.9) and "
+          "the original layout without a version",
+          name, version, kFastTextOldestVersion, kFastTextVersion);
     }
   }
   const Args args = read_args(f, name);
@@ -177,7 +189,8 @@ FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& op
   f.read<std::int64_t>("the dictionary's token count");
   const std::int64_t pruneidx_size = versioned ? f.read<std::int64_t>("the dictionary's pruning index size") : -1;
   if (size < 0 || nwords < 0 || nlabels < 0 || std::int64_t{nwords} + nlabels != size) {
-    fail("{}: the dictionary has {} entries, {} words and {} labels; expected entries = words + labels", name, size, nwords, nlabels);
+    fail("{}: the dictionary has {} entries, {} words and {} labels; expected entries = words + labels", name, size, nwords,
+         nlabels);
   }
   std::vector<Entry> entries;
   std::string first_label;
@@ -207,19 +220,22 @@ FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& op
   const bool quantized = versioned && f.read_bool("the quantized-input flag");
   const bool supervised = args.model == kModelSupervised || nlabels > 0;
   if (quantized) {
-    fail("{}: a quantized fastText model (.ftz){}: its vectors are compressed by product quantization, which glove-convert "
-         "does not decode; convert the .bin model it was made from",
-         name, supervised ? ", and a supervised one" : "");
+    fail(
+        "{}: a quantized fastText model (.ftz){}: its vectors are compressed by product quantization, which glove-convert "
+        "does not decode; convert the .bin model it was made from",
+        name, supervised ? ", and a supervised one" : "");
   }
   if (supervised) {
-    fail("{}: a supervised fastText model (labels such as \"{}\", {} label{}): its vectors are trained to classify, not "
-         "for word similarity; glove-convert reads unsupervised models (fasttext skipgram or cbow)",
-         name, excerpt(first_label), nlabels, nlabels == 1 ? "" : "s");
+    fail(
+        "{}: a supervised fastText model (labels such as \"{}\", {} label{}): its vectors are trained to classify, not "
+        "for word similarity; glove-convert reads unsupervised models (fasttext skipgram or cbow)",
+        name, excerpt(first_label), nlabels, nlabels == 1 ? "" : "s");
   }
   if (pruneidx_size >= 0) {
-    fail("{}: the dictionary is pruned (pruning index of {} entries) but the model is not quantized; fastText itself refuses "
-         "such a file",
-         name, pruneidx_size);
+    fail(
+        "{}: the dictionary is pruned (pruning index of {} entries) but the model is not quantized; fastText itself refuses "
+        "such a file",
+        name, pruneidx_size);
   }
 
   // The input matrix: the words' rows, then the n-gram buckets' rows.
@@ -246,11 +262,13 @@ FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& op
     std::string word = entries[i].word;
     if (!is_valid_utf8(word)) {
       std::string repaired;
-      if (const auto problem = repair_word(word, options.unicode_errors, repaired)) fail("{}: entry {}: {}", name, i + 1, *problem);
+      if (const auto problem = repair_word(word, options.unicode_errors, repaired))
+        fail("{}: entry {}: {}", name, i + 1, *problem);
       word = std::move(repaired);
     }
     if (options.keep && !options.keep->contains(word)) continue;
     table.add_row(word, row, i + 1);
+    if (options.keep_rows) model.own_rows.insert(model.own_rows.end(), row.begin(), row.end());
     table.counts.push_back(entries[i].count);
     kept.push_back(i);
     if (i % 4096 == 0) progress.update(in.raw_bytes_read());
@@ -269,7 +287,8 @@ FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& op
     progress.update(in.raw_bytes_read());
   }
   for (std::size_t x = 0; x < bucket_rows.size(); ++x) {
-    if (!std::isfinite(bucket_rows[x])) fail("{}: n-gram bucket {}: component {} is not a finite number", name, x / dim, x % dim + 1);
+    if (!std::isfinite(bucket_rows[x]))
+      fail("{}: n-gram bucket {}: component {} is not a finite number", name, x / dim, x % dim + 1);
   }
   if (settings.buckets != bucket_rows.size() / dim) bucket_rows.clear();  // a model without n-grams ignores its buckets
   SubwordTable subwords(settings, dim, std::move(bucket_rows));
@@ -288,16 +307,32 @@ FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& op
     }
   }
 
-  // The output matrix is not needed, but a file that ends inside it is truncated.
-  if (versioned && f.read_bool("the quantized-output flag")) fail("{}: the output matrix is quantized but the input matrix is not", name);
+  // The output matrix: one row per word (skip-gram and CBOW score against it). Read only
+  // with keep_rows; otherwise skipped, but a file that ends inside it is truncated.
+  if (versioned && f.read_bool("the quantized-output flag"))
+    fail("{}: the output matrix is quantized but the input matrix is not", name);
   const auto out_rows = f.read<std::int64_t>("the output matrix's row count");
   const auto out_cols = f.read<std::int64_t>("the output matrix's column count");
   if (out_rows < 0 || out_rows > std::int64_t{1} << 40 || out_cols != args.dim) {
     fail("{}: the output matrix is {} x {}; expected dim {} columns", name, out_rows, out_cols, args.dim);
   }
-  f.skip(static_cast<std::uint64_t>(out_rows) * dim * sizeof(float), "the output matrix");
+  if (!options.keep_rows) {
+    f.skip(static_cast<std::uint64_t>(out_rows) * dim * sizeof(float), "the output matrix");
+  } else {
+    if (out_rows != nwords) fail("{}: the output matrix has {} rows; expected one per word ({})", name, out_rows, nwords);
+    // Output row i is dictionary entry i's, as input row i is.
+    std::vector<std::int64_t> table_row(entries.size(), -1);
+    for (std::size_t r = 0; r < kept.size(); ++r) table_row[kept[r]] = static_cast<std::int64_t>(r);
+    model.output_rows.resize(kept.size() * dim);
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      if (!f.read_floats(row.data(), dim)) f.truncated(fmt::format("the output row of word {}", i + 1));
+      if (table_row[i] >= 0)
+        std::copy(row.begin(), row.end(), model.output_rows.begin() + table_row[i] * static_cast<std::ptrdiff_t>(dim));
+    }
+  }
   progress.finish();
   if (options.keep_subwords && settings.buckets > 0) model.subwords = std::move(subwords);
+  model.subwords_left = !options.keep_subwords && settings.buckets > 0;
   return model;
 }
 

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "core/byte_source.h"
 #include "core/utf8.h"
@@ -46,15 +47,21 @@ inline constexpr std::size_t kFastTextHeadBytes = 68;
 bool is_fasttext_model(std::string_view head);
 
 struct FastTextReadOptions {
-  std::uint64_t limit = 0;        // keep the first `limit` words (0: all)
-  const WordSet* keep = nullptr;  // keep only these words (nullptr: all)
+  std::uint64_t limit = 0;                               // keep the first `limit` words (0: all)
+  const WordSet* keep = nullptr;                         // keep only these words (nullptr: all)
   UnicodeErrors unicode_errors = UnicodeErrors::strict;  // words that are not UTF-8
-  bool keep_subwords = false;     // also return the n-gram bucket rows
+  bool keep_subwords = false;                            // also return the n-gram bucket rows
+  bool keep_rows = false;                                // also return the kept words' own input rows and output rows
 };
 
 struct FastTextModel {
   EmbeddingTable table;                  // the words in the model's order, with their counts
   std::optional<SubwordTable> subwords;  // when asked for and the model has n-grams (maxn > 0)
+  bool subwords_left = false;            // the model has n-grams, not asked for
+  // With keep_rows, in the table's order (rows × dim): each word's own row of the input
+  // matrix (its vector is the average of it and its n-grams' rows), and its row of the
+  // output matrix (what skip-gram and CBOW score contexts against).
+  std::vector<float> own_rows, output_rows;
 };
 
 // Throws embed::Error "NAME: ..." naming what was expected, for truncated or malformed

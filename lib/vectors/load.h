@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "format/emb_file.h"
 #include "format/embedding_table.h"
@@ -22,17 +23,19 @@ struct LoadOptions {
   UnicodeErrors unicode_errors = UnicodeErrors::strict;  // text and word2vec binary words that are not UTF-8
   bool verify = false;                                   // .emb inputs: check checksums and index first
   bool subwords = false;                                 // fastText and .emb inputs: keep the n-gram bucket rows too
+  bool model_rows = false;                               // fastText inputs: keep own and output rows (FastTextModel)
   RowSink row_sink;                                      // text inputs: stream rows here instead of into table.values
 };
 
 struct LoadedVectors {
   EmbeddingTable table;
   VectorFormat format;
-  bool normalized = false;               // an .emb input said its rows have unit length
-  std::optional<DType> dtype;            // an .emb input's storage type
-  bool streamed = false;                 // the values went to LoadOptions::row_sink, table.values is empty
-  std::optional<SubwordTable> subwords;  // with LoadOptions::subwords, when the input has them
-  bool subwords_left = false;            // the input has n-gram bucket rows that were not kept
+  bool normalized = false;                   // an .emb input said its rows have unit length
+  std::optional<DType> dtype;                // an .emb input's storage type
+  bool streamed = false;                     // the values went to LoadOptions::row_sink, table.values is empty
+  std::optional<SubwordTable> subwords;      // with LoadOptions::subwords, when the input has them
+  bool subwords_left = false;                // the input has n-gram bucket rows that were not kept
+  std::vector<float> own_rows, output_rows;  // with LoadOptions::model_rows, from a fastText model
 };
 
 // Reads `path` ("-": stdin; gzip is detected). Throws embed::Error with file and line.

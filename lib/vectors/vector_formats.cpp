@@ -61,9 +61,14 @@ void read_fasttext_bin(InputStream& in, const LoadOptions& options, LoadedVector
   read.keep = options.keep;
   read.unicode_errors = options.unicode_errors;
   read.keep_subwords = options.subwords;
+  read.keep_rows = options.model_rows;
   FastTextModel model = read_fasttext_model(in, read);
   loaded.table = std::move(model.table);
   loaded.subwords = std::move(model.subwords);
+  // Said to --init (which asks for model_rows); glove-convert drops a model's buckets quietly unless --subwords.
+  if (options.model_rows) loaded.subwords_left = model.subwords_left;
+  loaded.own_rows = std::move(model.own_rows);
+  loaded.output_rows = std::move(model.output_rows);
 }
 
 void read_w2v_bin(InputStream& in, const LoadOptions& options, LoadedVectors& loaded) {

@@ -42,7 +42,7 @@ suite_tools() {
     cli/cli_test.sh | cli/projector_cli_test.sh | interop/interop_test.sh) echo gc ;;
     cli/query_cli_test.sh | cli/ann_cli_test.sh) echo eq gc ;;
     interop/query_interop.sh) echo eq ;;
-    interop/fasttext_interop.sh) echo gc eq ;;
+    interop/fasttext_interop.sh) echo gc eq et ;;
     cli/outputs_cli_test.sh) echo gc eq et ;;
     cli/plot_cli_test.sh) echo eq et gc ;;
     render/render_svg.sh) echo eq et ;;
@@ -122,6 +122,7 @@ case $group in
         expect_caught interop/interop_test.sh gc=crash-after:--from
         expect_caught interop/fasttext_interop.sh gc=crash-on:--subwords
         expect_caught interop/fasttext_interop.sh eq=silent
+        expect_caught interop/fasttext_interop.sh et=crash-on:--init
       else
         echo "(no fasttext command: interop/interop_test.sh and fasttext_interop.sh not checked)"
       fi

@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Interop test: glove-convert and embed-query on a fastText model (.bin) against the
 # fastText CLI and gensim (fasttext_vs_emb.py says what is compared), and glove-convert's
-# fastText models (--to fasttext-bin) read back by both.
+# fastText models (--to fasttext-bin) read back by both, and embed-train --init continuing
+# fastText's model.
 #
-# Usage: fasttext_interop.sh GLOVE_CONVERT EMBED_QUERY
+# Usage: fasttext_interop.sh GLOVE_CONVERT EMBED_QUERY EMBED_TRAIN
 # Exit status: 0 pass, 1 fail, 77 skipped (no `fasttext` command, or Debian's
 # /usr/bin/python3 lacks numpy/gensim). KEEP_INTEROP_FILES=1 keeps the work directory.
 set -euo pipefail
 
-if [[ $# -ne 2 || ! -x $1 || ! -x $2 ]]; then
-  echo "usage: $0 GLOVE_CONVERT EMBED_QUERY (executables)" >&2
+if [[ $# -ne 3 || ! -x $1 || ! -x $2 || ! -x $3 ]]; then
+  echo "usage: $0 GLOVE_CONVERT EMBED_QUERY EMBED_TRAIN (executables)" >&2
   exit 1
 fi
 GC=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 EQ=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+ET=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DATA=$(cd "$HERE/../../data" && pwd)
 source "$HERE/peers.sh"
@@ -79,4 +81,45 @@ PY
 "$GC" -q --dtype f16 subwords.emb -o half.emb
 "$EQ" half.emb --format json anarchismo > half.json
 grep -q '"oov":true' half.json || { echo "FAIL: f16 subwords: no oov answer"; exit 1; }
+# same_vectors EMB BIN: three words' vectors in EMB are fastText's from BIN (print-word-vectors'
+# 5 significant digits).
+same_vectors() {
+  printf 'the\nanarchism\nphilosophy\n' | fasttext print-word-vectors "$2" > ft.txt
+  "$GC" -q "$1" -o - --to glove | grep -E '^(the|anarchism|philosophy) ' > ours.txt
+  "$PY" - ours.txt ft.txt <<'PY'
+import sys
+ours, theirs = ({l.split()[0]: [float(x) for x in l.split()[1:]] for l in open(p)} for p in sys.argv[1:3])
+assert ours.keys() == theirs.keys() and len(ours) == 3, (ours.keys(), theirs.keys())
+for w in ours:
+    assert all(abs(a - b) <= 1e-4 * abs(b) + 1e-5 for a, b in zip(ours[w], theirs[w])), (w, ours[w], theirs[w])
+PY
+}
+# embed-train --init M.bin --subwords continues fastText's model: its buckets, its words'
+# own rows and its output matrix as they are. At a rate too small to move them the
+# vectors are fastText's (print-word-vectors), and the epoch's loss is the trained
+# model's, far below an untrained one's (which a run that dropped the output matrix, or
+# the own rows, would start from).
+"$ET" --corpus corpus.txt --subwords --min-count 1 --epochs 1 --threads 1 --lr 1e-9 --init M.bin -o C.emb 2> c.log ||
+  { cat c.log; exit 1; }
+grep -q "its 20000 n-gram bucket rows continue (3 to 6 characters), and its words' own rows as it holds them" c.log ||
+  { echo "FAIL: --init M.bin: $(grep -- --subwords c.log)"; exit 1; }
+grep -q "(a fastText model, 20 dims).*their context rows from its context vectors" c.log ||
+  { echo "FAIL: --init M.bin: the output matrix: $(grep -- --init c.log)"; exit 1; }
+same_vectors C.emb M.bin
+loss() { grep -o 'epoch 1/1: loss [0-9.]*' "$1" | grep -o '[0-9.]*$'; }
+# embed-train --fasttext-bin: fastText and gensim load the model it writes, with its .emb's
+# vectors (print-word-vectors' 5 digits) and its whole model (output matrix included).
+"$ET" --corpus corpus.txt --subwords --min-count 1 --dim 20 --buckets 20000 --epochs 1 --threads 1 -o T.emb \
+  --fasttext-bin T.bin 2> t.log || { cat t.log; exit 1; }
+same_vectors T.emb T.bin
+"$PY" - T.bin <<'PY'
+import sys
+from gensim.models.fasttext import load_facebook_model
+model = load_facebook_model(sys.argv[1])
+assert model.wv.vector_size == 20 and model.wv.bucket == 20000 and model.sg == 1, (model.wv.vector_size, model.sg)
+assert abs(model.syn1neg).sum() > 0  # the output matrix, trained
+PY
+"$ET" --corpus corpus.txt --subwords --min-count 1 --dim 20 --buckets 20000 --epochs 1 --threads 1 --lr 1e-9 -o F.emb 2> f.log
+"$PY" -c "import sys; sys.exit(not float(sys.argv[1]) < 0.7 * float(sys.argv[2]))" "$(loss c.log)" "$(loss f.log)" ||
+  { echo "FAIL: --init M.bin starts from the trained model: loss $(loss c.log), an untrained one's $(loss f.log)"; exit 1; }
 echo "fastText interop: pass"

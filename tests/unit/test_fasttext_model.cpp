@@ -412,6 +412,13 @@ FastTextModel write_and_read(const test::TempDir& dir, const EmbeddingTable& tab
   return read_fasttext_model(in, options);
 }
 
+// Bucket rows of `settings` at `dim`, each value a different small number.
+SubwordTable test_buckets(const SubwordSettings& settings, std::size_t dim) {
+  FloatBuffer buckets(settings.buckets * dim);
+  for (std::size_t i = 0; i < buckets.size(); ++i) buckets[i] = 0.01f * static_cast<float>(i % 97) - 0.4f;
+  return SubwordTable(settings, dim, std::move(buckets));
+}
+
 EmbeddingTable small_table(std::size_t dim) {
   EmbeddingTable table;
   table.dim = dim;
@@ -431,10 +438,7 @@ TEST_CASE("a fastText model written from vectors and n-gram buckets reads back a
   test::TempDir dir;
   const std::size_t dim = 7;
   const EmbeddingTable table = small_table(dim);
-  const SubwordSettings settings{3, 5, 50};
-  FloatBuffer buckets(settings.buckets * dim);
-  for (std::size_t i = 0; i < buckets.size(); ++i) buckets[i] = 0.01f * static_cast<float>(i % 97) - 0.4f;
-  const SubwordTable subwords(settings, dim, std::move(buckets));
+  const SubwordTable subwords = test_buckets({3, 5, 50}, dim);
   const FastTextModel model = write_and_read(dir, table, &subwords);
   REQUIRE(model.table.rows() == 5);
   CHECK(model.table.counts == table.counts);
@@ -458,6 +462,46 @@ TEST_CASE("a fastText model written from vectors and n-gram buckets reads back a
   const FastTextModel plain = write_and_read(dir, table, nullptr);
   CHECK_FALSE(plain.subwords);
   CHECK(std::equal(plain.table.values.begin(), plain.table.values.end(), table.values.begin()));
+}
+
+TEST_CASE("a fastText model's own rows and output matrix read back for --init", "[fasttext]") {
+  test::TempDir dir;
+  const std::size_t dim = 6;
+  const EmbeddingTable table = small_table(dim);
+  const SubwordSettings settings{3, 4, 40};
+  const SubwordTable subwords = test_buckets(settings, dim);
+  std::vector<float> output(table.rows() * dim);
+  for (std::size_t i = 0; i < output.size(); ++i) output[i] = 0.5f - 0.01f * static_cast<float>(i);
+  const std::string path = dir.file("rows.bin");
+  AtomicOutput out(path);
+  write_fasttext_model(table, &subwords, output, FastTextWriteArgs{}, out, path);
+  out.commit();
+  // The last two words only (--init reads what the vocabulary keeps): rows follow the table.
+  const WordSet keep{"café", "日本"};
+  FastTextReadOptions options;
+  options.keep_subwords = true;
+  options.keep_rows = true;
+  options.keep = &keep;
+  InputStream in = InputStream::open(path);
+  const FastTextModel model = read_fasttext_model(in, options);
+  REQUIRE(model.table.rows() == 2);
+  REQUIRE(model.own_rows.size() == 2 * dim);
+  REQUIRE(model.output_rows.size() == 2 * dim);
+  for (std::size_t r = 0; r < 2; ++r) {
+    // Output rows as written; own rows averaging with the n-grams' to the vector.
+    CHECK(std::equal(output.begin() + (3 + r) * dim, output.begin() + (4 + r) * dim, model.output_rows.begin() + r * dim));
+    const std::vector<std::uint32_t> grams = subword_buckets(model.table.word(r), settings);
+    std::vector<float> sum(model.own_rows.begin() + r * dim, model.own_rows.begin() + (r + 1) * dim);
+    model.subwords->add_rows(grams, sum);
+    for (std::size_t k = 0; k < dim; ++k) {
+      CHECK(sum[k] / static_cast<float>(grams.size() + 1) == Approx(table.row(3 + r)[k]).margin(1e-6));
+    }
+  }
+  // Without keep_rows neither is read (the output matrix is skipped).
+  InputStream again = InputStream::open(path);
+  const FastTextModel plain = read_fasttext_model(again, {});
+  CHECK(plain.own_rows.empty());
+  CHECK(plain.output_rows.empty());
 }
 
 TEST_CASE("what a fastText model cannot hold is refused", "[fasttext]") {

@@ -203,8 +203,7 @@ TEST_CASE("the CPU backends never write a locked row", "[train][init]") {
       RowMatrix contexts = make_glove_table(rows, layout, 1, 1, 1);
       const RowMatrix words_before = test::copy_of(words), contexts_before = test::copy_of(contexts);
       BatchLoss loss;
-      train_glove_records(test::glove_records_of(corpus), words, contexts, layout, 0.05f, loss,
-                          locked);
+      train_glove_records(test::glove_records_of(corpus), words, contexts, layout, 0.05f, loss, locked);
       for (std::size_t r = 0; r < rows; ++r) {
         const bool same = std::memcmp(words.row(r), words_before.row(r), layout.width * sizeof(float)) == 0;
         REQUIRE(same == (locked[r] == 1));
@@ -260,8 +259,8 @@ TEST_CASE("files --init cannot start from are refused, naming them", "[train][in
   const InitSource source = read_init_source(dir.file("two.txt"), 1);
   TrainSettings s;
   s.dim = 100;
-  REQUIRE_ERROR_CONTAINS(settle_init_dim(source, {dir.file("two.txt"), false, false, true}, s),
+  REQUIRE_ERROR_CONTAINS(settle_init_settings(source, {dir.file("two.txt"), false, false, true}, s),
                          "its vectors have 2 dimensions, and --dim asks for 100");
-  settle_init_dim(source, {dir.file("two.txt"), false, false, false}, s);
+  settle_init_settings(source, {dir.file("two.txt"), false, false, false}, s);
   REQUIRE(s.dim == 2);
 }

@@ -124,6 +124,7 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
       {"output", output.output},
       {"dtype", std::string(vector_dtype_name(output.dtype))},
       {"save_context", output.save_context ? "1" : "0"},
+      {"fasttext_bin", output.fasttext_bin},
       {"min_count", std::to_string(output.min_count)},
       {"max_vocab", std::to_string(output.max_vocab)},
       {"corpus", corpus.name},
@@ -259,6 +260,7 @@ TrainingRun load_checkpoint(const std::string& path) {
   if (!dtype) fail("{}: the checkpoint's dtype \"{}\" is not f32, f16 or bf16", path, excerpt(r.meta("dtype")));
   c.output.dtype = *dtype;
   c.output.save_context = r.meta("save_context") == "1";
+  if (r.has_meta("fasttext_bin")) c.output.fasttext_bin = r.meta("fasttext_bin");  // older checkpoints have none
   c.output.min_count = r.meta_uint("min_count");
   c.output.max_vocab = r.meta_uint("max_vocab");
 

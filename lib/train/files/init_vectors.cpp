@@ -17,6 +17,7 @@
 #include "train/run/model_registry.h"
 #include "train/run/train_command.h"
 #include "train/run/training_model.h"
+#include "train/word2vec/subword_rows.h"
 #include "vectors/load.h"
 #include "vectors/vector_formats.h"
 
@@ -44,8 +45,14 @@ void read_checkpoint_source(InitSource& source) {
   source.what = fmt::format("a {} checkpoint", model.name());
   source.dim = dim;
   source.words = c.vocab.words;
-  source.word_rows = packed_rows(c.input, dim);
-  source.word_rows.resize(source.words.size() * dim);  // --subwords: not the bucket rows after the words
+  // The words' rows, then (--subwords) the n-gram buckets'.
+  const std::vector<float> input_rows = packed_rows(c.input, dim);
+  const auto words_end = input_rows.begin() + static_cast<std::ptrdiff_t>(source.words.size() * dim);
+  source.word_rows.assign(input_rows.begin(), words_end);
+  if (c.settings.subwords) {
+    source.subwords.emplace(subword_settings(c.settings), dim, FloatBuffer(words_end, input_rows.end()));
+    source.own_rows = source.word_rows;
+  }
   source.context_rows = packed_rows(c.output, dim);
   source.context_from = source.path;
   if (const std::optional<std::size_t> bias = model.bias_column(c.settings)) {
@@ -70,15 +77,27 @@ void read_checkpoint_source(InitSource& source) {
 
 // Vectors glove-convert reads, and the context vectors --save-context wrote beside
 // them, when there are some.
-void read_vector_source(InitSource& source, unsigned threads) {
+void read_vector_source(InitSource& source, unsigned threads, bool with_subwords) {
   LoadOptions options;
   options.threads = threads;
+  options.subwords = with_subwords;
+  options.model_rows = true;
   LoadedVectors loaded = load_vectors(source.path, options);
   EmbeddingTable& table = loaded.table;
   source.what = fmt::format("{} vectors", format_name(loaded.format));
   source.dim = table.dim;
   for (std::size_t r = 0; r < table.rows(); ++r) source.words.emplace_back(table.word(r));
   source.word_rows.assign(table.values.data(), table.values.data() + table.values.size());
+  source.subwords = std::move(loaded.subwords);
+  source.subwords_unread = loaded.subwords_left;
+  if (source.subwords) source.own_rows = std::move(loaded.own_rows);
+  // A fastText model's output matrix: the context rows, as a checkpoint's are.
+  if (!loaded.output_rows.empty()) {
+    source.what = "a fastText model";
+    source.context_from = source.path;
+    source.context_rows = std::move(loaded.output_rows);
+    return;
+  }
 
   const std::string context_path = context_output_path(source.path);
   struct stat st {};
@@ -123,7 +142,7 @@ void set_row(float* row, std::span<const float> values, std::size_t dim, std::op
 
 }  // namespace
 
-InitSource read_init_source(const std::string& path, unsigned threads) {
+InitSource read_init_source(const std::string& path, unsigned threads, bool with_subwords) {
   if (path == "-") fail("--init: give a file, not standard input (its checksum goes into the output's metadata)");
   InitSource source;
   source.path = path;
@@ -131,22 +150,36 @@ InitSource read_init_source(const std::string& path, unsigned threads) {
   if (is_checkpoint_file(path)) {
     read_checkpoint_source(source);
   } else {
-    read_vector_source(source, threads);
+    read_vector_source(source, threads, with_subwords);
   }
   if (source.words.empty()) fail("--init {}: no vectors", path);
   index_of_words(source);  // refuses repeated words before any training
   return source;
 }
 
-void settle_init_dim(const InitSource& source, const InitRequest& request, TrainSettings& settings) {
+void settle_init_settings(const InitSource& source, const InitRequest& request, TrainSettings& settings) {
   if (!request.dim_given) {
     settings.dim = source.dim;
-    return;
-  }
-  if (settings.dim != source.dim) {
+  } else if (settings.dim != source.dim) {
     fail("--init {}: its vectors have {} dimensions, and --dim asks for {}; leave --dim out to take the file's", source.path,
          source.dim, settings.dim);
   }
+  if (!settings.subwords || !source.subwords) return;
+  // The buckets' rows continue only with the n-grams that hashed into them.
+  const SubwordSettings& file = source.subwords->settings();
+  auto settle = [&](std::string_view option, bool given, auto& value, auto file_value) {
+    if (!given) {
+      value = static_cast<std::remove_reference_t<decltype(value)>>(file_value);
+    } else if (value != file_value) {
+      fail(
+          "--init {}: its n-grams are {} to {} characters long in {} buckets, and {} asks for {}; leave {} out to take "
+          "the file's",
+          source.path, file.minn, file.maxn, file.buckets, option, value, option);
+    }
+  };
+  settle("--minn", request.minn_given, settings.minn, file.minn);
+  settle("--maxn", request.maxn_given, settings.maxn, file.maxn);
+  settle("--buckets", request.buckets_given, settings.buckets, file.buckets);
 }
 
 void apply_init(const InitSource& source, const InitRequest& request, const TrainingModel& model, TrainingRun& run) {
@@ -166,12 +199,45 @@ void apply_init(const InitSource& source, const InitRequest& request, const Trai
     return rows.empty() ? std::span<const float>() : std::span<const float>(rows.data() + i * dim, dim);
   };
   const auto bias_of = [](const std::vector<float>& biases, std::size_t i) { return biases.empty() ? 0.0f : biases[i]; };
+  // --subwords: the file's bucket rows first, so that the words' own rows can be fitted to them.
+  const bool subwords = run.settings.subwords;
+  const bool buckets_from_file = subwords && source.subwords.has_value();
+  if (buckets_from_file) {
+    EMBED_ASSERT(run.input.rows() == vocab.size() + source.subwords->settings().buckets);
+    for (std::uint64_t b = 0; b < source.subwords->settings().buckets; ++b) {
+      const auto bucket = static_cast<std::uint32_t>(b);
+      float* row = run.input.row(vocab.size() + b);
+      std::fill_n(row, dim, 0.0f);
+      source.subwords->add_rows(std::span(&bucket, 1), std::span(row, dim));
+    }
+  }
+  const SubwordRows listed = subwords ? SubwordRows(vocab, subword_settings(run.settings)) : SubwordRows();
+  std::vector<float> own(dim);
+  // Word r's own row, so that the average of it and its n-grams' rows (as the table holds
+  // them now) is `vector`: fastText's word vector solved for the word's row.
+  const auto fitted_row = [&](std::size_t r, std::span<const float> vector) {
+    const std::span<const std::uint32_t> rows = listed.of(static_cast<std::uint32_t>(r));
+    std::vector<double> sum(dim, 0.0);
+    for (std::size_t k = 1; k < rows.size(); ++k) {
+      const float* bucket = run.input.row(rows[k]);
+      for (std::size_t x = 0; x < dim; ++x) sum[x] += bucket[x];
+    }
+    const auto n = static_cast<double>(rows.size());
+    for (std::size_t x = 0; x < dim; ++x) own[x] = static_cast<float>(n * vector[x] - sum[x]);
+    return std::span<const float>(own);
+  };
   for (std::size_t r = 0; r < vocab.size(); ++r) {
     const auto found = index.find(vocab.words[r]);
     if (found == index.end()) continue;
     const std::size_t i = found->second;
     in_vocabulary[i] = true;
-    set_row(run.input.row(r), row_of(source.word_rows, i), dim, bias, bias_of(source.word_bias, i));
+    std::span<const float> input_row = row_of(source.word_rows, i);
+    if (buckets_from_file && !source.own_rows.empty()) {
+      input_row = row_of(source.own_rows, i);
+    } else if (subwords) {
+      input_row = fitted_row(r, source.vector(i));
+    }
+    set_row(run.input.row(r), input_row, dim, bias, bias_of(source.word_bias, i));
     set_row(run.output_table.row(r), row_of(source.context_rows, i), dim, bias, bias_of(source.context_bias, i));
     if (request.lock) init.locked[r] = 1;
     ++init.rows_from_file;
@@ -211,6 +277,17 @@ void apply_init(const InitSource& source, const InitRequest& request, const Trai
   if (request.lock) {
     spdlog::info("--lock-init: the {} rows from the file stay as they are; the new words and the context rows train",
                  init.rows_from_file);
+  }
+  if (buckets_from_file) {
+    spdlog::info("--subwords: its {} n-gram bucket rows continue ({} to {} characters), and its words' own rows {}",
+                 source.subwords->settings().buckets, run.settings.minn, run.settings.maxn,
+                 source.own_rows.empty() ? "are fitted so that their vectors start as its vectors" : "as it holds them");
+  } else if (subwords) {
+    spdlog::info(
+        "--subwords: it has no n-gram rows, so the buckets start fresh and its words' own rows are fitted so that "
+        "their vectors start as its vectors");
+  } else if (source.subwords || source.subwords_unread) {
+    spdlog::info("its n-gram bucket rows are not used: the words start from their vectors (--subwords would continue them)");
   }
 }
 

@@ -40,6 +40,9 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
     if (has(option) && command.init.file.empty()) fail_usage("{} applies to --init only", option);
   }
   command.init.dim_given = has("--dim");
+  command.init.minn_given = has("--minn");
+  command.init.maxn_given = has("--maxn");
+  command.init.buckets_given = has("--buckets");
   // A warning, not a refusal: a Makefile may pass them always, and run the same command
   // with and without mpirun.
   if (this_job().size() == 1) {
@@ -52,6 +55,7 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
       if (has(option)) spdlog::warn("{} is ignored with --resume: the checkpoint's settings are used", option);
     };
     for (std::string_view option : kSharedSettings) warn_ignored(option);
+    warn_ignored("--fasttext-bin");
     for (std::string_view option : model_settings()) warn_ignored(option);
     for (const OptimizerParamSpec& param : optimizer_param_specs()) warn_ignored(param.option);
     return;
@@ -68,6 +72,10 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
     fail_usage("--corpus is required (or --resume a checkpoint)");
   }
   if (command.output.output.empty() && command.input.save_cooc.empty()) fail_usage("--output is required");
+  if (!command.output.fasttext_bin.empty() && command.output.fasttext_bin == command.output.output) {
+    fail_usage("--fasttext-bin {} is --output too: give the fastText model a name of its own (fastText's end in .bin)",
+               command.output.fasttext_bin);
+  }
   if (!command.input.cooc.empty()) {
     for (std::string_view option : {"--window", "--min-count", "--max-vocab", "--asymmetric"}) {
       if (has(option)) spdlog::warn("{} is ignored with --cooc: the counts were made with their own", option);
@@ -77,8 +85,10 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
   for (std::string_view option : {"--minn", "--maxn", "--buckets"}) {
     if (has(option) && !s.subwords) fail_usage("{} applies with --subwords only", option);
   }
-  if (s.subwords && !command.init.file.empty()) {
-    fail_usage("--init does not apply with --subwords yet: a run with subwords starts from fresh rows");
+  if (s.subwords && command.init.lock) {
+    fail_usage(
+        "--lock-init does not apply with --subwords: a word's vector moves with its n-grams' rows, which other words "
+        "share");
   }
   // fastText's skip-gram draws negatives for every (centre, context) pair: with the centre
   // as the input, a window's shared negatives would all be scored against one vector

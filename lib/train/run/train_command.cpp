@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <optional>
@@ -18,6 +19,7 @@
 #include "text/foreign_extension.h"
 #include "text/format_detect.h"
 #include "train/files/checkpoint.h"
+#include "train/files/fasttext_output.h"
 #include "train/files/vectors_output.h"
 #include "train/ranks/rank_state.h"
 #include "train/report/epoch_reporter.h"
@@ -209,7 +211,7 @@ namespace {
 struct RunOutputs {
   std::string default_checkpoint;  // OUTPUT.ckpt: a stopped run's, superseded by the vectors
   std::string checkpoint;          // where this run's checkpoints go: --checkpoint, else the default
-  std::optional<AtomicOutput> vectors, context;
+  std::optional<AtomicOutput> vectors, context, fasttext;
   std::optional<MetricsLog> metrics;
   std::optional<PlotRecorder> plot;
 };
@@ -230,6 +232,7 @@ void open_run_outputs(const TrainCommand& command, const TrainingRun& run, const
   if (!root) return;
   out.vectors.emplace(run.output.output, Streaming::allowed);
   if (run.output.save_context) out.context.emplace(context_output_path(run.output.output), Streaming::allowed);
+  if (!run.output.fasttext_bin.empty()) out.fasttext.emplace(run.output.fasttext_bin, Streaming::allowed);
   { AtomicOutput probe(out.checkpoint); }
   if (!command.metrics.empty()) out.metrics.emplace(command.metrics, run.settings.epochs, model.item_name());
   if (!command.plot.empty()) out.plot.emplace(command.plot, model.item_name());
@@ -311,16 +314,31 @@ void write_finished_run(const TrainCommand& command, TrainingRun& run, const Tra
   Vocabulary with_kept;
   if (!run.init.kept_words.empty()) with_kept = with_kept_words(run.corpus.vocab, run.init);
   const Vocabulary& vocab = run.init.kept_words.empty() ? run.corpus.vocab : with_kept;
-  write_trained_vectors(*out.vectors, vocab, settings.dim, with_kept_rows(model.vector_rows(run), run, run.init.kept_vectors),
-                        run.output.dtype, run.corpus.name, metadata, settings.threads,
-                        [&](EmbWriteOptions& options) { return model.add_to_vectors(run, run.output.dtype, options); });
+  const RowReader vectors = with_kept_rows(model.vector_rows(run), run, run.init.kept_vectors);
+  const std::optional<SubwordTable> subwords = model.subword_table(run);  // after vector_rows, once
+  write_trained_vectors(*out.vectors, vocab, settings.dim, vectors, run.output.dtype, run.corpus.name, metadata, settings.threads,
+                        [&](EmbWriteOptions& options) -> std::shared_ptr<const void> {
+                          return subwords ? subwords->add_to_emb(run.output.dtype, options) : nullptr;
+                        });
+  const RowReader context = with_kept_rows(model.context_rows(run), run, run.init.kept_context);
   if (out.context) {
-    write_trained_vectors(*out.context, vocab, settings.dim, with_kept_rows(model.context_rows(run), run, run.init.kept_context),
-                          run.output.dtype, run.corpus.name, metadata, settings.threads);
+    write_trained_vectors(*out.context, vocab, settings.dim, context, run.output.dtype, run.corpus.name, metadata,
+                          settings.threads);
+  }
+  if (out.fasttext) {
+    FastTextWriteArgs args;
+    args.cbow = settings.model == Model::cbow;
+    args.ws = static_cast<std::int32_t>(settings.window);
+    args.epoch = static_cast<std::int32_t>(settings.epochs);
+    args.min_count = static_cast<std::int32_t>(std::min<std::uint64_t>(run.output.min_count, 1u << 30));
+    args.neg = static_cast<std::int32_t>(settings.negative);
+    args.t = settings.sample;
+    write_fasttext_output(*out.fasttext, vocab, settings.dim, vectors, context, subwords ? &*subwords : nullptr, args);
   }
   if (out.plot) out.plot->write(plot_title);
-  spdlog::info("wrote {} ({} words x {} dims, {}{}){}", run.output.output, vocab.size(), settings.dim,
-               vector_dtype_name(run.output.dtype), model.output_note(run), out.context ? " and " + out.context->path() : "");
+  spdlog::info("wrote {} ({} words x {} dims, {}{}){}{}", run.output.output, vocab.size(), settings.dim,
+               vector_dtype_name(run.output.dtype), model.output_note(run), out.context ? " and " + out.context->path() : "",
+               out.fasttext ? " and the fastText model " + out.fasttext->path() : "");
   if (command.checkpoint.empty() && ::access(out.default_checkpoint.c_str(), F_OK) == 0) {
     ::unlink(out.default_checkpoint.c_str());
   }
@@ -359,8 +377,8 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   // --init's file is read before the corpus, so that a file we cannot use fails first.
   std::optional<InitSource> init;
   if (!command.init.file.empty()) {
-    init = read_init_source(command.init.file, settings.threads);
-    settle_init_dim(*init, command.init, run.settings);
+    init = read_init_source(command.init.file, settings.threads, settings.subwords);
+    settle_init_settings(*init, command.init, run.settings);
   }
 
   // Until training starts there is nothing to save: Ctrl-C just ends the process (and

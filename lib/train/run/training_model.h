@@ -20,6 +20,7 @@
 #include "device/gpu_device.h"
 #include "format/emb_writer.h"
 #include "format/tensor_file.h"
+#include "text/subword_table.h"
 #include "train/engine/epoch_loop.h"
 #include "train/files/vectors_output.h"
 #include "train/gpu/gpu_backend.h"
@@ -137,12 +138,10 @@ class TrainingModel {
   // Row r of the context vectors (--save-context: the output table's).
   RowReader context_rows(const TrainingRun& run) const;
   virtual std::string output_note(const TrainingRun& /*run*/) const { return {}; }
-  // Tensors the vectors' .emb holds beyond the vectors (--subwords: the n-gram buckets,
-  // in `dtype`), added to `options`; the returned object holds their bytes until the write.
-  // Called once the run is over, after vector_rows: it may reuse the run's tables.
-  virtual std::shared_ptr<const void> add_to_vectors(TrainingRun& /*run*/, DType /*dtype*/, EmbWriteOptions& /*options*/) const {
-    return nullptr;
-  }
+  // The n-gram bucket rows (--subwords), which the vectors' .emb and a fastText model hold
+  // beside the vectors; nullopt without. Called once, when the run is over and after
+  // vector_rows: the table may view the run's tables, rearranged to hold it.
+  virtual std::optional<SubwordTable> subword_table(TrainingRun& /*run*/) const { return std::nullopt; }
 };
 
 }  // namespace embed

@@ -20,6 +20,7 @@ struct OutputSettings {
   std::string output;         // the .emb to write
   DType dtype = DType::f32;   // storage type of the vectors
   bool save_context = false;  // also write the output vectors
+  std::string fasttext_bin;   // also write the model as fastText's .bin here (skip-gram, CBOW), or empty
   std::uint64_t min_count = 5;
   std::uint64_t max_vocab = 0;
 };

@@ -48,11 +48,11 @@ class Word2vecModel final : public TrainingModel {
     return defaults().lr;
   }
   std::span<const Option> own_options() const override {
-    static constexpr Option kSkipgram[] = {{"--negative", true}, {"--sample", true}, {"--pair-negatives", true},
-                                           {"--subwords", true}, {"--minn", true},   {"--maxn", true},
-                                           {"--buckets", true}};
-    static constexpr Option kCbow[] = {{"--negative", true}, {"--sample", true}, {"--subwords", true},
-                                       {"--minn", true},     {"--maxn", true},   {"--buckets", true}};
+    static constexpr Option kSkipgram[] = {{"--negative", true}, {"--sample", true},       {"--pair-negatives", true},
+                                           {"--subwords", true}, {"--minn", true},         {"--maxn", true},
+                                           {"--buckets", true},  {"--fasttext-bin", false}};
+    static constexpr Option kCbow[] = {{"--negative", true}, {"--sample", true},  {"--subwords", true},     {"--minn", true},
+                                       {"--maxn", true},     {"--buckets", true}, {"--fasttext-bin", false}};
     if (model_ == Model::skipgram) return kSkipgram;
     return kCbow;
   }
@@ -167,7 +167,7 @@ class Word2vecModel final : public TrainingModel {
   }
 
   // With --subwords, fastText's word vectors: the average of each word's rows, computed
-  // here (vocabulary × dim floats), before add_to_vectors packs the bucket rows.
+  // here (vocabulary × dim floats), before subword_table packs the bucket rows.
   RowReader vector_rows(const TrainingRun& run) const override {
     const TrainSettings& s = run.settings;
     if (!s.subwords) return TrainingModel::vector_rows(run);
@@ -189,15 +189,15 @@ class Word2vecModel final : public TrainingModel {
   // With --subwords, the bucket rows, so that words outside the vocabulary get vectors:
   // packed in place (dim floats a row, no padding or state) rather than copied, which
   // would double the largest allocation of the run.
-  std::shared_ptr<const void> add_to_vectors(TrainingRun& run, DType dtype, EmbWriteOptions& options) const override {
+  std::optional<SubwordTable> subword_table(TrainingRun& run) const override {
     const TrainSettings& s = run.settings;
-    if (!s.subwords) return nullptr;
+    if (!s.subwords) return std::nullopt;
     const std::size_t words = run.corpus.vocab.size(), column = written_column(s);
     float* packed = run.input.data();
     for (std::size_t b = 0; b < s.buckets; ++b) {
       std::memmove(packed + b * s.dim, run.input.row(words + b) + column, s.dim * sizeof(float));
     }
-    return SubwordTable(subword_settings(s), s.dim, std::span<const float>(packed, s.buckets * s.dim)).add_to_emb(dtype, options);
+    return SubwordTable(subword_settings(s), s.dim, std::span<const float>(packed, s.buckets * s.dim));
   }
 
  private:
