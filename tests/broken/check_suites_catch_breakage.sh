@@ -50,6 +50,7 @@ suite_tools() {
     cli/train_cli_test.sh | cli/glove_cli_test.sh | cli/mpi_cli_test.sh) echo et eq gc ;;
     cli/interrupt_cli_test.sh | cli/init_cli_test.sh | cli/train_disk_cli_test.sh) echo et gc ;;
     cli/glove_disk_cli_test.sh) echo et ;;
+    python/python_package_test.sh) echo et eq gc ;;
     cli/gen_clusters_test.sh) echo gen qual et ;;
     *) echo "check_suites_catch_breakage.sh: no argument order for $1" >&2; exit 2 ;;
   esac
@@ -116,6 +117,9 @@ case $group in
       expect_caught interop/query_interop.sh "eq=crash-on-input:$tab"
       expect_caught interop/query_interop.sh eq=crash-after:3cosmul
       expect_caught interop/query_interop.sh eq=silent
+      # The Python package's suite (numpy only).
+      expect_caught python/python_package_test.sh eq=silent
+      expect_caught python/python_package_test.sh gc=crash-on:bf16
       if command -v fasttext > /dev/null; then
         expect_caught interop/interop_test.sh gc=silent
         expect_caught interop/interop_test.sh gc=crash-on:--dtype

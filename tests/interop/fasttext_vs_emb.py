@@ -3,8 +3,8 @@
 Usage: fasttext_vs_emb.py MODEL.bin PLAIN.emb SUBWORDS.emb WORDS.txt EMBED_QUERY
 
 - every word of WORDS.txt: the .emb's row (in the vocabulary) or, for SUBWORDS.emb, the
-  average of its n-grams' bucket rows computed here from docs/FORMAT.md's rules alone
-  (outside it), equals gensim's load_facebook_vectors to 1e-5 (max abs difference) and
+  average of its n-grams' bucket rows, computed by the Python package (python/embed,
+  docs/FORMAT.md's rules) outside it, equals gensim's load_facebook_vectors to 1e-5 (max abs difference) and
   `fasttext print-word-vectors` to the 5 significant digits it prints;
 - every vocabulary word of the model (from `fasttext dump MODEL.bin dict`) is in the .emb,
   in the same order, with its count;
@@ -14,6 +14,7 @@ Usage: fasttext_vs_emb.py MODEL.bin PLAIN.emb SUBWORDS.emb WORDS.txt EMBED_QUERY
 Exit status 0 pass, 1 fail.
 """
 import json
+import os
 import subprocess
 import sys
 
@@ -21,6 +22,11 @@ import numpy as np
 from gensim.models.fasttext import load_facebook_vectors
 
 from read_emb import lookup, read_emb
+
+# The Python package's n-grams and hash (docs/FORMAT.md's rules), checked here against fastText.
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from embed._subwords import ngram_buckets  # noqa: E402
 
 MODEL, PLAIN, SUBWORDS, WORDS, EMBED_QUERY = sys.argv[1:6]
 failures = []
@@ -30,29 +36,6 @@ def check(condition, message):
     if not condition:
         failures.append(message)
         print("FAIL:", message)
-
-
-def fasttext_hash(data):
-    """fastText's Dictionary::hash: FNV-1a over bytes widened as signed chars."""
-    h = 2166136261
-    for byte in data:
-        h = (h ^ ((byte - 256 if byte >= 128 else byte) & 0xFFFFFFFF)) * 16777619 & 0xFFFFFFFF
-    return h
-
-
-def ngrams(word, minn, maxn):
-    """The n-grams of <word> as docs/FORMAT.md describes them (UTF-8 characters)."""
-    if word == "</s>":
-        return []
-    chars = list("<" + word + ">")
-    out = []
-    for i in range(len(chars)):
-        for n in range(1, maxn + 1):
-            if i + n > len(chars):
-                break
-            if n >= minn and not (n == 1 and (i == 0 or i + n == len(chars))):
-                out.append("".join(chars[i:i + n]).encode("utf-8"))
-    return out
 
 
 words = [w for w in open(WORDS, encoding="utf-8").read().split("\n") if w]
@@ -88,7 +71,7 @@ for word in words:
         check(lookup(plain_tensors, word) == row, f"{word}: not at the same row without --subwords")
     else:
         oov_words.append(word)
-        hashes = [fasttext_hash(g) % buckets for g in ngrams(word, minn, maxn)]
+        hashes = ngram_buckets(word, minn, maxn, buckets)
         got = np.zeros(table.shape[1], dtype=np.float32)
         for h in hashes:
             got += table[h]

@@ -1,0 +1,188 @@
+"""Opening an .emb (docs/FORMAT.md): the safetensors container and the .emb structure,
+checked as the C++ reader (lib/format/emb_file.cpp) checks them, without reading the rows.
+
+The file is mapped read-only (np.memmap); each tensor is a numpy view into the mapping.
+A gzip-compressed file cannot be mapped and is read into memory instead.
+"""
+import gzip
+import json
+
+import numpy as np
+
+from embed._errors import EmbError
+
+MAX_HEADER = 100_000_000
+LIMIT = 1 << 48  # shape entries and offsets must be below it
+DTYPES = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "BF16": np.dtype("<u2"), "I64": np.dtype("<i8"),
+          "U32": np.dtype("<u4"), "U8": np.dtype("u1")}
+VECTOR_DTYPES = ("F32", "F16", "BF16")
+NEWEST_VERSION = 1
+SUBWORD_HASH = "fasttext-fnv1a-int8"
+MAX_NGRAM = 1024
+
+
+def bf16_to_f32(values):
+    """bf16 values stored as uint16 (what a BF16 .emb maps to) widened to float32: bf16 is an f32's top half."""
+    return (np.asarray(values, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+class EmbContainer:
+    """A checked .emb: its metadata, the dtype of each tensor, and a view of each tensor's bytes."""
+
+    def __init__(self, path):
+        self.path = str(path)
+        self.buffer = _map(self.path)
+        # starts: each tensor's first byte in the file
+        self.metadata, self.dtypes, self.tensors, self.starts = _read_header(self.path, self.buffer)
+        self.mapped = isinstance(self.buffer, np.memmap)
+        _check_structure(self)
+
+    def fail(self, message):
+        raise EmbError(f"{self.path}: {message}")
+
+
+def _map(path):
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(2)
+    except OSError as e:
+        raise EmbError(f"{path}: cannot open: {e.strerror}") from None
+    if magic == b"\x1f\x8b":
+        try:
+            with gzip.open(path, "rb") as f:
+                return np.frombuffer(f.read(), dtype=np.uint8)
+        except (OSError, EOFError) as e:
+            raise EmbError(f"{path}: a damaged gzip stream: {e}") from None
+    try:
+        return np.memmap(path, dtype=np.uint8, mode="r")
+    except ValueError:  # an empty file cannot be mapped
+        return np.zeros(0, dtype=np.uint8)
+
+
+def _no_duplicates(pairs):
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        seen = set()
+        twice = next(k for k in keys if k in seen or seen.add(k))
+        raise ValueError(f'the key "{twice}" appears twice')
+    return dict(pairs)
+
+
+def _is_offset(x):
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < LIMIT
+
+
+def _read_header(path, buf):
+    size = len(buf)
+    if size < 8:
+        raise EmbError(f"{path}: {size} bytes: too short for a safetensors header (8-byte length first)")
+    n = int(buf[:8].view("<u8")[0])
+    if n > MAX_HEADER:
+        raise EmbError(f"{path}: header length {n}: more than {MAX_HEADER} bytes, not a safetensors file")
+    if 8 + n > size:
+        raise EmbError(f"{path}: header length {n} runs past the end of the file ({size} bytes): truncated?")
+    try:
+        text = bytes(buf[8:8 + n]).decode("utf-8")
+        if not text.lstrip().startswith("{"):
+            raise ValueError("it is not a JSON object")
+        header = json.loads(text, object_pairs_hook=_no_duplicates)
+    except (UnicodeDecodeError, ValueError) as e:
+        raise EmbError(f"{path}: the header is not valid JSON: {e}") from None
+    meta = header.pop("__metadata__", {})
+    if not isinstance(meta, dict) or any(not isinstance(v, str) for v in meta.values()):
+        raise EmbError(f"{path}: __metadata__ must map names to strings")
+    dtypes, spans = {}, []
+    for name, t in header.items():
+        if not isinstance(t, dict) or set(t) != {"dtype", "shape", "data_offsets"}:
+            raise EmbError(f'{path}: tensor "{name}": expected exactly dtype, shape and data_offsets')
+        dtype, shape, offsets = t["dtype"], t["shape"], t["data_offsets"]
+        if dtype not in DTYPES:
+            raise EmbError(f'{path}: tensor "{name}": dtype {dtype!r} is not one of {", ".join(DTYPES)}')
+        if not isinstance(shape, list) or not all(_is_offset(x) for x in shape):
+            raise EmbError(f'{path}: tensor "{name}": shape {shape!r} is not a list of integers in [0, 2^48)')
+        if not isinstance(offsets, list) or len(offsets) != 2 or not all(_is_offset(x) for x in offsets):
+            raise EmbError(f'{path}: tensor "{name}": data_offsets {offsets!r} are not two integers in [0, 2^48)')
+        begin, end = offsets
+        if end < begin:
+            raise EmbError(f'{path}: tensor "{name}": data_offsets end {end} before begin {begin}')
+        elements = 1
+        for x in shape:
+            elements *= x
+        if end - begin != elements * DTYPES[dtype].itemsize:
+            raise EmbError(f'{path}: tensor "{name}": {end - begin} bytes for shape {shape} of {dtype} '
+                           f"({elements * DTYPES[dtype].itemsize} expected)")
+        dtypes[name] = dtype
+        spans.append((begin, end, name, shape))
+    at = 0
+    for begin, end, name, _ in sorted(spans):
+        if begin != at:
+            raise EmbError(f'{path}: tensor "{name}" begins at byte {begin} of the data, expected {at}: '
+                           "the tensors must tile the data")
+        at = end
+    if 8 + n + at != size:
+        raise EmbError(f"{path}: the tensors end at byte {8 + n + at}, the file at {size}: "
+                       f"{'truncated' if 8 + n + at > size else 'trailing bytes'}")
+    tensors, starts = {}, {}
+    for begin, end, name, shape in spans:
+        raw = buf[8 + n + begin:8 + n + end]
+        tensors[name] = raw.view(DTYPES[dtypes[name]]).reshape(shape)
+        starts[name] = 8 + n + begin
+    return meta, dtypes, tensors, starts
+
+
+def _check_structure(c):
+    meta, tensors, dtypes = c.metadata, c.tensors, c.dtypes
+    if meta.get("format") != "embed.vectors":
+        c.fail(f"format is {meta.get('format')!r}, expected 'embed.vectors' (not an .emb file)")
+    version = meta.get("format_version")
+    if version is None or not version.isdigit() or int(version) == 0:
+        c.fail(f"format_version {version!r}: expected a version number")
+    if int(version) > NEWEST_VERSION:
+        c.fail(f"format_version {version} is newer than this reader knows ({NEWEST_VERSION}): update the package")
+    vectors = tensors.get("vectors")
+    if vectors is None or vectors.ndim != 2 or dtypes["vectors"] not in VECTOR_DTYPES:
+        c.fail("no 2-D F32, F16 or BF16 tensor \"vectors\"")
+    rows, dim = vectors.shape
+    for key, value in (("rows", str(rows)), ("dim", str(dim)), ("dtype", dtypes["vectors"].lower())):
+        if meta.get(key) != value:
+            c.fail(f"metadata {key} = {meta.get(key)!r}, but the vectors say {value}")
+    if rows >= 2**32 - 1:
+        c.fail(f"{rows} rows: at most 2^32 - 2")
+
+    def expect(name, dtype, shape=None, ndim=None):
+        t = tensors.get(name)
+        if t is None or dtypes[name] != dtype or (shape is not None and list(t.shape) != shape) or \
+                (ndim is not None and t.ndim != ndim):
+            want = f"{dtype} {shape}" if shape is not None else f"1-D {dtype}"
+            got = "missing" if t is None else f"{dtypes[name]} {list(t.shape)}"
+            c.fail(f'tensor "{name}" is {got}, expected {want}')
+
+    expect("vocab.offsets", "I64", [rows + 1])
+    expect("vocab.bytes", "U8", ndim=1)
+    expect("vocab.index", "U32", ndim=1)
+    if len(tensors["vocab.index"]) <= rows:
+        c.fail(f"vocab.index has {len(tensors['vocab.index'])} slots for {rows} rows: it needs more")
+    for name, dtype in (("counts", "I64"), ("norms", "F32")):
+        if name in tensors:
+            expect(name, dtype, [rows])
+    offsets = tensors["vocab.offsets"]
+    if offsets[0] != 0 or offsets[-1] != len(tensors["vocab.bytes"]) or (rows > 0 and np.any(np.diff(offsets) < 0)):
+        c.fail(f"vocab.offsets must rise from 0 to {len(tensors['vocab.bytes'])} (the bytes of the words)")
+    if "subwords.buckets" in tensors:
+        _check_subwords(c, dim)
+
+
+def _check_subwords(c, dim):
+    meta = c.metadata
+    if meta.get("subwords.hash") != SUBWORD_HASH:
+        c.fail(f"subwords.hash is {meta.get('subwords.hash')!r}; this reader knows {SUBWORD_HASH!r}")
+    try:
+        minn, maxn, buckets = (int(meta[k]) for k in ("subwords.minn", "subwords.maxn", "subwords.bucket_count"))
+    except (KeyError, ValueError):
+        c.fail("subwords.minn, subwords.maxn and subwords.bucket_count must be numbers")
+    if not (1 <= maxn <= MAX_NGRAM and 1 <= minn <= maxn):
+        c.fail(f"subwords: n-grams of {minn} to {maxn} characters: expected 1 <= minn <= maxn <= {MAX_NGRAM}")
+    t = c.tensors["subwords.buckets"]
+    if list(t.shape) != [buckets, dim] or c.dtypes["subwords.buckets"] not in VECTOR_DTYPES or buckets == 0:
+        c.fail(f"subwords.buckets is {c.dtypes['subwords.buckets']} {list(t.shape)}, expected [{buckets}, {dim}] "
+               "of F32, F16 or BF16")

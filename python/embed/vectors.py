@@ -1,0 +1,389 @@
+"""Vectors: an opened .emb, its words found through the file's own hash index, its rows
+as numpy views of the mapping, and the searches embed-query answers, in numpy.
+
+What is mapped and what is copied: `vectors`, `counts` and `norms` are views of the
+mapping (read-only; `np.array(v.vectors)` is a writable copy); a single row (`v[word]`),
+`rows(...)` and `subset(...)` copy only the rows asked for, widened to float32;
+`to_torch()` of the whole table maps it again copy-on-write, so PyTorch gets a writable
+tensor of the file's pages with no copy (writes stay in the process).
+"""
+import os
+import warnings
+
+import numpy as np
+
+from embed._errors import EmbError
+from embed._file import EmbContainer, bf16_to_f32
+from embed._index import WordIndex
+from embed._subwords import subword_vector
+
+# Rows scored per step of a search: bounds the float32 copy an f16 or bf16 table needs.
+_CHUNK_ROWS = 65536
+
+
+class MissingWords(KeyError):
+    """Words asked for that the vocabulary lacks (and, where the file has n-gram rows, that
+    were not to be built from them). `.words` lists them in the order asked."""
+
+    def __init__(self, words, path):
+        self.words = list(words)
+        shown = ", ".join(repr(w) for w in self.words[:10])
+        more = f" and {len(self.words) - 10} more" if len(self.words) > 10 else ""
+        super().__init__(f"{path}: {len(self.words)} word(s) not in the vocabulary: {shown}{more}")
+
+    def __str__(self):
+        return self.args[0]
+
+
+def open(path):  # noqa: A001 - embed.open, as numpy's and PyTorch's users expect a loader's name
+    """Maps the .emb at `path` (checked as the C++ tools check it, no pass over the rows).
+    Raises EmbError for a file that is not a usable .emb."""
+    return Vectors(path)
+
+
+class Words:
+    """The vocabulary as a sequence, decoded one word at a time (no pass at open)."""
+
+    def __init__(self, offsets, data):
+        self._offsets, self._data = offsets, data
+
+    def __len__(self):
+        return len(self._offsets) - 1
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(f"row {i} out of range (0 to {len(self) - 1})")
+        return self._data[self._offsets[i]:self._offsets[i + 1]].tobytes().decode("utf-8", "replace")
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+
+class _Search:
+    """The searches over rows that both a mapped file and a subset answer: cosine
+    similarity, and neighbours of a word or of a sum and difference of words (3CosAdd,
+    gensim's most_similar and embed-query's default method)."""
+
+    def similarity(self, a, b):
+        """Cosine of the two words' vectors; 0 when either has zero length (embed-query's rule)."""
+        x, y = self._query_vector(a), self._query_vector(b)
+        nx, ny = float(np.linalg.norm(x)), float(np.linalg.norm(y))
+        return 0.0 if nx == 0 or ny == 0 else float(np.dot(x, y) / (nx * ny))
+
+    def most_similar(self, positive=(), negative=(), topn=10, restrict=None):
+        """The `topn` rows nearest to the normalised sum of the positive words' unit vectors
+        minus the negative ones', by cosine, as (word, score) pairs; the query words are
+        excluded. `restrict`: search only the first so many rows (the most frequent)."""
+        positive = [positive] if isinstance(positive, (str, np.ndarray)) else list(positive)
+        negative = [negative] if isinstance(negative, (str, np.ndarray)) else list(negative)
+        if not positive and not negative:
+            raise ValueError("most_similar: give at least one word")
+        total = np.zeros(self.dim, dtype=np.float64)
+        exclude = []
+        for weight, items in ((1.0, positive), (-1.0, negative)):
+            for item in items:
+                vector = self._query_vector(item).astype(np.float64)
+                length = np.linalg.norm(vector)
+                if length == 0:
+                    raise ValueError(f"most_similar: {item!r} has a zero vector: nothing is near it")
+                total += weight * vector / length
+                if isinstance(item, str):
+                    row = self._row_of(item)
+                    if row >= 0:
+                        exclude.append(row)
+        length = np.linalg.norm(total)
+        if length == 0:
+            raise ValueError("most_similar: the words cancel out (their sum is zero)")
+        query = (total / length).astype(np.float32)
+        rows = len(self) if restrict is None else min(int(restrict), len(self))
+        scores = np.empty(rows, dtype=np.float32)
+        for first in range(0, rows, _CHUNK_ROWS):
+            last = min(rows, first + _CHUNK_ROWS)
+            scores[first:last] = self._chunk_f32(first, last) @ query
+        norms = self._norms()[:rows]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            scores /= norms
+        scores[norms == 0] = -np.inf  # a zero row is near nothing
+        for row in exclude:
+            if row < rows:
+                scores[row] = -np.inf
+        k = max(0, min(int(topn), int(np.count_nonzero(np.isfinite(scores)))))
+        if k == 0:
+            return []
+        best = np.argpartition(-scores, k - 1)[:k]
+        best = best[np.lexsort((best, -scores[best]))]  # by score, ties by row
+        return [(self._word(int(r)), float(scores[r])) for r in best]
+
+
+class Vectors(_Search):
+    """An opened .emb. `v[word]`, `word in v`, `v.index(word)`, `len(v)`, `v.words`,
+    `v.vectors`, `v.counts`, `v.rows(words)`, `v.subset(words)`, `v.most_similar(...)`,
+    `v.similarity(a, b)`, `v.to_torch(...)`, `v.embedding(...)`."""
+
+    def __init__(self, path):
+        self._fd = None  # opened for the first pread (_read_rows)
+        self._c = EmbContainer(path)
+        t = self._c.tensors
+        self.path = self._c.path
+        self.metadata = dict(self._c.metadata)
+        self.dtype = self._c.dtypes["vectors"].lower()  # "f32", "f16" or "bf16"
+        self._offsets, self._bytes = t["vocab.offsets"], t["vocab.bytes"]
+        self._lookup = WordIndex(t["vocab.index"], self._offsets, self._bytes)
+        self._subwords = None
+        if "subwords.buckets" in t:
+            m = self.metadata
+            self._subwords = (t["subwords.buckets"], self._c.dtypes["subwords.buckets"], int(m["subwords.minn"]),
+                              int(m["subwords.maxn"]))
+
+    # --- the vocabulary ---
+    def __len__(self):
+        return len(self._offsets) - 1
+
+    @property
+    def dim(self):
+        return self._c.tensors["vectors"].shape[1]
+
+    @property
+    def words(self):
+        """The words, row by row (decoded as they are read)."""
+        return Words(self._offsets, self._bytes)
+
+    @property
+    def counts(self):
+        """The words' counts (int64, mapped), or None when the file has none."""
+        return self._c.tensors.get("counts")
+
+    @property
+    def has_subwords(self):
+        """Whether the file holds fastText n-gram rows, which give words outside the vocabulary vectors."""
+        return self._subwords is not None
+
+    def __contains__(self, word):
+        return self._row_of(word) >= 0
+
+    def index(self, word):
+        """The row of `word` (KeyError when the vocabulary lacks it)."""
+        row = self._row_of(word)
+        if row < 0:
+            raise KeyError(f"{self.path}: {word!r} is not in the vocabulary")
+        return row
+
+    # --- rows ---
+    @property
+    def vectors(self):
+        """All rows, mapped read-only: float32, float16, or (bf16) uint16 bit patterns that
+        embed.bf16_to_f32 widens. np.array(v.vectors) is a writable copy."""
+        return self._c.tensors["vectors"]
+
+    def __getitem__(self, key):
+        """The float32 vector of a word (a word outside the vocabulary from the n-gram rows
+        when the file has them, as embed-query answers it) or of a row number."""
+        if isinstance(key, (int, np.integer)):
+            if not -len(self) <= key < len(self):
+                raise IndexError(f"{self.path}: row {key} out of range ({len(self)} rows)")
+            return self._row_f32(int(key) % len(self))
+        row = self._row_of(key)
+        if row >= 0:
+            return self._row_f32(row)
+        if self._subwords is not None:
+            return self._oov_vector(key)
+        raise KeyError(f"{self.path}: {key!r} is not in the vocabulary")
+
+    def indices(self, words):
+        """The rows of `words` (int64, -1 for a word the vocabulary lacks) and the missing words."""
+        rows = np.fromiter((self._row_of(w) for w in words), dtype=np.int64)
+        missing = [w for w, r in zip(words, rows) if r < 0]
+        return rows, missing
+
+    def rows(self, words, missing="raise"):
+        """A float32 copy of `words`' rows, in that order ([len(words), dim]). A word the
+        vocabulary lacks: `missing="raise"` raises MissingWords naming them all, "zeros"
+        gives it a zero row, "subwords" builds it from the file's n-gram rows (fastText's
+        vector; the file must have them)."""
+        words = list(words)
+        rows, absent = self.indices(words)
+        if absent and missing == "raise":
+            raise MissingWords(absent, self.path)
+        if missing not in ("raise", "zeros", "subwords"):
+            raise ValueError(f'missing={missing!r}: expected "raise", "zeros" or "subwords"')
+        if absent and missing == "subwords" and self._subwords is None:
+            raise EmbError(f'{self.path}: missing="subwords" needs n-gram rows, and the file has none')
+        out = np.zeros((len(words), self.dim), dtype=np.float32)
+        found = rows >= 0
+        if found.any():
+            # In row order, so that a big file is read front to back.
+            order = np.argsort(rows[found], kind="stable")
+            targets = np.flatnonzero(found)[order]
+            out[targets] = self._widen(self._read_rows(rows[found][order]))
+        if missing == "subwords":
+            for i in np.flatnonzero(~found):
+                out[i] = self._oov_vector(words[i])
+        return out
+
+    def subset(self, words):
+        """Only `words`' rows, in that order, in memory (a writable float32 copy): the words
+        the vocabulary lacks are left out and listed in `.missing`."""
+        words = list(words)
+        rows, absent = self.indices(words)
+        kept = [w for w, r in zip(words, rows) if r >= 0]
+        return Subset(kept, self.rows(kept), absent, self.path)
+
+    # --- PyTorch ---
+    def to_torch(self, words=None, device=None, missing="raise"):
+        """A torch.Tensor of every row (words=None: the file's pages mapped copy-on-write,
+        no copy; f16 and bf16 stay in their type) or of `words`' rows (a float32 copy of just
+        those, as rows() makes), moved to `device` when given."""
+        torch = _torch()
+        if words is None:
+            tensor = self._mapped_torch(torch)
+        else:
+            tensor = torch.from_numpy(self.rows(words, missing=missing))
+        return tensor if device is None else tensor.to(device)
+
+    def embedding(self, words=None, freeze=True, device=None, missing="raise", **kwargs):
+        """A torch.nn.Embedding of every row or of `words`' rows (row i is words[i]), frozen
+        unless freeze=False; other keyword arguments go to nn.Embedding.from_pretrained."""
+        torch = _torch()
+        weights = self.to_torch(words, device=device, missing=missing)
+        if weights.dtype not in (torch.float32, torch.float64) and not freeze:
+            weights = weights.float()  # training steps in float32
+        return torch.nn.Embedding.from_pretrained(weights, freeze=freeze, **kwargs)
+
+    # --- internals ---
+    def _row_of(self, word):
+        if not isinstance(word, str):
+            return -1
+        return self._lookup.find(word.encode("utf-8"))
+
+    def _word(self, row):
+        return self._bytes[self._offsets[row]:self._offsets[row + 1]].tobytes().decode("utf-8", "replace")
+
+    def _widen(self, values, dtype=None):
+        dtype = dtype or self._c.dtypes["vectors"]
+        if dtype == "BF16":
+            return bf16_to_f32(values)
+        return np.asarray(values, dtype=np.float32)
+
+    def _read_rows(self, rows):
+        """The stored values of `rows` (ascending). A few rows of a big file are read with
+        pread rather than through the mapping: a page fault maps the pages around it too
+        (16 on Linux), so 10,000 scattered rows would bring a 2.4 GB file's every page into
+        the process's RSS; read, they cost their own bytes."""
+        if not self._c.mapped or len(rows) * 8 > len(self):
+            return self.vectors[rows]
+        vectors = self.vectors
+        row_bytes = vectors.shape[1] * vectors.dtype.itemsize
+        data = bytearray(len(rows) * row_bytes)
+        view = memoryview(data)
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_RDONLY)
+        start = self._c.starts["vectors"]
+        for i, row in enumerate(rows.tolist()):
+            if os.preadv(self._fd, [view[i * row_bytes:(i + 1) * row_bytes]], start + row * row_bytes) != row_bytes:
+                raise EmbError(f"{self.path}: row {row} could not be read: the file shrank while open")
+        return np.frombuffer(data, dtype=vectors.dtype).reshape(len(rows), vectors.shape[1])
+
+    def __del__(self):
+        if getattr(self, "_fd", None) is not None:
+            os.close(self._fd)
+
+    def _row_f32(self, row):
+        return np.array(self._widen(self.vectors[row]), dtype=np.float32)
+
+    def _chunk_f32(self, first, last):
+        return self._widen(self.vectors[first:last])
+
+    def _norms(self):
+        norms = self._c.tensors.get("norms")
+        if norms is None:
+            norms = np.concatenate([np.linalg.norm(self._chunk_f32(f, min(len(self), f + _CHUNK_ROWS)), axis=1)
+                                    for f in range(0, len(self), _CHUNK_ROWS)] or [np.zeros(0)])
+            self._c.tensors["norms"] = norms.astype(np.float32)
+            norms = self._c.tensors["norms"]
+        return norms
+
+    def _oov_vector(self, word):
+        table, dtype, minn, maxn = self._subwords
+        vector, _ = subword_vector(word, lambda b: self._widen(table[b], dtype), self.dim, minn, maxn, table.shape[0])
+        return vector
+
+    def _query_vector(self, item):
+        if isinstance(item, np.ndarray):
+            return item.astype(np.float32)
+        return self[item]
+
+    def _mapped_torch(self, torch):
+        c = self._c
+        if isinstance(c.buffer, np.memmap):
+            vectors = c.tensors["vectors"]
+            offset = vectors.__array_interface__["data"][0] - c.buffer.__array_interface__["data"][0]
+            private = np.memmap(self.path, dtype=vectors.dtype, mode="c", offset=offset, shape=vectors.shape)
+        else:
+            private = np.array(c.tensors["vectors"])  # a gzip file is in memory already
+        if self.dtype == "bf16":
+            private = private.view(np.int16)  # PyTorch has no uint16 before 2.3; the bits are what count
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch warns of memmaps; the mapping is private
+            tensor = torch.from_numpy(private)
+        if self.dtype == "bf16":
+            tensor = tensor.view(torch.bfloat16)
+        return tensor
+
+
+class Subset(_Search):
+    """Some words' rows in memory, in the order asked for (Vectors.subset): a writable
+    float32 `vectors`, `words`, `missing` (the words asked for that the file lacks)."""
+
+    def __init__(self, words, vectors, missing, source):
+        self.words, self.vectors, self.missing, self.source = words, vectors, missing, source
+        self._rows = {w: i for i, w in enumerate(words)}
+
+    def __len__(self):
+        return len(self.words)
+
+    @property
+    def dim(self):
+        return self.vectors.shape[1]
+
+    def __contains__(self, word):
+        return word in self._rows
+
+    def index(self, word):
+        return self._rows[word]
+
+    def __getitem__(self, word):
+        return self.vectors[self._rows[word]]
+
+    def to_torch(self, device=None):
+        torch = _torch()
+        tensor = torch.from_numpy(self.vectors)
+        return tensor if device is None else tensor.to(device)
+
+    def _row_of(self, word):
+        return self._rows.get(word, -1)
+
+    def _word(self, row):
+        return self.words[row]
+
+    def _chunk_f32(self, first, last):
+        return self.vectors[first:last]
+
+    def _norms(self):
+        return np.linalg.norm(self.vectors, axis=1).astype(np.float32)
+
+    def _query_vector(self, item):
+        return item.astype(np.float32) if isinstance(item, np.ndarray) else self[item]
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:
+        raise ImportError("embed: PyTorch is not installed (pip install torch, or Debian's python3-torch)") from None
+    return torch
+
