@@ -216,6 +216,8 @@ case $mode in
     step gpu_train 90 "$bin/gpu_train_tests"
     step gpu_glove 40 "$bin/gpu_glove_tests"
     step gpu_query_cli 50 bash "$tests/gpu/gpu_query_cli_test.sh" "$bin/embed-query" "$bin/glove-convert"
+    # The Python package with PyTorch (to_torch, nn.Embedding: the dev VMs have no PyTorch).
+    gpu_only step python_torch 40 python3 "$tests/python/test_embed_package.py" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     step gpu_train_cli 100 bash "$tests/gpu/gpu_train_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     prepare_shared
     bench_step throughput 110 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \

@@ -55,7 +55,7 @@ cmake --build "$build" -j"$(nproc)" --target "${tools[@]}" "${tests[@]}"
 stage_done "kit build" $start
 
 rm -rf "$kit"
-mkdir -p "$kit"/{bin,lib,lib-dlopen,lib-fallback,tests/gpu,tests/cli,data,shared/data,scripts/bench}
+mkdir -p "$kit"/{bin,lib,lib-dlopen,lib-fallback,tests/gpu,tests/cli,tests/python,python/embed,data,shared/data,scripts/bench}
 for t in "${tools[@]}"; do install -m 755 "$build/$t" "$kit/bin/"; done
 for t in "${tests[@]}"; do install -m 755 "$build/tests/$t" "$kit/bin/"; done
 
@@ -113,6 +113,10 @@ done
 # Tests, fixtures, benchmarks and the runner.
 install -m 644 tests/gpu/*.sh "$kit/tests/gpu/"
 install -m 644 tests/cli/lib.sh tests/cli/on_tty.py "$kit/tests/cli/"
+# The Python package and its tests, whose PyTorch parts only a machine with PyTorch runs.
+install -m 644 tests/python/test_embed_package.py "$kit/tests/python/"
+install -m 644 python/pyproject.toml python/README.md "$kit/python/"
+install -m 644 python/embed/*.py "$kit/python/embed/"
 install -m 644 data/* "$kit/data/"
 install -m 644 "$shared/data/questions-words.txt" "$shared/data/wordsim353.tsv" "$kit/shared/data/"
 compress "$shared/data/text8-head.txt" "$kit/shared/data/text8-head.txt"

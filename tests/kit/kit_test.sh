@@ -23,7 +23,8 @@ done
 for f in tests/gpu/gpu_train_cli_test.sh tests/gpu/gpu_query_cli_test.sh tests/cli/lib.sh data/text8-200k.txt.gz \
   data/analogies-sample.txt shared/data/text8-head.txt.xz shared/data/questions-words.txt \
   shared/data/wordsim353.tsv scripts/bench/gpu.sh scripts/bench/query.sh scripts/bench/big_table.sh scripts/bench/count.sh \
-  scripts/bench/glove_small_vocab.sh scripts/bench/lib.sh scripts/bench/benchstats.py lib-dlopen/libopenblas.so.0.xz; do
+  scripts/bench/glove_small_vocab.sh scripts/bench/lib.sh scripts/bench/benchstats.py lib-dlopen/libopenblas.so.0.xz \
+  tests/python/test_embed_package.py python/embed/vectors.py python/pyproject.toml; do
   [[ -s $kit/$f ]] && ok || bad "$f missing"
 done
 
@@ -60,7 +61,7 @@ env -i PATH=/usr/bin:/bin bash "$kit/run.sh" all "$work/all" > all.txt 2>&1
 check "run.sh all without a GPU: exit status" "$?" "0"
 check "run.sh all: SKIP lines that do not say no GPU is usable" \
   "$(grep -E '^SKIP ' "$work/all/summary.txt" | grep -vE 'no usable (CUDA device|device|GPU)')" ""
-grep -q '^result: 0 passed, 0 failed or not run, 14 skipped' "$work/all/summary.txt" && ok ||
+grep -q '^result: 0 passed, 0 failed or not run, 15 skipped' "$work/all/summary.txt" && ok ||
   bad "run.sh all's result line: $(tail -1 "$work/all/summary.txt")"
 bash "$kit/run.sh" sideways "$work/x" > /dev/null 2>&1
 check "run.sh with an unknown mode" "$?" "2"
