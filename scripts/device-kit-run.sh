@@ -284,8 +284,9 @@ case $mode in
     # CPU does, but in training adam, adamw and adamax diverged in every model, and rmsprop,
     # adadelta and rprop in skip-gram, whose output rows then added their state's change
     # (now written, as the input rows' is); GloVe trained rmsprop, adadelta, rprop and
-    # asgd no worse than the CPU. EMBED_GPU_RULES=all lets the benchmark train the rules
-    # embed-train refuses on the GPU, to see which now train.
+    # asgd no worse than the CPU. Skip-gram and CBOW now train at most 32 windows at once
+    # with these rules (512 before). EMBED_GPU_RULES=all lets the benchmark train the rules
+    # embed-train refuses on the GPU, to see which now train, and how fast.
     step gpu_train 60 "$bin/gpu_train_tests" "~[large]"
     step gpu_train_cli 90 bash "$tests/gpu/gpu_train_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     step gpu_glove 60 "$bin/gpu_glove_tests"

@@ -160,13 +160,18 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   // How many windows train at once (word2vec_kernels.h says why this is capped):
   // kConcurrentWindows, fewer for a small vocabulary (a window touches about 16 rows,
   // so with an eighth of the rows' count in flight a row meets about two others), or
-  // EMBED_GPU_WINDOWS where it is set.
-  static unsigned concurrent_windows(std::size_t rows) {
+  // EMBED_GPU_WINDOWS where it is set. A rule whose state is written in place gets
+  // kInPlaceWindows at most: each window touching a frequent row at once takes a whole
+  // step of it (Adam's are normalised, about lr each), and with 512 at once skip-gram
+  // diverged on an H200 (bench/RESULTS.md, 2026-11-26); 32 is twice the windows the
+  // CPU's 16 threads train at once there, where Adam trains.
+  static unsigned concurrent_windows(std::size_t rows, bool in_place) {
     if (const char* forced = std::getenv("EMBED_GPU_WINDOWS")) {
       const int windows = std::atoi(forced);
       if (windows > 0) return static_cast<unsigned>(windows);
     }
-    return static_cast<unsigned>(std::clamp<std::size_t>(rows / 8, 1, kConcurrentWindows));
+    const std::size_t cap = in_place ? kInPlaceWindows : kConcurrentWindows;
+    return static_cast<unsigned>(std::clamp<std::size_t>(rows / 8, 1, cap));
   }
 
   void add_loss(const Slot& slot, BatchLoss& loss) const override {
@@ -187,7 +192,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   // multiprocessors. Measured on an H100 (text8-head, dim 100, 5 epochs): 512 at once
   // ended 0.5% above the CPU's loss with its analogy score, 1024 1.4% above.
   static constexpr unsigned kConcurrentWindows = 512;
-  const unsigned max_blocks_ = concurrent_windows(input_.rows());
+  static constexpr unsigned kInPlaceWindows = 32;  // not yet measured: run.sh rules
+  const unsigned max_blocks_ = concurrent_windows(input_.rows(), rule_.in_place);
 };
 
 }  // namespace

@@ -6,8 +6,13 @@
 namespace embed::cuda {
 
 KernelRuleSpec kernel_rule_of(Optimizer optimizer, std::size_t params, const OptimizerParams& hyper) {
-  KernelRuleSpec spec{KernelRule::sgd,    params,       hyper.beta1, hyper.beta2, hyper.eps, hyper.rho,
-                      hyper.weight_decay, hyper.lambda, hyper.power, hyper.t0};
+  // The rule's enum is set below; its hyper-parameters in KernelRuleSpec's order.
+  KernelRuleSpec spec{KernelRule::sgd, !optimizer_spec(optimizer).concurrent,
+                      params,          hyper.beta1,
+                      hyper.beta2,     hyper.eps,
+                      hyper.rho,       hyper.weight_decay,
+                      hyper.lambda,    hyper.power,
+                      hyper.t0};
   switch (optimizer) {
     case Optimizer::sgd: spec.rule = KernelRule::sgd; break;
     case Optimizer::adagrad: spec.rule = KernelRule::adagrad; break;

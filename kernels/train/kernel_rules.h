@@ -19,6 +19,7 @@ enum class KernelRule { sgd, adagrad, rowadagrad, adam, adamw, adamax, rmsprop, 
 // (with_kernel_rule in kernel_rules.cuh builds it as the CPU's with_update_rule does).
 struct KernelRuleSpec {
   KernelRule rule = KernelRule::sgd;
+  bool in_place = false;   // its state is written in place, not kept by atomic adds (its `concurrent` is false)
   std::size_t params = 0;  // parameters per row: where the parts of a row's state start
   float beta1 = 0, beta2 = 0, eps = 0, rho = 0, weight_decay = 0, lambda = 0, power = 0, t0 = 0;
 };

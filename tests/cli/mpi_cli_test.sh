@@ -61,6 +61,11 @@ mkdir sub && cd sub || exit 1
 check "mpirun -np 2 trains with --subwords" "$?" "0"
 "$GC" --info s.emb | grep -q "subwords.bucket_count = 5000" && ok || bad "-np 2 --subwords: the .emb has its buckets"
 "$EQ" s.emb anarchismo -k 3 | grep -q "\[oov: anarchismo\]" && ok || bad "-np 2 --subwords: answers a word outside the vocabulary"
+# Every rank continues the same model: --init from the .bin that --fasttext-bin wrote.
+"$ET" --corpus ../corpus.txt -o one.emb "${FAST[@]}" --subwords --buckets 5000 --fasttext-bin one.bin 2> /dev/null
+"${MPIRUN[@]}" 2 "$ET" --corpus ../corpus.txt -o c.emb "${FAST[@]}" --subwords --init one.bin > out.txt 2> err.txt
+check "mpirun -np 2 --subwords --init a fastText model" "$?" "0"
+grep -q "its 5000 n-gram bucket rows continue" err.txt && ok || bad "-np 2 --init one.bin: $(grep -- '--subwords' err.txt)"
 cd .. || exit 1
 
 # --- planted topics: ten groups of 8 words that only meet their own group ---
