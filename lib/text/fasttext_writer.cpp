@@ -86,9 +86,7 @@ void write_fasttext_model(const EmbeddingTable& table, const SubwordTable* subwo
     out.write(row.data(), dim * sizeof(float));
   }
   for (std::uint64_t b = 0; b < settings.buckets; ++b) {
-    std::fill(row.begin(), row.end(), 0.0f);
-    const auto bucket = static_cast<std::uint32_t>(b);
-    subwords->add_rows(std::span(&bucket, 1), row);
+    subwords->row(static_cast<std::uint32_t>(b), row);
     out.write(row.data(), dim * sizeof(float));
   }
   // The output matrix: the context vectors, or zeros.

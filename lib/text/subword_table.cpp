@@ -80,6 +80,11 @@ void SubwordTable::add_rows(std::span<const std::uint32_t> buckets, std::span<fl
   }
 }
 
+void SubwordTable::row(std::uint32_t bucket, std::span<float> out) const {
+  std::fill(out.begin(), out.end(), 0.0f);
+  add_rows(std::span(&bucket, 1), out);
+}
+
 std::size_t SubwordTable::oov_vector(std::string_view word, std::span<float> out) const {
   std::fill(out.begin(), out.end(), 0.0f);
   const std::vector<std::uint32_t> buckets = subword_buckets(word, settings_);
@@ -102,8 +107,7 @@ std::shared_ptr<const void> SubwordTable::add_to_emb(DType dtype, EmbWriteOption
   // Another storage type: through f32, as the vectors are.
   std::vector<float> values(settings_.buckets * dim_);
   for (std::uint64_t b = 0; b < settings_.buckets; ++b) {
-    const auto bucket = static_cast<std::uint32_t>(b);
-    add_rows(std::span(&bucket, 1), std::span(values.data() + b * dim_, dim_));
+    row(static_cast<std::uint32_t>(b), std::span(values.data() + b * dim_, dim_));
   }
   if (dtype == DType::f32) {
     auto owned = std::make_shared<std::vector<float>>(std::move(values));

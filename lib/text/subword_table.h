@@ -38,6 +38,8 @@ class SubwordTable {
   // Adds bucket rows `buckets` to `sum` (dim() floats) one after the other in f32, as
   // fastText adds rows.
   void add_rows(std::span<const std::uint32_t> buckets, std::span<float> sum) const;
+  // Bucket row `bucket` in f32, into `out` (dim() floats).
+  void row(std::uint32_t bucket, std::span<float> out) const;
   // fastText's vector of a word outside the vocabulary: the average of its n-grams'
   // bucket rows. Returns how many n-grams it has (0: `out` is zero, as in fastText).
   std::size_t oov_vector(std::string_view word, std::span<float> out) const;

@@ -119,6 +119,10 @@ class _Search:
         best = best[np.lexsort((best, -scores[best]))]  # by score, ties by row
         return [(self._word(int(r)), float(scores[r])) for r in best]
 
+    def _query_vector(self, item):
+        """A query's float32 vector: a vector as given, or a word's (__getitem__)."""
+        return item.astype(np.float32) if isinstance(item, np.ndarray) else self[item]
+
 
 class Vectors(_Search):
     """An opened .emb. `v[word]`, `word in v`, `v.index(word)`, `len(v)`, `v.words`,
@@ -132,8 +136,8 @@ class Vectors(_Search):
         self.path = self._c.path
         self.metadata = dict(self._c.metadata)
         self.dtype = self._c.dtypes["vectors"].lower()  # "f32", "f16" or "bf16"
-        self._offsets, self._bytes = t["vocab.offsets"], t["vocab.bytes"]
-        self._lookup = WordIndex(t["vocab.index"], self._offsets, self._bytes)
+        self._words = Words(t["vocab.offsets"], t["vocab.bytes"])
+        self._lookup = WordIndex(t["vocab.index"], t["vocab.offsets"], t["vocab.bytes"])
         self._subwords = None
         if "subwords.buckets" in t:
             m = self.metadata
@@ -142,7 +146,7 @@ class Vectors(_Search):
 
     # --- the vocabulary ---
     def __len__(self):
-        return len(self._offsets) - 1
+        return len(self._words)
 
     @property
     def dim(self):
@@ -151,7 +155,7 @@ class Vectors(_Search):
     @property
     def words(self):
         """The words, row by row (decoded as they are read)."""
-        return Words(self._offsets, self._bytes)
+        return self._words
 
     @property
     def counts(self):
@@ -261,7 +265,7 @@ class Vectors(_Search):
         return self._lookup.find(word.encode("utf-8"))
 
     def _word(self, row):
-        return self._bytes[self._offsets[row]:self._offsets[row + 1]].tobytes().decode("utf-8", "replace")
+        return self._words[row]
 
     def _widen(self, values, dtype=None):
         dtype = dtype or self._c.dtypes["vectors"]
@@ -311,11 +315,6 @@ class Vectors(_Search):
         table, dtype, minn, maxn = self._subwords
         vector, _ = subword_vector(word, lambda b: self._widen(table[b], dtype), self.dim, minn, maxn, table.shape[0])
         return vector
-
-    def _query_vector(self, item):
-        if isinstance(item, np.ndarray):
-            return item.astype(np.float32)
-        return self[item]
 
     def _mapped_torch(self, torch):
         c = self._c
@@ -375,9 +374,6 @@ class Subset(_Search):
 
     def _norms(self):
         return np.linalg.norm(self.vectors, axis=1).astype(np.float32)
-
-    def _query_vector(self, item):
-        return item.astype(np.float32) if isinstance(item, np.ndarray) else self[item]
 
 
 def _torch():

@@ -205,19 +205,17 @@ void apply_init(const InitSource& source, const InitRequest& request, const Trai
   if (buckets_from_file) {
     EMBED_ASSERT(run.input.rows() == vocab.size() + source.subwords->settings().buckets);
     for (std::uint64_t b = 0; b < source.subwords->settings().buckets; ++b) {
-      const auto bucket = static_cast<std::uint32_t>(b);
-      float* row = run.input.row(vocab.size() + b);
-      std::fill_n(row, dim, 0.0f);
-      source.subwords->add_rows(std::span(&bucket, 1), std::span(row, dim));
+      source.subwords->row(static_cast<std::uint32_t>(b), std::span(run.input.row(vocab.size() + b), dim));
     }
   }
   const SubwordRows listed = subwords ? SubwordRows(vocab, subword_settings(run.settings)) : SubwordRows();
   std::vector<float> own(dim);
+  std::vector<double> sum(dim);
   // Word r's own row, so that the average of it and its n-grams' rows (as the table holds
   // them now) is `vector`: fastText's word vector solved for the word's row.
   const auto fitted_row = [&](std::size_t r, std::span<const float> vector) {
     const std::span<const std::uint32_t> rows = listed.of(static_cast<std::uint32_t>(r));
-    std::vector<double> sum(dim, 0.0);
+    std::fill(sum.begin(), sum.end(), 0.0);
     for (std::size_t k = 1; k < rows.size(); ++k) {
       const float* bucket = run.input.row(rows[k]);
       for (std::size_t x = 0; x < dim; ++x) sum[x] += bucket[x];
