@@ -6,7 +6,8 @@
 #
 #   run.sh all [OUTDIR]       every GPU check in one call, inside 8 minutes, in an order where a
 #                             slow step cannot starve the others (each has its own cap): the
-#                             Catch2 suites, the CLI tests, skip-gram words/s at dim 100 and 300
+#                             Catch2 suites, the CLI tests (two ranks under the kit's mpirun among
+#                             them), skip-gram words/s at dim 100 and 300
 #                             (device, host gather, host mapped, every CPU core), the big-table
 #                             benchmark (host placement at 1/4 and 1/16 of the tables' bytes
 #                             against device placement, a few million words), GPU-trained
@@ -122,6 +123,26 @@ if ! LD_LIBRARY_PATH=$libpath "$kit/bin/embed-train" --version > /dev/null 2> "$
   fi
 fi
 export LD_LIBRARY_PATH=$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# OpenMPI: the kit's runtime (device-kit.sh) unpacked, and OpenMPI and PMIx told where it is;
+# they look up their components and texts there, not where they were built.
+if [[ -e $kit/mpi-runtime.tar.xz ]]; then
+  if { xz -dc "$kit/mpi-runtime.tar.xz" 2> /dev/null ||
+    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' \
+      "$kit/mpi-runtime.tar.xz"; } | tar -C "$scratch" -xf - 2>> "$log"; then
+    mpi=$scratch/mpi
+    export PATH=$mpi/bin:$PATH LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$mpi/lib
+    export OPAL_PREFIX=$mpi OPAL_BINDIR=$mpi/bin OPAL_LIBDIR=$mpi/lib OPAL_PKGLIBDIR=$mpi/lib/components \
+      OPAL_DATADIR=$mpi/share OPAL_PKGDATADIR=$mpi/share/openmpi OPAL_SYSCONFDIR=$mpi/etc
+    export PMIX_INSTALL_PREFIX=$mpi/pmix PMIX_PREFIX=$mpi/pmix
+    # The lent machines run as root, which OpenMPI refuses unless told.
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    note "mpi: $(mpirun --version 2>&1 | head -1), the kit's"
+  else
+    note "warning: cannot unpack the kit's MPI runtime: the mpi step will skip"
+  fi
+else
+  note "mpi: none in this kit (built without MPI)"
+fi
 unresolved=$(for f in "$kit"/bin/*; do ldd "$f" 2>&1 | grep 'not found' | sed "s|^|$(basename "$f"): |"; done)
 [[ -z $unresolved ]] || note "unresolved libraries: $(echo "$unresolved" | tr '\n' ' ')"
 for tool in embed-train glove-convert embed-query; do
@@ -219,6 +240,8 @@ case $mode in
     # The Python package with PyTorch (to_torch, nn.Embedding: the dev VMs have no PyTorch).
     gpu_only step python_torch 40 python3 "$tests/python/test_embed_package.py" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     step gpu_train_cli 100 bash "$tests/gpu/gpu_train_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
+    # Two ranks under the kit's mpirun sharing the GPU (never run before 2026-11-27).
+    step gpu_mpi_cli 60 bash "$tests/gpu/gpu_mpi_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     prepare_shared
     bench_step throughput 110 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
       MODES="cpu device host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
@@ -255,6 +278,7 @@ case $mode in
     step gpu_glove 90 "$bin/gpu_glove_tests"
     step gpu_query_cli 120 bash "$tests/gpu/gpu_query_cli_test.sh" "$bin/embed-query" "$bin/glove-convert"
     step gpu_train_cli 180 bash "$tests/gpu/gpu_train_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
+    step gpu_mpi_cli 90 bash "$tests/gpu/gpu_mpi_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     prepare_shared
     RESERVE_S=5 bench_step bench_short 90 "${bench_env[@]}" PARTS=throughput DIMS=100 WORDS=20000000 \
       MODES="cpu device host-gather" bash "$kit/scripts/bench/gpu.sh"

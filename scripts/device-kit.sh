@@ -8,9 +8,13 @@
 # What goes in (at most 48 MiB; the build fails above that):
 #   bin/           the three tools, every gpu-labelled test executable and the GPU benchmark
 #                  helpers, built in Release for KIT_ARCH (sm_90: H100, H200) with the CUDA
-#                  runtime linked statically (cuBLAS is loaded at run time from that machine)
+#                  runtime linked statically (cuBLAS is loaded at run time from that machine),
+#                  with MPI where this machine has OpenMPI; stripped
 #   lib/           the shared libraries ldd shows beyond the base set every image has (glibc,
-#                  libstdc++, libgcc_s, libz and the driver's libcuda): fmt, spdlog, libdeflate
+#                  libstdc++, libgcc_s, libz and the driver's libcuda): fmt, spdlog, libdeflate,
+#                  OpenMPI's libmpi and what it needs
+#   mpi-runtime.tar.xz  OpenMPI's runtime for one machine (mpirun, orted, components, PMIx),
+#                  which run.sh unpacks and points OpenMPI at (docs/GPU.md)
 #   lib-dlopen/    OpenBLAS and what it needs, xz-compressed: embed-query loads it at run time
 #                  for the CPU figures beside the GPU's (run.sh unpacks it)
 #   lib-fallback/  this machine's libstdc++ and libgcc_s, used only where that machine's are too
@@ -43,8 +47,9 @@ done
 source "$repo/scripts/stage_times.sh"
 start=$SECONDS
 echo "device-kit: building for sm_$arch in $build"
-# Without MPI: the device machine has no OpenMPI, and binaries linked to it would not start.
-cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMBED_CUDA=ON -DEMBED_WERROR=ON -DBUILD_TESTING=ON -DEMBED_MPI=OFF \
+# With MPI where this machine has OpenMPI (Debian's libopenmpi-dev): the device machine has
+# none, so the kit brings its runtime (mpi-runtime.tar.xz, below).
+cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMBED_CUDA=ON -DEMBED_WERROR=ON -DBUILD_TESTING=ON -DEMBED_MPI=AUTO \
   -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$arch" > "$build.configure.log" 2>&1 ||
   { cat "$build.configure.log"; die "configure failed"; }
 rm -f "$build.configure.log"
@@ -56,8 +61,10 @@ stage_done "kit build" $start
 
 rm -rf "$kit"
 mkdir -p "$kit"/{bin,lib,lib-dlopen,lib-fallback,tests/gpu,tests/cli,tests/python,python/embed,data,shared/data,scripts/bench}
+# Stripped of their symbol tables: 6 MB less, which the MPI runtime needs to fit.
 for t in "${tools[@]}"; do install -m 755 "$build/$t" "$kit/bin/"; done
 for t in "${tests[@]}"; do install -m 755 "$build/tests/$t" "$kit/bin/"; done
+strip --strip-unneeded "$kit"/bin/*
 
 # The base set: what every Linux image with an NVIDIA driver has. Anything else that ldd
 # resolves for a binary (or for a library copied for one) is copied into lib/.
@@ -102,6 +109,57 @@ if [[ -n $openblas ]]; then
   rm -rf "$tmp"
 else
   echo "device-kit: OpenBLAS not found (libopenblas-dev): the CPU query figures will use the portable loop"
+fi
+
+# OpenMPI's runtime, for mpirun on the device machine: mpirun and orted, the components
+# (plugins) that one machine's jobs use, PMIx's, the help texts, and the libraries they need
+# beyond lib/. run.sh unpacks it and points OpenMPI and PMIx at it (OPAL_PREFIX and the
+# like: both look up their files relative to those, not where they were built), and
+# tests/kit/kit_test.sh runs it with this machine's OpenMPI hidden.
+if "$kit/bin/embed-train" --version 2>/dev/null | grep -q '^MPI: Open MPI'; then
+  bundle_mpi() {
+    local dest=$1/mpi pkglibdir pkgdatadir pmix component
+    pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
+    pkgdatadir=$(ompi_info --path pkgdatadir --parsable | sed -n 's/^path:pkgdatadir://p')
+    [[ -d $pkglibdir && -d $pkgdatadir ]] || die "OpenMPI's components or help texts not found (ompi_info --path all)"
+    mkdir -p "$dest"/{bin,lib/components,share/openmpi,pmix/lib/pmix,pmix/share/pmix}
+    install -m 755 "$(readlink -f "$(command -v mpirun)")" "$dest/bin/mpirun"
+    install -m 755 "$(command -v orted)" "$dest/bin/orted"
+    # Not the components for fabrics, schedulers and OpenSHMEM, which a job on one machine does
+    # not use and whose libraries (UCX, libfabric, PSM, verbs) would not fit.
+    local skip='ucx|ofi|psm|openib|verbs|monitoring|flux|slurm|jsm|gridengine|treematch|romio|simulator|hugepage'
+    skip+='|dbg_msgq|rank_file|resilient|scoll|sshmem|memheap|spml|atomic|netlink'
+    for component in "$pkglibdir"/*.so; do
+      [[ $(basename "$component") =~ $skip ]] || install -m 644 "$component" "$dest/lib/components/"
+    done
+    cp -r "$pkgdatadir/." "$dest/share/openmpi/"
+    # PMIx (Debian's: its own prefix, /usr/lib/x86_64-linux-gnu/pmix2) with its components and texts.
+    pmix=$(ldd "$dest"/lib/components/mca_pmix_ext3x.so | awk '$1 == "libpmix.so.2" {print $3}')
+    pmix=$(dirname "$(dirname "$(readlink -f "$pmix")")")
+    [[ -d $pmix/lib/pmix && -d $pmix/share/pmix ]] || die "PMIx's components not found beside $pmix"
+    install -m 644 "$pmix"/lib/pmix/*.so "$dest/pmix/lib/pmix/"
+    cp -r "$pmix/share/pmix/." "$dest/pmix/share/pmix/"
+    # Their libraries that lib/ lacks (libpmix, libmunge, OpenMPI's common component code).
+    local name path added=1
+    while ((added)); do
+      added=0
+      while read -r name path; do
+        [[ -e $kit/lib/$name || -e $dest/lib/$name ]] && continue
+        install -m 644 "$(readlink -f "$path")" "$dest/lib/$name"
+        added=1
+      done < <(needed "$dest"/bin/* "$dest"/lib/components/*.so "$dest"/pmix/lib/pmix/*.so $(compgen -G "$dest/lib/*.so*"))
+    done
+    missing=$(for f in "$dest"/bin/* "$dest"/lib/*.so* "$dest"/lib/components/*.so "$dest"/pmix/lib/pmix/*.so; do
+      LD_LIBRARY_PATH=$kit/lib:$dest/lib ldd "$f" | grep 'not found' || true
+    done)
+    [[ -z $missing ]] || die "the MPI runtime's libraries unresolved: $missing"
+  }
+  tmp=$(mktemp -d)
+  bundle_mpi "$tmp"
+  tar -C "$tmp" -cf - mpi | xz -9 -T0 > "$kit/mpi-runtime.tar.xz"
+  rm -rf "$tmp"
+else
+  echo "device-kit: built without MPI (no libopenmpi-dev): the kit has no mpirun, and its MPI step skips"
 fi
 
 # Fallbacks for an image whose libstdc++ is older than this compiler's.

@@ -70,6 +70,22 @@ interrupt_when() {
   set +m
   return $status
 }
+# interrupt_mpirun PATTERN COMMAND...: runs COMMAND (an mpirun; stdout to out.txt, stderr
+# to err.txt) until err.txt shows PATTERN, then sends mpirun SIGINT as Ctrl-C would; returns
+# its exit status. mpirun passes the signal on as SIGTERM, then SIGKILL,
+# odls_base_sigkill_timeout seconds apart (default 1): 3 s leave rank 0 room for the
+# checkpoint on a busy machine.
+interrupt_mpirun() {
+  local pattern=$1 job status
+  shift
+  OMPI_MCA_odls_base_sigkill_timeout=3 "$@" > out.txt 2> err.txt &
+  job=$!
+  wait_for err.txt "$pattern"
+  kill -INT "$job"
+  wait "$job"
+  status=$?
+  return $status
+}
 finish() {
   echo "$passed passed, $failed failed"
   [[ $failed -eq 0 ]]

@@ -121,16 +121,8 @@ cd .. || exit 1
 # --- Ctrl-C to mpirun: the ranks stop together, rank 0 writes the job's checkpoint, and
 # as many ranks resume it ---
 mkdir stop && cd stop || exit 1
-# mpirun passes Ctrl-C on as SIGTERM odls_base_sigkill_timeout seconds later and sends
-# SIGKILL as long after that (default 1): 3 s leave room for the checkpoint on a busy machine.
-export OMPI_MCA_odls_base_sigkill_timeout=3
-"${MPIRUN[@]}" 2 "$ET" --corpus ../fail/big.txt -o v.emb --dim 16 --epochs 12 --threads 1 --seed 5 > out.txt 2> err.txt &
-job=$!
-wait_for err.txt 'epoch 1/12'
-kill -INT "$job"
-wait "$job"
+interrupt_mpirun 'epoch 1/12' "${MPIRUN[@]}" 2 "$ET" --corpus ../fail/big.txt -o v.emb --dim 16 --epochs 12 --threads 1 --seed 5
 status=$?
-unset OMPI_MCA_odls_base_sigkill_timeout
 [[ $status -ne 0 ]] && ok || bad "Ctrl-C under mpirun: exit 0"
 grep -q 'checkpoint written to v.emb.ckpt; resume with: mpirun -np 2 embed-train --resume v.emb.ckpt' err.txt && ok ||
   bad "Ctrl-C under mpirun: no checkpoint message: $(tail -c 400 err.txt)"
@@ -191,13 +183,7 @@ expect_error "--save-cooc under mpirun" 1 "--save-cooc is not data-parallel yet"
 [[ ! -e g4.emb && ! -e g4.cooc ]] && ok || bad "refused glove runs wrote files: $(ls)"
 # Ctrl-C: one checkpoint naming every rank's records file, resumed by 2 ranks.
 rm -f out.txt err.txt
-export OMPI_MCA_odls_base_sigkill_timeout=3
-"${MPIRUN[@]}" 2 "$ET" --corpus ../corpus.txt --model glove --dim 64 --epochs 80 --threads 1 -o s.emb > out.txt 2> err.txt &
-job=$!
-wait_for err.txt 'epoch 1/80'
-kill -INT "$job"
-wait "$job"
-unset OMPI_MCA_odls_base_sigkill_timeout
+interrupt_mpirun 'epoch 1/80' "${MPIRUN[@]}" 2 "$ET" --corpus ../corpus.txt --model glove --dim 64 --epochs 80 --threads 1 -o s.emb
 grep -q 'checkpoint written to s.emb.ckpt; resume with: mpirun -np 2' err.txt && ok ||
   bad "glove, Ctrl-C under mpirun: no checkpoint: $(tail -c 400 err.txt)"
 check "glove, Ctrl-C under mpirun: the checkpoint and each rank's records" "$(ls | grep '^s\.' | tr '\n' ' ')" \

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# embed-train --device cuda under mpirun (OpenMPI): two ranks sharing one GPU (ctest label
+# "gpu"; exit 77, skipped, where no GPU is usable, where there is no mpirun, or in a build
+# without MPI). First a 2-rank run on the CPU, which needs no GPU: on the device kit it is
+# the check that the kit's relocated OpenMPI starts (scripts/device-kit.sh). Then, on the
+# GPU: skip-gram in device placement and in host placement, GloVe, each giving the one
+# output, the vocabulary of one process and a WS-353 sample within 0.08 of one process's
+# GPU run; and Ctrl-C to mpirun, whose checkpoint two ranks resume on the GPU.
+# Usage: gpu_mpi_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT
+# The fixtures come from EMBED_DATA, by default the data/ folder two levels above this
+# script (the repository's, or the device kit's).
+set -u
+ET=$(realpath "${1:?usage: gpu_mpi_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT}")
+EQ=$(realpath "${2:?usage}")
+GC=$(realpath "${3:?usage}")
+DATA=$(realpath "${EMBED_DATA:-$(dirname "${BASH_SOURCE[0]}")/../../data}")
+if ! command -v mpirun > /dev/null; then
+  echo "skipped: no mpirun (Debian: openmpi-bin; the device kit brings its own)"
+  exit 77
+fi
+if ! "$ET" --version | grep -q '^MPI: Open MPI'; then
+  echo "skipped: embed-train was built without MPI"
+  exit 77
+fi
+source "$(dirname "$0")/../cli/lib.sh"
+
+# The lent machines run as root; OpenMPI refuses that unless told, through its documented variables.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPIRUN=(mpirun --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo -np 2)
+zcat "$DATA/text8-200k.txt.gz" > corpus.txt
+words() { "$GC" -q "$1" -o - --to glove | cut -d' ' -f1 | md5sum | cut -d' ' -f1; }
+
+# --- the MPI runtime starts: two ranks on the CPU ---
+mkdir cpu && cd cpu || exit 1
+"${MPIRUN[@]}" "$ET" --corpus ../corpus.txt -o v.emb --dim 16 --epochs 1 --threads 1 > out.txt 2> err.txt
+status=$?
+check "mpirun -np 2 on the CPU: exit status" "$status" "0"
+((status == 0)) || tail -5 err.txt >&2
+grep -q 'data parallel over 2 ranks' err.txt && ok || bad "on the CPU: not 2 ranks: $(head -c 300 err.txt)"
+check "on the CPU: one output" "$(ls | grep -v -e out.txt -e err.txt)" "v.emb"
+cd .. || exit 1
+
+if ! "$ET" --version | grep -q 'CUDA backend built, [0-9]'; then
+  ((failed == 0)) || { finish; exit 1; }
+  echo "skipped: no usable GPU ($("$ET" --version | grep "^gpus:")), after the 2-rank CPU run passed"
+  exit 77
+fi
+
+# Dim 200 in 9 MB of GPU memory holds about a third of the rows hot (run.sh memcheck's setting).
+SETTINGS=(--corpus ../corpus.txt --dim 200 --epochs 5 --seed 3 --threads 1 --device cuda)
+# spearman FILE.emb: its WordSim-353 sample's Spearman (embed-query eval).
+spearman() {
+  "$EQ" eval "$1" --analogies "$DATA/analogies-sample.txt" --word-pairs "$DATA/wordsim-sample.tsv" --format json -q |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["word_pairs"]["spearman"])'
+}
+# near NAME A B: |A - B| <= 0.08 (gpu_train_cli_test.sh: the CPU's seed spread is 0.032 here)
+near() {
+  python3 -c "import sys; a, b = map(float, sys.argv[1:]); sys.exit(abs(a - b) > 0.08)" "$2" "$3" && ok ||
+    bad "$1: WS-353 sample Spearman $2, one process's $3 (allowed: within 0.08)"
+}
+
+mkdir one && cd one || exit 1
+"$ET" "${SETTINGS[@]}" -o v.emb 2> err.txt
+check "one process on the GPU" "$?" "0"
+one_spearman=$(spearman v.emb)
+one_words=$(words v.emb)
+cd .. || exit 1
+
+# --- skip-gram: device placement, then host placement with some rows cold ---
+for placement in device host; do
+  mkdir "$placement" && cd "$placement" || exit 1
+  flags=(--table "$placement")
+  [[ $placement == host ]] && flags+=(--gpu-memory 9M)
+  "${MPIRUN[@]}" "$ET" "${SETTINGS[@]}" "${flags[@]}" -o v.emb --sync-interval 0.02 > out.txt 2> err.txt
+  status=$?
+  check "$placement: mpirun -np 2 --device cuda" "$status" "0"
+  ((status == 0)) || tail -5 err.txt >&2
+  grep -q 'training skipgram on cuda' err.txt && ok || bad "$placement: not on the GPU: $(grep training err.txt)"
+  grep -q 'data parallel over 2 ranks' err.txt && ok || bad "$placement: not 2 ranks: $(head -c 300 err.txt)"
+  check "$placement: one output" "$(ls | grep -v -e out.txt -e err.txt)" "v.emb"
+  check "$placement: logs from rank 0 only" "$(grep -c 'epoch 5/5' err.txt)" "1"
+  check "$placement: the vocabulary of one process" "$(words v.emb)" "$one_words"
+  near "$placement" "$(spearman v.emb)" "$one_spearman"
+  if [[ $placement == host ]]; then
+    resident=$(grep -o 'GPU: [0-9.]*% of row touches on resident rows' err.txt | tail -1 | grep -o '[0-9.]*%')
+    [[ -n $resident && $resident != 100.0% ]] && ok || bad "host: rows trained from host memory: '$resident' resident"
+  fi
+  cd .. || exit 1
+done
+
+# --- GloVe: counted on the ranks, trained on the GPU ---
+mkdir glove && cd glove || exit 1
+"${MPIRUN[@]}" "$ET" --corpus ../corpus.txt --model glove --dim 32 --epochs 5 --threads 2 --device cuda -o g.emb \
+  > out.txt 2> err.txt
+status=$?
+check "glove: mpirun -np 2 --device cuda" "$status" "0"
+((status == 0)) || tail -5 err.txt >&2
+grep -q 'training glove on cuda' err.txt && ok || bad "glove: not on the GPU: $(grep training err.txt)"
+check "glove: one output" "$(ls | grep -v -e out.txt -e err.txt)" "g.emb"
+check "glove: embed-query reads it" "$("$EQ" g.emb the -k 3 --format tsv | wc -l)" "3"
+cd .. || exit 1
+
+# --- Ctrl-C to mpirun: rank 0 writes the job's checkpoint; two ranks resume it on the GPU ---
+mkdir stop && cd stop || exit 1
+for _ in 1 2 3 4 5 6 7 8; do cat ../corpus.txt; done > big.txt
+interrupt_mpirun 'epoch 1/400' "${MPIRUN[@]}" "$ET" --corpus big.txt -o v.emb --dim 64 --epochs 400 --threads 2 \
+  --device cuda --seed 5
+status=$?
+[[ $status -ne 0 ]] && ok || bad "Ctrl-C under mpirun on the GPU: exit 0"
+grep -q 'checkpoint written to v.emb.ckpt; resume with: mpirun -np 2 embed-train --resume v.emb.ckpt' err.txt && ok ||
+  bad "Ctrl-C under mpirun on the GPU: no checkpoint message: $(tail -c 400 err.txt)"
+check "Ctrl-C on the GPU: the checkpoint and no vectors" "$(ls | grep -v -e out.txt -e err.txt -e big.txt)" "v.emb.ckpt"
+# The rest of 400 epochs would take minutes: the resumed job is stopped too, after its first
+# resumed epoch, and must leave a checkpoint again.
+interrupt_mpirun 'epoch [0-9]*/400: loss' "${MPIRUN[@]}" "$ET" --resume v.emb.ckpt
+grep -q 'resuming skipgram training at epoch' err.txt && ok || bad "resumed: no resuming line: $(head -c 400 err.txt)"
+grep -q 'training skipgram on cuda\|on cuda' err.txt && ok || bad "resumed: not on the GPU: $(head -c 400 err.txt)"
+check "resumed and stopped again: a checkpoint and no vectors" "$(ls | grep -v -e out.txt -e err.txt -e big.txt)" "v.emb.ckpt"
+cd .. || exit 1
+finish
