@@ -12,9 +12,10 @@ packages=(
   nlohmann-json3-dev zlib1g-dev libdeflate-dev libopenblas-dev libhnswlib-dev libopenmpi-dev openmpi-bin
   # Peers for the interop tests and benchmarks (use /usr/bin/python3: Debian's).
   python3 python3-numpy python3-gensim fasttext time python3-faiss python3-hnswlib
-  # The Python package's install test: pip in a fresh virtual environment, offline (python3-torch,
-  # about 1 GB installed, is left out: its tests skip with a message).
-  python3-venv
+  # The Python package's install test: pip in a fresh virtual environment, offline; and PyTorch
+  # for its to_torch and nn.Embedding tests (python3-torch 1.13, CPU only: 151 packages, 601 MB,
+  # 30 s to install on a 2-core machine in 2026-11; the GPU paths run in the device kit).
+  python3-venv python3-torch
   # Headless Chromium renders the SVGs for tests/render/render_svg.sh (24 packages, 10 s to
   # install on a 2-core machine in 2026-11, 350 MB on disk).
   chromium

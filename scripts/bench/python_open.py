@@ -6,8 +6,9 @@ Each case runs in its own process under /usr/bin/time (wall seconds from exec, p
 RUNS times interleaved, medians printed, with Python's own start (`import numpy`) beside
 them. Cases: embed.open + one lookup; gensim KeyedVectors.load(mmap='r') + one lookup;
 gensim load_word2vec_format (binary) + one lookup (SLOW=0 leaves it out); and a
-10,000-word subset: embed's rows() of those words against gensim's mmap'ed kv[words] (and,
-with PyTorch installed, embed's nn.Embedding of them).
+10,000-word subset: embed's rows() of those words against gensim's mmap'ed kv[words]; and,
+with PyTorch installed, embed's nn.Embedding of them, against the whole table in one: gensim's
+vectors copied into a tensor (what a user without embed does) and embed's, mapped.
 
 Usage: python_open.py PYTHON_PACKAGE_DIR EMB KV W2V_BIN ROWS RUNS SLOW
 """
@@ -34,10 +35,21 @@ CASES = [
     ("gensim mmap kv[10,000 words]", "from gensim.models import KeyedVectors; "
                                      f"kv = KeyedVectors.load({KV!r}, mmap='r'); {WORDS}; x = kv[words]"),
 ]
+TORCH_FLOOR = "python + numpy + torch (their floor)"
+TORCH_CASES = {TORCH_FLOOR}  # measured from the torch floor: importing PyTorch alone takes a second
 try:
     import torch  # noqa: F401
+    CASES.append((TORCH_FLOOR, "import numpy, torch"))
     CASES.append(("embed nn.Embedding(10,000 words)", f"import sys; sys.path.insert(0, {PACKAGE!r}); import embed; "
                   f"v = embed.open({EMB!r}); {WORDS}; e = v.embedding(words)"))
+    # What a user does without embed: load every vector, then build the layer of all of them.
+    CASES.append(("gensim mmap + nn.Embedding(all, copied)", "import numpy as np, torch; "
+                  "from gensim.models import KeyedVectors; "
+                  f"kv = KeyedVectors.load({KV!r}, mmap='r'); "
+                  "e = torch.nn.Embedding.from_pretrained(torch.from_numpy(np.array(kv.vectors)))"))
+    CASES.append(("embed nn.Embedding(all, mapped)", f"import sys; sys.path.insert(0, {PACKAGE!r}); import embed; "
+                  f"v = embed.open({EMB!r}); e = v.embedding(); x = e.weight[42]"))
+    TORCH_CASES.update(name for name, _ in CASES[-4:])
 except ImportError:
     print("(PyTorch not installed: the nn.Embedding case is left out; rows() is the copy it makes)")
 if SLOW:
@@ -58,8 +70,10 @@ for _ in range(RUNS):
     for name, code in CASES:
         results[name].append(measure(code))
 floor = statistics.median(w for w, _ in results[CASES[0][0]])
-print(f"{'case':42} {'wall s':>8} {'- python':>9} {'peak RSS MB':>12}   ({RUNS} runs, medians)")
+torch_floor = statistics.median(w for w, _ in results[TORCH_FLOOR]) if TORCH_FLOOR in results else 0
+print(f"{'case':42} {'wall s':>8} {'- floor':>9} {'peak RSS MB':>12}   ({RUNS} runs, medians; floor: numpy's, "
+      "or numpy's and torch's for the nn.Embedding cases)")
 for name, _ in CASES:
     wall = statistics.median(w for w, _ in results[name])
     rss = statistics.median(r for _, r in results[name])
-    print(f"{name:42} {wall:8.3f} {wall - floor:9.3f} {rss:12.1f}")
+    print(f"{name:42} {wall:8.3f} {wall - (torch_floor if name in TORCH_CASES else floor):9.3f} {rss:12.1f}")

@@ -248,13 +248,54 @@ class Torch(unittest.TestCase):
             whole = v.to_torch()
             self.assertEqual(whole.dtype, dtype)
             self.assertEqual(tuple(whole.shape), (len(v), 24))
+            # Every value as stored: widened, the rows glove-convert prints (rows() is checked against them above).
+            np.testing.assert_array_equal(whole.float().numpy(), v.rows(list(v.words)))
             whole[0, 0] = 7  # copy-on-write: the file does not change
             self.assertNotEqual(float(embed.open(path(name))["the"][0]), 7.0)
+            self.assertNotEqual(float(v.to_torch()[0, 0]), 7.0)
             part = v.to_torch(["war", "日本"])
+            self.assertEqual(part.dtype, torch.float32)
             np.testing.assert_array_equal(part.numpy(), v.rows(["war", "日本"]))
+            np.testing.assert_array_equal(v.subset(["war", "日本"]).to_torch().numpy(), part.numpy())
+            # Words outside the vocabulary: refused by name, or zeros, or (this file has n-gram rows) built from them.
+            with self.assertRaises(embed.MissingWords) as refused:
+                v.to_torch(["war", "warzzq"])
+            self.assertEqual(refused.exception.words, ["warzzq"])
+            zeros = v.to_torch(["war", "warzzq"], missing="zeros")
+            self.assertEqual(float(zeros[1].abs().sum()), 0.0)
+            np.testing.assert_array_equal(v.to_torch(["warzzq"], missing="subwords").numpy()[0], v["warzzq"])
+
             emb = v.embedding(["war", "日本"])
             self.assertFalse(emb.weight.requires_grad)
-            self.assertTrue(v.embedding(["war"], freeze=False).weight.requires_grad)
+            np.testing.assert_array_equal(emb(torch.tensor([1, 0])).numpy(), part.numpy()[[1, 0]])
+            # Trainable: float32 weights (bf16 and f16 widened) that a step changes, and the file keeps its values.
+            trained = v.embedding(["war", "日本"], freeze=False)
+            self.assertTrue(trained.weight.requires_grad)
+            self.assertEqual(trained.weight.dtype, torch.float32)
+            optimizer = torch.optim.SGD(trained.parameters(), lr=0.5)
+            trained(torch.tensor([0])).sum().backward()
+            optimizer.step()
+            np.testing.assert_allclose(trained.weight.detach().numpy()[0], part.numpy()[0] - 0.5, rtol=1e-6, atol=1e-6)
+            np.testing.assert_array_equal(trained.weight.detach().numpy()[1], part.numpy()[1])
+            np.testing.assert_array_equal(embed.open(path(name)).rows(["war"])[0], part.numpy()[0])
+            # The whole table as an embedding, frozen: the mapped rows themselves.
+            self.assertEqual(tuple(v.embedding().weight.shape), (len(v), 24))
+
+    def test_devices(self):
+        import torch
+        v = embed.open(path("sub.emb"))
+        on_cpu = v.to_torch(["war"], device="cpu")
+        self.assertEqual(on_cpu.device.type, "cpu")
+        if not torch.cuda.is_available():
+            self.skipTest("no CUDA device for PyTorch here: device='cuda' untested")
+        for name in ("sub.emb", "sub-f16.emb", "sub-bf16.emb"):
+            v = embed.open(path(name))
+            whole = v.to_torch(device="cuda")
+            self.assertEqual(whole.device.type, "cuda")
+            np.testing.assert_array_equal(whole.float().cpu().numpy(), v.to_torch().float().numpy())
+            emb = v.embedding(["war", "日本"], device="cuda")
+            self.assertEqual(emb.weight.device.type, "cuda")
+            np.testing.assert_array_equal(emb(torch.tensor([1], device="cuda")).cpu().numpy()[0], v.rows(["日本"])[0])
 
 
 class Install(unittest.TestCase):
