@@ -32,6 +32,9 @@
 #                             then skip-gram's and CBOW's words/s and quality with several of them
 #                             (those refused on the GPU too) against sgd's and the CPU's (inside 9
 #                             minutes)
+#   run.sh subwords [OUTDIR]  fastText's model (--subwords) on the GPU: its one-batch test against the
+#                             CPU, the CLI tests, then words/s at dim 100 and 300 against the CPU and
+#                             fastText, and quality against the CPU's (inside 9 minutes)
 #   run.sh large [OUTDIR]     one epoch of skip-gram on a 1e9-word corpus streamed from disk, on
 #                             the GPU and on every CPU core: words/s and peak RSS (inside 9 minutes)
 #
@@ -48,8 +51,8 @@ mode=${1:-}
 case $mode in
   quick | all) budget=${BUDGET_S:-470} ;;
   big) budget=${BUDGET_S:-500} ;;
-  bench | memcheck | large | largest | optimizers | rules) budget=${BUDGET_S:-530} ;;
-  *) echo "usage: run.sh all|quick|big|bench|memcheck|large|largest|optimizers|rules [OUTDIR]" >&2; exit 2 ;;
+  bench | memcheck | large | largest | optimizers | rules | subwords) budget=${BUDGET_S:-530} ;;
+  *) echo "usage: run.sh all|quick|big|bench|memcheck|large|largest|optimizers|rules|subwords [OUTDIR]" >&2; exit 2 ;;
 esac
 out=${2:-${OUT:-./out}}
 mkdir -p "$out" && out=$(cd "$out" && pwd) || { echo "run.sh: cannot write to $out" >&2; exit 2; }
@@ -316,6 +319,17 @@ case $mode in
     step gpu_glove 60 "$bin/gpu_glove_tests"
     RESERVE_S=5 bench_step optimizers 300 "${bench_env[@]}" EMBED_GPU_RULES=all PARTS=optimizers WORDS=20000000 EPOCHS=5 \
       OPT_MODES="cpu device" OPTIMIZERS="sgd rmsprop adadelta asgd adam" bash "$kit/scripts/bench/gpu.sh"
+    ;;
+  subwords)
+    prepare_shared
+    # Issue 41 on the GPU (written 2026-11-26 without one; not yet run): fastText's model's
+    # kernels against the CPU's one batch, the CLI tests (which train it with
+    # EMBED_GPU_SUBWORDS=1), then words/s at dim 100 and 300 against the CPU and fastText,
+    # and quality against the CPU's. The goal: 20M words/s at dim 100.
+    step gpu_subwords 60 "$bin/gpu_train_tests" "[subwords]"
+    step gpu_train_cli 120 bash "$tests/gpu/gpu_train_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
+    RESERVE_S=5 bench_step subwords 320 "${bench_env[@]}" EMBED_GPU_SUBWORDS=1 PARTS=subwords WORDS=20000000 EPOCHS=5 \
+      bash "$kit/scripts/bench/gpu.sh"
     ;;
   optimizers)
     prepare_shared

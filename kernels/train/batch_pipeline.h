@@ -12,6 +12,7 @@
 // side by side would multiply that number.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -101,7 +102,8 @@ class BatchPipeline : public RowHome {
     check(cudaMemGetInfo(&free_before, &total), "reading the GPU's free memory");
     compute_.emplace();
     if (device_placement()) {
-      device_tables_ = DeviceTables(first, second, first.rows(), storage_of(storage), first_name, second_name);
+      device_tables_ =
+          DeviceTables(first, second, std::max(first.rows(), second.rows()), storage_of(storage), first_name, second_name);
     } else {
       host_ = HostTables(first, second, storage, plan_.transfer, first_name, second_name);
       if (plan_.hot_rows > 0) {

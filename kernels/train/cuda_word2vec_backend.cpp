@@ -1,5 +1,7 @@
 // The CUDA word2vec backend: the shared per-batch pipeline (batch_pipeline.h) carrying
-// packed batches of windows (train/gpu/packed_batch.h) to the skip-gram and CBOW kernels.
+// packed batches of windows (train/gpu/packed_batch.h) to the skip-gram and CBOW kernels,
+// or with --subwords to fastText's (subword_kernels.h), whose word-to-rows lists it keeps
+// in GPU memory.
 //
 // Device placement trains the device copy of both tables in place; host placement
 // trains a slot-local copy of the rows the batch touches (RowRemapper) and adds the
@@ -19,6 +21,7 @@
 #include "kernels/common/row_movers.h"
 #include "kernels/train/batch_pipeline.h"
 #include "kernels/train/host_tables.h"
+#include "kernels/train/subword_kernels.h"
 #include "kernels/train/word2vec_kernels.h"
 #include "train/gpu/packed_batch.h"
 #include "train/gpu/row_remap.h"
@@ -48,7 +51,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     EMBED_ASSERT(padded_ == shape_.stride || storage_ == Storage::f32);
     EMBED_ASSERT(shape_.negatives + 1 <= kMaxWindowOutputs);
     select_device();
-    check_shared_memory();
+    check_shared_memory(request.subwords != nullptr);
     const LogisticTable& table = logistic_table();
     const std::size_t entries = LogisticTable::kSteps + 1;
     sigmoid_ = DeviceBuffer(entries * sizeof(float), "the sigmoid table");
@@ -58,6 +61,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     check(cudaMemcpy(loss_table_.get(), table.loss_values(), entries * sizeof(float), cudaMemcpyHostToDevice),
           "copying the loss table");
     logistic_ = {sigmoid_.get<float>(), loss_table_.get<float>(), LogisticTable::kRange, LogisticTable::kSteps};
+    if (request.subwords) upload_subwords(*request.subwords);
 
     place_tables(input_, output_, shape_.storage, "the input table", "the output table", sizeof(double));
   }
@@ -69,8 +73,9 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     const std::string where = device_placement()
                                   ? "tables in GPU memory"
                                   : fmt::format("{}, batches of {} words", host_placement_description(plan_), plan_.batch_items);
-    return fmt::format("cuda ({}; {}, {}; {} of GPU memory planned; {} windows at a time)", device_.description(), where,
-                       vector_dtype_name(shape_.storage), human_bytes(static_cast<double>(plan_.total_bytes())), max_blocks_);
+    return fmt::format("cuda ({}; {}, {}{}; {} of GPU memory planned; {} windows at a time)", device_.description(), where,
+                       vector_dtype_name(shape_.storage), subwords_ ? ", subwords" : "",
+                       human_bytes(static_cast<double>(plan_.total_bytes())), max_blocks_);
   }
 
   std::size_t max_batch_words() const override { return plan_.batch_items; }
@@ -90,7 +95,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
       touches.resident = worker.remapper->remap(batch, worker.local);
       to_train = &worker.local.batch;
     }
-    const std::size_t words = packed_words_bound(to_train->windows(), shape_.max_inputs_per_window, shape_.negatives,
+    const std::size_t negatives = shape_.negatives * (batch.negatives_per_input ? shape_.max_inputs_per_window : 1);
+    const std::size_t words = packed_words_bound(to_train->windows(), shape_.max_inputs_per_window, negatives,
                                                  worker.local.input_rows.size() + worker.local.output_rows.size());
     EMBED_ASSERT(words <= plan_.ids_words);
     slot.shape = pack_batch(*to_train, worker.local.input_rows, worker.local.output_rows, slot.host_ids.get<std::uint32_t>());
@@ -113,6 +119,12 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
                                    static_cast<std::uint32_t>(shape_.max_inputs_per_window)};
     auto* device_loss = slot.device_totals.get<double>();
     queue(slot, slot.shape.words(), sizeof(double), touches, [&](cudaStream_t stream) {
+      if (subwords_) {
+        return model_ == Model::skipgram ? launch_subword_skipgram(kernel_batch, kernel_subwords_, tables, logistic_,
+                                                                   batch.learning_rate, device_loss, max_blocks_, stream)
+                                         : launch_subword_cbow(kernel_batch, kernel_subwords_, tables, logistic_,
+                                                               batch.learning_rate, device_loss, max_blocks_, stream);
+      }
       return model_ == Model::skipgram
                  ? launch_skipgram(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, max_blocks_, stream)
                  : launch_cbow(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, max_blocks_, stream);
@@ -135,14 +147,42 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
             device + shape.output_rows_at()};
   }
 
+  // --subwords: each word's rows, their offsets and the words' gains, to the device (the
+  // plan counted them: GpuTrainShape::subword_ids). The kernels train SGD on the device's
+  // tables alone (word2vec_training_model.cpp refuses the rest).
+  void upload_subwords(const SubwordRows& subwords) {
+    EMBED_ASSERT(device_placement() && padded_ == shape_.stride && rule_.rule == KernelRule::sgd);
+    EMBED_ASSERT(subwords.words() == output_.rows() && input_.rows() >= output_.rows());
+    std::vector<std::uint32_t> offsets{0}, rows;
+    std::vector<float> gains;
+    rows.reserve(subwords.listed());
+    for (std::uint32_t w = 0; w < subwords.words(); ++w) {
+      const auto listed = subwords.of(w);
+      rows.insert(rows.end(), listed.begin(), listed.end());
+      offsets.push_back(static_cast<std::uint32_t>(rows.size()));
+      gains.push_back(subwords.gain(w));
+    }
+    auto upload = [](DeviceBuffer& to, const auto& from, const char* what) {
+      const std::size_t bytes = from.size() * sizeof(from[0]);
+      to = DeviceBuffer(bytes, what);
+      check(cudaMemcpy(to.get(), from.data(), bytes, cudaMemcpyHostToDevice), what);
+    };
+    upload(subword_offsets_, offsets, "the words' subword offsets");
+    upload(subword_rows_, rows, "the words' subword rows");
+    upload(subword_gains_, gains, "the words' subword gains");
+    kernel_subwords_ = {subword_offsets_.get<std::uint32_t>(), subword_rows_.get<std::uint32_t>(), subword_gains_.get<float>()};
+    subwords_ = true;
+  }
+
   // A window's rows live in shared memory: refuse shapes that cannot fit, and let the
   // kernels use more than the default 48 KB where they need it.
-  void check_shared_memory() {
+  void check_shared_memory(bool subwords) {
     int limit = 0;
     check(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_.ordinal),
           "reading the GPU's shared memory size");
     const auto padded = static_cast<std::uint32_t>(padded_);
-    const std::size_t needed = model_ == Model::skipgram
+    const std::size_t needed = subwords ? subword_shared_bytes(padded)
+                               : model_ == Model::skipgram
                                    ? skipgram_shared_bytes(static_cast<std::uint32_t>(shape_.max_inputs_per_window),
                                                            static_cast<std::uint32_t>(shape_.negatives), padded,
                                                            static_cast<std::uint32_t>(shape_.stride))
@@ -194,6 +234,10 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   static constexpr unsigned kConcurrentWindows = 512;
   static constexpr unsigned kInPlaceWindows = 32;  // not yet measured: run.sh rules
   const unsigned max_blocks_ = concurrent_windows(input_.rows(), rule_.in_place);
+  // --subwords (upload_subwords).
+  bool subwords_ = false;
+  DeviceBuffer subword_offsets_, subword_rows_, subword_gains_;
+  KernelSubwords kernel_subwords_{};
 };
 
 }  // namespace

@@ -25,31 +25,34 @@ void in_chunks(std::size_t stride, std::size_t first, std::size_t end, Step step
 
 DeviceTables::DeviceTables(const RowMatrix& first, const RowMatrix& second, std::size_t rows, Storage storage,
                            const char* first_name, const char* second_name)
-    : storage_(storage), rows_(rows), row_bytes_(first.stride() * storage_bytes(storage)) {
-  EMBED_ASSERT(rows <= first.rows() && rows <= second.rows());
-  first_ = DeviceBuffer(rows * row_bytes_, first_name);
-  second_ = DeviceBuffer(rows * row_bytes_, second_name);
-  upload(first, first_);
-  upload(second, second_);
+    : storage_(storage),
+      first_rows_(std::min(rows, first.rows())),
+      second_rows_(std::min(rows, second.rows())),
+      row_bytes_(first.stride() * storage_bytes(storage)) {
+  EMBED_ASSERT(first.stride() == second.stride());
+  first_ = DeviceBuffer(first_rows_ * row_bytes_, first_name);
+  second_ = DeviceBuffer(second_rows_ * row_bytes_, second_name);
+  upload(false, first);
+  upload(true, second);
 }
 
 void DeviceTables::copy_to_host(RowMatrix& first, RowMatrix& second) const {
-  download(first_, first);
-  download(second_, second);
+  download(false, first);
+  download(true, second);
 }
 
 void DeviceTables::rows_to_host(bool second, RowMatrix& host, std::size_t first, std::size_t end) const {
-  download(second ? second_ : first_, host, first, end);
+  download(second, host, first, end);
 }
 
 void DeviceTables::rows_from_host(bool second, const RowMatrix& host, std::size_t first, std::size_t end) const {
-  upload(host, second ? second_ : first_, first, end);
+  upload(second, host, first, end);
 }
 
 void DeviceTables::add_to_rows(bool second, const float* added, std::size_t stride, std::size_t first, std::size_t end) const {
   EMBED_ASSERT(stride * storage_bytes(storage_) == row_bytes_);
   const std::size_t from = first;  // where `added` starts
-  end = std::min(end, rows_);
+  end = std::min(end, rows_of(second));
   if (first >= end) return;
   auto* table = (second ? second_ : first_).get<std::byte>();
   in_chunks(stride, first, end, [&](std::size_t row, std::size_t count, float* buffer) {
@@ -62,10 +65,10 @@ void DeviceTables::add_to_rows(bool second, const float* added, std::size_t stri
   });
 }
 
-void DeviceTables::upload(const RowMatrix& host, const DeviceBuffer& device, std::size_t first, std::size_t end) const {
-  end = std::min(end, rows_);
+void DeviceTables::upload(bool second, const RowMatrix& host, std::size_t first, std::size_t end) const {
+  end = std::min(end, rows_of(second));
   if (first >= end) return;
-  auto* rows = device.get<std::byte>();
+  auto* rows = (second ? second_ : first_).get<std::byte>();
   if (storage_ == Storage::f32) {
     check(cudaMemcpy(rows + first * row_bytes_, host.row(first), (end - first) * row_bytes_, cudaMemcpyHostToDevice),
           "copying a table to the GPU");
@@ -79,10 +82,10 @@ void DeviceTables::upload(const RowMatrix& host, const DeviceBuffer& device, std
   });
 }
 
-void DeviceTables::download(const DeviceBuffer& device, RowMatrix& host, std::size_t first, std::size_t end) const {
-  end = std::min(end, rows_);
+void DeviceTables::download(bool second, RowMatrix& host, std::size_t first, std::size_t end) const {
+  end = std::min(end, rows_of(second));
   if (first >= end) return;
-  const auto* rows = device.get<std::byte>();
+  const auto* rows = (second ? second_ : first_).get<std::byte>();
   if (storage_ == Storage::f32) {
     check(cudaMemcpy(host.row(first), rows + first * row_bytes_, (end - first) * row_bytes_, cudaMemcpyDeviceToHost),
           "copying a table from the GPU");

@@ -5,6 +5,7 @@
 // frequent words') here the same way.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "format/dtype.h"
@@ -18,14 +19,17 @@ class DeviceTables {
  public:
   DeviceTables() = default;
   // Copies the first `rows` rows of both tables to the device (the device must be
-  // current); `first_name` and `second_name` name them in messages ("the input table").
+  // current), or all of a table that has fewer (--subwords: the input table has the
+  // n-gram buckets' rows after the vocabulary's, the output table the vocabulary's);
+  // `first_name` and `second_name` name them in messages ("the input table").
   DeviceTables(const RowMatrix& first, const RowMatrix& second, std::size_t rows, Storage storage, const char* first_name,
                const char* second_name);
 
   void* first() const { return first_.get(); }
   void* second() const { return second_.get(); }
 
-  std::size_t rows() const { return rows_; }
+  // Rows held of the larger table (0: none).
+  std::size_t rows() const { return std::max(first_rows_, second_rows_); }
   // Copies the rows back into the host tables, once no kernel still writes them.
   void copy_to_host(RowMatrix& first, RowMatrix& second) const;
 
@@ -40,12 +44,14 @@ class DeviceTables {
   void add_to_rows(bool second, const float* added, std::size_t stride, std::size_t first, std::size_t end) const;
 
  private:
-  // Rows [first, end) below rows() (all of them by default).
-  void upload(const RowMatrix& host, const DeviceBuffer& device, std::size_t first = 0, std::size_t end = SIZE_MAX) const;
-  void download(const DeviceBuffer& device, RowMatrix& host, std::size_t first = 0, std::size_t end = SIZE_MAX) const;
+  // Rows [first, end) of the first table (`second` false) or the second, below the rows
+  // held of it (all of them by default).
+  void upload(bool second, const RowMatrix& host, std::size_t first = 0, std::size_t end = SIZE_MAX) const;
+  void download(bool second, RowMatrix& host, std::size_t first = 0, std::size_t end = SIZE_MAX) const;
+  std::size_t rows_of(bool second) const { return second ? second_rows_ : first_rows_; }
 
   Storage storage_ = Storage::f32;
-  std::size_t rows_ = 0;
+  std::size_t first_rows_ = 0, second_rows_ = 0;
   std::size_t row_bytes_ = 0;  // one row in the storage type
   DeviceBuffer first_, second_;
 };

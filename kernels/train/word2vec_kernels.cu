@@ -6,30 +6,10 @@
 #include "kernels/common/storage.cuh"
 #include "kernels/common/warp_sum.cuh"
 #include "kernels/train/kernel_rules.cuh"
+#include "kernels/train/window_common.cuh"
 
 namespace embed::cuda {
 namespace {
-
-// The CPU's LogisticTable lookups, rounding the same way.
-__device__ inline int logistic_index(float x, const KernelLogistic& l) {
-  x = fminf(fmaxf(x, -l.range), l.range);
-  return static_cast<int>(__fadd_rn(__fmul_rn(__fadd_rn(x, l.range), l.steps / (2 * l.range)), 0.5f));
-}
-__device__ inline float sigmoid(float x, const KernelLogistic& l) { return l.sigmoid[logistic_index(x, l)]; }
-__device__ inline float log_loss(float x, const KernelLogistic& l) { return x < -l.range ? -x : l.loss[logistic_index(x, l)]; }
-
-// The sum over the block of every thread's `v`, returned to all threads. `partial`
-// holds one float per warp.
-__device__ inline float block_sum(float v, float* partial) {
-  v = warp_sum(v);
-  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (lane == 0) partial[warp] = v;
-  __syncthreads();
-  float total = 0;
-  for (unsigned w = 0; w < (blockDim.x >> 5); ++w) total += partial[w];
-  __syncthreads();  // before `partial` is reused
-  return total;
-}
 
 // The block copies the vectors of `count` table rows of `width` elements (the first
 // `pairs` element pairs of each) into shared memory as f32, row k at dst[k * stride].
@@ -66,23 +46,6 @@ __device__ inline void add_weighted_row(const SplitTable& table, std::uint32_t t
     b += g * from_rows[f * stride + e + 1];
   }
   add_pair(row_at<T>(table, to_id, width) + e, a, b);
-}
-
-// The windows [first, last) this block trains: consecutive windows, an equal share of
-// the batch's, so that the block trains a stretch of the corpus in order, as a CPU
-// thread does.
-__device__ inline void block_windows(std::uint32_t windows, std::uint32_t& first, std::uint32_t& last) {
-  const std::uint32_t per_block = (windows + gridDim.x - 1) / gridDim.x;
-  first = min(windows, blockIdx.x * per_block);
-  last = min(windows, first + per_block);
-}
-
-// Window w's input rows: their ids and count. False when it has none.
-__device__ inline bool window_inputs(const KernelBatch& b, std::uint32_t w, const std::uint32_t*& ids, std::uint32_t& count) {
-  const std::uint32_t first = b.offsets[w];
-  count = b.offsets[w + 1] - first;
-  ids = b.inputs + first;
-  return count > 0;
 }
 
 // Thread 0 lists window w's output rows: the target, then its negatives other than the
@@ -466,12 +429,7 @@ __global__ void cbow_kernel(KernelBatch b, SplitTable input, SplitTable output, 
     };
     auto train_output = [&](std::uint32_t id, float label) {
       T* out = row_at<T>(output, id, width);
-      float part = 0;
-      for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) {
-        const float2 v = load_pair(out + 2 * p);
-        part += mean[2 * p] * v.x + mean[2 * p + 1] * v.y;
-      }
-      const float score = block_sum(part, partial);
+      const float score = block_dot(out, mean, pairs, partial);
       const float g = rule.gradient_scale(label - sigmoid(score, logistic));
       loss += log_loss(label > 0 ? score : -score, logistic);
       step(out, g, mean, [&](std::uint32_t k, float value) { mean_gradient[k] += g * value; });
@@ -496,13 +454,6 @@ __global__ void cbow_kernel(KernelBatch b, SplitTable input, SplitTable output, 
 // Measured on an H100 (text8-head x 10, dim 100, 512 windows at a time): 64 threads
 // 36M words/s, 128 66M, 256 83M.
 unsigned window_threads() { return 256; }
-
-// Blocks for a batch: each takes a run of at least max_inputs + 1 consecutive windows
-// (word2vec_kernels.h says why), and at most `max_blocks` run.
-unsigned blocks_for(const KernelBatch& batch, unsigned max_blocks) {
-  const std::uint32_t runs = std::max<std::uint32_t>(1, batch.windows / (batch.max_inputs + 1));
-  return max_blocks == 0 ? runs : std::min<std::uint32_t>(runs, max_blocks);
-}
 
 }  // namespace
 

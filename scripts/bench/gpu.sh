@@ -27,6 +27,13 @@
 #               device, host-gather), over sgd's in the same mode (x_sgd); then EPOCHS epochs on
 #               text8-head, seed 1, per mode: analogy and WS-353 (the optimizers with state keep
 #               a row's accumulators beside it, so host placement moves them too).
+#   subwords    fastText's model (--subwords; its kernels train only where EMBED_GPU_SUBWORDS=1 until
+#               their first GPU run has checked them): skip-gram and CBOW (SUB_MODELS), 1 epoch on the
+#               throughput corpus at each of DIMS, fastText's settings (n-grams 3 to 6 in 2,000,000
+#               buckets, lr 0.05), per mode (SUB_MODES: cpu, device): words/s over the CPU's and, for
+#               skip-gram, Debian's fastText with the same settings (whole-process words/s); issue 41's
+#               goal is 20M words/s at dim 100 on one H100. Then EPOCHS epochs on text8-head, seed 1,
+#               per mode: analogy, WS-353 and the last loss.
 #   glove       GloVe (AdaGrad per element, window 10, min-count 5): the co-occurrences of
 #               text8-head written GLOVE_COPIES times with each copy's words suffixed by its
 #               copy number (so the records multiply, not just their counts; repetition alone
@@ -43,8 +50,8 @@
 # Needs a GPU and a CUDA build (BUILD, default build/: embed-train with --metrics, embed-query,
 # bench-gpu-bandwidth); skips with a message without a usable GPU or without $SHARED/data
 # (../shared/data). The device kit (scripts/device-kit.sh) runs it from .device-kit/scripts/bench/.
-# Environment: BUILD, PYTHON (python3), PARTS ("throughput quality glove glove-quality"; optimizers on
-# request), OPT_MODELS ("skipgram cbow"), OPTIMIZERS, OPT_DIMS ("100"), OPT_MODES, GLOVE_COPIES (8),
+# Environment: BUILD, PYTHON (python3), PARTS ("throughput quality glove glove-quality"; optimizers and
+# subwords on request), SUB_MODELS, SUB_MODES, OPT_MODELS ("skipgram cbow"), OPTIMIZERS, OPT_DIMS ("100"), OPT_MODES, GLOVE_COPIES (8),
 # GLOVE_EPOCHS (3), GLOVE_QUALITY_EPOCHS (15), DIMS ("100 300"), WORDS (100000000), THREADS
 # (nproc), SEEDS ("1 2"), EPOCHS (5), MODES ("fasttext cpu device host-gather host-mapped"),
 # SHARED, BENCH_DIR, KEEP=1.
@@ -66,6 +73,8 @@ OPT_MODELS=${OPT_MODELS:-skipgram cbow}
 OPTIMIZERS=${OPTIMIZERS:-sgd adagrad rowadagrad}
 OPT_DIMS=${OPT_DIMS:-100}
 OPT_MODES=${OPT_MODES:-cpu device host-gather}
+SUB_MODELS=${SUB_MODELS:-skipgram cbow}
+SUB_MODES=${SUB_MODES:-cpu device}
 EMBED_TRAIN=$BUILD/embed-train
 EMBED_QUERY=$BUILD/embed-query
 BW=$BUILD/bench-gpu-bandwidth
@@ -216,6 +225,46 @@ if has "$PARTS" optimizers; then
         printf '  %-12s %-11s analogy %5.2f%%  ws353 %.3f  last loss %s  %s words/s\n' "$mode" "$optimizer" "$acc" "$ws" \
           "$cost" "$epoch_wps"
       done
+    done
+  done
+fi
+
+if has "$PARTS" subwords; then
+  [[ -f $work/big.txt ]] || make_big
+  SUB=(--subwords --minn 3 --maxn 6 --buckets 2000000 --lr 0.05)
+  for model in $SUB_MODELS; do
+    echo
+    echo "== subwords: $model, 1 epoch on text8-head x $copies ($big_words words), $THREADS threads, n-grams 3-6 in 2M buckets"
+    printf '%-12s %5s %14s %9s %9s %9s\n' mode dim words/s wall_s x_cpu x_fasttext
+    for dim in $DIMS; do
+      declare -A wps=()
+      if [[ $model == skipgram ]] && command -v fasttext >/dev/null; then
+        start=$(date +%s.%N)
+        fasttext skipgram -input "$work/big.txt" -output "$work/ft-sub" -dim "$dim" -ws 5 -neg 5 -minCount 5 -t 1e-4 \
+          -epoch 1 -thread "$THREADS" -minn 3 -maxn 6 -bucket 2000000 -lr 0.05 -verbose 0 >/dev/null
+        end=$(date +%s.%N)
+        wall=$(elapsed "$start" "$end")
+        epoch_wps=$(stats rate "$big_words" "$wall" --format .4g)
+        wps[fasttext]=$epoch_wps
+        printf '%-12s %5s %14s %9s %9s %9s\n' fasttext "$dim" "$epoch_wps" "$wall" - -
+      fi
+      for mode in $SUB_MODES; do
+        # shellcheck disable=SC2046
+        run_embed "sub-$model-$mode-$dim" --corpus "$work/big.txt" --model "$model" "${SUB[@]}" --dim "$dim" --epochs 1 \
+          --threads "$THREADS" $(mode_args "$mode") || { echo "$mode dim $dim: failed"; continue; }
+        wps[$mode]=$epoch_wps
+        printf '%-12s %5s %14s %9s %9s %9s\n' "$mode" "$dim" "$epoch_wps" "$wall" "$(x_mode cpu)" "$(x_mode fasttext)"
+      done
+      unset wps
+    done
+    echo "-- quality: $model dim 100, $EPOCHS epochs on text8-head, seed 1"
+    for mode in $SUB_MODES; do
+      # shellcheck disable=SC2046
+      run_embed "subq-$model-$mode" --corpus "$data/text8-head.txt" --model "$model" "${SUB[@]}" --epochs "$EPOCHS" --seed 1 \
+        --threads "$THREADS" $(mode_args "$mode") || { echo "$mode: failed"; continue; }
+      figures=$(evaluate "$work/subq-$model-$mode.emb" "$work/q.json") || exit 1
+      read -r acc _ _ _ ws _ <<<"$figures"
+      printf '  %-12s analogy %5.2f%%  ws353 %.3f  last loss %s  %s words/s\n' "$mode" "$acc" "$ws" "$cost" "$epoch_wps"
     done
   done
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # embed-train --device cuda end to end (ctest label "gpu"; exit 77, skipped, where no
 # GPU is usable): device and host placements, both host transfers, f16/bf16 tables, skip-gram
-# and CBOW with adagrad and rowadagrad, GloVe,
+# and CBOW with adagrad and rowadagrad, fastText's model (--subwords), GloVe,
 # out-of-memory advice, and Ctrl-C → checkpoint → --resume on the GPU. Quality is the
 # CPU trainer's within noise: the last epoch's loss on the bundled text8 slice.
 # Usage: gpu_train_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT
@@ -127,6 +127,37 @@ grep -qE "GPU: [1-9][0-9]?\.[0-9]% of row touches" rowadagrad-skipgram-host.log 
 "$ET" "${RUN[@]}" -o adagrad-f16.emb --optimizer adagrad --device cuda --dtype f16 2> adagrad-f16.log &&
   grep -q "keeps f32 rows on the GPU for its state" adagrad-f16.log && ok || bad "adagrad with --dtype f16: $(tail -2 adagrad-f16.log)"
 expect_error "adam on the GPU" 1 "--optimizer adam trains on the CPU" "$ET" "${RUN[@]}" -o e.emb --optimizer adam --device cuda
+
+# fastText's model (--subwords) on the GPU: its kernels train only where EMBED_GPU_SUBWORDS=1
+# until their first GPU run has checked them; then skip-gram and CBOW reach the CPU's loss
+# and WS-353 sample, in f32 and f16, and the output answers words outside the vocabulary.
+SUB=(--subwords --buckets 200000 --minn 3 --maxn 6)
+expect_error "--subwords on the GPU before its first run" 1 "--subwords trains on the CPU so far" \
+  "$ET" "${RUN[@]}" "${SUB[@]}" -o e.emb --device cuda
+for model in skipgram cbow; do
+  "$ET" "${RUN[@]}" "${SUB[@]}" --model "$model" -o "sub-$model-cpu.emb" --device cpu 2> "sub-$model-cpu.log" ||
+    bad "subwords $model: CPU reference run"
+  sub_spearman=$(spearman "sub-$model-cpu.emb")
+  for dtype in f32 f16; do
+    name="sub-$model-$dtype"
+    EMBED_GPU_SUBWORDS=1 "$ET" "${RUN[@]}" "${SUB[@]}" --model "$model" --dtype "$dtype" -o "$name.emb" --device cuda \
+      2> "$name.log"
+    status=$?
+    check "$name: exit status" "$status" "0"
+    ((status == 0)) || tail -2 "$name.log" >&2
+    grep -q "training $model on cuda (.*subwords" "$name.log" && ok || bad "$name: on the GPU: $(grep training "$name.log")"
+    within "$(last_loss "$name.log")" "$(last_loss "sub-$model-cpu.log")" 0.05 && ok ||
+      bad "$name: loss $(last_loss "$name.log") vs CPU $(last_loss "sub-$model-cpu.log")"
+    got=$(spearman "$name.emb")
+    python3 -c "import sys; a, b = map(float, sys.argv[1:]); sys.exit(abs(a - b) > 0.08)" "$got" "$sub_spearman" && ok ||
+      bad "$name: WS-353 sample Spearman $got, the CPU's $sub_spearman (allowed: within 0.08)"
+    check "$name: a word outside the vocabulary answered" "$("$EQ" "$name.emb" zebrafishes -k 3 --format tsv | wc -l)" "3"
+  done
+done
+expect_error "--subwords with adagrad on the GPU" 1 "--subwords trains with --optimizer sgd on the GPU" \
+  env EMBED_GPU_SUBWORDS=1 "$ET" "${RUN[@]}" "${SUB[@]}" -o e.emb --device cuda --optimizer adagrad
+expect_error "--subwords with --table host" 1 "keeps its tables in GPU memory so far" \
+  env EMBED_GPU_SUBWORDS=1 "$ET" "${RUN[@]}" "${SUB[@]}" -o e.emb --device cuda --table host
 
 # GloVe on the GPU: both placements reach the CPU trainer's cost on the same counts and seed.
 GLOVE=(--corpus "$CORPUS" --model glove --dim 50 --epochs 10 --seed 3 --threads 4)

@@ -103,6 +103,20 @@ TEST_CASE("pack_batch lays the arrays out where the shape says", "[gpu-host]") {
           b.negatives);
   REQUIRE(buffer[shape.input_rows_at() + 1] == 3);
   REQUIRE(buffer[shape.output_rows_at() + 2] == 0);
+
+  // Each input's own negatives (skip-gram with --subwords): five inputs' two each, in the inputs' order.
+  WindowBatch per_input = b;
+  per_input.negatives_per_input = true;
+  per_input.negatives = {1, 2, 3, 4, 5, 6, 7, 8, 9, 0};
+  std::vector<std::uint32_t> packed(packed_words_bound(b.windows(), 3, 3 * 2, in_rows.size() + out_rows.size()), 0xdead);
+  const PackedBatchShape pairs = pack_batch(per_input, in_rows, out_rows, packed.data());
+  REQUIRE(pairs.words() <= packed.size());
+  REQUIRE(pairs.negatives == 10);
+  REQUIRE(std::vector<std::uint32_t>(packed.begin() + pairs.negatives_at(), packed.begin() + pairs.negatives_at() + 10) ==
+          per_input.negatives);
+  REQUIRE(std::vector<std::uint32_t>(packed.begin() + pairs.input_rows_at(), packed.begin() + pairs.input_rows_at() + 2) ==
+          in_rows);
+  REQUIRE(packed[pairs.output_rows_at() + 2] == 0);
 }
 
 TEST_CASE("RowRemapper lists each touched row once and rewrites the batch to local rows", "[gpu-host]") {

@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "subword_batches.h"
 #include "text/fasttext_subwords.h"
 #include "train/run/train_settings.h"
 #include "train/word2vec/logistic_table.h"
@@ -18,13 +19,6 @@
 using namespace embed;
 
 namespace {
-
-Vocabulary vocabulary(std::vector<std::string> words) {
-  Vocabulary v;
-  v.words = std::move(words);
-  for (std::size_t i = 0; i < v.words.size(); ++i) v.counts.push_back(static_cast<std::int64_t>(100 - i));
-  return v;
-}
 
 // fastText's Model::update for one input (the rows averaged) and one positive output
 // followed by its negatives (those equal to it skipped), in double: the hidden vector is the
@@ -78,7 +72,7 @@ double max_difference(const RowMatrix& m, const std::vector<std::vector<double>>
 }  // namespace
 
 TEST_CASE("SubwordRows lists a word's own row, then its n-grams' bucket rows after the vocabulary's", "[subwords]") {
-  const Vocabulary vocab = vocabulary({"the", "aaaa", "é"});
+  const Vocabulary vocab = test::vocabulary({"the", "aaaa", "é"});
   const SubwordSettings settings{3, 3, 1000};
   const SubwordRows rows(vocab, settings);
   REQUIRE(rows.words() == 3);
@@ -141,7 +135,7 @@ double difference_from_reference(Model model, const WindowBatch& batch, const Su
   return std::max(max_difference(input, in), max_difference(output, out));
 }
 
-const Vocabulary kWords = vocabulary({"cat", "cats", "catalog", "dog", "dogs", "aaaa", "bird", "birds", "fish", "ox"});
+const Vocabulary& kWords = test::kSubwordWords;
 
 }  // namespace
 
@@ -150,15 +144,7 @@ TEST_CASE("subword skip-gram: a batch equals fastText's update, pair by pair", "
   // n-gram (a row listed twice), and few buckets (collisions).
   const SubwordSettings settings{3, 4, 37};
   const SubwordRows subwords(kWords, settings);
-  WindowBatch batch;
-  batch.learning_rate = 0.05f;
-  batch.negatives_per_window = 3;
-  batch.negatives_per_input = true;
-  // Centre 1 with contexts 0, 2, 5; centre 5 ("aaaa", gain 7/5) with 5 (itself), 9; centre 8 with 3.
-  batch.targets = {1, 5, 8};
-  batch.inputs = {0, 2, 5, 5, 9, 3};
-  batch.input_offsets = {0, 3, 5, 6};
-  batch.negatives = {4, 6, 0, 7, 7, 1, 2, 3, 9, 8, 5, 5, 1, 5, 6, 0, 2, 4};
+  const WindowBatch batch = test::subword_skipgram_batch();
   BatchLoss loss;
   // Float against double: 5e-8 at most, measured; averaging the centre's rows once per
   // window with every listing counted once (gain 1) is 1.2e-4 off.
@@ -173,21 +159,8 @@ TEST_CASE("subword CBOW: a batch equals fastText's update, its words' rows cache
   // listed twice).
   const SubwordSettings settings{3, 4, 1000003};
   const SubwordRows subwords(kWords, settings);
-  WindowBatch batch;
-  batch.learning_rate = 0.05f;
-  batch.negatives_per_window = 3;
-  batch.targets = {1, 6, 0, 7};
-  batch.inputs = {3, 9, 9, 5, 5, 8, 8, 3};
-  batch.input_offsets = {0, 2, 5, 6, 8};
-  batch.negatives = {4, 6, 1, 7, 6, 2, 3, 9, 0, 2, 8, 4};
-  for (std::size_t w = 0; w < batch.windows(); ++w) {  // the premise: no row shared within a window
-    const auto contexts = batch.window_inputs(w);
-    std::set<std::uint32_t> seen;
-    for (std::uint32_t word : std::set<std::uint32_t>(contexts.begin(), contexts.end())) {
-      const auto listed = subwords.of(word);
-      for (std::uint32_t r : std::set<std::uint32_t>(listed.begin(), listed.end())) REQUIRE(seen.insert(r).second);
-    }
-  }
+  const WindowBatch batch = test::subword_cbow_batch();
+  test::require_no_shared_rows(batch, subwords);  // the premise
   BatchLoss loss;
   CHECK(difference_from_reference(Model::cbow, batch, subwords, kWords.size() + settings.buckets, 21, loss) < 1e-6);
   CHECK(loss.examples == 4u);

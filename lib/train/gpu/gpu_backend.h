@@ -15,6 +15,7 @@
 #include "train/glove/glove_backend.h"
 #include "train/gpu/gpu_plan.h"
 #include "train/gpu/table_traffic.h"
+#include "train/word2vec/subword_rows.h"
 #include "train/word2vec/word2vec_backend.h"
 
 namespace embed {
@@ -29,6 +30,9 @@ struct GpuBackendRequest {
   TableTraffic* traffic = nullptr;  // the run's counters, or none
   Optimizer optimizer = Optimizer::sgd;
   OptimizerParams hyper = {};  // its hyper-parameters, resolved (Word2vecLayout::hyper)
+  // --subwords: each word's input rows (device placement and SGD only), which must outlive
+  // the backend; none otherwise.
+  const SubwordRows* subwords = nullptr;
 };
 
 struct GloveGpuRequest {

@@ -20,8 +20,10 @@ std::string bytes(std::uint64_t n) { return human_bytes(static_cast<double>(n));
 
 std::uint64_t fixed_bytes(const GpuTrainShape& shape, TablePlacement placement) {
   const std::uint64_t logistic = 2ull * (LogisticTable::kSteps + 1) * sizeof(float);
-  const std::uint64_t one_table = std::uint64_t{shape.rows} * shape.stride * sizeof(float);
-  return logistic + (placement == TablePlacement::device ? std::min(kTransferBufferBytes, one_table) : 0);
+  const std::uint64_t one_table = std::uint64_t{shape.rows + shape.bucket_rows} * shape.stride * sizeof(float);
+  // --subwords: each word's row ids, their offsets, and the words' gains.
+  const std::uint64_t subwords = shape.subword_ids == 0 ? 0 : (shape.subword_ids + 2 * std::uint64_t{shape.rows} + 1) * 4;
+  return logistic + subwords + (placement == TablePlacement::device ? std::min(kTransferBufferBytes, one_table) : 0);
 }
 
 }  // namespace
@@ -62,12 +64,13 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
   plan.table_rows = shape.rows;
   plan.fixed_bytes = fixed_bytes(shape, placement);
   const std::uint64_t row_bytes = std::uint64_t{shape.stride} * dtype_size(shape.storage);
-  plan.table_bytes = host ? 0 : 2 * shape.rows * row_bytes;
+  plan.table_bytes = host ? 0 : (2 * shape.rows + shape.bucket_rows) * row_bytes;
   // A batch's inputs are its own (kept) words, its outputs those words and their negatives.
   plan.max_input_rows = host ? std::min(shape.rows, batch_items) : 0;
   plan.max_output_rows = host ? std::min(shape.rows, batch_items * (1 + shape.negatives)) : 0;
   const std::size_t rows = plan.max_input_rows + plan.max_output_rows;
-  plan.ids_words = packed_words_bound(batch_items, shape.max_inputs_per_window, shape.negatives, rows);
+  plan.ids_words = packed_words_bound(batch_items, shape.max_inputs_per_window,
+                                      shape.negatives * (shape.negatives_per_input ? shape.max_inputs_per_window : 1), rows);
   // Host placement: the working copy of the rows, and for mapped transfers their
   // originals too (gather keeps the originals in host staging).
   const std::uint64_t copies = !host ? 0 : transfer == HostTransfer::mapped ? 2 : 1;

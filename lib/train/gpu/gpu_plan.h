@@ -62,6 +62,12 @@ struct GpuTrainShape {
   std::size_t negatives = 0;
   unsigned workers = 1;
   std::string smaller_state = {};  // as GloveGpuShape's
+  // --subwords (device placement only): the input table's n-gram bucket rows after the
+  // vocabulary's, the row ids the words list (SubwordRows::listed), which the GPU keeps
+  // with their offsets and gains, and skip-gram's negatives, drawn per (centre, context) pair.
+  std::size_t bucket_rows = 0;
+  std::size_t subword_ids = 0;
+  bool negatives_per_input = false;
 };
 
 // GloVe's tables: f32 rows of vector, bias and optimizer state (GloveLayout::width).

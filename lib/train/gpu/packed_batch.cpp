@@ -9,13 +9,13 @@ namespace embed {
 PackedBatchShape pack_batch(const WindowBatch& batch, std::span<const std::uint32_t> input_rows,
                             std::span<const std::uint32_t> output_rows, std::uint32_t* out) {
   EMBED_ASSERT(batch.input_offsets.size() == batch.windows() + 1);
-  // The kernels share a window's negatives (--pair-negatives trains on the CPU).
-  EMBED_ASSERT(!batch.negatives_per_input);
-  EMBED_ASSERT(batch.negatives.size() == batch.windows() * batch.negatives_per_window);
+  EMBED_ASSERT(batch.negatives.size() ==
+               (batch.negatives_per_input ? batch.inputs.size() : batch.windows()) * batch.negatives_per_window);
   PackedBatchShape shape;
   shape.windows = static_cast<std::uint32_t>(batch.windows());
   shape.inputs = static_cast<std::uint32_t>(batch.inputs.size());
   shape.negatives_per_window = static_cast<std::uint32_t>(batch.negatives_per_window);
+  shape.negatives = static_cast<std::uint32_t>(batch.negatives.size());
   shape.input_rows = static_cast<std::uint32_t>(input_rows.size());
   shape.output_rows = static_cast<std::uint32_t>(output_rows.size());
   std::copy(batch.targets.begin(), batch.targets.end(), out + shape.targets_at());

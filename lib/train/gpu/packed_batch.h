@@ -1,5 +1,6 @@
 // A WindowBatch flattened into one uint32 buffer, so that a GPU backend ships it to
-// the device in a single copy: [targets | input_offsets | inputs | negatives], then
+// the device in a single copy: [targets | input_offsets | inputs | negatives (per
+// window, or per input with negatives_per_input)], then
 // for host-resident tables the unique input and output rows the batch touches. The
 // shape says where each array starts; the kernels read the arrays at those offsets.
 #pragma once
@@ -15,21 +16,23 @@ namespace embed {
 struct PackedBatchShape {
   std::uint32_t windows = 0;
   std::uint32_t inputs = 0;
-  std::uint32_t negatives_per_window = 0;
-  std::uint32_t input_rows = 0;   // unique input rows appended (host-resident tables), else 0
-  std::uint32_t output_rows = 0;  // unique output rows appended, else 0
+  std::uint32_t negatives_per_window = 0;  // per input with negatives_per_input
+  std::uint32_t negatives = 0;             // in all
+  std::uint32_t input_rows = 0;            // unique input rows appended (host-resident tables), else 0
+  std::uint32_t output_rows = 0;           // unique output rows appended, else 0
   // Offsets, in uint32 words from the buffer's start.
   std::size_t targets_at() const { return 0; }
   std::size_t offsets_at() const { return windows; }
   std::size_t inputs_at() const { return offsets_at() + windows + 1; }
   std::size_t negatives_at() const { return inputs_at() + inputs; }
-  std::size_t input_rows_at() const { return negatives_at() + std::size_t{windows} * negatives_per_window; }
+  std::size_t input_rows_at() const { return negatives_at() + negatives; }
   std::size_t output_rows_at() const { return input_rows_at() + input_rows; }
   std::size_t words() const { return output_rows_at() + output_rows; }
 };
 
 // The words a packed batch of at most `windows` windows needs, each window with at
-// most `max_inputs` inputs, plus `unique_rows` appended row ids.
+// most `max_inputs` inputs and `negatives` negatives (max_inputs × the negatives per
+// input, with negatives_per_input), plus `unique_rows` appended row ids.
 inline std::size_t packed_words_bound(std::size_t windows, std::size_t max_inputs, std::size_t negatives,
                                       std::size_t unique_rows) {
   return windows * (2 + max_inputs + negatives) + 1 + unique_rows;

@@ -1,0 +1,216 @@
+#include "kernels/train/subword_kernels.h"
+
+#include <algorithm>
+#include <type_traits>
+
+#include "kernels/common/storage.cuh"
+#include "kernels/train/window_common.cuh"
+
+namespace embed::cuda {
+namespace {
+
+// What both kernels do per window, a thread per element pair: every thread owns the same
+// pairs of every row and of the block's vectors throughout (so it alone reads and writes
+// them, its own atomics included, and needs no barrier between them).
+template <typename T>
+struct SubwordWindow {
+  SplitTable input;
+  SplitTable output;
+  std::uint32_t stride, pairs;
+  KernelLogistic logistic;
+  float lr;
+  float* hidden;    // h: the input rows' average (stride)
+  float* gradient;  // h's gradient from the outputs trained against it (stride)
+  float* partial;   // block_sum's
+
+  // hidden = the average of rows[0, count) of the input table (summed in order, then
+  // scaled by the f32 of 1 / count, as fasttext_average does). `rows_of(i, n)` gives the
+  // i-th list of `lists` and its length (a word's rows; CBOW's bag is its words' lists).
+  template <typename ListOf>
+  __device__ void average(std::uint32_t lists, ListOf rows_of) {
+    std::uint32_t count = 0;
+    for (std::uint32_t i = 0; i < lists; ++i) {
+      std::uint32_t n;
+      rows_of(i, n);
+      count += n;
+    }
+    const float scale = count == 0 ? 1.0f : static_cast<float>(1.0 / static_cast<double>(count));
+    for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) {
+      const std::uint32_t e = 2 * p;
+      float a = 0, b = 0;
+      bool first = true;
+      for (std::uint32_t i = 0; i < lists; ++i) {
+        std::uint32_t n;
+        const std::uint32_t* rows = rows_of(i, n);
+        for (std::uint32_t r = 0; r < n; ++r) {
+          const float2 v = load_pair(row_at<T>(input, rows[r], stride) + e);
+          a = first ? v.x : a + v.x;
+          b = first ? v.y : b + v.y;
+          first = false;
+        }
+      }
+      hidden[e] = a * scale;
+      hidden[e + 1] = b * scale;
+    }
+  }
+
+  // Output row `id` against h with `label`: its score (a block sum), g = lr × (label −
+  // sigmoid), h's gradient from the row before its step (set by the first output of a
+  // step, added to by the rest), then the row's step by g × h. Returns the loss.
+  __device__ float train_output(std::uint32_t id, float label, bool first) {
+    T* out = row_at<T>(output, id, stride);
+    const float score = block_dot(out, hidden, pairs, partial);
+    const float g = (label - sigmoid(score, logistic)) * lr;  // SgdRule::gradient_scale
+    for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) {
+      const std::uint32_t e = 2 * p;
+      const float2 v = load_pair(out + e);
+      gradient[e] = first ? g * v.x : gradient[e] + g * v.x;
+      gradient[e + 1] = first ? g * v.y : gradient[e + 1] + g * v.y;
+      add_pair(out + e, g * hidden[e], g * hidden[e + 1]);
+    }
+    return log_loss(label > 0 ? score : -score, logistic);
+  }
+
+  // Each of rows[0, n) of the input table += step (a row listed twice steps twice, as on the CPU).
+  __device__ void step_rows(const std::uint32_t* rows, std::uint32_t n, const float* step) {
+    for (std::uint32_t r = 0; r < n; ++r) {
+      T* row = row_at<T>(input, rows[r], stride);
+      for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) add_pair(row + 2 * p, step[2 * p], step[2 * p + 1]);
+    }
+  }
+};
+
+// Word w's input rows, and their count in n.
+__device__ inline const std::uint32_t* rows_of_word(const KernelSubwords& s, std::uint32_t word, std::uint32_t& n) {
+  n = s.offsets[word + 1] - s.offsets[word];
+  return s.rows + s.offsets[word];
+}
+
+// Runs train(w, contexts, n_contexts), which returns the window's loss, on each of the
+// block's windows that has inputs (the same for every thread of the block), then adds the
+// block's loss (every thread keeps the same tally; thread 0's is added).
+template <typename Train>
+__device__ inline void train_block_windows(const KernelBatch& b, double* loss_out, Train train) {
+  double loss = 0;
+  std::uint32_t first_window, last_window;
+  block_windows(b.windows, first_window, last_window);
+  for (std::uint32_t w = first_window; w < last_window; ++w) {
+    const std::uint32_t* contexts;
+    std::uint32_t n_contexts;
+    if (!window_inputs(b, w, contexts, n_contexts)) continue;
+    loss += train(w, contexts, n_contexts);
+    __syncthreads();  // the next window's loads see this one's updates
+  }
+  if (threadIdx.x == 0 && loss != 0) atomicAdd(loss_out, loss);
+}
+
+template <typename T>
+__global__ void subword_skipgram_kernel(KernelBatch b, KernelSubwords s, SplitTable input, SplitTable output,
+                                        std::uint32_t stride, std::uint32_t dim, KernelLogistic logistic, float lr,
+                                        double* loss_out) {
+  extern __shared__ float shared[];
+  __shared__ float partial[32];
+  float* window_gradient = shared + 2 * stride;  // the window's summed gradient of h
+  SubwordWindow<T> window{input, output, stride, (dim + 1) / 2, logistic, lr, shared, shared + stride, partial};
+  const std::uint32_t K = b.negatives_per_window;
+  train_block_windows(b, loss_out, [&](std::uint32_t w, const std::uint32_t* contexts, std::uint32_t n_contexts) {
+    double loss = 0;
+    const std::uint32_t centre = b.targets[w];
+    std::uint32_t n_rows;
+    const std::uint32_t* rows = rows_of_word(s, centre, n_rows);
+    const float gain = s.gains[centre];
+    window.average(1, [&](std::uint32_t, std::uint32_t& n) {
+      n = n_rows;
+      return rows;
+    });
+    for (std::uint32_t p = threadIdx.x; p < window.pairs; p += blockDim.x) {
+      window_gradient[2 * p] = 0;
+      window_gradient[2 * p + 1] = 0;
+    }
+    for (std::uint32_t c = 0; c < n_contexts; ++c) {
+      // The pair (centre, context c): the context word, then that pair's negatives but
+      // those equal to it (fastText draws again where word2vec skips).
+      const std::uint32_t context = contexts[c];
+      const std::uint32_t* negatives = b.negatives + std::size_t{b.offsets[w] + c} * K;
+      loss += window.train_output(context, 1.0f, true);
+      for (std::uint32_t k = 0; k < K; ++k) {
+        if (negatives[k] != context) loss += window.train_output(negatives[k], 0.0f, false);
+      }
+      // Every row of the centre takes the same step, so h moves by it times the gain.
+      for (std::uint32_t p = threadIdx.x; p < window.pairs; p += blockDim.x) {
+        for (std::uint32_t e = 2 * p; e < 2 * p + 2; ++e) {
+          window.hidden[e] += gain * window.gradient[e];
+          window_gradient[e] += window.gradient[e];
+        }
+      }
+    }
+    window.step_rows(rows, n_rows, window_gradient);
+    return loss;
+  });
+}
+
+template <typename T>
+__global__ void subword_cbow_kernel(KernelBatch b, KernelSubwords s, SplitTable input, SplitTable output, std::uint32_t stride,
+                                    std::uint32_t dim, KernelLogistic logistic, float lr, double* loss_out) {
+  extern __shared__ float shared[];
+  __shared__ float partial[32];
+  SubwordWindow<T> window{input, output, stride, (dim + 1) / 2, logistic, lr, shared, shared + stride, partial};
+  const std::uint32_t K = b.negatives_per_window;
+  train_block_windows(b, loss_out, [&](std::uint32_t w, const std::uint32_t* contexts, std::uint32_t n_contexts) {
+    // The bag: every context word's rows, word after word.
+    window.average(n_contexts, [&](std::uint32_t i, std::uint32_t& n) { return rows_of_word(s, contexts[i], n); });
+    const std::uint32_t target = b.targets[w];
+    double loss = window.train_output(target, 1.0f, true);
+    for (std::uint32_t k = 0; k < K; ++k) {
+      const std::uint32_t negative = b.negatives[std::size_t{w} * K + k];
+      if (negative != target) loss += window.train_output(negative, 0.0f, false);
+    }
+    for (std::uint32_t c = 0; c < n_contexts; ++c) {
+      std::uint32_t n;
+      const std::uint32_t* rows = rows_of_word(s, contexts[c], n);
+      window.step_rows(rows, n, window.gradient);
+    }
+    return loss;
+  });
+}
+
+// A warp per 32 element pairs, 32 to 256 threads: a window's work is its rows' pairs.
+unsigned subword_threads(std::uint32_t dim) {
+  const std::uint32_t pairs = (dim + 1) / 2;
+  return std::clamp<std::uint32_t>((pairs + 31) / 32 * 32, 32, 256);
+}
+
+// Skip-gram's kernel or CBOW's for the tables' storage type.
+cudaError_t launch_subword_kernel(bool skipgram, const KernelBatch& batch, const KernelSubwords& subwords, const KernelTables& t,
+                                  const KernelLogistic& logistic, float learning_rate, double* loss, unsigned max_blocks,
+                                  cudaStream_t stream) {
+  if (batch.windows == 0) return cudaSuccess;
+  if (t.width != t.stride) return cudaErrorInvalidValue;  // SGD only: no state after the vector
+  const std::size_t shared = subword_shared_bytes(t.stride);
+  const unsigned blocks = blocks_for(batch, max_blocks), threads = subword_threads(t.dim);
+  with_storage(t.storage, [&](auto* type) {
+    using T = std::remove_pointer_t<decltype(type)>;
+    auto* kernel = skipgram ? subword_skipgram_kernel<T> : subword_cbow_kernel<T>;
+    kernel<<<blocks, threads, shared, stream>>>(batch, subwords, t.input, t.output, t.stride, t.dim, logistic, learning_rate,
+                                                loss);
+  });
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+std::size_t subword_shared_bytes(std::uint32_t stride) { return 3 * std::size_t{stride} * sizeof(float); }
+
+cudaError_t launch_subword_skipgram(const KernelBatch& batch, const KernelSubwords& subwords, const KernelTables& t,
+                                    const KernelLogistic& logistic, float learning_rate, double* loss, unsigned max_blocks,
+                                    cudaStream_t stream) {
+  return launch_subword_kernel(true, batch, subwords, t, logistic, learning_rate, loss, max_blocks, stream);
+}
+
+cudaError_t launch_subword_cbow(const KernelBatch& batch, const KernelSubwords& subwords, const KernelTables& t,
+                                const KernelLogistic& logistic, float learning_rate, double* loss, unsigned max_blocks,
+                                cudaStream_t stream) {
+  return launch_subword_kernel(false, batch, subwords, t, logistic, learning_rate, loss, max_blocks, stream);
+}
+
+}  // namespace embed::cuda

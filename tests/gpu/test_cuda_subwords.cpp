@@ -1,0 +1,82 @@
+// GPU tests of fastText's model on the CUDA word2vec backend (--subwords; ctest label
+// "gpu", in gpu_train_tests): one batch against the CPU subword backend, skip-gram and
+// CBOW, in every storage type. A batch this small runs as one block, window after window
+// in the CPU's order, so f32 tables agree to the order of float sums.
+#include <catch2/catch.hpp>
+
+#include <memory>
+
+#include "gpu_train_fixtures.h"
+#include "subword_batches.h"
+#include "text/fasttext_subwords.h"
+#include "train/word2vec/subword_cpu_backend.h"
+#include "train/word2vec/subword_rows.h"
+#include "train/word2vec/word2vec_layout.h"
+#include "train_fixtures.h"
+
+using namespace embed;
+using namespace embed::test;
+
+namespace {
+
+// The CUDA backend for fastText's model on `subwords`, tables in GPU memory.
+std::unique_ptr<Word2vecBackend> cuda_subword_backend(Model model, RowMatrix& input, RowMatrix& output,
+                                                      const SubwordRows& subwords, std::size_t window, std::size_t negatives,
+                                                      DType storage) {
+  GpuTrainShape shape;
+  shape.rows = output.rows();
+  shape.bucket_rows = input.rows() - output.rows();
+  shape.subword_ids = subwords.listed();
+  shape.negatives_per_input = model == Model::skipgram;
+  shape.dim = input.dim();
+  shape.stride = input.stride();
+  shape.storage = storage;
+  shape.max_inputs_per_window = 2 * window;
+  shape.negatives = negatives;
+  shape.workers = 1;
+  GpuOptions options;
+  options.table = TablePlacement::device;
+  const GpuMemoryPlan plan = plan_gpu_memory(shape, options, default_gpu_budget(the_device.free_memory));
+  GpuBackendRequest request{model,   &input,         &output,           shape,    plan, the_device,
+                            nullptr, Optimizer::sgd, OptimizerParams{}, &subwords};
+  return gpu_trainer().make_backend(request);
+}
+
+}  // namespace
+
+TEST_CASE("fastText's model: one batch on the GPU equals the CPU subword backend's", "[gpu][subwords]") {
+  for (Model model : {Model::skipgram, Model::cbow}) {
+    const SubwordSettings settings = model == Model::skipgram ? SubwordSettings{3, 4, 37} : SubwordSettings{3, 4, 1000003};
+    // The unit tests' batches (subword_batches.h): skip-gram's with rows repeated across
+    // words and within one; CBOW's with no row shared within a window, where the CPU's
+    // cached word sums are exact.
+    const SubwordRows subwords(kSubwordWords, settings);
+    const WindowBatch batch = model == Model::skipgram ? subword_skipgram_batch() : subword_cbow_batch();
+    if (model == Model::cbow) require_no_shared_rows(batch, subwords);
+    for (std::size_t dim : {100u, 37u}) {
+      RowMatrix input(kSubwordWords.size() + settings.buckets, dim), output(kSubwordWords.size(), dim);
+      fill_uniform(input, 11, 0.5f);
+      fill_uniform(output, 12, 0.5f);
+      RowMatrix cpu_in = copy_of(input), cpu_out = copy_of(output);
+      BatchLoss cpu_loss;
+      make_subword_cpu_backend(model, cpu_in, cpu_out, Word2vecLayout(dim, Optimizer::sgd), subwords, 1)
+          ->train(batch, 0, cpu_loss);
+      for (DType storage : {DType::f32, DType::f16, DType::bf16}) {
+        RowMatrix gpu_in = copy_of(input), gpu_out = copy_of(output);
+        BatchLoss gpu_loss;
+        auto gpu = cuda_subword_backend(model, gpu_in, gpu_out, subwords, 2, 3, storage);
+        INFO(model_name(model) << ", dim " << dim << ", " << dtype_name(storage) << ", " << gpu->name());
+        gpu->train(batch, 0, gpu_loss);
+        gpu->finish(0, gpu_loss);
+        gpu->copy_tables_to_host();
+        // f16 and bf16 round the stored rows (to 2^-11 and 2^-8 of their size) at each step.
+        const double tolerance = storage == DType::f32 ? 1e-5 : storage == DType::f16 ? 5e-3 : 4e-2;
+        CHECK(max_relative_error(gpu_in, cpu_in, 0.05) < tolerance);
+        CHECK(max_relative_error(gpu_out, cpu_out, 0.05) < tolerance);
+        CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(storage == DType::f32 ? 1e-5 : 1e-2));
+        CHECK(gpu_loss.examples == cpu_loss.examples);
+        CHECK(max_relative_error(gpu_in, input, 0.05) > 1e-3);  // the rows moved
+      }
+    }
+  }
+}
