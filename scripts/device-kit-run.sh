@@ -87,6 +87,20 @@ unxz() {
       "$1" "$2" 2>> "$log" || { rm -f "$2"; note "warning: cannot unpack $1"; return 1; }
 }
 
+# untar FILE.tar.xz DIR: unpacked into DIR, with xz or Python's lzma.
+untar() {
+  { xz -dc "$1" 2> /dev/null ||
+    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$1"; } |
+    tar -C "$2" -xf - 2>> "$log"
+}
+
+# --- the binaries: bin.tar.xz (device-kit.sh packs them, a quarter of their size), and any
+# put in bin/ by hand (embed-train-inmem for `large`) ----------------------------------------
+bin=$scratch/bin
+mkdir -p "$bin"
+if [[ -e $kit/bin.tar.xz ]] && ! untar "$kit/bin.tar.xz" "$scratch"; then note "warning: cannot unpack the kit's binaries"; fi
+if [[ -d $kit/bin ]]; then cp -n "$kit"/bin/* "$bin/" 2> /dev/null; fi
+
 # --- libraries: the kit's, OpenBLAS unpacked, cuBLAS wherever this machine keeps it ------
 mkdir -p "$scratch/lib"
 for packed in "$kit"/lib-dlopen/*.xz; do
@@ -119,7 +133,7 @@ else
   note "cuBLAS: libcublas.so.$cuda_major not found (set CUBLAS_DIR): GPU search tests will fail"
 fi
 # libstdc++ fallback: only where the image's is older than the build's.
-if ! LD_LIBRARY_PATH=$libpath "$kit/bin/embed-train" --version > /dev/null 2> "$scratch/start.err"; then
+if ! LD_LIBRARY_PATH=$libpath "$bin/embed-train" --version > /dev/null 2> "$scratch/start.err"; then
   if grep -q 'GLIBCXX\|CXXABI\|GCC_' "$scratch/start.err"; then
     libpath=$kit/lib-fallback:$libpath
     note "libstdc++: this image's is too old, using the kit's ($(head -1 "$scratch/start.err"))"
@@ -129,9 +143,7 @@ export LD_LIBRARY_PATH=$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # OpenMPI: the kit's runtime (device-kit.sh) unpacked, and OpenMPI and PMIx told where it is;
 # they look up their components and texts there, not where they were built.
 if [[ -e $kit/mpi-runtime.tar.xz ]]; then
-  if { xz -dc "$kit/mpi-runtime.tar.xz" 2> /dev/null ||
-    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' \
-      "$kit/mpi-runtime.tar.xz"; } | tar -C "$scratch" -xf - 2>> "$log"; then
+  if untar "$kit/mpi-runtime.tar.xz" "$scratch"; then
     mpi=$scratch/mpi
     export PATH=$mpi/bin:$PATH LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$mpi/lib
     export OPAL_PREFIX=$mpi OPAL_BINDIR=$mpi/bin OPAL_LIBDIR=$mpi/lib OPAL_PKGLIBDIR=$mpi/lib/components \
@@ -146,10 +158,10 @@ if [[ -e $kit/mpi-runtime.tar.xz ]]; then
 else
   note "mpi: none in this kit (built without MPI)"
 fi
-unresolved=$(for f in "$kit"/bin/*; do ldd "$f" 2>&1 | grep 'not found' | sed "s|^|$(basename "$f"): |"; done)
+unresolved=$(for f in "$bin"/*; do ldd "$f" 2>&1 | grep 'not found' | sed "s|^|$(basename "$f"): |"; done)
 [[ -z $unresolved ]] || note "unresolved libraries: $(echo "$unresolved" | tr '\n' ' ')"
 for tool in embed-train glove-convert embed-query; do
-  version=$("$kit/bin/$tool" --version 2>&1)
+  version=$("$bin/$tool" --version 2>&1)
   say "$(tr '\n' ' ' <<<"$version")"
 done
 # embed-query's, the last above: the devices found and the CPU's matrix products.
@@ -202,9 +214,9 @@ step() {
 # gpu_only STEP_FUNCTION NAME ...: runs the step where a GPU is usable, else reports it SKIP
 # with the reason (a step that runs on the CPU alone, like the counting benchmark, would
 # otherwise pass on a machine without one and say nothing about the GPU machine).
-gpu_reason=$("$kit/bin/embed-train" --version 2>&1 | grep '^gpus:')
+gpu_reason=$("$bin/embed-train" --version 2>&1 | grep '^gpus:')
 gpu_usable=0
-"$kit/bin/embed-train" --version 2>&1 | grep -q 'CUDA backend built, [0-9]' && gpu_usable=1
+"$bin/embed-train" --version 2>&1 | grep -q 'CUDA backend built, [0-9]' && gpu_usable=1
 gpu_only() {
   if ((gpu_usable)); then
     "$@"
@@ -222,7 +234,6 @@ bench_step() {
   } >> "$summary"
 }
 
-bin=$kit/bin
 tests=$kit/tests
 bench_env=(env BUILD="$bin" SHARED="$scratch/shared" PYTHON=python3 BENCH_DIR="$scratch" THREADS="$(nproc)")
 prepare_shared() {  # the benchmarks' corpora and evaluation sets, unpacked into scratch
@@ -344,7 +355,7 @@ case $mode in
     ;;
   large)
     prepare_shared
-    # bin/embed-train-inmem, when put there by hand (a build of commit ad08b68 or earlier),
+    # bin/embed-train-inmem, when put in the kit's bin/ by hand (a build of commit ad08b68 or earlier),
     # is the in-memory trainer the streamed one is compared with on 100M words.
     parts=billion
     [[ ! -x $bin/embed-train-inmem ]] || parts="disk billion"

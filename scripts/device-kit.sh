@@ -6,10 +6,11 @@
 #   bash scripts/device-kit.sh      then, there:   bash .device-kit/run.sh quick|bench|memcheck [OUTDIR]
 #
 # What goes in (at most 48 MiB; the build fails above that):
-#   bin/           the three tools, every gpu-labelled test executable and the GPU benchmark
-#                  helpers, built in Release for KIT_ARCH (sm_90: H100, H200) with the CUDA
-#                  runtime linked statically (cuBLAS is loaded at run time from that machine),
-#                  with MPI where this machine has OpenMPI; stripped
+#   bin.tar.xz     bin/: the three tools, every gpu-labelled test executable and the GPU
+#                  benchmark helpers, built in Release for KIT_ARCH (sm_90: H100, H200) with the
+#                  CUDA runtime linked statically (cuBLAS is loaded at run time from that
+#                  machine), with MPI where this machine has OpenMPI; stripped, and packed
+#                  (run.sh unpacks them; by hand: tar -xJf .device-kit/bin.tar.xz -C DIR)
 #   lib/           the shared libraries ldd shows beyond the base set every image has (glibc,
 #                  libstdc++, libgcc_s, libz and the driver's libcuda): fmt, spdlog, libdeflate,
 #                  OpenMPI's libmpi and what it needs
@@ -181,6 +182,11 @@ compress "$shared/data/text8-head.txt" "$kit/shared/data/text8-head.txt"
 install -m 644 scripts/bench/{gpu.sh,query.sh,large_corpus.sh,big_table.sh,count.sh,glove_small_vocab.sh,lib.sh,benchstats.py,query.py,query_gpu.py,make_vectors_bin.py,make_glove_text.py} \
   "$kit/scripts/bench/"
 install -m 755 scripts/device-kit-run.sh "$kit/run.sh"
+
+# The binaries packed (xz: a quarter of their size), which run.sh unpacks: bin/ was two thirds
+# of the kit, which must fit beside the working tree.
+tar -C "$kit" -cf - bin | xz -9 -T0 > "$kit/bin.tar.xz"
+rm -rf "$kit/bin"
 
 cuda_version=$("$nvcc" --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
 {

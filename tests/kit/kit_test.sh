@@ -17,9 +17,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/../cli/lib.sh"
 bytes=$(du -sb "$kit" | cut -f1)
 ((bytes <= 48 << 20)) && ok || bad "the kit is $bytes bytes, over 48 MiB"
 
+# The binaries, packed in bin.tar.xz, as run.sh unpacks them.
+mkdir -p "$work/unpacked"
+tar -C "$work/unpacked" -xJf "$kit/bin.tar.xz" && ok || bad "bin.tar.xz does not unpack"
+bin=$work/unpacked/bin
 for f in glove-convert embed-query embed-train gpu_smoke_test gpu_train_tests gpu_glove_tests gpu_search_tests \
-  bench-gpu-bandwidth bench-gpu-search bench-search bench-gen-clusters bench-cluster-quality; do
-  [[ -x $kit/bin/$f ]] && ok || bad "bin/$f missing"
+  bench-gpu-bandwidth bench-gpu-search bench-search bench-gen-clusters bench-cluster-quality bench-host-rows; do
+  [[ -x $bin/$f ]] && ok || bad "bin/$f missing"
 done
 for f in tests/gpu/gpu_train_cli_test.sh tests/gpu/gpu_query_cli_test.sh tests/cli/lib.sh data/text8-200k.txt.gz \
   data/analogies-sample.txt shared/data/text8-head.txt.xz shared/data/questions-words.txt \
@@ -31,7 +35,7 @@ done
 
 base='^(linux-vdso|ld-linux|libc|libm|libpthread|libdl|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libz|libcuda)\.so'
 outside=""
-for f in "$kit"/bin/* "$kit"/lib/*; do
+for f in "$bin"/* "$kit"/lib/*; do
   while read -r name arrow path _; do
     [[ $arrow == "=>" ]] || continue
     if [[ $path == "not" ]]; then outside+="$(basename "$f"): $name not found; "; continue; fi
@@ -40,7 +44,7 @@ for f in "$kit"/bin/* "$kit"/lib/*; do
 done
 check "libraries resolved outside the kit and the base set" "$outside" ""
 # The CUDA runtime is inside the binaries, and cuBLAS is loaded only when used.
-for f in "$kit"/bin/*; do
+for f in "$bin"/*; do
   readelf -d "$f" | grep -qE 'NEEDED.*(libcudart|libcublas)' && bad "$(basename "$f") links a CUDA library" || ok
 done
 
