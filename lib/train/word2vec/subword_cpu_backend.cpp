@@ -44,13 +44,13 @@ struct Tables {
   __attribute__((always_inline)) void step(const Rule& rule, float* row, float scale, const float* x) const {
     rule_step(rule, row, row + padded, scale, x, dim, padded);
   }
-  // sum = Σ `rows`' vectors, in order.
-  void sum(std::span<const std::uint32_t> rows, float* sum) const {
+  // sum = Σ `rows`' vectors, in order. Always inlined, as row_ops.h's loops, for the caller's clone.
+  __attribute__((always_inline)) void sum(std::span<const std::uint32_t> rows, float* sum) const {
     scale_copy(1.0f, input_row(rows[0]), sum, padded);
     for (std::size_t i = 1; i < rows.size(); ++i) axpy(1.0f, input_row(rows[i]), sum, padded);
   }
   // h = the average of `rows`' vectors, summed in order and scaled as fastText does.
-  void average(std::span<const std::uint32_t> rows, float* h) const {
+  __attribute__((always_inline)) void average(std::span<const std::uint32_t> rows, float* h) const {
     sum(rows, h);
     fasttext_average({h, padded}, rows.size());
   }
@@ -62,6 +62,33 @@ struct Tables {
 inline void prefetch_row(const float* row, std::size_t floats) {
   for (std::size_t i = 0; i < floats; i += 64 / sizeof(float)) __builtin_prefetch(row + i, 1, 1);
 }
+
+// The next window's rows, asked for a few at a time while this window trains. Asked for
+// all at once at the window's start (some 60 rows of 7 lines in skip-gram), most requests
+// found the core's miss buffers full and were dropped: perf showed the first loads of the
+// rows stalling as if never asked for (the output rows' dot product 34% of the time, the
+// centre's average 22%, on text8-head x 8).
+class RowPrefetcher {
+ public:
+  void clear() {
+    rows_.clear();
+    next_ = 0;
+  }
+  void add(const float* row) { rows_.push_back(row); }
+  // The rows added are to be asked for over `steps` calls of step().
+  void spread_over(std::size_t steps) { per_step_ = steps == 0 ? rows_.size() : (rows_.size() - next_ + steps - 1) / steps; }
+  void step(std::size_t floats) {
+    for (std::size_t k = 0; k < per_step_ && next_ < rows_.size(); ++k) prefetch_row(rows_[next_++], floats);
+  }
+  // Those not yet asked for.
+  void finish(std::size_t floats) {
+    while (next_ < rows_.size()) prefetch_row(rows_[next_++], floats);
+  }
+
+ private:
+  std::vector<const float*> rows_;
+  std::size_t next_ = 0, per_step_ = 0;
+};
 
 // Per worker.
 // CBOW with SGD: a context word of the sliding window, its rows' sum and the step they
@@ -80,14 +107,17 @@ struct Scratch {
   std::vector<CachedWord> cached;      // CBOW with SGD: the window's words
   std::vector<float> cached_rows;      // per slot: sum, then pending step (padded each)
   std::vector<std::size_t> free_slots;
+  RowPrefetcher prefetcher;  // the next window's rows
 };
 
 // The input h against out_rows[0] (label 1) and out_rows[1, n_out) (label 0), one after
 // another as fastText's negative sampling does: each output row's score, its share of
 // h's gradient (from the row before its step), then its step. `gradient` gets h's.
-template <typename Rule>
-__attribute__((always_inline)) inline void train_outputs(const Rule& rule, const float* hidden, const std::uint32_t* out_rows,
-                                                         std::size_t n_out, const Tables& t, float* gradient, double& loss_sum) {
+// `after_each()` runs after each output row's step.
+template <typename Rule, typename AfterEach = void (*)()>
+__attribute__((always_inline)) inline void train_outputs(
+    const Rule& rule, const float* hidden, const std::uint32_t* out_rows, std::size_t n_out, const Tables& t, float* gradient,
+    double& loss_sum, AfterEach after_each = [] {}) {
   const LogisticTable& table = logistic_table();
   const std::size_t n = t.padded;
   for (std::size_t o = 0; o < n_out; ++o) {
@@ -102,6 +132,7 @@ __attribute__((always_inline)) inline void train_outputs(const Rule& rule, const
       axpy(g, out, gradient, n);
     }
     t.step(rule, out, g, hidden);
+    after_each();
   }
 }
 
@@ -130,16 +161,22 @@ __attribute__((always_inline)) inline void train_skipgram(const Rule& rule, cons
     const std::size_t first = batch.input_offsets[w];
     const auto contexts = batch.window_inputs(w);
     if (contexts.empty()) continue;
-    if (w + 1 < batch.windows()) {  // the next window's input rows and positive outputs
-      for (std::uint32_t r : t.subwords->of(batch.targets[w + 1])) prefetch_row(t.input_row(r), n);
-      for (std::uint32_t word : batch.window_inputs(w + 1)) prefetch_row(t.output_row(word), n);
+    // The next window's rows, over this window's output steps: its centre's, its context
+    // words', its negatives'.
+    RowPrefetcher& prefetcher = s.prefetcher;
+    prefetcher.finish(n);
+    prefetcher.clear();
+    if (w + 1 < batch.windows()) {
+      for (std::uint32_t r : t.subwords->of(batch.targets[w + 1])) prefetcher.add(t.input_row(r));
+      for (std::uint32_t word : batch.window_inputs(w + 1)) prefetcher.add(t.output_row(word));
       const std::size_t next = batch.input_offsets[w + 1];
       const std::size_t negatives = batch.negatives_per_input ? (batch.input_offsets[w + 2] - next) * batch.negatives_per_window
                                                               : batch.negatives_per_window;
       const std::uint32_t* negative =
           batch.negatives_per_input ? batch.input_negatives(next).data() : batch.window_negatives(w + 1).data();
-      for (std::size_t k = 0; k < negatives; ++k) prefetch_row(t.output_row(negative[k]), n);
+      for (std::size_t k = 0; k < negatives; ++k) prefetcher.add(t.output_row(negative[k]));
     }
+    prefetcher.spread_over(contexts.size() * (1 + batch.negatives_per_window));
     const std::uint32_t centre = batch.targets[w];
     const auto rows = t.subwords->of(centre);
     const float gain = t.subwords->gain(centre);
@@ -148,7 +185,7 @@ __attribute__((always_inline)) inline void train_skipgram(const Rule& rule, cons
     for (std::size_t c = 0; c < contexts.size(); ++c) {
       const auto negatives = batch.negatives_per_input ? batch.input_negatives(first + c) : batch.window_negatives(w);
       const std::size_t n_out = list_outputs(contexts[c], negatives, out_rows);
-      train_outputs(rule, hidden, out_rows, n_out, t, gradient, loss_sum);
+      train_outputs(rule, hidden, out_rows, n_out, t, gradient, loss_sum, [&] { prefetcher.step(n); });
       if constexpr (kMovesAverage) {
         axpy(gain, gradient, hidden, n);
         axpy(1.0f, gradient, window_gradient, n);
@@ -165,6 +202,25 @@ __attribute__((always_inline)) inline void train_skipgram(const Rule& rule, cons
   loss.sum += loss_sum;
 }
 
+// CBOW: queues window w + 1's rows in s.prefetcher, to be asked for over window w's output
+// steps (RowPrefetcher): its centre word's and negatives' output rows, and the input rows
+// of its context words that `wanted(word)`.
+template <typename Wanted>
+__attribute__((always_inline)) inline void queue_next_cbow_window(const WindowBatch& batch, std::size_t w, const Tables& t,
+                                                                  Scratch& s, Wanted wanted) {
+  RowPrefetcher& prefetcher = s.prefetcher;
+  prefetcher.finish(t.padded);
+  prefetcher.clear();
+  if (w + 1 >= batch.windows()) return;
+  prefetcher.add(t.output_row(batch.targets[w + 1]));
+  for (std::uint32_t negative : batch.window_negatives(w + 1)) prefetcher.add(t.output_row(negative));
+  for (std::uint32_t word : batch.window_inputs(w + 1)) {
+    if (!wanted(word)) continue;
+    for (std::uint32_t r : t.subwords->of(word)) prefetcher.add(t.input_row(r));
+  }
+  prefetcher.spread_over(1 + batch.negatives_per_window);
+}
+
 // CBOW: the bag of the context words' rows averaged, trained against the centre word and
 // the negatives, each row stepped by the whole gradient.
 template <typename Rule>
@@ -174,13 +230,7 @@ __attribute__((always_inline)) inline void train_cbow(const Rule& rule, const Wi
   std::uint32_t out_rows[64];
   const std::size_t n = t.padded;
   for (std::size_t w = 0; w < batch.windows(); ++w) {
-    if (w + 1 < batch.windows()) {  // the next window's input rows and outputs
-      for (std::uint32_t word : batch.window_inputs(w + 1)) {
-        for (std::uint32_t r : t.subwords->of(word)) prefetch_row(t.input_row(r), n);
-      }
-      prefetch_row(t.output_row(batch.targets[w + 1]), n);
-      for (std::uint32_t negative : batch.window_negatives(w + 1)) prefetch_row(t.output_row(negative), n);
-    }
+    queue_next_cbow_window(batch, w, t, s, [](std::uint32_t) { return true; });
     const auto contexts = batch.window_inputs(w);
     if (contexts.empty()) continue;
     s.bag.clear();
@@ -190,7 +240,7 @@ __attribute__((always_inline)) inline void train_cbow(const Rule& rule, const Wi
     }
     t.average(s.bag, s.hidden.data());
     const std::size_t n_out = list_outputs(batch.targets[w], batch.window_negatives(w), out_rows);
-    train_outputs(rule, s.hidden.data(), out_rows, n_out, t, s.gradient.data(), loss_sum);
+    train_outputs(rule, s.hidden.data(), out_rows, n_out, t, s.gradient.data(), loss_sum, [&] { s.prefetcher.step(n); });
     for (std::uint32_t r : s.bag) t.step(rule, t.input_row(r), 1.0f, s.gradient.data());
     ++loss.examples;
   }
@@ -217,16 +267,9 @@ __attribute__((always_inline)) inline void train_cbow_cached(const SgdRule& rule
     s.free_slots.push_back(c.slot);
   };
   for (std::size_t w = 0; w < batch.windows(); ++w) {
-    if (w + 1 < batch.windows()) {  // the next window's outputs and its new words' rows
-      for (std::uint32_t word : batch.window_inputs(w + 1)) {
-        const bool cached = std::any_of(s.cached.begin(), s.cached.end(), [&](const CachedWord& c) { return c.word == word; });
-        if (!cached) {
-          for (std::uint32_t r : t.subwords->of(word)) prefetch_row(t.input_row(r), n);
-        }
-      }
-      prefetch_row(t.output_row(batch.targets[w + 1]), n);
-      for (std::uint32_t negative : batch.window_negatives(w + 1)) prefetch_row(t.output_row(negative), n);
-    }
+    queue_next_cbow_window(batch, w, t, s, [&](std::uint32_t word) {  // the words not cached
+      return std::none_of(s.cached.begin(), s.cached.end(), [&](const CachedWord& c) { return c.word == word; });
+    });
     const auto contexts = batch.window_inputs(w);
     if (contexts.empty()) continue;
     // This window's words: cached, or their sums read now.
@@ -265,7 +308,7 @@ __attribute__((always_inline)) inline void train_cbow_cached(const SgdRule& rule
     }
     fasttext_average({hidden, n}, listed);
     const std::size_t n_out = list_outputs(batch.targets[w], batch.window_negatives(w), out_rows);
-    train_outputs(rule, hidden, out_rows, n_out, t, s.gradient.data(), loss_sum);
+    train_outputs(rule, hidden, out_rows, n_out, t, s.gradient.data(), loss_sum, [&] { s.prefetcher.step(n); });
     for (std::uint32_t word : contexts) {
       const auto it = std::find_if(s.cached.begin(), s.cached.end(), [&](const CachedWord& c) { return c.word == word; });
       const float moved = static_cast<float>(t.subwords->of(word).size()) * t.subwords->gain(word);
