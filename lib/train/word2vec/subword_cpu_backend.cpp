@@ -22,6 +22,7 @@
 
 #include "core/error.h"
 #include "train/engine/row_ops.h"
+#include "train/engine/row_prefetcher.h"
 #include "train/engine/update_rule_for.h"
 #include "train/word2vec/logistic_table.h"
 #include "train/word2vec/subword_cpu_backend.h"
@@ -54,40 +55,6 @@ struct Tables {
     sum(rows, h);
     fasttext_average({h, padded}, rows.size());
   }
-};
-
-// Asks for a row's cache lines ahead of its use: the rows of a window's centre word are
-// scattered over the bucket table (about 20 of them, each a few cache lines), and reading
-// them cold stalls the loop more than training them takes.
-inline void prefetch_row(const float* row, std::size_t floats) {
-  for (std::size_t i = 0; i < floats; i += 64 / sizeof(float)) __builtin_prefetch(row + i, 1, 1);
-}
-
-// The next window's rows, asked for a few at a time while this window trains. Asked for
-// all at once at the window's start (some 60 rows of 7 lines in skip-gram), most requests
-// found the core's miss buffers full and were dropped: perf showed the first loads of the
-// rows stalling as if never asked for (the output rows' dot product 34% of the time, the
-// centre's average 22%, on text8-head x 8).
-class RowPrefetcher {
- public:
-  void clear() {
-    rows_.clear();
-    next_ = 0;
-  }
-  void add(const float* row) { rows_.push_back(row); }
-  // The rows added are to be asked for over `steps` calls of step().
-  void spread_over(std::size_t steps) { per_step_ = steps == 0 ? rows_.size() : (rows_.size() - next_ + steps - 1) / steps; }
-  void step(std::size_t floats) {
-    for (std::size_t k = 0; k < per_step_ && next_ < rows_.size(); ++k) prefetch_row(rows_[next_++], floats);
-  }
-  // Those not yet asked for.
-  void finish(std::size_t floats) {
-    while (next_ < rows_.size()) prefetch_row(rows_[next_++], floats);
-  }
-
- private:
-  std::vector<const float*> rows_;
-  std::size_t next_ = 0, per_step_ = 0;
 };
 
 // Per worker.

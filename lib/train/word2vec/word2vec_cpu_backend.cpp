@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "train/engine/row_ops.h"
+#include "train/engine/row_prefetcher.h"
 #include "train/engine/update_rule_for.h"
 #include "train/word2vec/logistic_table.h"
 #include "train/word2vec/word2vec_backend.h"
@@ -45,6 +46,7 @@ struct Tables {
 struct Scratch {
   std::vector<float> input_grad;  // stride
   std::vector<float> mean;        // CBOW: the inputs' mean (stride)
+  RowPrefetcher prefetcher;       // skip-gram: the next window's rows
 };
 
 // One context row's step in word2vec's order, against out_rows[0] (the centre word,
@@ -89,7 +91,19 @@ __attribute__((always_inline)) inline void train_skipgram(const Rule& rule, cons
     for (std::uint32_t negative : batch.window_negatives(w)) {
       if (negative != target) out_rows[n_out++] = negative;
     }
-    for (const std::uint32_t input : inputs) train_context_row(rule, input, out_rows, n_out, t, s.input_grad.data(), loss_sum);
+    // The next window's rows, over this window's context rows.
+    s.prefetcher.finish(t.padded);
+    s.prefetcher.clear();
+    if (w + 1 < batch.windows()) {
+      s.prefetcher.add(t.output + std::size_t{batch.targets[w + 1]} * t.width);
+      for (std::uint32_t negative : batch.window_negatives(w + 1)) s.prefetcher.add(t.output + std::size_t{negative} * t.width);
+      for (std::uint32_t input : batch.window_inputs(w + 1)) s.prefetcher.add(t.input + std::size_t{input} * t.width);
+    }
+    s.prefetcher.spread_over(inputs.size());
+    for (const std::uint32_t input : inputs) {
+      s.prefetcher.step(t.padded);
+      train_context_row(rule, input, out_rows, n_out, t, s.input_grad.data(), loss_sum);
+    }
     loss.examples += inputs.size();
   }
   loss.sum += loss_sum;
