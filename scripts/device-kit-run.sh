@@ -82,16 +82,16 @@ fi
 
 # unxz FILE.xz TARGET: with xz, or Python's lzma where the image has no xz.
 unxz() {
-  xz -dc "$1" > "$2" 2> /dev/null ||
-    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' \
-      "$1" "$2" 2>> "$log" || { rm -f "$2"; note "warning: cannot unpack $1"; return 1; }
+  xz_cat "$1" > "$2" || { rm -f "$2"; note "warning: cannot unpack $1"; return 1; }
 }
 
-# untar FILE.tar.xz DIR: unpacked into DIR, with xz or Python's lzma.
-untar() {
-  { xz -dc "$1" 2> /dev/null ||
-    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$1"; } |
-    tar -C "$2" -xf - 2>> "$log"
+# untar FILE.tar.xz DIR: unpacked into DIR.
+untar() { xz_cat "$1" | tar -C "$2" -xf - 2>> "$log"; }
+
+# xz_cat FILE.xz: its contents to stdout, with xz or Python's lzma.
+xz_cat() {
+  xz -dc "$1" 2> /dev/null ||
+    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$1" 2>> "$log"
 }
 
 # --- the binaries: bin.tar.xz (device-kit.sh packs them, a quarter of their size), and any

@@ -78,14 +78,16 @@ needed() {
     done
   done | sort -u
 }
-copy_needed() {  # copy_needed DEST FILE...: the non-base libraries of FILE..., recursively
+# copy_needed DEST FILE...: the non-base libraries of FILE..., recursively, but those DEST or
+# the kit's lib/ has already.
+copy_needed() {
   local dest=$1 name path added=1
   shift
   local files=("$@")
   while ((added)); do
     added=0
     while read -r name path; do
-      if [[ -z $name || -e $dest/$name ]]; then continue; fi
+      if [[ -z $name || -e $dest/$name || -e $kit/lib/$name ]]; then continue; fi
       install -m 644 "$(readlink -f "$path")" "$dest/$name"
       files+=("$dest/$name")
       added=1
@@ -141,15 +143,7 @@ if "$kit/bin/embed-train" --version 2>/dev/null | grep -q '^MPI: Open MPI'; then
     install -m 644 "$pmix"/lib/pmix/*.so "$dest/pmix/lib/pmix/"
     cp -r "$pmix/share/pmix/." "$dest/pmix/share/pmix/"
     # Their libraries that lib/ lacks (libpmix, libmunge, OpenMPI's common component code).
-    local name path added=1
-    while ((added)); do
-      added=0
-      while read -r name path; do
-        [[ -e $kit/lib/$name || -e $dest/lib/$name ]] && continue
-        install -m 644 "$(readlink -f "$path")" "$dest/lib/$name"
-        added=1
-      done < <(needed "$dest"/bin/* "$dest"/lib/components/*.so "$dest"/pmix/lib/pmix/*.so $(compgen -G "$dest/lib/*.so*"))
-    done
+    copy_needed "$dest/lib" "$dest"/bin/* "$dest"/lib/components/*.so "$dest"/pmix/lib/pmix/*.so
     missing=$(for f in "$dest"/bin/* "$dest"/lib/*.so* "$dest"/lib/components/*.so "$dest"/pmix/lib/pmix/*.so; do
       LD_LIBRARY_PATH=$kit/lib:$dest/lib ldd "$f" | grep 'not found' || true
     done)

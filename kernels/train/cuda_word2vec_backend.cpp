@@ -95,9 +95,9 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
       touches.resident = worker.remapper->remap(batch, worker.local);
       to_train = &worker.local.batch;
     }
-    const std::size_t negatives = shape_.negatives * (batch.negatives_per_input ? shape_.max_inputs_per_window : 1);
-    const std::size_t words = packed_words_bound(to_train->windows(), shape_.max_inputs_per_window, negatives,
-                                                 worker.local.input_rows.size() + worker.local.output_rows.size());
+    const std::size_t words =
+        packed_words_bound(to_train->windows(), shape_.max_inputs_per_window, shape_.negatives, batch.negatives_per_input,
+                           worker.local.input_rows.size() + worker.local.output_rows.size());
     EMBED_ASSERT(words <= plan_.ids_words);
     slot.shape = pack_batch(*to_train, worker.local.input_rows, worker.local.output_rows, slot.host_ids.get<std::uint32_t>());
     slot.examples = model_ == Model::skipgram ? batch.inputs.size() : batch.windows();

@@ -37,16 +37,14 @@ struct SubwordWindow {
     const float scale = count == 0 ? 1.0f : static_cast<float>(1.0 / static_cast<double>(count));
     for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) {
       const std::uint32_t e = 2 * p;
-      float a = 0, b = 0;
-      bool first = true;
+      float a = 0, b = 0;  // 0 + the first row is the first row, as the CPU's copy of it
       for (std::uint32_t i = 0; i < lists; ++i) {
         std::uint32_t n;
         const std::uint32_t* rows = rows_of(i, n);
         for (std::uint32_t r = 0; r < n; ++r) {
           const float2 v = load_pair(row_at<T>(input, rows[r], stride) + e);
-          a = first ? v.x : a + v.x;
-          b = first ? v.y : b + v.y;
-          first = false;
+          a += v.x;
+          b += v.y;
         }
       }
       hidden[e] = a * scale;

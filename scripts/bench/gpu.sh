@@ -122,6 +122,19 @@ run_embed() {
   cost=$(printf '%.4f' "$loss")
 }
 
+# run_fasttext DIM ARGS...: Debian's fastText skip-gram, 1 epoch on the throughput corpus at DIM with
+# our settings and ARGS; leaves $wall and $epoch_wps (whole-process words/s: reading included).
+run_fasttext() {
+  local dim=$1 start end
+  shift
+  start=$(date +%s.%N)
+  fasttext skipgram -input "$work/big.txt" -output "$work/ft" -dim "$dim" -ws 5 -neg 5 -minCount 5 -t 1e-4 -epoch 1 \
+    -thread "$THREADS" -verbose 0 "$@" >/dev/null
+  end=$(date +%s.%N)
+  wall=$(elapsed "$start" "$end")
+  epoch_wps=$(stats rate "$big_words" "$wall" --format .4g)
+}
+
 # x_mode MODE: this run's words/s over MODE's (at the same dim), or - when MODE has not run.
 x_mode() {
   if [[ -n ${wps[$1]:-} ]]; then ratio "$epoch_wps" "${wps[$1]}"; else echo -; fi
@@ -155,12 +168,7 @@ if has "$PARTS" throughput; then
     for mode in $MODES; do
       if [[ $mode == fasttext ]]; then
         command -v fasttext >/dev/null || { echo "fasttext: not installed, skipped"; continue; }
-        start=$(date +%s.%N)
-        fasttext skipgram -input "$work/big.txt" -output "$work/ft" -dim "$dim" -ws 5 -neg 5 -minCount 5 -t 1e-4 \
-          -epoch 1 -thread "$THREADS" -minn 0 -maxn 0 -lr 0.025 -verbose 0 >/dev/null
-        end=$(date +%s.%N)
-        wall=$(elapsed "$start" "$end")
-        epoch_wps=$(stats rate "$big_words" "$wall" --format .4g)
+        run_fasttext "$dim" -minn 0 -maxn 0 -lr 0.025
       else
         # shellcheck disable=SC2046
         run_embed "$mode-$dim" --corpus "$work/big.txt" --dim "$dim" --epochs 1 --threads "$THREADS" $(mode_args "$mode") ||
@@ -239,12 +247,7 @@ if has "$PARTS" subwords; then
     for dim in $DIMS; do
       declare -A wps=()
       if [[ $model == skipgram ]] && command -v fasttext >/dev/null; then
-        start=$(date +%s.%N)
-        fasttext skipgram -input "$work/big.txt" -output "$work/ft-sub" -dim "$dim" -ws 5 -neg 5 -minCount 5 -t 1e-4 \
-          -epoch 1 -thread "$THREADS" -minn 3 -maxn 6 -bucket 2000000 -lr 0.05 -verbose 0 >/dev/null
-        end=$(date +%s.%N)
-        wall=$(elapsed "$start" "$end")
-        epoch_wps=$(stats rate "$big_words" "$wall" --format .4g)
+        run_fasttext "$dim" -minn 3 -maxn 6 -bucket 2000000 -lr 0.05
         wps[fasttext]=$epoch_wps
         printf '%-12s %5s %14s %9s %9s %9s\n' fasttext "$dim" "$epoch_wps" "$wall" - -
       fi

@@ -36,20 +36,21 @@ CASES = [
                                      f"kv = KeyedVectors.load({KV!r}, mmap='r'); {WORDS}; x = kv[words]"),
 ]
 TORCH_FLOOR = "python + numpy + torch (their floor)"
-TORCH_CASES = {TORCH_FLOOR}  # measured from the torch floor: importing PyTorch alone takes a second
+TORCH_CASES = set()  # measured from the torch floor: importing PyTorch alone takes a second
 try:
     import torch  # noqa: F401
-    CASES.append((TORCH_FLOOR, "import numpy, torch"))
-    CASES.append(("embed nn.Embedding(10,000 words)", f"import sys; sys.path.insert(0, {PACKAGE!r}); import embed; "
+    torch_cases = [(TORCH_FLOOR, "import numpy, torch")]
+    torch_cases.append(("embed nn.Embedding(10,000 words)", f"import sys; sys.path.insert(0, {PACKAGE!r}); import embed; "
                   f"v = embed.open({EMB!r}); {WORDS}; e = v.embedding(words)"))
     # What a user does without embed: load every vector, then build the layer of all of them.
-    CASES.append(("gensim mmap + nn.Embedding(all, copied)", "import numpy as np, torch; "
+    torch_cases.append(("gensim mmap + nn.Embedding(all, copied)", "import numpy as np, torch; "
                   "from gensim.models import KeyedVectors; "
                   f"kv = KeyedVectors.load({KV!r}, mmap='r'); "
                   "e = torch.nn.Embedding.from_pretrained(torch.from_numpy(np.array(kv.vectors)))"))
-    CASES.append(("embed nn.Embedding(all, mapped)", f"import sys; sys.path.insert(0, {PACKAGE!r}); import embed; "
+    torch_cases.append(("embed nn.Embedding(all, mapped)", f"import sys; sys.path.insert(0, {PACKAGE!r}); import embed; "
                   f"v = embed.open({EMB!r}); e = v.embedding(); x = e.weight[42]"))
-    TORCH_CASES.update(name for name, _ in CASES[-4:])
+    CASES += torch_cases
+    TORCH_CASES = {name for name, _ in torch_cases}
 except ImportError:
     print("(PyTorch not installed: the nn.Embedding case is left out; rows() is the copy it makes)")
 if SLOW:

@@ -23,6 +23,7 @@ if ! "$ET" --version | grep -q '^MPI: Open MPI'; then
   exit 77
 fi
 source "$(dirname "$0")/../cli/lib.sh"
+source "$(dirname "$0")/sample_quality.sh"
 
 # The lent machines run as root; OpenMPI refuses that unless told, through its documented variables.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -48,21 +49,11 @@ fi
 
 # Dim 200 in 9 MB of GPU memory holds about a third of the rows hot (run.sh memcheck's setting).
 SETTINGS=(--corpus ../corpus.txt --dim 200 --epochs 5 --seed 3 --threads 1 --device cuda)
-# spearman FILE.emb: its WordSim-353 sample's Spearman (embed-query eval).
-spearman() {
-  "$EQ" eval "$1" --analogies "$DATA/analogies-sample.txt" --word-pairs "$DATA/wordsim-sample.tsv" --format json -q |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["word_pairs"]["spearman"])'
-}
-# near NAME A B: |A - B| <= 0.08 (gpu_train_cli_test.sh: the CPU's seed spread is 0.032 here)
-near() {
-  python3 -c "import sys; a, b = map(float, sys.argv[1:]); sys.exit(abs(a - b) > 0.08)" "$2" "$3" && ok ||
-    bad "$1: WS-353 sample Spearman $2, one process's $3 (allowed: within 0.08)"
-}
 
 mkdir one && cd one || exit 1
 "$ET" "${SETTINGS[@]}" -o v.emb 2> err.txt
 check "one process on the GPU" "$?" "0"
-one_spearman=$(spearman v.emb)
+one_spearman=$(sample_spearman v.emb)
 one_words=$(words v.emb)
 cd .. || exit 1
 
@@ -80,7 +71,7 @@ for placement in device host; do
   check "$placement: one output" "$(ls | grep -v -e out.txt -e err.txt)" "v.emb"
   check "$placement: logs from rank 0 only" "$(grep -c 'epoch 5/5' err.txt)" "1"
   check "$placement: the vocabulary of one process" "$(words v.emb)" "$one_words"
-  near "$placement" "$(spearman v.emb)" "$one_spearman"
+  spearman_near "$placement" v.emb "$one_spearman" "one process's"
   if [[ $placement == host ]]; then
     resident=$(grep -o 'GPU: [0-9.]*% of row touches on resident rows' err.txt | tail -1 | grep -o '[0-9.]*%')
     [[ -n $resident && $resident != 100.0% ]] && ok || bad "host: rows trained from host memory: '$resident' resident"

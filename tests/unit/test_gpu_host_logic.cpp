@@ -90,7 +90,7 @@ class RemappingBackend final : public Word2vecBackend {
 TEST_CASE("pack_batch lays the arrays out where the shape says", "[gpu-host]") {
   const WindowBatch b = sample_batch();
   const std::vector<std::uint32_t> in_rows{7, 3}, out_rows{5, 9, 0};
-  std::vector<std::uint32_t> buffer(packed_words_bound(b.windows(), 3, 2, in_rows.size() + out_rows.size()), 0xdead);
+  std::vector<std::uint32_t> buffer(packed_words_bound(b.windows(), 3, 2, false, in_rows.size() + out_rows.size()), 0xdead);
   const PackedBatchShape shape = pack_batch(b, in_rows, out_rows, buffer.data());
   REQUIRE(shape.words() <= buffer.size());
   REQUIRE(shape.windows == 2);
@@ -108,7 +108,7 @@ TEST_CASE("pack_batch lays the arrays out where the shape says", "[gpu-host]") {
   WindowBatch per_input = b;
   per_input.negatives_per_input = true;
   per_input.negatives = {1, 2, 3, 4, 5, 6, 7, 8, 9, 0};
-  std::vector<std::uint32_t> packed(packed_words_bound(b.windows(), 3, 3 * 2, in_rows.size() + out_rows.size()), 0xdead);
+  std::vector<std::uint32_t> packed(packed_words_bound(b.windows(), 3, 2, true, in_rows.size() + out_rows.size()), 0xdead);
   const PackedBatchShape pairs = pack_batch(per_input, in_rows, out_rows, packed.data());
   REQUIRE(pairs.words() <= packed.size());
   REQUIRE(pairs.negatives == 10);

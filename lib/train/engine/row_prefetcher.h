@@ -19,19 +19,18 @@ inline void prefetch_row(const float* row, std::size_t floats) {
 // rows' dot product 34% of the time, the centre's average 22%).
 class RowPrefetcher {
  public:
-  void clear() {
+  // At a window's start: asks for the rows queued during the window before that are not yet
+  // asked for (this window's), then empties the queue for the next window's.
+  void start_window(std::size_t floats) {
+    while (next_ < rows_.size()) prefetch_row(rows_[next_++], floats);
     rows_.clear();
     next_ = 0;
   }
   void add(const float* row) { rows_.push_back(row); }
   // The rows added are to be asked for over `steps` calls of step().
-  void spread_over(std::size_t steps) { per_step_ = steps == 0 ? rows_.size() : (rows_.size() - next_ + steps - 1) / steps; }
+  void spread_over(std::size_t steps) { per_step_ = steps == 0 ? rows_.size() : (rows_.size() + steps - 1) / steps; }
   void step(std::size_t floats) {
     for (std::size_t k = 0; k < per_step_ && next_ < rows_.size(); ++k) prefetch_row(rows_[next_++], floats);
-  }
-  // Those not yet asked for.
-  void finish(std::size_t floats) {
-    while (next_ < rows_.size()) prefetch_row(rows_[next_++], floats);
   }
 
  private:

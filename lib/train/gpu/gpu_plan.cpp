@@ -69,8 +69,7 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
   plan.max_input_rows = host ? std::min(shape.rows, batch_items) : 0;
   plan.max_output_rows = host ? std::min(shape.rows, batch_items * (1 + shape.negatives)) : 0;
   const std::size_t rows = plan.max_input_rows + plan.max_output_rows;
-  plan.ids_words = packed_words_bound(batch_items, shape.max_inputs_per_window,
-                                      shape.negatives * (shape.negatives_per_input ? shape.max_inputs_per_window : 1), rows);
+  plan.ids_words = packed_words_bound(batch_items, shape.max_inputs_per_window, shape.negatives, shape.negatives_per_input, rows);
   // Host placement: the working copy of the rows, and for mapped transfers their
   // originals too (gather keeps the originals in host staging).
   const std::uint64_t copies = !host ? 0 : transfer == HostTransfer::mapped ? 2 : 1;

@@ -31,11 +31,12 @@ struct PackedBatchShape {
 };
 
 // The words a packed batch of at most `windows` windows needs, each window with at
-// most `max_inputs` inputs and `negatives` negatives (max_inputs × the negatives per
-// input, with negatives_per_input), plus `unique_rows` appended row ids.
+// most `max_inputs` inputs and `negatives` negatives (per input, with
+// `negatives_per_input`: max_inputs × as many per window), plus `unique_rows` appended row ids.
 inline std::size_t packed_words_bound(std::size_t windows, std::size_t max_inputs, std::size_t negatives,
-                                      std::size_t unique_rows) {
-  return windows * (2 + max_inputs + negatives) + 1 + unique_rows;
+                                      bool negatives_per_input, std::size_t unique_rows) {
+  const std::size_t window_negatives = negatives * (negatives_per_input ? max_inputs : 1);
+  return windows * (2 + max_inputs + window_negatives) + 1 + unique_rows;
 }
 
 // Writes `batch` (and the unique rows, which may be empty) into `out`, which holds at

@@ -131,8 +131,7 @@ __attribute__((always_inline)) inline void train_skipgram(const Rule& rule, cons
     // The next window's rows, over this window's output steps: its centre's, its context
     // words', its negatives'.
     RowPrefetcher& prefetcher = s.prefetcher;
-    prefetcher.finish(n);
-    prefetcher.clear();
+    prefetcher.start_window(n);
     if (w + 1 < batch.windows()) {
       for (std::uint32_t r : t.subwords->of(batch.targets[w + 1])) prefetcher.add(t.input_row(r));
       for (std::uint32_t word : batch.window_inputs(w + 1)) prefetcher.add(t.output_row(word));
@@ -176,8 +175,7 @@ template <typename Wanted>
 __attribute__((always_inline)) inline void queue_next_cbow_window(const WindowBatch& batch, std::size_t w, const Tables& t,
                                                                   Scratch& s, Wanted wanted) {
   RowPrefetcher& prefetcher = s.prefetcher;
-  prefetcher.finish(t.padded);
-  prefetcher.clear();
+  prefetcher.start_window(t.padded);
   if (w + 1 >= batch.windows()) return;
   prefetcher.add(t.output_row(batch.targets[w + 1]));
   for (std::uint32_t negative : batch.window_negatives(w + 1)) prefetcher.add(t.output_row(negative));

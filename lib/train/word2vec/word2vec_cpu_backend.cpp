@@ -92,8 +92,7 @@ __attribute__((always_inline)) inline void train_skipgram(const Rule& rule, cons
       if (negative != target) out_rows[n_out++] = negative;
     }
     // The next window's rows, over this window's context rows.
-    s.prefetcher.finish(t.padded);
-    s.prefetcher.clear();
+    s.prefetcher.start_window(t.padded);
     if (w + 1 < batch.windows()) {
       s.prefetcher.add(t.output + std::size_t{batch.targets[w + 1]} * t.width);
       for (std::uint32_t negative : batch.window_negatives(w + 1)) s.prefetcher.add(t.output + std::size_t{negative} * t.width);
