@@ -72,8 +72,7 @@ std::vector<GpuDevice> list_devices(std::string* why_none) {
     if (!build_covers(real_architectures(), ptx_architectures(), prop.major, prop.minor)) {
       refused += (refused.empty() ? "" : "; ") + device.name + " is sm_" + std::to_string(prop.major) +
                  std::to_string(prop.minor) + ", which this build has no code for (it has " + built_architectures() +
-                 "; rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(prop.major) +
-                 std::to_string(prop.minor) + ")";
+                 "; rebuild with -DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(prop.major) + std::to_string(prop.minor) + ")";
       continue;
     }
     devices.push_back(std::move(device));
@@ -97,11 +96,16 @@ std::string list_device_ordinals() {
   return devices.empty() ? "none (" + why + ")" : ordinals_of(devices);
 }
 
+std::vector<int> usable_ordinals() {
+  std::vector<int> ordinals;
+  for (const GpuDevice& device : list_devices()) ordinals.push_back(device.ordinal);
+  return ordinals;
+}
+
 std::optional<GpuDevice> open_device(int ordinal, std::string& why_not) {
   const std::vector<GpuDevice> devices = list_devices(&why_not);
   if (devices.empty()) return std::nullopt;
-  const auto found =
-      std::find_if(devices.begin(), devices.end(), [&](const GpuDevice& d) { return d.ordinal == ordinal; });
+  const auto found = std::find_if(devices.begin(), devices.end(), [&](const GpuDevice& d) { return d.ordinal == ordinal; });
   if (found == devices.end()) {
     why_not = "--gpu " + std::to_string(ordinal) + " is not among the usable devices (" + ordinals_of(devices) + ")";
     return std::nullopt;

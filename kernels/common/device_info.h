@@ -20,6 +20,8 @@ std::string describe_devices();
 // Every usable device with its ordinal: "0 NVIDIA H100 80GB HBM3 (79.1 GiB, sm_90); 1 ..."
 // or "none (reason)".
 std::string list_device_ordinals();
+// The usable devices' ordinals, in order.
+std::vector<int> usable_ordinals();
 
 // "sm_80, sm_86, sm_89, sm_90 and PTX for compute_90" (or "unspecified").
 std::string built_architectures();

@@ -22,7 +22,7 @@ const DeviceBackend kBackends[] = {
      .summary = [] { return cuda::describe_devices() + "; GPU code for " + cuda::built_architectures(); },
      .devices = cuda::list_device_ordinals,
      .trainer = []() -> GpuTrainer {
-       return {cuda::open_device, cuda::make_cuda_word2vec_backend, cuda::make_cuda_glove_backend};
+       return {cuda::open_device, cuda::usable_ordinals, cuda::make_cuda_word2vec_backend, cuda::make_cuda_glove_backend};
      },
      .searcher = []() -> GpuSearcher {
        return {cuda::find_search_device, cuda::make_cuda_searcher};

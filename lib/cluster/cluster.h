@@ -21,9 +21,11 @@ class Cluster {
   virtual unsigned rank() const = 0;
   virtual unsigned size() const = 0;
   bool is_root() const { return rank() == 0; }
-  // This rank's number among the ranks on its machine (each takes the GPU of that number
-  // past --gpu).
+  // This rank's number among the ranks on its machine (it picks the rank's GPU:
+  // gpu_for_rank, device/gpu_device.h).
   virtual unsigned local_rank() const { return 0; }
+  // How many ranks share this machine.
+  virtual unsigned local_size() const { return 1; }
 
   // Element-wise, over all ranks, in place.
   virtual void sum(std::span<float> values) = 0;

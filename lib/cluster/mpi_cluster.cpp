@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -43,10 +43,12 @@ class MpiCluster final : public Cluster {
     // The ranks that share this machine's memory, numbered in rank order.
     MPI_Comm local = MPI_COMM_NULL;
     check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local), "MPI_Comm_split_type");
-    int local_rank = 0;
+    int local_rank = 0, local_size = 1;
     MPI_Comm_rank(local, &local_rank);
+    MPI_Comm_size(local, &local_size);
     MPI_Comm_free(&local);
     local_rank_ = static_cast<unsigned>(local_rank);
+    local_size_ = static_cast<unsigned>(local_size);
   }
   ~MpiCluster() override {
     int finalized = 0;
@@ -57,14 +59,11 @@ class MpiCluster final : public Cluster {
   unsigned rank() const override { return rank_; }
   unsigned size() const override { return size_; }
   unsigned local_rank() const override { return local_rank_; }
+  unsigned local_size() const override { return local_size_; }
 
   void sum(std::span<float> values) override { reduce(values.data(), values.size(), MPI_FLOAT, MPI_SUM, 4); }
-  void sum(std::span<std::uint64_t> values) override {
-    reduce(values.data(), values.size(), MPI_UINT64_T, MPI_SUM, 8);
-  }
-  void max(std::span<std::uint64_t> values) override {
-    reduce(values.data(), values.size(), MPI_UINT64_T, MPI_MAX, 8);
-  }
+  void sum(std::span<std::uint64_t> values) override { reduce(values.data(), values.size(), MPI_UINT64_T, MPI_SUM, 8); }
+  void max(std::span<std::uint64_t> values) override { reduce(values.data(), values.size(), MPI_UINT64_T, MPI_MAX, 8); }
 
   std::vector<std::vector<char>> all_gather(std::span<const char> mine) override {
     std::uint64_t size = mine.size();
@@ -79,8 +78,7 @@ class MpiCluster final : public Cluster {
       if (r == rank_) std::copy(mine.begin(), mine.end(), all[r].begin());
       for (std::size_t at = 0; at < sizes[r]; at += kMaxPiece) {
         const std::size_t n = std::min<std::size_t>(kMaxPiece, sizes[r] - at);
-        check(MPI_Bcast(all[r].data() + at, static_cast<int>(n), MPI_CHAR, static_cast<int>(r), MPI_COMM_WORLD),
-              "MPI_Bcast");
+        check(MPI_Bcast(all[r].data() + at, static_cast<int>(n), MPI_CHAR, static_cast<int>(r), MPI_COMM_WORLD), "MPI_Bcast");
       }
       if (r == rank_) bytes_sent_ += sizes[r];
     }
@@ -106,14 +104,14 @@ class MpiCluster final : public Cluster {
       std::vector<MPI_Request> requests;
       for (std::size_t at = 0; at < in.size(); at += kMaxPiece) {
         requests.emplace_back();
-        check(MPI_Irecv(in.data() + at, static_cast<int>(std::min(kMaxPiece, in.size() - at)), MPI_CHAR,
-                        static_cast<int>(from), 0, MPI_COMM_WORLD, &requests.back()),
+        check(MPI_Irecv(in.data() + at, static_cast<int>(std::min(kMaxPiece, in.size() - at)), MPI_CHAR, static_cast<int>(from),
+                        0, MPI_COMM_WORLD, &requests.back()),
               "MPI_Irecv");
       }
       for (std::size_t at = 0; at < out.size(); at += kMaxPiece) {
         requests.emplace_back();
-        check(MPI_Isend(out.data() + at, static_cast<int>(std::min(kMaxPiece, out.size() - at)), MPI_CHAR,
-                        static_cast<int>(to), 0, MPI_COMM_WORLD, &requests.back()),
+        check(MPI_Isend(out.data() + at, static_cast<int>(std::min(kMaxPiece, out.size() - at)), MPI_CHAR, static_cast<int>(to),
+                        0, MPI_COMM_WORLD, &requests.back()),
               "MPI_Isend");
       }
       check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
@@ -144,7 +142,7 @@ class MpiCluster final : public Cluster {
     }
   }
 
-  unsigned rank_ = 0, size_ = 1, local_rank_ = 0;
+  unsigned rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
   std::uint64_t bytes_sent_ = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "device/gpu_device.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/enum_names.h"
@@ -22,6 +24,13 @@ void check_gpu_options(DeviceChoice device, const std::set<std::string>& given,
   for (std::string_view option : gpu_options) {
     if (given.count(std::string(option))) fail_usage("{} applies to --device cuda or auto only", option);
   }
+}
+
+int gpu_for_rank(int requested, unsigned local_rank, const std::vector<int>& usable) {
+  const auto first = std::find(usable.begin(), usable.end(), requested);
+  if (first == usable.end()) return requested;
+  const auto index = static_cast<std::size_t>(first - usable.begin()) + local_rank;
+  return usable[index % usable.size()];
 }
 
 std::string GpuDevice::description() const {

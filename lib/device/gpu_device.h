@@ -42,6 +42,13 @@ struct GpuRequest {
   std::uint64_t memory = 0;  // --gpu-memory; 0: default_gpu_budget
 };
 
+// The GPU a rank of a data-parallel run (mpirun) trains on: the one `local_rank` places
+// after --gpu among the machine's `usable` ordinals, wrapping around, so that ranks share
+// the GPUs when a machine has fewer than ranks (two ranks on one GPU each take half its
+// memory budget by default; their kernels interleave). A --gpu that is not usable is
+// returned as it is, for the error that names it.
+int gpu_for_rank(int requested, unsigned local_rank, const std::vector<int>& usable);
+
 // Device memory a run may plan for when --gpu-memory is not given: 90% of what is free,
 // leaving room for the CUDA context's own allocations and other processes' growth.
 inline std::uint64_t default_gpu_budget(std::uint64_t free_bytes) { return free_bytes / 10 * 9; }

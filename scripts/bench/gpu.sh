@@ -27,8 +27,7 @@
 #               device, host-gather), over sgd's in the same mode (x_sgd); then EPOCHS epochs on
 #               text8-head, seed 1, per mode: analogy and WS-353 (the optimizers with state keep
 #               a row's accumulators beside it, so host placement moves them too).
-#   subwords    fastText's model (--subwords; its kernels train only where EMBED_GPU_SUBWORDS=1 until
-#               their first GPU run has checked them): skip-gram and CBOW (SUB_MODELS), 1 epoch on the
+#   subwords    fastText's model (--subwords): skip-gram and CBOW (SUB_MODELS), 1 epoch on the
 #               throughput corpus at each of DIMS, fastText's settings (n-grams 3 to 6 in 2,000,000
 #               buckets, lr 0.05), per mode (SUB_MODES: cpu, device): words/s over the CPU's and, for
 #               skip-gram, Debian's fastText with the same settings (whole-process words/s); issue 41's

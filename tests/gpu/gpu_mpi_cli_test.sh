@@ -31,12 +31,18 @@ MPIRUN=(mpirun --oversubscribe --mca btl self,tcp --mca btl_tcp_if_include lo -n
 zcat "$DATA/text8-200k.txt.gz" > corpus.txt
 words() { "$GC" -q "$1" -o - --to glove | cut -d' ' -f1 | md5sum | cut -d' ' -f1; }
 
+# What a failed mpirun said: its ranks' own errors, not OpenMPI's abort banner or PMIx's
+# component warnings, which come last and hide them.
+why_failed() {
+  grep -v -e pmix_mca -e 'dlopen error' -e 'Perhaps a missing' "$1" | grep -i -m 8 -e error -e 'embed-train' -e cuda >&2
+}
+
 # --- the MPI runtime starts: two ranks on the CPU ---
 mkdir cpu && cd cpu || exit 1
 "${MPIRUN[@]}" "$ET" --corpus ../corpus.txt -o v.emb --dim 16 --epochs 1 --threads 1 > out.txt 2> err.txt
 status=$?
 check "mpirun -np 2 on the CPU: exit status" "$status" "0"
-((status == 0)) || tail -5 err.txt >&2
+((status == 0)) || why_failed err.txt
 grep -q 'data parallel over 2 ranks' err.txt && ok || bad "on the CPU: not 2 ranks: $(head -c 300 err.txt)"
 check "on the CPU: one output" "$(ls | grep -v -e out.txt -e err.txt)" "v.emb"
 cd .. || exit 1
@@ -65,7 +71,7 @@ for placement in device host; do
   "${MPIRUN[@]}" "$ET" "${SETTINGS[@]}" "${flags[@]}" -o v.emb --sync-interval 0.02 > out.txt 2> err.txt
   status=$?
   check "$placement: mpirun -np 2 --device cuda" "$status" "0"
-  ((status == 0)) || tail -5 err.txt >&2
+  ((status == 0)) || why_failed err.txt
   grep -q 'training skipgram on cuda' err.txt && ok || bad "$placement: not on the GPU: $(grep training err.txt)"
   grep -q 'data parallel over 2 ranks' err.txt && ok || bad "$placement: not 2 ranks: $(head -c 300 err.txt)"
   check "$placement: one output" "$(ls | grep -v -e out.txt -e err.txt)" "v.emb"
@@ -85,7 +91,7 @@ mkdir glove && cd glove || exit 1
   > out.txt 2> err.txt
 status=$?
 check "glove: mpirun -np 2 --device cuda" "$status" "0"
-((status == 0)) || tail -5 err.txt >&2
+((status == 0)) || why_failed err.txt
 grep -q 'training glove on cuda' err.txt && ok || bad "glove: not on the GPU: $(grep training err.txt)"
 check "glove: one output" "$(ls | grep -v -e out.txt -e err.txt)" "g.emb"
 check "glove: embed-query reads it" "$("$EQ" g.emb the -k 3 --format tsv | wc -l)" "3"

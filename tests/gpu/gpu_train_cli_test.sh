@@ -114,19 +114,19 @@ grep -qE "GPU: [1-9][0-9]?\.[0-9]% of row touches" rowadagrad-skipgram-host.log 
   grep -q "keeps f32 rows on the GPU for its state" adagrad-f16.log && ok || bad "adagrad with --dtype f16: $(tail -2 adagrad-f16.log)"
 expect_error "adam on the GPU" 1 "--optimizer adam trains on the CPU" "$ET" "${RUN[@]}" -o e.emb --optimizer adam --device cuda
 
-# fastText's model (--subwords) on the GPU: its kernels train only where EMBED_GPU_SUBWORDS=1
-# until their first GPU run has checked them; then skip-gram and CBOW reach the CPU's loss
-# and WS-353 sample, in f32 and f16, and the output answers words outside the vocabulary.
+# fastText's model (--subwords) on the GPU: skip-gram and CBOW reach the CPU's loss and
+# WS-353 sample, in f32 and f16, and the output answers words outside the vocabulary;
+# --device auto takes the GPU for it too.
 SUB=(--subwords --buckets 200000 --minn 3 --maxn 6)
-expect_error "--subwords on the GPU before its first run" 1 "--subwords trains on the CPU so far" \
-  "$ET" "${RUN[@]}" "${SUB[@]}" -o e.emb --device cuda
+"$ET" "${RUN[@]}" "${SUB[@]}" -o auto.emb --epochs 1 --device auto 2> auto.log &&
+  grep -q "training skipgram on cuda (.*subwords" auto.log && ok || bad "--subwords --device auto: $(grep -m1 -e training -e error auto.log)"
 for model in skipgram cbow; do
   "$ET" "${RUN[@]}" "${SUB[@]}" --model "$model" -o "sub-$model-cpu.emb" --device cpu 2> "sub-$model-cpu.log" ||
     bad "subwords $model: CPU reference run"
   sub_spearman=$(sample_spearman "sub-$model-cpu.emb")
   for dtype in f32 f16; do
     name="sub-$model-$dtype"
-    EMBED_GPU_SUBWORDS=1 "$ET" "${RUN[@]}" "${SUB[@]}" --model "$model" --dtype "$dtype" -o "$name.emb" --device cuda \
+    "$ET" "${RUN[@]}" "${SUB[@]}" --model "$model" --dtype "$dtype" -o "$name.emb" --device cuda \
       2> "$name.log"
     status=$?
     check "$name: exit status" "$status" "0"
@@ -139,9 +139,9 @@ for model in skipgram cbow; do
   done
 done
 expect_error "--subwords with adagrad on the GPU" 1 "--subwords trains with --optimizer sgd on the GPU" \
-  env EMBED_GPU_SUBWORDS=1 "$ET" "${RUN[@]}" "${SUB[@]}" -o e.emb --device cuda --optimizer adagrad
+  "$ET" "${RUN[@]}" "${SUB[@]}" -o e.emb --device cuda --optimizer adagrad
 expect_error "--subwords with --table host" 1 "keeps its tables in GPU memory so far" \
-  env EMBED_GPU_SUBWORDS=1 "$ET" "${RUN[@]}" "${SUB[@]}" -o e.emb --device cuda --table host
+  "$ET" "${RUN[@]}" "${SUB[@]}" -o e.emb --device cuda --table host
 
 # GloVe on the GPU: both placements reach the CPU trainer's cost on the same counts and seed.
 GLOVE=(--corpus "$CORPUS" --model glove --dim 50 --epochs 10 --seed 3 --threads 4)

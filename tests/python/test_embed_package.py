@@ -308,11 +308,16 @@ class Install(unittest.TestCase):
         python = os.path.join(venv, "bin", "python")
         if subprocess.run([python, "-c", "import setuptools"], capture_output=True).returncode != 0:
             self.skipTest("no setuptools in a fresh virtual environment: an offline build needs it")
+        # A Python that is itself a virtual environment (the GPU machines' /opt/torch/.venv)
+        # lends the new one the system's packages, not its own numpy.
+        if subprocess.run([python, "-c", "import numpy"], capture_output=True).returncode != 0:
+            self.skipTest("no numpy in a fresh virtual environment with the system's packages: pip offline needs it")
         # From a copy: setuptools builds in the source folder (build/, *.egg-info).
         source = path("python-source")
         shutil.copytree(os.path.join(REPO, "python"), source, ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
         pip = [os.path.join(venv, "bin", "python"), "-m", "pip", "install", "--no-index", "--no-build-isolation", "-q", source]
-        subprocess.run(pip, check=True, capture_output=True, cwd=WORK)
+        installed = subprocess.run(pip, capture_output=True, text=True, cwd=WORK)
+        self.assertEqual(installed.returncode, 0, f"pip install failed: {installed.stderr[-1500:]}")
         where = subprocess.run([os.path.join(venv, "bin", "python"), "-c", "import embed, sys; print(embed.__file__); "
                                 "print(len(embed.open(sys.argv[1])))", path("plain.emb")], check=True,
                                capture_output=True, text=True, cwd=WORK).stdout.split()

@@ -1,9 +1,11 @@
-// Which GPUs a CUDA build can run on, and what it says when the driver is the problem
-// (kernels/common/device_support.h: plain C++, checked on every build).
+// Which GPUs a CUDA build can run on, what it says when the driver is the problem, and
+// which GPU each rank of an mpirun job takes
+// (kernels/common/device_support.h, device/gpu_device.h: plain C++, checked on every build).
 #include <catch2/catch.hpp>
 
 #include <vector>
 
+#include "device/gpu_device.h"
 #include "kernels/common/device_support.h"
 
 using namespace embed::cuda;
@@ -47,4 +49,24 @@ TEST_CASE("a missing or old driver is named, not reported as a runtime error", "
         "--device cpu");
   CHECK(driver_problem(13000, 13000).empty());
   CHECK(driver_problem(13010, 13000).empty());
+}
+
+TEST_CASE("mpirun's ranks take the GPUs past --gpu in turn, sharing them when there are fewer", "[gpu-discovery]") {
+  using embed::gpu_for_rank;
+  const std::vector<int> one{0}, four{0, 1, 2, 3}, gaps{0, 2, 5};
+  // Two ranks on one GPU (the lent machines): both on GPU 0.
+  CHECK(gpu_for_rank(0, 0, one) == 0);
+  CHECK(gpu_for_rank(0, 1, one) == 0);
+  // One GPU each, from --gpu on, wrapping around.
+  CHECK(gpu_for_rank(0, 3, four) == 3);
+  CHECK(gpu_for_rank(2, 1, four) == 3);
+  CHECK(gpu_for_rank(2, 2, four) == 0);
+  CHECK(gpu_for_rank(1, 7, four) == 0);
+  // Unusable devices (refused architectures) are skipped.
+  CHECK(gpu_for_rank(2, 1, gaps) == 5);
+  CHECK(gpu_for_rank(2, 2, gaps) == 0);
+  // A --gpu that is not usable comes back unchanged, for the error that names it.
+  CHECK(gpu_for_rank(1, 1, gaps) == 1);
+  CHECK(gpu_for_rank(4, 0, four) == 4);
+  CHECK(gpu_for_rank(0, 1, {}) == 0);
 }

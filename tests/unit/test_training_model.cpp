@@ -69,7 +69,11 @@ TEST_CASE("options and optimizers apply to the models that take them", "[train][
   CHECK(training_model(Model::cbow).gpu_refusal(adam).empty());
   TrainSettings subwords;
   subwords.subwords = true;
-  CHECK(training_model(Model::skipgram).gpu_refusal(subwords) == "--subwords trains on the CPU so far");
+  CHECK(training_model(Model::skipgram).gpu_refusal(subwords).empty());
+  CHECK(training_model(Model::cbow).gpu_refusal(subwords).empty());
+  subwords.optimizer = Optimizer::adagrad;
+  CHECK(training_model(Model::skipgram).gpu_refusal(subwords) ==
+        "--subwords trains with --optimizer sgd on the GPU; --optimizer adagrad trains on the CPU");
   CHECK(training_model(Model::skipgram).gpu_refusal(TrainSettings{}).empty());
 }
 

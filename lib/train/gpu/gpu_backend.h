@@ -61,6 +61,8 @@ struct GpuTrainer {
   // Device `ordinal` (--gpu) made current, when it is usable; nullopt with the reason
   // otherwise (no such device, no driver, no code for it).
   std::function<std::optional<GpuDevice>(int ordinal, std::string& why_not)> find_device;
+  // The ordinals of the usable devices (those find_device may open).
+  std::function<std::vector<int>()> usable_ordinals;
   // Throws embed::Error when the device cannot hold what the plan promised.
   std::function<std::unique_ptr<Word2vecBackend>(const GpuBackendRequest&)> make_backend;
   std::function<std::unique_ptr<GloveBackend>(const GloveGpuRequest&)> make_glove_backend;

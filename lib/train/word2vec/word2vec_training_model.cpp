@@ -1,6 +1,5 @@
 #include "train/word2vec/word2vec_training_model.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -94,10 +93,7 @@ class Word2vecModel final : public TrainingModel {
   bool gpu_trains(Optimizer optimizer) const override { return supports_on_gpu(model_, optimizer); }
   std::string gpu_refusal(const TrainSettings& s) const override {
     if (s.subwords) {
-      // Its kernels (subword_kernels.h) are written and built but have not yet run on a GPU:
-      // until a lent GPU has checked them (the gpu tests, run.sh subwords), only a benchmark
-      // or a test that sets EMBED_GPU_SUBWORDS=1 trains them.
-      if (!gpu_subwords_enabled()) return "--subwords trains on the CPU so far";
+      // Its kernels (subword_kernels.h) step with SGD only.
       if (s.optimizer != Optimizer::sgd) {
         return fmt::format("--subwords trains with --optimizer sgd on the GPU; --optimizer {} trains on the CPU",
                            optimizer_name(s.optimizer));
@@ -213,11 +209,6 @@ class Word2vecModel final : public TrainingModel {
   }
 
  private:
-  static bool gpu_subwords_enabled() {
-    const char* enabled = std::getenv("EMBED_GPU_SUBWORDS");
-    return enabled != nullptr && std::string_view(enabled) == "1";
-  }
-
   // The GPU backend for `run` on context.gpu, within the budget; with `subwords`, fastText's
   // model, its tables in GPU memory.
   static std::unique_ptr<Word2vecBackend> gpu_backend(TrainingRun& run, const TrainContext& context,
