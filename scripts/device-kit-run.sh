@@ -23,6 +23,8 @@
 #                             query q/s against the CPU, GPU-trained vectors' quality: inside 9 minutes
 #   run.sh memcheck [OUTDIR]  the Catch2 suites (but the [large] case) and short training
 #                             runs with cold rows under compute-sanitizer's memcheck: inside 9 minutes
+#   run.sh hostside [OUTDIR]  host placement's CPU side on 1, 8 and 16 threads (bench-host-rows), then
+#                             big_table at 1M ids, 1/4 and 1/16 of the budget: gathered f32 and f16, mapped
 #   run.sh mpi [OUTDIR]       two ranks under the kit's mpirun sharing the GPU, and the Python package
 #                             with PyTorch (pip's offline install included), after the GPU's compute mode
 #   run.sh optimizers [OUTDIR]  skip-gram and CBOW with each optimizer the GPU trains them with (sgd,
@@ -53,8 +55,8 @@ mode=${1:-}
 case $mode in
   quick | all) budget=${BUDGET_S:-470} ;;
   big) budget=${BUDGET_S:-500} ;;
-  bench | memcheck | large | largest | mpi | optimizers | rules | subwords) budget=${BUDGET_S:-530} ;;
-  *) echo "usage: run.sh all|quick|big|bench|memcheck|large|largest|mpi|optimizers|rules|subwords [OUTDIR]" >&2; exit 2 ;;
+  bench | hostside | memcheck | large | largest | mpi | optimizers | rules | subwords) budget=${BUDGET_S:-530} ;;
+  *) echo "usage: run.sh all|quick|big|bench|hostside|memcheck|large|largest|mpi|optimizers|rules|subwords [OUTDIR]" >&2; exit 2 ;;
 esac
 out=${2:-${OUT:-./out}}
 mkdir -p "$out" && out=$(cd "$out" && pwd) || { echo "run.sh: cannot write to $out" >&2; exit 2; }
@@ -278,6 +280,13 @@ case $mode in
     # The CPU's share of host placement (remap, gather, scatter) on one thread of this
     # machine, at big_table's shape: its words/s times the threads bounds host placement.
     bench_step host_rows 60 "$bin/bench-host-rows" --words 2000000
+    # The same on 8 and 16 threads at once: whether that work scales with cores or is
+    # bound by the machine's memory (each gathered f32 row costs about 11 KB of host
+    # memory traffic, bench-host-rows estimates the GB/s), the question host placement's
+    # 0.19x of device at 1/4 of the budget left open (H100, 2026-11-27).
+    for threads in 8 16; do
+      bench_step "host_rows_$threads" 40 "$bin/bench-host-rows" --words 8000000 --threads "$threads"
+    done
     # 3,056,312 words, 7.4 GB of tables: device, then each budget gathered in f32 and in f16,
     # then the second seed (about 300 s on an H200).
     RESERVE_S=5 bench_step big_table 420 "${bench_env[@]}" RUN_TIMEOUT=120 bash "$kit/scripts/bench/big_table.sh"
@@ -327,6 +336,20 @@ case $mode in
     step gpu_glove 60 "$bin/gpu_glove_tests"
     RESERVE_S=5 bench_step optimizers 300 "${bench_env[@]}" EMBED_GPU_RULES=all PARTS=optimizers WORDS=20000000 EPOCHS=5 \
       OPT_MODES="cpu device" OPTIMIZERS="sgd rmsprop adadelta asgd adam" bash "$kit/scripts/bench/gpu.sh"
+    ;;
+  hostside)
+    # Issue 36's open question in about 3 minutes: whether host placement's CPU side
+    # (remap, gather, scatter) scales with threads at big_table's 1M-id shape or the host's
+    # memory bounds it, and what the mapped transfers give since their kernels move a row
+    # per warp, 16 bytes per thread (2026-11-27; 0.10x device before, H200).
+    for threads in 1 8 16; do
+      bench_step "host_rows_$threads" 40 "$bin/bench-host-rows" --rows 790150 --hot 98801 --batch 1743 \
+        --words $((threads == 1 ? 1000000 : 8000000)) --threads "$threads"
+    done
+    # Also at 1/16, where the batches were 500 words (now planned for 1 input and 3 output
+    # rows per word copied, not 1 + 6, and cut where a batch copies more).
+    RESERVE_S=5 bench_step big_table_mapped 320 "${bench_env[@]}" VOCAB=1000000 WORDS=50000000 RUN_TIMEOUT=60 \
+      MODES="device host f16 mapped" FRACTIONS="4 16" SEEDS=1 bash "$kit/scripts/bench/big_table.sh"
     ;;
   mpi)
     # The two steps of `all` that failed on their first run (H100, 2026-11-27): two ranks

@@ -82,25 +82,49 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
 
   void train(const WindowBatch& batch, unsigned worker_index, BatchLoss& loss) override {
     EMBED_ASSERT(worker_index < workers_.size());
-    Slot& slot = take_slot(worker_index, loss);
-    if (batch.windows() == 0) return;
+    if (batch.windows() == 0) {
+      take_slot(worker_index, loss);
+      return;
+    }
     EMBED_ASSERT(batch.negatives_per_window == shape_.negatives);
+    if (device_placement()) {
+      train_windows(batch, 0, batch.windows(), worker_index, loss);
+      return;
+    }
+    // Host placement: in parts when the batch copies more rows than a slot holds.
+    RowRemapper& remapper = *workers_[worker_index].remapper;
+    for (std::size_t first = 0; first < batch.windows();) {
+      const std::size_t end = remapper.windows_within(batch, first, plan_.max_input_rows, plan_.max_output_rows);
+      train_windows(batch, first, end, worker_index, loss);
+      first = end;
+    }
+  }
 
+  void finish(unsigned worker_index, BatchLoss& loss) override { finish_worker(worker_index, loss); }
+  void copy_tables_to_host() override { copy_tables_home(); }
+  RowHome* row_home() override { return this; }
+
+ private:
+  // Queues windows [first, end) of `batch` on the worker's next slot.
+  void train_windows(const WindowBatch& batch, std::size_t first, std::size_t end, unsigned worker_index, BatchLoss& loss) {
+    Slot& slot = take_slot(worker_index, loss);
     Worker& worker = workers_[worker_index];
     const WindowBatch* to_train = &batch;
     RowTouches touches;
-    touches.all = batch.inputs.size() + batch.targets.size() + batch.negatives.size();
-    touches.resident = touches.all;
-    if (!device_placement()) {
-      touches.resident = worker.remapper->remap(batch, worker.local);
+    if (device_placement()) {
+      touches.all = batch.inputs.size() + batch.targets.size() + batch.negatives.size();
+      touches.resident = touches.all;
+    } else {
+      touches.resident = worker.remapper->remap(batch, first, end, worker.local);
       to_train = &worker.local.batch;
+      touches.all = to_train->inputs.size() + to_train->targets.size() + to_train->negatives.size();
     }
     const std::size_t words =
         packed_words_bound(to_train->windows(), shape_.max_inputs_per_window, shape_.negatives, batch.negatives_per_input,
                            worker.local.input_rows.size() + worker.local.output_rows.size());
     EMBED_ASSERT(words <= plan_.ids_words);
     slot.shape = pack_batch(*to_train, worker.local.input_rows, worker.local.output_rows, slot.host_ids.get<std::uint32_t>());
-    slot.examples = model_ == Model::skipgram ? batch.inputs.size() : batch.windows();
+    slot.examples = model_ == Model::skipgram ? to_train->inputs.size() : to_train->windows();
 
     const auto [input, output] = kernel_tables(slot);
     const KernelTables tables{input,
@@ -131,11 +155,6 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     });
   }
 
-  void finish(unsigned worker_index, BatchLoss& loss) override { finish_worker(worker_index, loss); }
-  void copy_tables_to_host() override { copy_tables_home(); }
-  RowHome* row_home() override { return this; }
-
- private:
   // Host placement: the batch's unique rows, as packed into the slot's ids.
   BatchRows rows_of(const Slot& slot) const override {
     const auto* host = slot.host_ids.get<std::uint32_t>();

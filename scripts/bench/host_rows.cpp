@@ -1,5 +1,5 @@
 // bench-host-rows: the CPU's share of training with the tables in host memory (issue 36),
-// on one thread. With --table host a GPU worker thread, per batch of skip-gram windows,
+// on one thread or several. With --table host a GPU worker thread, per batch of skip-gram windows,
 // remaps the batch to the rows it touches (RowRemapper), gathers the rows that are not
 // hot (resident on the GPU) of both tables into its staging copy (gather_rows), and, once
 // the GPU has trained them, adds their changes back under the rows' stripe locks
@@ -9,7 +9,13 @@
 //
 //   bench-host-rows [--rows 3056312] [--dim 300] [--hot 380000] [--words 2000000]
 //                   [--batch 20000] [--window 5] [--negative 5] [--zipf 1.0] [--seed 1]
-//                   [--storage f32|f16|bf16]
+//                   [--storage f32|f16|bf16] [--threads 1]
+//
+// --threads N runs N such workers at once on the same two tables and stripe locks, each
+// with its own remapper and staging copies, the batches dealt out in turn (as embed-train's
+// GPU workers are): their words/s together against one thread's says whether the host
+// side scales with cores or is bound by the machine's memory, whose traffic it estimates
+// (what each gathered row costs in bytes read and written: see traffic_per_row).
 //
 // --storage is the type of the staged copies (embed-train's --dtype on the GPU): f16 and
 // bf16 halve the bytes staged and sent, at a conversion per value in both directions.
@@ -29,6 +35,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -61,6 +68,24 @@ class ZipfDraw {
   std::vector<double> cumulative_;
 };
 
+// What one worker's stages took, in seconds of its thread, and what its batches held.
+struct WorkerTimes {
+  double remap = 0, gather = 0, scatter = 0;
+  std::uint64_t hot_touches = 0, touches = 0, gathered_rows = 0;
+};
+
+// Host memory bytes one gathered row moves through the path, for a row of `table_bytes`
+// (f32, the host tables') staged as `staged_bytes`: the gather reads the table row and
+// writes the staged copy (its cache lines read first, as stores to them allocate); the
+// copy goes to the GPU (read) and comes back (written); the scatter reads both staged
+// copies and reads and writes the table row.
+double traffic_per_row(double table_bytes, double staged_bytes) {
+  const double gather = table_bytes + 2 * staged_bytes;
+  const double transfers = 2 * staged_bytes;
+  const double scatter = 2 * staged_bytes + 2 * table_bytes;
+  return gather + transfers + scatter;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -80,6 +105,9 @@ int main(int argc, char** argv) {
   std::string storage_name = "f32";
   app.add_option("--storage", storage_name, "the staged copies' type (embed-train's --dtype)")
       ->check(CLI::IsMember({"f32", "f16", "bf16"}));
+  unsigned threads = 1;
+  app.add_option("--threads", threads, "workers at once on the same tables (embed-train's GPU workers)")
+      ->check(CLI::Range(1u, 256u));
   CLI11_PARSE(app, argc, argv);
   hot = std::min(hot, rows);
 
@@ -112,55 +140,84 @@ int main(int argc, char** argv) {
     }
   }
 
-  embed::RowRemapper remapper(rows, hot);
   embed::RowLocks locks;
-  embed::LocalBatch local;
   const embed::DType storage = *embed::parse_vector_dtype(storage_name);
-  std::vector<std::uint8_t> staged, original;
   const std::size_t stride = input.stride();
   const std::size_t row_bytes = stride * embed::dtype_size(storage);
-  double remap_s = 0, gather_s = 0, scatter_s = 0;
-  std::uint64_t hot_touches = 0, touches = 0, gathered_rows = 0;
-  for (const embed::WindowBatch& b : batches) {
-    auto t = Clock::now();
-    hot_touches += remapper.remap(b, local);
-    remap_s += seconds_since(t);
-    touches += b.inputs.size() + b.targets.size() + b.negatives.size();
-    const std::size_t in_rows = local.input_rows.size(), out_rows = local.output_rows.size();
-    gathered_rows += in_rows + out_rows;
-    staged.resize((in_rows + out_rows) * row_bytes);
-    t = Clock::now();
-    embed::gather_rows(input, local.input_rows, storage, staged.data());
-    embed::gather_rows(output, local.output_rows, storage, staged.data() + in_rows * row_bytes);
-    gather_s += seconds_since(t);
-    original = staged;  // the GPU's copy as it was gathered
-    // The GPU's training, a stand-in: every value changes a little.
-    if (storage == embed::DType::f32) {
-      for (std::size_t i = 0; i < staged.size(); i += 4) {
-        float v;
-        std::memcpy(&v, &staged[i], 4);
-        v += 1e-6f;
-        std::memcpy(&staged[i], &v, 4);
+  // One GPU worker's host side over batches worker, worker + threads, ...
+  auto work = [&](unsigned worker, WorkerTimes& times) {
+    embed::RowRemapper remapper(rows, hot);
+    embed::LocalBatch local;
+    std::vector<std::uint8_t> staged, original;
+    for (std::size_t index = worker; index < batches.size(); index += threads) {
+      const embed::WindowBatch& b = batches[index];
+      auto t = Clock::now();
+      times.hot_touches += remapper.remap(b, local);
+      times.remap += seconds_since(t);
+      times.touches += b.inputs.size() + b.targets.size() + b.negatives.size();
+      const std::size_t in_rows = local.input_rows.size(), out_rows = local.output_rows.size();
+      times.gathered_rows += in_rows + out_rows;
+      staged.resize((in_rows + out_rows) * row_bytes);
+      t = Clock::now();
+      embed::gather_rows(input, local.input_rows, storage, staged.data());
+      embed::gather_rows(output, local.output_rows, storage, staged.data() + in_rows * row_bytes);
+      times.gather += seconds_since(t);
+      original = staged;  // the GPU's copy as it was gathered
+      // The GPU's training, a stand-in: every value changes a little.
+      if (storage == embed::DType::f32) {
+        for (std::size_t i = 0; i < staged.size(); i += 4) {
+          float v;
+          std::memcpy(&v, &staged[i], 4);
+          v += 1e-6f;
+          std::memcpy(&staged[i], &v, 4);
+        }
+      } else {
+        for (std::size_t i = 0; i < staged.size(); i += 2) staged[i] ^= 1;  // the lowest mantissa bit
       }
-    } else {
-      for (std::size_t i = 0; i < staged.size(); i += 2) staged[i] ^= 1;  // the lowest mantissa bit
+      t = Clock::now();
+      embed::scatter_deltas(input, local.input_rows, storage, staged.data(), original.data(), &locks);
+      embed::scatter_deltas(output, local.output_rows, storage, staged.data() + in_rows * row_bytes,
+                            original.data() + in_rows * row_bytes, &locks);
+      times.scatter += seconds_since(t);
     }
-    t = Clock::now();
-    embed::scatter_deltas(input, local.input_rows, storage, staged.data(), original.data(), &locks);
-    embed::scatter_deltas(output, local.output_rows, storage, staged.data() + in_rows * row_bytes,
-                          original.data() + in_rows * row_bytes, &locks);
-    scatter_s += seconds_since(t);
+  };
+  std::vector<WorkerTimes> times(threads);
+  const auto start = Clock::now();
+  if (threads == 1) {
+    work(0, times[0]);
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work, t, std::ref(times[t]));
+    for (std::thread& thread : pool) thread.join();
+  }
+  const double wall = seconds_since(start);
+  WorkerTimes all;
+  for (const WorkerTimes& t : times) {
+    all.remap += t.remap;
+    all.gather += t.gather;
+    all.scatter += t.scatter;
+    all.hot_touches += t.hot_touches;
+    all.touches += t.touches;
+    all.gathered_rows += t.gathered_rows;
   }
   const double w = static_cast<double>(words);
-  std::printf("stage    seconds      words/s (one thread, %s staging)\n", storage_name.c_str());
-  std::printf("remap    %7.3f %12.0f\n", remap_s, w / remap_s);
-  std::printf("gather   %7.3f %12.0f\n", gather_s, w / gather_s);
-  std::printf("scatter  %7.3f %12.0f\n", scatter_s, w / scatter_s);
-  std::printf("all      %7.3f %12.0f\n", remap_s + gather_s + scatter_s, w / (remap_s + gather_s + scatter_s));
+  // Per stage: seconds summed over the threads, and words/s per thread.
+  std::printf("stage    seconds      words/s (per thread, %u thread%s, %s staging)\n", threads, threads == 1 ? "" : "s",
+              storage_name.c_str());
+  std::printf("remap    %7.3f %12.0f\n", all.remap, w / all.remap);
+  std::printf("gather   %7.3f %12.0f\n", all.gather, w / all.gather);
+  std::printf("scatter  %7.3f %12.0f\n", all.scatter, w / all.scatter);
+  const double busy = all.remap + all.gather + all.scatter;
+  std::printf("all      %7.3f %12.0f\n", busy, w / busy);
+  const double gathered = static_cast<double>(all.gathered_rows);
   std::printf(
-      "hot touches %.1f%%; rows gathered per word %.2f; bytes per word each way %.0f; gather %.1f GB/s, scatter %.1f GB/s\n",
-      100.0 * static_cast<double>(hot_touches) / static_cast<double>(touches), static_cast<double>(gathered_rows) / w,
-      static_cast<double>(gathered_rows * row_bytes) / w, static_cast<double>(gathered_rows * row_bytes) / gather_s / 1e9,
-      static_cast<double>(gathered_rows * row_bytes) / scatter_s / 1e9);
+      "hot touches %.1f%%; rows gathered per word %.2f; bytes per word each way %.0f; gather %.1f GB/s, scatter %.1f GB/s "
+      "per thread\n",
+      100.0 * static_cast<double>(all.hot_touches) / static_cast<double>(all.touches), gathered / w,
+      gathered * static_cast<double>(row_bytes) / w, gathered * static_cast<double>(row_bytes) / all.gather / 1e9,
+      gathered * static_cast<double>(row_bytes) / all.scatter / 1e9);
+  const double traffic = gathered * traffic_per_row(static_cast<double>(stride * sizeof(float)), static_cast<double>(row_bytes));
+  std::printf("together: %u thread%s, %.3f s, %.0f words/s; host memory traffic about %.0f KB per word, %.1f GB/s\n", threads,
+              threads == 1 ? "" : "s", wall, w / wall, traffic / w / 1e3, traffic / wall / 1e9);
   return 0;
 }

@@ -66,8 +66,15 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
   const std::uint64_t row_bytes = std::uint64_t{shape.stride} * dtype_size(shape.storage);
   plan.table_bytes = host ? 0 : (2 * shape.rows + shape.bucket_rows) * row_bytes;
   // A batch's inputs are its own (kept) words, its outputs those words and their negatives.
-  plan.max_input_rows = host ? std::min(shape.rows, batch_items) : 0;
-  plan.max_output_rows = host ? std::min(shape.rows, batch_items * (1 + shape.negatives)) : 0;
+  // Its copied output rows are planned at kCopiedOutputRowsPerWord, not at every touch
+  // being a row of its own: the negatives are drawn by frequency, so most fall on hot or
+  // repeated rows, and a batch that lists more trains in parts (RowRemapper::windows_within).
+  // A slot always holds one window's rows.
+  const std::size_t window_outputs = 1 + shape.negatives * (shape.negatives_per_input ? shape.max_inputs_per_window : 1);
+  plan.max_input_rows = host ? std::min(shape.rows, std::max(batch_items, shape.max_inputs_per_window)) : 0;
+  plan.max_output_rows =
+      host ? std::min(shape.rows, std::max(batch_items * std::min(kCopiedOutputRowsPerWord, 1 + shape.negatives), window_outputs))
+           : 0;
   const std::size_t rows = plan.max_input_rows + plan.max_output_rows;
   plan.ids_words = packed_words_bound(batch_items, shape.max_inputs_per_window, shape.negatives, shape.negatives_per_input, rows);
   // Host placement: the working copy of the rows, and for mapped transfers their

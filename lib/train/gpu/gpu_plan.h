@@ -103,6 +103,12 @@ struct GpuMemoryPlan {
 // 11 windows (word2vec_kernels.h); tight memory shrinks them down to kMinBatchWords.
 inline constexpr std::size_t kGpuBatchWords = 20000;
 inline constexpr std::size_t kMinBatchWords = 500;
+// Host placement: the copied output rows a slot holds per word of its batch. A batch of
+// words touches 1 + negatives output rows per window, but copies far fewer: on batches
+// shaped as big_table's (bench-host-rows, 790,150 ids, 2.7% to 12.5% of the rows hot)
+// 2.4 to 3.0 rows per word of both tables together. Planned at 3 rather than 6 (window
+// 5, negative 5), a slot holds a batch 1.75 times as long in the same memory.
+inline constexpr std::size_t kCopiedOutputRowsPerWord = 3;
 // Bytes of the buffer that converts tables on their way to and from the device.
 inline constexpr std::uint64_t kTransferBufferBytes = 64ull << 20;
 

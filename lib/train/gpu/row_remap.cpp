@@ -26,30 +26,76 @@ std::uint32_t RowRemapper::local_row(std::uint32_t row, std::vector<std::uint32_
   return slot[row];
 }
 
-std::uint64_t RowRemapper::remap(const WindowBatch& batch, LocalBatch& local) {
+std::uint64_t RowRemapper::remap(const WindowBatch& batch, std::size_t first, std::size_t end, LocalBatch& local) {
+  EMBED_ASSERT(first <= end && end <= batch.windows());
   WindowBatch& out = local.batch;
   out.learning_rate = batch.learning_rate;
   out.negatives_per_window = batch.negatives_per_window;
   out.negatives_per_input = batch.negatives_per_input;
-  out.input_offsets = batch.input_offsets;
-  out.targets.resize(batch.targets.size());
-  out.inputs.resize(batch.inputs.size());
-  out.negatives.resize(batch.negatives.size());
+  const std::uint32_t input_base = batch.input_offsets[first];
+  out.input_offsets.resize(end - first + 1);
+  for (std::size_t w = first; w <= end; ++w) out.input_offsets[w - first] = batch.input_offsets[w] - input_base;
+  const std::size_t inputs_end = batch.input_offsets[end];
+  // Negatives come per window, or per input (in the inputs' order).
+  const std::size_t k = batch.negatives_per_window;
+  const std::size_t negatives_first = batch.negatives_per_input ? input_base * k : first * k;
+  const std::size_t negatives_end = batch.negatives_per_input ? inputs_end * k : end * k;
+  out.targets.resize(end - first);
+  out.inputs.resize(inputs_end - input_base);
+  out.negatives.resize(negatives_end - negatives_first);
   local.input_rows.clear();
   local.output_rows.clear();
   std::uint64_t hot = 0;
-  for (std::size_t i = 0; i < batch.inputs.size(); ++i) {
-    out.inputs[i] = local_row(batch.inputs[i], input_slot_, local.input_rows, hot);
+  for (std::size_t i = input_base; i < inputs_end; ++i) {
+    out.inputs[i - input_base] = local_row(batch.inputs[i], input_slot_, local.input_rows, hot);
   }
-  for (std::size_t w = 0; w < batch.targets.size(); ++w) {
-    out.targets[w] = local_row(batch.targets[w], output_slot_, local.output_rows, hot);
+  for (std::size_t w = first; w < end; ++w) {
+    out.targets[w - first] = local_row(batch.targets[w], output_slot_, local.output_rows, hot);
   }
-  for (std::size_t i = 0; i < batch.negatives.size(); ++i) {
-    out.negatives[i] = local_row(batch.negatives[i], output_slot_, local.output_rows, hot);
+  for (std::size_t i = negatives_first; i < negatives_end; ++i) {
+    out.negatives[i - negatives_first] = local_row(batch.negatives[i], output_slot_, local.output_rows, hot);
   }
   for (std::uint32_t row : local.input_rows) input_slot_[row] = kUnused;
   for (std::uint32_t row : local.output_rows) output_slot_[row] = kUnused;
   return hot;
+}
+
+std::size_t RowRemapper::windows_within(const WindowBatch& batch, std::size_t first, std::size_t max_input_rows,
+                                        std::size_t max_output_rows) {
+  const std::size_t end = batch.windows();
+  EMBED_ASSERT(first < end);
+  const std::size_t k = batch.negatives_per_window;
+  // Every touch a copied row of its own still fits: no need to count.
+  const std::size_t inputs = batch.input_offsets[end] - batch.input_offsets[first];
+  const std::size_t outputs = (end - first) + (batch.negatives_per_input ? inputs : end - first) * k;
+  if (inputs <= max_input_rows && outputs <= max_output_rows) return end;
+  // Count each window's new copied rows, marking them in the slot arrays (cleared after).
+  constexpr std::uint32_t kCounted = kUnused - 1;
+  auto count = [&](std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& counted) {
+    if (row < hot_rows_ || slot[row] != kUnused) return 0;
+    slot[row] = kCounted;
+    counted.push_back(row);
+    return 1;
+  };
+  counted_inputs_.clear();
+  counted_outputs_.clear();
+  std::size_t w = first;
+  for (; w < end; ++w) {
+    for (std::uint32_t row : batch.window_inputs(w)) count(row, input_slot_, counted_inputs_);
+    count(batch.targets[w], output_slot_, counted_outputs_);
+    if (batch.negatives_per_input) {
+      for (std::size_t i = batch.input_offsets[w]; i < batch.input_offsets[w + 1]; ++i) {
+        for (std::uint32_t row : batch.input_negatives(i)) count(row, output_slot_, counted_outputs_);
+      }
+    } else {
+      for (std::uint32_t row : batch.window_negatives(w)) count(row, output_slot_, counted_outputs_);
+    }
+    if (counted_inputs_.size() > max_input_rows || counted_outputs_.size() > max_output_rows) break;
+  }
+  EMBED_ASSERT(w > first);  // the plan's slots hold any one window's rows
+  for (std::uint32_t row : counted_inputs_) input_slot_[row] = kUnused;
+  for (std::uint32_t row : counted_outputs_) output_slot_[row] = kUnused;
+  return w;
 }
 
 std::uint64_t RowRemapper::remap(std::span<const GloveRecord> records, LocalGloveBlock& local) {

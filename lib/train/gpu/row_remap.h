@@ -40,7 +40,15 @@ class RowRemapper {
  public:
   RowRemapper(std::size_t table_rows, std::size_t hot_rows);
   // Each returns how many of the batch's row touches were of hot rows (table_traffic.h).
-  std::uint64_t remap(const WindowBatch& batch, LocalBatch& local);
+  std::uint64_t remap(const WindowBatch& batch, LocalBatch& local) { return remap(batch, 0, batch.windows(), local); }
+  // Windows [first, end) of `batch` only, as a batch of their own.
+  std::uint64_t remap(const WindowBatch& batch, std::size_t first, std::size_t end, LocalBatch& local);
+  // Where the run of windows from `first` (at least one) must end for its copied rows to
+  // fit a slot of `max_input_rows` and `max_output_rows`: the batch's end when they do.
+  // A slot is planned for the rows batches usually copy, not for every touch being a
+  // copied row of its own, and the rare batch that lists more trains in parts.
+  std::size_t windows_within(const WindowBatch& batch, std::size_t first, std::size_t max_input_rows,
+                             std::size_t max_output_rows);
   // The input table is GloVe's W, the output table W̃.
   std::uint64_t remap(std::span<const GloveRecord> records, LocalGloveBlock& local);
 
@@ -51,6 +59,7 @@ class RowRemapper {
   std::vector<std::uint32_t> input_slot_;
   std::vector<std::uint32_t> output_slot_;
   std::uint32_t hot_rows_ = 0;
+  std::vector<std::uint32_t> counted_inputs_, counted_outputs_;  // windows_within's marks, to clear
 
   // `row`'s local id (counting it in `hot` when it is a hot row's).
   std::uint32_t local_row(std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& rows,

@@ -46,7 +46,7 @@ struct Tables {
 struct Scratch {
   std::vector<float> input_grad;  // stride
   std::vector<float> mean;        // CBOW: the inputs' mean (stride)
-  RowPrefetcher prefetcher;       // skip-gram: the next window's rows
+  RowPrefetcher prefetcher;       // the next window's rows
 };
 
 // One context row's step in word2vec's order, against out_rows[0] (the centre word,
@@ -147,6 +147,15 @@ __attribute__((always_inline)) inline void train_cbow(const Rule& rule, const Wi
     const auto inputs = batch.window_inputs(w);
     if (inputs.empty()) continue;
     const std::uint32_t target = batch.targets[w];
+    // The next window's rows, over this window's output steps: its centre's and negatives'
+    // output rows are mostly far apart in the table; most of its inputs are this window's.
+    s.prefetcher.start_window(n);
+    if (w + 1 < batch.windows()) {
+      s.prefetcher.add(t.output + std::size_t{batch.targets[w + 1]} * width);
+      for (std::uint32_t negative : batch.window_negatives(w + 1)) s.prefetcher.add(t.output + std::size_t{negative} * width);
+      for (std::uint32_t input : batch.window_inputs(w + 1)) s.prefetcher.add(t.input + std::size_t{input} * width);
+    }
+    s.prefetcher.spread_over(1 + batch.negatives_per_window);
     scale_copy(1.0f, t.input + inputs[0] * width, mean, n);
     for (std::size_t c = 1; c < inputs.size(); ++c) axpy(1.0f, t.input + inputs[c] * width, mean, n);
     const float inv = 1.0f / static_cast<float>(inputs.size());
@@ -155,6 +164,7 @@ __attribute__((always_inline)) inline void train_cbow(const Rule& rule, const Wi
     std::fill(mean_grad, mean_grad + n, 0.0f);
 
     auto train_output = [&](std::uint32_t row, float label) {
+      s.prefetcher.step(n);
       float* out = t.output + row * width;
       const float score = dot(mean, out, n);
       const float g = rule.gradient_scale(label - table.sigmoid(score));
