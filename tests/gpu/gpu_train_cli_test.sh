@@ -142,6 +142,13 @@ expect_error "--subwords with adagrad on the GPU" 1 "--subwords trains with --op
   "$ET" "${RUN[@]}" "${SUB[@]}" -o e.emb --device cuda --optimizer adagrad
 expect_error "--subwords with --table host" 1 "keeps its tables in GPU memory so far" \
   "$ET" "${RUN[@]}" "${SUB[@]}" -o e.emb --device cuda --table host
+# Tables the budget cannot hold (200,000 buckets at dim 64: 51 MB): an error naming what to
+# change with --device cuda; with auto, the CPU trains it.
+expect_error "--subwords beyond --gpu-memory" 1 "use fewer --buckets, a larger --gpu-memory or --device cpu" \
+  "$ET" "${RUN[@]}" "${SUB[@]}" -o e.emb --device cuda --gpu-memory 8M
+"$ET" "${RUN[@]}" "${SUB[@]}" -o auto-cpu.emb --epochs 1 --device auto --gpu-memory 8M 2> auto-cpu.log &&
+  grep -q "training skipgram on cpu" auto-cpu.log && grep -q "device auto: --subwords keeps its tables in GPU memory" auto-cpu.log &&
+  ! grep -q "GPU: " auto-cpu.log && ok || bad "--subwords --device auto beyond --gpu-memory: $(grep -m2 -e training -e auto auto-cpu.log)"
 
 # GloVe on the GPU: both placements reach the CPU trainer's cost on the same counts and seed.
 GLOVE=(--corpus "$CORPUS" --model glove --dim 50 --epochs 10 --seed 3 --threads 4)

@@ -30,10 +30,11 @@ void EpochReporter::epoch(const TrainProgress& p) {
   const double per_second = seconds > 0 ? static_cast<double>(done) / seconds : 0;
   progress_.erase();
   // On a GPU the epoch's traffic follows (table_traffic.h), so that a user can size
-  // --gpu-memory by it; rank 0's own, under mpirun.
+  // --gpu-memory by it; rank 0's own, under mpirun. None where the run found a GPU but
+  // trained on the CPU (--device auto with tables it cannot take).
   std::optional<EpochTraffic> traffic;
   std::string traffic_note;
-  if (gpu_traffic_) {
+  if (gpu_traffic_ && gpu_traffic_->counts().row_touches > 0) {
     const TableTraffic::Counts now = gpu_traffic_->counts();
     traffic = EpochTraffic::of(now - traffic_at_epoch_start_, done / run_.ranks, gpu_traffic_->gpu_bytes.load());
     traffic_at_epoch_start_ = now;

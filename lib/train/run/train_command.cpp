@@ -260,6 +260,7 @@ TrainContext train_context(const TrainCommand& command, const std::optional<GpuD
   TrainContext context;
   context.gpu_trainer = &command.gpu_trainer;
   context.gpu = gpu;
+  context.gpu_required = command.gpu.device == DeviceChoice::cuda;
   context.gpu_options = command.gpu_options;
   if (gpu) {
     context.gpu_budget = gpu_budget(command.gpu, *gpu);

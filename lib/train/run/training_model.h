@@ -34,6 +34,7 @@ namespace embed {
 struct TrainContext {
   const GpuTrainer* gpu_trainer = nullptr;  // this build's (backend/registry.h)
   std::optional<GpuDevice> gpu;
+  bool gpu_required = false;            // --device cuda (else auto: the CPU when the GPU cannot take the run)
   GpuOptions gpu_options;               // --table, --host-transfer
   std::uint64_t gpu_budget = 0;         // bytes of device memory the run may plan for
   TableTraffic* gpu_traffic = nullptr;  // what the GPU backend moves (the epoch log reports it)

@@ -142,11 +142,14 @@ class Word2vecModel final : public TrainingModel {
   bool train(TrainingRun& run, const TrainContext& context) const override {
     const TrainSettings& s = run.settings;
     const SubwordRows subwords = s.subwords ? SubwordRows(run.corpus.vocab, subword_settings(s)) : SubwordRows();
-    std::unique_ptr<Word2vecBackend> backend =
-        context.gpu ? gpu_backend(run, context, s.subwords ? &subwords : nullptr)
-        : s.subwords
-            ? make_subword_cpu_backend(s.model, run.input, run.output_table, Word2vecLayout(s), subwords, s.threads)
-            : make_word2vec_cpu_backend(s.model, run.input, run.output_table, Word2vecLayout(s), s.threads, run.init.locked);
+    std::unique_ptr<Word2vecBackend> backend;
+    if (context.gpu) backend = gpu_backend(run, context, s.subwords ? &subwords : nullptr);
+    if (!backend) {
+      backend =
+          s.subwords
+              ? make_subword_cpu_backend(s.model, run.input, run.output_table, Word2vecLayout(s), subwords, s.threads)
+              : make_word2vec_cpu_backend(s.model, run.input, run.output_table, Word2vecLayout(s), s.threads, run.init.locked);
+    }
     if (s.subwords) {
       spdlog::info("subwords: n-grams of {} to {} characters in {} buckets, {:.1f} input rows per word on average", s.minn,
                    s.maxn, s.buckets, static_cast<double>(subwords.listed()) / static_cast<double>(subwords.words()));
@@ -210,7 +213,7 @@ class Word2vecModel final : public TrainingModel {
 
  private:
   // The GPU backend for `run` on context.gpu, within the budget; with `subwords`, fastText's
-  // model, its tables in GPU memory.
+  // model, its tables in GPU memory. Null where --device auto leaves the run to the CPU.
   static std::unique_ptr<Word2vecBackend> gpu_backend(TrainingRun& run, const TrainContext& context,
                                                       const SubwordRows* subwords) {
     const TrainSettings& s = run.settings;
@@ -220,7 +223,10 @@ class Word2vecModel final : public TrainingModel {
     shape.rows = run.output_table.rows();  // the vocabulary's; the input table has the buckets' rows too
     if (subwords) {
       if (options.table == TablePlacement::host) {
-        fail("--subwords on the GPU keeps its tables in GPU memory so far: use --table device (or auto), or --device cpu");
+        const std::string_view why = "--subwords on the GPU keeps its tables in GPU memory so far";
+        if (context.gpu_required) fail("{}: use --table device (or auto), or --device cpu", why);
+        spdlog::info("--device auto: {}, not --table host; training on the CPU", why);
+        return nullptr;
       }
       options.table = TablePlacement::device;
       shape.bucket_rows = run.input.rows() - shape.rows;
@@ -246,11 +252,24 @@ class Word2vecModel final : public TrainingModel {
     shape.max_inputs_per_window = 2 * s.window;
     shape.negatives = s.negative;
     shape.workers = s.threads;
-    GpuBackendRequest request{
-        s.model,      &run.input,          &run.output_table, shape,        plan_gpu_memory(shape, options, context.gpu_budget),
-        *context.gpu, context.gpu_traffic, s.optimizer,       layout.hyper, subwords};
-    explain_placement(options, request.plan, (2 * shape.rows + shape.bucket_rows) * shape.stride * dtype_size(shape.storage),
-                      context.gpu_budget);
+    const std::uint64_t table_bytes = (2 * shape.rows + shape.bucket_rows) * shape.stride * dtype_size(shape.storage);
+    std::optional<GpuMemoryPlan> plan;
+    try {
+      plan = plan_gpu_memory(shape, options, context.gpu_budget);
+    } catch (const Error&) {
+      if (!subwords) throw;
+      // The plan's own message would suggest --table host, which subwords do not have yet.
+      const std::string why = fmt::format(
+          "--subwords keeps its tables in GPU memory, and with {} buckets they ({}) and their batches need more than the {} "
+          "allowed",
+          shape.bucket_rows, human_bytes(static_cast<double>(table_bytes)), human_bytes(static_cast<double>(context.gpu_budget)));
+      if (context.gpu_required) fail("--device cuda: {}; use fewer --buckets, a larger --gpu-memory or --device cpu", why);
+      spdlog::info("--device auto: {}; training on the CPU", why);
+      return nullptr;
+    }
+    GpuBackendRequest request{s.model,      &run.input,          &run.output_table, shape,        *plan,
+                              *context.gpu, context.gpu_traffic, s.optimizer,       layout.hyper, subwords};
+    explain_placement(options, request.plan, table_bytes, context.gpu_budget);
     return context.gpu_trainer->make_backend(request);
   }
 
