@@ -70,7 +70,8 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
   // being a row of its own: the negatives are drawn by frequency, so most fall on hot or
   // repeated rows, and a batch that lists more trains in parts (RowRemapper::windows_within).
   // A slot always holds one window's rows.
-  const std::size_t window_outputs = 1 + shape.negatives * (shape.negatives_per_input ? shape.max_inputs_per_window : 1);
+  const std::size_t window_outputs =
+      1 + window_negatives_bound(shape.max_inputs_per_window, shape.negatives, shape.negatives_per_input);
   plan.max_input_rows = host ? std::min(shape.rows, std::max(batch_items, shape.max_inputs_per_window)) : 0;
   plan.max_output_rows =
       host ? std::min(shape.rows, std::max(batch_items * std::min(kCopiedOutputRowsPerWord, 1 + shape.negatives), window_outputs))

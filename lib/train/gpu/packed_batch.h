@@ -30,13 +30,18 @@ struct PackedBatchShape {
   std::size_t words() const { return output_rows_at() + output_rows; }
 };
 
+// The negatives of a window with at most `max_inputs` inputs: `negatives`, or with
+// `negatives_per_input` as many per input.
+inline std::size_t window_negatives_bound(std::size_t max_inputs, std::size_t negatives, bool negatives_per_input) {
+  return negatives * (negatives_per_input ? max_inputs : 1);
+}
+
 // The words a packed batch of at most `windows` windows needs, each window with at
-// most `max_inputs` inputs and `negatives` negatives (per input, with
-// `negatives_per_input`: max_inputs × as many per window), plus `unique_rows` appended row ids.
+// most `max_inputs` inputs and its negatives (window_negatives_bound), plus
+// `unique_rows` appended row ids.
 inline std::size_t packed_words_bound(std::size_t windows, std::size_t max_inputs, std::size_t negatives,
                                       bool negatives_per_input, std::size_t unique_rows) {
-  const std::size_t window_negatives = negatives * (negatives_per_input ? max_inputs : 1);
-  return windows * (2 + max_inputs + window_negatives) + 1 + unique_rows;
+  return windows * (2 + max_inputs + window_negatives_bound(max_inputs, negatives, negatives_per_input)) + 1 + unique_rows;
 }
 
 // Writes `batch` (and the unique rows, which may be empty) into `out`, which holds at

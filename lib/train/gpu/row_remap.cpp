@@ -72,10 +72,9 @@ std::size_t RowRemapper::windows_within(const WindowBatch& batch, std::size_t fi
   // Count each window's new copied rows, marking them in the slot arrays (cleared after).
   constexpr std::uint32_t kCounted = kUnused - 1;
   auto count = [&](std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& counted) {
-    if (row < hot_rows_ || slot[row] != kUnused) return 0;
+    if (row < hot_rows_ || slot[row] != kUnused) return;
     slot[row] = kCounted;
     counted.push_back(row);
-    return 1;
   };
   counted_inputs_.clear();
   counted_outputs_.clear();

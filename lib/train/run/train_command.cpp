@@ -142,23 +142,21 @@ std::optional<GpuDevice> find_gpu(const TrainCommand& command, const TrainSettin
   // wrapping around the usable ones (gpu_for_rank).
   const Cluster& job = this_job();
   const GpuTrainer& trainer = command.gpu_trainer;
-  int ordinal = command.gpu.ordinal;
-  unsigned sharing = 1;  // ranks of this machine on that GPU
-  if (trainer.built() && job.size() > 1) {
-    const std::vector<int> usable = trainer.usable_ordinals();
-    ordinal = gpu_for_rank(command.gpu.ordinal, job.local_rank(), usable);
-    sharing = 0;
-    for (unsigned r = 0; r < job.local_size(); ++r) sharing += gpu_for_rank(command.gpu.ordinal, r, usable) == ordinal;
-  }
+  const bool ranks = trainer.built() && job.size() > 1;
+  const std::vector<int> usable = ranks ? trainer.usable_ordinals() : std::vector<int>{};
+  const int ordinal = ranks ? gpu_for_rank(command.gpu.ordinal, job.local_rank(), usable) : command.gpu.ordinal;
   if (trainer.built()) device = trainer.find_device(ordinal, why_not);
-  if (device && job.size() > 1) {
+  if (device && ranks) {
     // Without --gpu-memory a rank plans for its share of what was free: each would
-    // otherwise count on all of it and the second one's tables would not fit.
-    device->free_memory /= std::max(sharing, 1u);
+    // otherwise count on all of it and the second one's tables would not fit. This rank
+    // is among those counted, so there is at least one.
+    unsigned sharing = 0;  // ranks of this machine on this GPU
+    for (unsigned r = 0; r < job.local_size(); ++r) sharing += gpu_for_rank(command.gpu.ordinal, r, usable) == ordinal;
+    device->free_memory /= sharing;
     spdlog::info(
         "each rank trains on the GPU of its number among its machine's ranks past --gpu, wrapping around the {} "
         "usable: rank 0 on GPU {} ({}){}",
-        trainer.usable_ordinals().size(), device->ordinal, device->name,
+        usable.size(), device->ordinal, device->name,
         sharing > 1 ? fmt::format(", shared by {} ranks, each planning for 1/{} of its free memory", sharing, sharing) : "");
   }
   if (!device && required) fail("--device cuda: no usable GPU: {}", why_not);
