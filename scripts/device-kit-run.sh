@@ -26,7 +26,8 @@
 #   run.sh hostside [OUTDIR]  host placement's CPU side on 1, 8 and 16 threads (bench-host-rows), then
 #                             big_table at 1M ids, 1/4 and 1/16 of the budget: gathered f32 and f16, mapped
 #   run.sh mpi [OUTDIR]       two ranks under the kit's mpirun sharing the GPU, and the Python package
-#                             with PyTorch (pip's offline install included), after the GPU's compute mode
+#                             with PyTorch (pip's offline install included), after the GPU's compute mode;
+#                             then two ranks' quality against one process's at several --sync-interval
 #   run.sh optimizers [OUTDIR]  skip-gram and CBOW with each optimizer the GPU trains them with (sgd,
 #                             adagrad, rowadagrad): words/s per placement against sgd's and the
 #                             CPU's, quality against the CPU's, then adagrad in host placement
@@ -47,7 +48,8 @@
 # printed last. Exits 1 when a test failed, timed out or was not reached. Where no GPU is
 # usable every test reports SKIP and the run exits 0.
 # Environment: CUBLAS_DIR (where libcublas.so.N is, when the search below misses it),
-# BUDGET_S (overrides the mode's time budget), KEEP=1 keeps the scratch folder.
+# BUDGET_S (overrides the mode's time budget), KEEP=1 keeps the scratch folder, ONLY="NAME ..."
+# runs only the mode's steps of those names (a rerun of what failed: ONLY="gpu_train" run.sh all).
 set -uo pipefail
 
 kit=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -174,12 +176,15 @@ note "$(grep '^products' <<<"$version" || echo 'products: ?')"
 
 # --- running steps ------------------------------------------------------------------------
 passed=0 failed=0 skipped=0
+# chosen NAME: whether ONLY (steps' names, space-separated; empty: all) names the step.
+chosen() { [[ -z ${ONLY:-} || " $ONLY " == *" $1 "* ]]; }
 # step NAME CAP_S COMMAND...: runs COMMAND under timeout (CAP_S, or what is left of the
 # budget less a reserve), appends its output to the log and one status line to the summary.
 step() {
   local name=$1 cap=$2 reserve=${RESERVE_S:-20}
   shift 2
   : > "$scratch/step.txt"  # a step that does not run leaves no output of the last one behind
+  if ! chosen "$name"; then return; fi
   local allowed=$(($(left) - reserve))
   ((allowed < cap)) && cap=$allowed
   if ((cap < 5)); then
@@ -232,6 +237,7 @@ gpu_only() {
 # bench_step NAME CAP_S COMMAND...: a step whose output (its table) also goes to the summary.
 bench_step() {
   step "$@"
+  chosen "$1" || return 0
   {
     echo "--- $1"
     grep -v '^$' "$scratch/step.txt" | tail -40
@@ -356,7 +362,12 @@ case $mode in
     # sharing the GPU, whose compute mode decides whether they may, and pip's offline install.
     note "compute mode: $(nvidia-smi --query-gpu=compute_mode --format=csv,noheader 2> /dev/null || echo unknown)"
     gpu_only step python_torch 40 python3 "$tests/python/test_embed_package.py" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
-    RESERVE_S=5 step gpu_mpi_cli 90 bash "$tests/gpu/gpu_mpi_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
+    step gpu_mpi_cli 90 bash "$tests/gpu/gpu_mpi_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
+    # Two ranks' quality on the GPU against one process's as their rounds grow rarer, on 4
+    # and 16 copies of the corpus (H200, 2026-11-27, 4 copies: 0.44 at 20 rounds to one
+    # process's 0.51; the CPU's two ranks, 100 s of this step then, matched one process).
+    RESERVE_S=5 gpu_only bench_step mpi_sync 120 "${bench_env[@]}" DEVICES=cuda COPIES="4 16" \
+      bash "$kit/scripts/bench/mpi_sync.sh"
     ;;
   subwords)
     prepare_shared

@@ -177,9 +177,13 @@ LONG=(--corpus "$CORPUS" --dim 16 --epochs "$EPOCHS" --threads 1 --seed 3)
 # A non-interactive shell starts background jobs with SIGINT ignored (and embed-train,
 # like any well-behaved program, keeps it ignored); job control (set -m) does not.
 set -m
+# SIGTERM's run names --device auto (the CPU here): the resume command repeats it, since
+# a checkpoint keeps the training settings and not where they ran.
 for sig in INT TERM; do
   rm -f run.emb run.emb.ckpt
-  "$ET" "${LONG[@]}" -o run.emb 2> run.log &
+  device=()
+  [[ $sig == TERM ]] && device=(--device auto)
+  "$ET" "${LONG[@]}" "${device[@]}" -o run.emb 2> run.log &
   pid=$!
   wait_for run.log "epoch 2/$EPOCHS" $pid || bad "SIG$sig: training never got going"
   kill -s "$sig" $pid
@@ -187,9 +191,10 @@ for sig in INT TERM; do
   check "SIG$sig: exit status" "$?" "130"
   [[ ! -e run.emb ]] && ok || bad "SIG$sig: no output from an interrupted run"
   [[ -f run.emb.ckpt ]] && ok || bad "SIG$sig: checkpoint at OUT.ckpt"
-  grep -q "interrupted by SIG$sig.*resume with: embed-train --resume run.emb.ckpt" run.log && ok || bad "SIG$sig: message: $(tail -1 run.log)"
+  grep -q "interrupted by SIG$sig.*resume with: embed-train --resume run.emb.ckpt${device[*]:+ ${device[*]}}\$" run.log && ok ||
+    bad "SIG$sig: message: $(tail -1 run.log)"
   check "SIG$sig: no temporaries left" "$(litter)" "0"
-  "$ET" --resume run.emb.ckpt --dim 99 2> resume.log
+  "$ET" --resume run.emb.ckpt "${device[@]}" --dim 99 2> resume.log
   check "SIG$sig: resume" "$?" "0"
   grep -q -- '--dim is ignored with --resume' resume.log && ok || bad "SIG$sig: warns about ignored settings"
   grep -q 'resuming skipgram training at epoch' resume.log && ok || bad "SIG$sig: says where it resumes"

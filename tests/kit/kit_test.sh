@@ -99,11 +99,16 @@ check "run.sh all: SKIP lines that do not say no GPU is usable" \
   "$(grep -E '^SKIP ' "$work/all/summary.txt" | grep -vE 'no usable (CUDA device|device|GPU)')" ""
 grep -q '^result: 0 passed, 0 failed or not run, 14 skipped' "$work/all/summary.txt" && ok ||
   bad "run.sh all's result line: $(tail -1 "$work/all/summary.txt")"
-# run.sh mpi: its two steps, after the GPU's compute mode.
+# run.sh mpi: its three steps, after the GPU's compute mode.
 hide_system_mpi env -i PATH=/usr/bin:/bin bash "$kit/run.sh" mpi "$work/mpi" > mpi.txt 2>&1
 check "run.sh mpi without a GPU: exit status" "$?" "0"
-grep -q '^result: 0 passed, 0 failed or not run, 2 skipped' "$work/mpi/summary.txt" && ok ||
+grep -q '^result: 0 passed, 0 failed or not run, 3 skipped' "$work/mpi/summary.txt" && ok ||
   bad "run.sh mpi's result line: $(tail -1 "$work/mpi/summary.txt")"
+# ONLY: the named steps of a mode and no others.
+hide_system_mpi env -i PATH=/usr/bin:/bin ONLY="gpu_smoke gpu_train" bash "$kit/run.sh" quick "$work/only" > only.txt 2>&1
+check "run.sh quick with ONLY: exit status" "$?" "0"
+check "run.sh quick with ONLY: the steps it ran" "$(awk '$1 == "SKIP" {print $2}' "$work/only/summary.txt" | tr '\n' ' ')" \
+  "gpu_smoke gpu_train "
 bash "$kit/run.sh" sideways "$work/x" > /dev/null 2>&1
 check "run.sh with an unknown mode" "$?" "2"
 finish

@@ -212,8 +212,13 @@ class EpochRunner {
     for (;;) {
       bool workers_done = false;
       {
+        // Every 50 ms for the progress line, sooner where a round is due: a GPU may train a
+        // rank's whole epoch between two 50 ms polls, which an --sync-interval of 0.02 asked
+        // to share several times.
+        const auto poll = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+        const auto wake = task_.sync_ranks && next_round < poll ? next_round : decltype(next_round)(poll);
         std::unique_lock lock(epoch.mutex);
-        workers_done = epoch.done.wait_for(lock, std::chrono::milliseconds(50), [&] { return epoch.running == 0; });
+        workers_done = epoch.done.wait_until(lock, wake, [&] { return epoch.running == 0; });
       }
       if (!task_.sync_ranks) {
         if (workers_done) break;

@@ -60,9 +60,14 @@ void write_checkpoint(const std::string& path, TrainingRun& run, Cluster& job) {
   run.keep_temporaries();  // each rank's own (GloVe's records file)
 }
 
-// "embed-train --resume X", with mpirun's part when the job had several ranks.
-std::string resume_command(const std::string& checkpoint, unsigned ranks) {
-  return fmt::format("{}embed-train --resume {}", ranks > 1 ? fmt::format("mpirun -np {} ", ranks) : "", checkpoint);
+// "embed-train --resume X", with mpirun's part when the job had several ranks, and the
+// run's --device and --gpu: a checkpoint keeps the training settings, not where they ran,
+// and a run on the GPU resumed without them would go on on the CPU (--device's default).
+std::string resume_command(const std::string& checkpoint, unsigned ranks, const GpuRequest& gpu) {
+  std::string device;
+  if (gpu.device != DeviceChoice::cpu) device = fmt::format(" --device {}", device_choice_name(gpu.device));
+  if (gpu.device != DeviceChoice::cpu && gpu.ordinal != 0) device += fmt::format(" --gpu {}", gpu.ordinal);
+  return fmt::format("{}embed-train --resume {}{}", ranks > 1 ? fmt::format("mpirun -np {} ", ranks) : "", checkpoint, device);
 }
 
 TrainingRun resumed_run(const TrainCommand& command, Cluster& job) {
@@ -72,7 +77,7 @@ TrainingRun resumed_run(const TrainCommand& command, Cluster& job) {
   if (run.ranks != job.size()) {
     const auto job_of = [](unsigned n) { return n > 1 ? fmt::format("a job of {} ranks", n) : std::string("one process"); };
     fail("{}: the checkpoint was written by {} and cannot go on in {}; resume it with: {}", command.resume, job_of(run.ranks),
-         job_of(job.size()), resume_command(command.resume, run.ranks));
+         job_of(job.size()), resume_command(command.resume, run.ranks, command.gpu));
   }
   if (run.ranks > 1) {
     run.state = rank_share(run.state, job.rank(), run.ranks);
@@ -110,7 +115,7 @@ void refuse_misnamed_output(const std::string& output) {
 // from two runs' settings would be worse than an error: so it is refused, naming the
 // command that continues it, unless --restart discards it. A finished run's
 // checkpoint (--checkpoint keeps it) is no run to lose.
-void refuse_to_lose_checkpoint(const std::string& path, bool restart) {
+void refuse_to_lose_checkpoint(const std::string& path, bool restart, const GpuRequest& gpu) {
   const std::optional<CheckpointProgress> progress = checkpoint_progress(path);
   if (!progress || progress->epoch >= progress->epochs) return;
   if (restart) {
@@ -120,7 +125,7 @@ void refuse_to_lose_checkpoint(const std::string& path, bool restart) {
   fail(
       "{} holds an interrupted run of this output ({} of {} epochs done): continue it with: {}; or start afresh "
       "with --restart, which discards it",
-      path, progress->epoch, progress->epochs, resume_command(path, this_job().size()));
+      path, progress->epoch, progress->epochs, resume_command(path, this_job().size(), gpu));
 }
 
 // The usable GPU for --device cuda or auto, or nullopt (with one log line for auto).
@@ -241,7 +246,7 @@ void open_run_outputs(const TrainCommand& command, const TrainingRun& run, const
     fail("{}: a Ctrl-C's checkpoint is named after the output, and {} is no place for one: give --checkpoint FILE",
          run.output.output, out.default_checkpoint);
   }
-  if (command.resume.empty()) refuse_to_lose_checkpoint(out.checkpoint, command.restart);
+  if (command.resume.empty()) refuse_to_lose_checkpoint(out.checkpoint, command.restart, command.gpu);
   if (!root) return;
   out.vectors.emplace(run.output.output, Streaming::allowed);
   if (run.output.save_context) out.context.emplace(context_output_path(run.output.output), Streaming::allowed);
@@ -279,7 +284,7 @@ TrainContext train_context(const TrainCommand& command, const std::optional<GpuD
 // before any work (a GPU memory plan refused, say) keeps nothing: a checkpoint of no
 // progress would only make the same command, run again, refuse to overwrite it.
 bool train_keeping_work(const TrainingModel& model, TrainingRun& run, TrainContext& context, EpochReporter& reporter,
-                        const std::string& checkpoint, Cluster& job) {
+                        const std::string& checkpoint, Cluster& job, const GpuRequest& gpu) {
   const std::uint64_t items_before = run.state.items_done;
   try {
     const bool finished = model.train(run, context);
@@ -291,7 +296,7 @@ bool train_keeping_work(const TrainingModel& model, TrainingRun& run, TrainConte
     try {
       write_checkpoint(checkpoint, run, job);
       spdlog::warn("training failed (below); checkpoint written to {}; once the cause is mended, resume with: {}", checkpoint,
-                   resume_command(checkpoint, job.size()));
+                   resume_command(checkpoint, job.size(), gpu));
     } catch (const std::exception& also) {
       spdlog::warn("no checkpoint: {}", also.what());
     }
@@ -301,7 +306,8 @@ bool train_keeping_work(const TrainingModel& model, TrainingRun& run, TrainConte
 
 // A run stopped by SIGINT or SIGTERM: its checkpoint (under mpirun the ranks stopped
 // together, and their last round shared every row), its plot so far, and how to resume.
-int keep_stopped_run(TrainingRun& run, Cluster& job, RunOutputs& out, const std::string& plot_title, std::uint64_t items_total) {
+int keep_stopped_run(TrainingRun& run, Cluster& job, RunOutputs& out, const std::string& plot_title, std::uint64_t items_total,
+                     const GpuRequest& gpu) {
   write_checkpoint(out.checkpoint, run, job);
   if (out.plot) out.plot->write(plot_title);
   const double done = static_cast<double>(run.state.items_done) / static_cast<double>(items_total);
@@ -312,7 +318,7 @@ int keep_stopped_run(TrainingRun& run, Cluster& job, RunOutputs& out, const std:
                  : signal == SIGINT ? "SIGINT"
                                     : "another rank's stop",
                  run.state.epoch + 1, run.settings.epochs, 100 * done, out.checkpoint,
-                 resume_command(out.checkpoint, job.size()));
+                 resume_command(out.checkpoint, job.size(), gpu));
   }
   return kExitInterrupted;
 }
@@ -424,10 +430,10 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
       write_checkpoint(out.checkpoint, run, job);
     };
   }
-  const bool finished = train_keeping_work(model, run, context, reporter, out.checkpoint, job);
+  const bool finished = train_keeping_work(model, run, context, reporter, out.checkpoint, job, command.gpu);
   const std::string plot_title = fmt::format("{} \u2014 {} {}: {} and learning rate", run.output.output, model.name(),
                                              finished ? "training" : "training (interrupted)", model.loss_name());
-  if (!finished) return keep_stopped_run(run, job, out, plot_title, items_total);
+  if (!finished) return keep_stopped_run(run, job, out, plot_title, items_total, command.gpu);
   if (!root) {
     run.release_temporaries();  // this rank's own (GloVe's records file), which a checkpoint may have kept
     return 0;                   // the ranks hold equal tables after the last epoch's averaging: rank 0 writes them
