@@ -2,7 +2,8 @@
 # mpi_sync.sh: what data-parallel training (mpirun -np 2) does to the vectors' quality as
 # the ranks share their rows more or less often (--sync-interval), on the CPU and on a GPU,
 # against one process with the same settings: the WordSim-353 sample's Spearman (the
-# bundled data/wordsim-sample.tsv, as the GPU CLI tests judge) and the rounds the ranks ran.
+# bundled data/wordsim-sample.tsv, as the GPU CLI tests judge), the rounds the ranks ran,
+# and rank 0's seconds in them.
 #
 # Why: on an H200 (2026-11-27) two ranks sharing the GPU scored 0.10 (device placement) and
 # 0.17 (host placement) where one process scored 0.28, on text8-200k at dim 200, 5 epochs,
@@ -56,14 +57,16 @@ run() {
     printf '%-28s failed (exit %d): %s\n' "$name" "$status" "$(grep -v -e pmix -e dlopen -e Perhaps "$work/$name.log" | tail -2 | tr '\n' ' ')"
     return
   fi
-  rounds=$(grep -o '[0-9]* rounds between the ranks' "$work/$name.log" | cut -d' ' -f1 || true)
-  printf '%-28s %8s %8s %8s\n' "$name" "$(spearman "$work/$name.emb")" "$secs" "${rounds:--}"
+  # "N rounds between the ranks (S s of sharing), ...": the rounds, and the seconds they took.
+  rounds=$(grep -o '[0-9]* rounds between the ranks ([0-9.]* s' "$work/$name.log" | tr -d '(' | awk '{print $1, $6}' || true)
+  read -r rounds sharing <<<"${rounds:-- -}"
+  printf '%-28s %8s %8s %8s %9s\n' "$name" "$(spearman "$work/$name.emb")" "$secs" "$rounds" "$sharing"
 }
 
 for copies in $COPIES; do
   for ((i = 0; i < copies; i++)); do zcat "$DATA/text8-200k.txt.gz"; done > "$work/corpus.txt"
   echo "== mpi_sync: text8-200k x $copies, skip-gram dim $DIM, $EPOCHS epochs, seed $SEED, 1 thread per rank"
-  printf '%-28s %8s %8s %8s\n' run spearman wall_s rounds
+  printf '%-28s %8s %8s %8s %9s\n' run spearman wall_s rounds sharing_s
   settings=(--corpus "$work/corpus.txt" --dim "$DIM" --epochs "$EPOCHS" --seed "$SEED" --threads 1)
   for device in $DEVICES; do
     if [[ $device == cuda ]] && ! "$ET" --version | grep -q 'CUDA backend built, [0-9]'; then
