@@ -79,6 +79,12 @@ manifest() { awk -v k="$1" '$1 == k {sub(/^[^ ]+ /, ""); print; exit}' "$kit/MAN
 note "embed device kit: $mode, $(date -u '+%Y-%m-%d %H:%M UTC'), kit $(manifest commit), built $(manifest built)"
 note "host: $(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
   "$(awk '/^MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
+# A VM names its CPU "Intel Xeon Processor" alone: the family and model numbers tell the
+# generation (85 Skylake/Cascade Lake, 106 Ice Lake, 143 Sapphire Rapids), and the CPU
+# figures of two machines differed 2.6x (H100 and H200 machines, 2026-11-27).
+note "cpu: $(awk -F': ' '/^cpu family/ {f = $2} /^model\t/ {m = $2} /^cpu MHz/ {h = $2}
+  /^flags/ && !seen++ {n = split($2, a, " "); for (i = 1; i <= n; i++) if (a[i] ~ /^(avx2|avx512f|avx512_bf16|amx_tile)$/) x = x " " a[i]}
+  END {printf "family %s model %s, %.0f MHz,%s", f, m, h, x; exit}' /proc/cpuinfo)"
 if command -v nvidia-smi > /dev/null; then
   note "gpu: $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | head -4 | tr '\n' ' ')"
   nvidia-smi >> "$log" 2>&1
