@@ -46,9 +46,10 @@ Cluster& this_job() {
     if (launched_by_mpirun()) return mpi_cluster();
 #else
     if (launched_by_mpirun()) {
-      fail("started by mpirun with {} ranks, but this embed-train was built without MPI (every rank would train the "
-           "whole corpus alone); rebuild with Debian's libopenmpi-dev installed, or run it without mpirun",
-           std::getenv("OMPI_COMM_WORLD_SIZE"));
+      fail(
+          "started by mpirun with {} ranks, but this embed-train was built without MPI (every rank would train the "
+          "whole corpus alone); rebuild with Debian's libopenmpi-dev installed, or run it without mpirun",
+          std::getenv("OMPI_COMM_WORLD_SIZE"));
     }
 #endif
     return single_process_cluster();

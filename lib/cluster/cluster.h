@@ -31,6 +31,15 @@ class Cluster {
   virtual void sum(std::span<float> values) = 0;
   virtual void sum(std::span<std::uint64_t> values) = 0;
   virtual void max(std::span<std::uint64_t> values) = 0;
+  // sum(values) for the ranks' rounds (rank_averaging.h). With `idle` (nothing else to do
+  // until the others join) this rank sleeps between checks rather than spin in MPI's
+  // progress loop, so that ranks still training on the same machine keep their cores.
+  // Every rank must make the same call here, idle or not: under MPI it is a nonblocking
+  // collective, which never matches a blocking one (a rank in sum() would wait forever).
+  virtual void sum_round(std::span<std::uint64_t> values, bool idle) {
+    (void)idle;
+    sum(values);
+  }
   // Every rank's `mine`, in rank order.
   virtual std::vector<std::vector<char>> all_gather(std::span<const char> mine) = 0;
   // Personalised exchange: `to_each[r]` goes to rank r (to_each has size() parts); returns

@@ -3,10 +3,12 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cluster/cluster.h"
@@ -64,6 +66,23 @@ class MpiCluster final : public Cluster {
   void sum(std::span<float> values) override { reduce(values.data(), values.size(), MPI_FLOAT, MPI_SUM, 4); }
   void sum(std::span<std::uint64_t> values) override { reduce(values.data(), values.size(), MPI_UINT64_T, MPI_SUM, 8); }
   void max(std::span<std::uint64_t> values) override { reduce(values.data(), values.size(), MPI_UINT64_T, MPI_MAX, 8); }
+  void sum_round(std::span<std::uint64_t> values, bool idle) override {
+    EMBED_ASSERT(values.size() <= kMaxPiece);
+    MPI_Request request = MPI_REQUEST_NULL;
+    check(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD,
+                         &request),
+          "MPI_Iallreduce");
+    bytes_sent_ += values.size_bytes();
+    if (!idle) {
+      check(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
+      return;
+    }
+    for (int done = 0;;) {
+      check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (done) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
 
   std::vector<std::vector<char>> all_gather(std::span<const char> mine) override {
     std::uint64_t size = mine.size();

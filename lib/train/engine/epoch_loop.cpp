@@ -223,9 +223,10 @@ class EpochRunner {
       if (!task_.sync_ranks) {
         if (workers_done) break;
       } else if (workers_done || std::chrono::steady_clock::now() >= next_round) {
-        // A rank whose workers are done waits for the next round instead of spinning in
-        // collective calls beside ranks still training.
-        if (workers_done) std::this_thread::sleep_until(next_round);
+        // A rank whose workers are done joins the round at once and waits there asleep
+        // (Cluster::sum_round) for the ranks still training, which come at their next
+        // round or when they are done. (It used to sleep until its own next round first:
+        // every epoch's end waited up to --sync-interval, 100 s at --sync-interval 100.)
         RankReport report;
         report.workers_done = workers_done;
         report.stop = stop_.load() || epoch.failed.load();

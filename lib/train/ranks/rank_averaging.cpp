@@ -33,7 +33,8 @@ std::vector<RowSpan> rows_of_round(std::uint64_t round, std::size_t rows, std::s
 std::function<RankAgreement(const RankReport&)> rank_sync(Cluster& job, RankAveraging& averaging) {
   return [&job, &averaging](const RankReport& report) {
     std::uint64_t counters[3] = {report.workers_done ? 0u : 1u, report.stop ? 1u : 0u, report.epoch_items};
-    job.sum(counters);
+    // A rank whose workers are done waits here for the others' next round, asleep.
+    job.sum_round(counters, report.workers_done);
     RankAgreement agreed;
     agreed.all_done = counters[0] == 0;
     agreed.stop = counters[1] > 0;
