@@ -31,6 +31,9 @@ INTERVALS=${INTERVALS:-0.005 0.02 0.1 0.5}
 DEVICES=${DEVICES:-cpu cuda}
 ET=$BUILD/embed-train
 EQ=$BUILD/embed-query
+# sample_spearman FILE.emb, the GPU CLI tests' measure (it reads $EQ and $DATA).
+# shellcheck source-path=SCRIPTDIR source=../../tests/gpu/sample_quality.sh
+source "$here/../../tests/gpu/sample_quality.sh"
 [[ -x $ET && -x $EQ ]] || { echo "mpi_sync: no embed-train and embed-query in BUILD=$BUILD" >&2; exit 1; }
 command -v mpirun > /dev/null || { echo "mpi_sync: skipped: no mpirun"; exit 0; }
 "$ET" --version | grep -q '^MPI: Open MPI' || { echo "mpi_sync: skipped: embed-train was built without MPI"; exit 0; }
@@ -40,10 +43,6 @@ MPIRUN=(mpirun --oversubscribe --mca btl "self,tcp" --mca btl_tcp_if_include lo 
 work=$(mktemp -d "${BENCH_DIR:-${TMPDIR:-/tmp}}/mpi-sync.XXXXXX")
 [[ ${KEEP:-0} == 1 ]] || trap 'rm -rf "$work"' EXIT
 
-spearman() {
-  "$EQ" eval "$1" --analogies "$DATA/analogies-sample.txt" --word-pairs "$DATA/wordsim-sample.tsv" --format json -q |
-    python3 -c 'import json, sys; print("%.3f" % json.load(sys.stdin)["word_pairs"]["spearman"])'
-}
 # run NAME COMMAND...: trains, then prints the row: Spearman, wall seconds, the ranks' rounds.
 run() {
   local name=$1 start status
@@ -60,7 +59,7 @@ run() {
   # "N rounds between the ranks (S s of sharing), ...": the rounds, and the seconds they took.
   rounds=$(grep -o '[0-9]* rounds between the ranks ([0-9.]* s' "$work/$name.log" | tr -d '(' | awk '{print $1, $6}' || true)
   read -r rounds sharing <<<"${rounds:-- -}"
-  printf '%-28s %8s %8s %8s %9s\n' "$name" "$(spearman "$work/$name.emb")" "$secs" "$rounds" "$sharing"
+  printf '%-28s %8s %8s %8s %9s\n' "$name" "$(printf '%.3f' "$(sample_spearman "$work/$name.emb")")" "$secs" "$rounds" "$sharing"
 }
 
 for copies in $COPIES; do

@@ -20,8 +20,12 @@ fi
 source "$(dirname "$0")/../cli/lib.sh"
 source "$(dirname "$0")/sample_quality.sh"
 
-SETTINGS=(--corpus "$CORPUS" --dim 64 --epochs 5 --seed 3)
+# --epochs once per command line (twice is a usage error): ONE_EPOCH's runs only see where
+# a run trains.
+BASE=(--corpus "$CORPUS" --dim 64 --seed 3)
+SETTINGS=("${BASE[@]}" --epochs 5)
 RUN=("${SETTINGS[@]}" --threads 4)
+ONE_EPOCH=("${BASE[@]}" --epochs 1 --threads 4)
 # last_loss LOG: the loss of the last epoch line.
 last_loss() { grep -o 'loss [0-9.]*' "$1" | tail -1 | cut -d' ' -f2; }
 # within A B FRACTION: |A - B| <= FRACTION * B
@@ -126,8 +130,6 @@ expect_error "adam on the GPU" 1 "--optimizer adam trains on the CPU" "$ET" "${R
 # WS-353 sample, in f32 and f16, and the output answers words outside the vocabulary;
 # --device auto takes the GPU for it too.
 SUB=(--subwords --buckets 200000 --minn 3 --maxn 6)
-# One epoch is enough to see where it trains (RUN's --epochs given twice is a usage error).
-ONE_EPOCH=(--corpus "$CORPUS" --dim 64 --epochs 1 --seed 3 --threads 4)
 "$ET" "${ONE_EPOCH[@]}" "${SUB[@]}" -o auto.emb --device auto 2> auto.log &&
   grep -q "training skipgram on cuda (.*subwords" auto.log && ok || bad "--subwords --device auto: $(tail -2 auto.log)"
 for model in skipgram cbow; do

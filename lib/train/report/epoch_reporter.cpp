@@ -34,8 +34,8 @@ void EpochReporter::epoch(const TrainProgress& p) {
   // trained on the CPU (--device auto with tables it cannot take).
   std::optional<EpochTraffic> traffic;
   std::string traffic_note;
-  if (gpu_traffic_ && gpu_traffic_->counts().row_touches > 0) {
-    const TableTraffic::Counts now = gpu_traffic_->counts();
+  const TableTraffic::Counts now = gpu_traffic_ ? gpu_traffic_->counts() : TableTraffic::Counts{};
+  if (now.row_touches > 0) {
     traffic = EpochTraffic::of(now - traffic_at_epoch_start_, done / run_.ranks, gpu_traffic_->gpu_bytes.load());
     traffic_at_epoch_start_ = now;
     traffic_note = "; " + traffic->describe(run_.items);

@@ -65,8 +65,10 @@ void write_checkpoint(const std::string& path, TrainingRun& run, Cluster& job) {
 // and a run on the GPU resumed without them would go on on the CPU (--device's default).
 std::string resume_command(const std::string& checkpoint, unsigned ranks, const GpuRequest& gpu) {
   std::string device;
-  if (gpu.device != DeviceChoice::cpu) device = fmt::format(" --device {}", device_choice_name(gpu.device));
-  if (gpu.device != DeviceChoice::cpu && gpu.ordinal != 0) device += fmt::format(" --gpu {}", gpu.ordinal);
+  if (gpu.device != DeviceChoice::cpu) {
+    device = fmt::format(" --device {}", device_choice_name(gpu.device));
+    if (gpu.ordinal != 0) device += fmt::format(" --gpu {}", gpu.ordinal);
+  }
   return fmt::format("{}embed-train --resume {}{}", ranks > 1 ? fmt::format("mpirun -np {} ", ranks) : "", checkpoint, device);
 }
 
