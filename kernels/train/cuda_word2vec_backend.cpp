@@ -7,6 +7,8 @@
 // trains a slot-local copy of the rows the batch touches (RowRemapper) and adds the
 // changes back to the pinned host tables as deltas, either by CPU threads from pinned
 // staging buffers (gather) or by a kernel through the mapped table (mapped): host_tables.h.
+// A rule whose state is not a sum (Adam's family and the like) trains in summed steps
+// (summed_kernels.h), with a sum per row id the kernels see, kept here.
 #include "kernels/train/cuda_word2vec_backend.h"
 
 #include <algorithm>
@@ -22,6 +24,7 @@
 #include "kernels/train/batch_pipeline.h"
 #include "kernels/train/host_tables.h"
 #include "kernels/train/subword_kernels.h"
+#include "kernels/train/summed_kernels.h"
 #include "kernels/train/word2vec_kernels.h"
 #include "train/gpu/packed_batch.h"
 #include "train/gpu/row_remap.h"
@@ -50,6 +53,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     EMBED_ASSERT(input_.stride() == shape_.stride && output_.stride() == shape_.stride);
     EMBED_ASSERT(padded_ == shape_.stride || storage_ == Storage::f32);
     EMBED_ASSERT(shape_.negatives + 1 <= kMaxWindowOutputs);
+    // A rule whose state is written in place trains in summed steps (summed_steps.h).
+    EMBED_ASSERT(!rule_.in_place || summed_windows_ > 0);
     select_device();
     check_shared_memory(request.subwords != nullptr);
     const LogisticTable& table = logistic_table();
@@ -64,6 +69,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     if (request.subwords) upload_subwords(*request.subwords);
 
     place_tables(input_, output_, shape_.storage, "the input table", "the output table", sizeof(double));
+    if (summed_windows_ > 0) allocate_row_sums();
   }
 
   // Nothing may still write to the host tables or the buffers being freed.
@@ -73,9 +79,11 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     const std::string where = device_placement()
                                   ? "tables in GPU memory"
                                   : fmt::format("{}, batches of {} words", host_placement_description(plan_), plan_.batch_items);
-    return fmt::format("cuda ({}; {}, {}{}; {} of GPU memory planned; {} windows at a time)", device_.description(), where,
+    const std::string at_once = summed_windows_ > 0 ? fmt::format("steps summed over {} windows", summed_windows_)
+                                                    : fmt::format("{} windows at a time", max_blocks_);
+    return fmt::format("cuda ({}; {}, {}{}; {} of GPU memory planned; {})", device_.description(), where,
                        vector_dtype_name(shape_.storage), subwords_ ? ", subwords" : "",
-                       human_bytes(static_cast<double>(plan_.total_bytes())), max_blocks_);
+                       human_bytes(static_cast<double>(plan_.total_bytes())), at_once);
   }
 
   std::size_t max_batch_words() const override { return plan_.batch_items; }
@@ -143,6 +151,11 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
                                    static_cast<std::uint32_t>(shape_.max_inputs_per_window)};
     auto* device_loss = slot.device_totals.get<double>();
     queue(slot, slot.shape.words(), sizeof(double), touches, [&](cudaStream_t stream) {
+      if (summed_windows_ > 0) {
+        return launch_summed_steps(model_ == Model::skipgram, kernel_batch, tables, logistic_, rule_, batch.learning_rate,
+                                   input_sums_.kernel, output_sums_.kernel, static_cast<std::uint32_t>(summed_windows_),
+                                   device_loss, stream);
+      }
       if (subwords_) {
         return model_ == Model::skipgram ? launch_subword_skipgram(kernel_batch, kernel_subwords_, tables, logistic_,
                                                                    batch.learning_rate, device_loss, max_blocks_, stream)
@@ -200,12 +213,15 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     check(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device_.ordinal),
           "reading the GPU's shared memory size");
     const auto padded = static_cast<std::uint32_t>(padded_);
-    const std::size_t needed = subwords ? subword_shared_bytes(padded)
-                               : model_ == Model::skipgram
-                                   ? skipgram_shared_bytes(static_cast<std::uint32_t>(shape_.max_inputs_per_window),
-                                                           static_cast<std::uint32_t>(shape_.negatives), padded,
-                                                           static_cast<std::uint32_t>(shape_.stride))
-                                   : cbow_shared_bytes(padded);
+    const std::size_t needed =
+        subwords ? subword_shared_bytes(padded)
+        : summed_windows_ > 0
+            ? summed_shared_bytes(model_ == Model::skipgram, static_cast<std::uint32_t>(shape_.max_inputs_per_window),
+                                  static_cast<std::uint32_t>(shape_.negatives), padded)
+        : model_ == Model::skipgram ? skipgram_shared_bytes(static_cast<std::uint32_t>(shape_.max_inputs_per_window),
+                                                            static_cast<std::uint32_t>(shape_.negatives), padded,
+                                                            static_cast<std::uint32_t>(shape_.stride))
+                                    : cbow_shared_bytes(padded);
     if (needed + kStaticSharedBytes > static_cast<std::size_t>(limit)) {
       fail(
           "--window {} with --negative {} at --dim {} needs {} of GPU shared memory per window, more than the {} "
@@ -214,23 +230,46 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
           human_bytes(limit));
     }
     check(allow_shared_memory(needed), "raising the kernels' shared memory limit");
+    if (summed_windows_ > 0) check(allow_summed_shared_memory(needed), "raising the kernels' shared memory limit");
+  }
+
+  // Summed steps: each table's sums, for every row id its kernels see (the whole table,
+  // or the hot rows and a slot's copied rows: one set serves every slot, since the
+  // batches' kernels run one at a time), zeroed (the plan counted them: sum_bytes).
+  struct RowSumsBuffers {
+    DeviceBuffer sums, listed, rows, count;
+    KernelRowSums kernel{};
+
+    void allocate(std::size_t row_ids, std::size_t stride, const char* what) {
+      sums = DeviceBuffer(row_ids * stride * sizeof(float), what);
+      listed = DeviceBuffer(row_ids * sizeof(std::uint32_t), what);
+      rows = DeviceBuffer(row_ids * sizeof(std::uint32_t), what);
+      count = DeviceBuffer(sizeof(std::uint32_t), what);
+      check(cudaMemset(sums.get(), 0, row_ids * stride * sizeof(float)), what);
+      check(cudaMemset(listed.get(), 0, row_ids * sizeof(std::uint32_t)), what);
+      check(cudaMemset(count.get(), 0, sizeof(std::uint32_t)), what);
+      kernel = {sums.get<float>(), listed.get<std::uint32_t>(), rows.get<std::uint32_t>(), count.get<std::uint32_t>()};
+    }
+  };
+  void allocate_row_sums() {
+    const std::size_t inputs = device_placement() ? input_.rows() : plan_.hot_rows + plan_.max_input_rows;
+    const std::size_t outputs = device_placement() ? output_.rows() : plan_.hot_rows + plan_.max_output_rows;
+    input_sums_.allocate(inputs, padded_, "the input rows' gradient sums");
+    output_sums_.allocate(outputs, padded_, "the output rows' gradient sums");
+    check(cudaDeviceSynchronize(), "clearing the gradient sums");
   }
 
   // How many windows train at once (word2vec_kernels.h says why this is capped):
   // kConcurrentWindows, fewer for a small vocabulary (a window touches about 16 rows,
   // so with an eighth of the rows' count in flight a row meets about two others), or
-  // EMBED_GPU_WINDOWS where it is set. A rule whose state is written in place gets
-  // kInPlaceWindows at most: each window touching a frequent row at once takes a whole
-  // step of it (Adam's are normalised, about lr each), and with 512 at once skip-gram
-  // diverged on an H200 (bench/RESULTS.md, 2026-11-26); 32 is twice the windows the
-  // CPU's 16 threads train at once there, where Adam trains.
-  static unsigned concurrent_windows(std::size_t rows, bool in_place) {
+  // EMBED_GPU_WINDOWS where it is set. (Summed steps have no such cap: their windows
+  // read the rows and step none.)
+  static unsigned concurrent_windows(std::size_t rows) {
     if (const char* forced = std::getenv("EMBED_GPU_WINDOWS")) {
       const int windows = std::atoi(forced);
       if (windows > 0) return static_cast<unsigned>(windows);
     }
-    const std::size_t cap = in_place ? kInPlaceWindows : kConcurrentWindows;
-    return static_cast<unsigned>(std::clamp<std::size_t>(rows / 8, 1, cap));
+    return static_cast<unsigned>(std::clamp<std::size_t>(rows / 8, 1, kConcurrentWindows));
   }
 
   void add_loss(const Slot& slot, BatchLoss& loss) const override {
@@ -245,14 +284,15 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   Storage storage_;
   std::size_t padded_ = RowMatrix::stride_for(shape_.dim);  // where a row's state starts
   KernelRuleSpec rule_;                                     // after padded_, which it reads
+  std::size_t summed_windows_ = shape_.summed_windows;      // 0: every window steps its rows
+  RowSumsBuffers input_sums_, output_sums_;                 // with summed_windows_
   DeviceBuffer sigmoid_, loss_table_;
   KernelLogistic logistic_{};
   // Whatever the GPU's size: staleness grows with the windows in flight, not with the
   // multiprocessors. Measured on an H100 (text8-head, dim 100, 5 epochs): 512 at once
   // ended 0.5% above the CPU's loss with its analogy score, 1024 1.4% above.
   static constexpr unsigned kConcurrentWindows = 512;
-  static constexpr unsigned kInPlaceWindows = 32;  // not yet measured: run.sh rules
-  const unsigned max_blocks_ = concurrent_windows(input_.rows(), rule_.in_place);
+  const unsigned max_blocks_ = concurrent_windows(input_.rows());
   // --subwords (upload_subwords).
   bool subwords_ = false;
   DeviceBuffer subword_offsets_, subword_rows_, subword_gains_;

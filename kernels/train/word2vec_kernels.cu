@@ -11,19 +11,6 @@
 namespace embed::cuda {
 namespace {
 
-// The block copies the vectors of `count` table rows of `width` elements (the first
-// `pairs` element pairs of each) into shared memory as f32, row k at dst[k * stride].
-template <typename T>
-__device__ inline void load_rows(const SplitTable& table, const std::uint32_t* ids, std::uint32_t count, std::uint32_t width,
-                                 std::uint32_t stride, std::uint32_t pairs, float* dst) {
-  for (std::uint32_t i = threadIdx.x; i < count * pairs; i += blockDim.x) {
-    const std::uint32_t k = i / pairs, e = 2 * (i % pairs);
-    const float2 v = load_pair(row_at<T>(table, ids[k], width) + e);
-    dst[k * stride + e] = v.x;
-    dst[k * stride + e + 1] = v.y;
-  }
-}
-
 // The block copies `count` whole f32 rows of `width` floats (vector and state) into
 // shared memory twice: `copy`, which the window steps, and `loaded`, which it keeps.
 __device__ inline void load_whole_rows(const SplitTable& table, const std::uint32_t* ids, std::uint32_t count,
@@ -46,62 +33,6 @@ __device__ inline void add_weighted_row(const SplitTable& table, std::uint32_t t
     b += g * from_rows[f * stride + e + 1];
   }
   add_pair(row_at<T>(table, to_id, width) + e, a, b);
-}
-
-// Thread 0 lists window w's output rows: the target, then its negatives other than the
-// target (word2vec skips a negative equal to it), in order. first_copy[o] is the first
-// q <= o with the same row (a negative drawn twice). Returns whether any row repeats.
-__device__ inline bool list_outputs(const KernelBatch& b, std::uint32_t w, std::uint32_t* out_ids, std::uint32_t* first_copy,
-                                    std::uint32_t& n_out) {
-  const std::uint32_t K = b.negatives_per_window, target = b.targets[w];
-  out_ids[0] = target;
-  first_copy[0] = 0;
-  std::uint32_t n = 1;
-  bool repeat = false;
-  for (std::uint32_t k = 0; k < K; ++k) {
-    const std::uint32_t negative = b.negatives[w * K + k];
-    if (negative == target) continue;
-    first_copy[n] = n;
-    for (std::uint32_t o = n; o-- > 1;) {
-      if (out_ids[o] == negative) first_copy[n] = o;
-    }
-    repeat |= first_copy[n] != n;
-    out_ids[n++] = negative;
-  }
-  n_out = n;
-  return repeat;
-}
-
-// Input c's scores against the window's n_out output rows (out_row(o): its shared copy,
-// as the previous inputs left it), a warp per row: the rule's gradient_scale of
-// (label - sigmoid) into gradient[o], and the loss into the lane-0 tally `warp_loss`.
-template <typename Rule, typename OutRow>
-__device__ inline void score_input(const Rule& rule, const float* in_row, OutRow out_row, std::uint32_t n_out, std::uint32_t dim,
-                                   const KernelLogistic& logistic, float* gradient, float& warp_loss) {
-  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  for (std::uint32_t o = warp; o < n_out; o += warps) {
-    const float* out = out_row(o);
-    float score = 0;
-    for (std::uint32_t e = lane; e < dim; e += 32) score += in_row[e] * out[e];
-    score = warp_sum(score);
-    if (lane == 0) {
-      const float label = o == 0 ? 1.0f : 0.0f;
-      gradient[o] = rule.gradient_scale(label - sigmoid(score, logistic));
-      warp_loss += log_loss(o == 0 ? score : -score, logistic);
-    }
-  }
-}
-
-// A skip-gram window's loss, from each warp's lane-0 tally, into thread 0's block total,
-// through the block's `loss_shared`. Every thread calls it; it ends with a barrier, and no
-// thread adds to loss_shared again before two more.
-__device__ inline void add_window_loss(float warp_loss, float& loss_shared, double& block_loss) {
-  if ((threadIdx.x & 31) == 0 && warp_loss != 0) atomicAdd(&loss_shared, warp_loss);
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    block_loss += loss_shared;
-    loss_shared = 0;
-  }
 }
 
 // Skip-gram with a rule without state (SGD): every step is an add. Its gradient_scale
@@ -403,22 +334,9 @@ __global__ void cbow_kernel(KernelBatch b, SplitTable input, SplitTable output, 
     const std::uint32_t* in_ids;
     std::uint32_t n_in;
     if (!window_inputs(b, w, in_ids, n_in)) continue;  // the same for every thread of the block
-    const float inv = 1.0f / static_cast<float>(n_in);
     // Each thread owns the same element pairs throughout, so it alone reads and writes
     // them in mean, mean_gradient and (between the atomics) the rows it steps.
-    for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) {
-      const std::uint32_t e = 2 * p;
-      float2 sum = load_pair(row_at<T>(input, in_ids[0], width) + e);
-      for (std::uint32_t c = 1; c < n_in; ++c) {
-        const float2 v = load_pair(row_at<T>(input, in_ids[c], width) + e);
-        sum.x += v.x;
-        sum.y += v.y;
-      }
-      mean[e] = sum.x * inv;
-      mean[e + 1] = sum.y * inv;
-      mean_gradient[e] = 0;
-      mean_gradient[e + 1] = 0;
-    }
+    window_mean<T>(input, in_ids, n_in, width, pairs, mean, mean_gradient);
     // Each row's step: its rule's values for it (block_begin), the step, then what the
     // rule sums over the row (block_end).
     auto step = [&](T* row, float scale, const float* x, auto before) {

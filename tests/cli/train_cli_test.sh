@@ -150,9 +150,9 @@ expect_error "--host-transfer with --table device" 2 "--host-transfer applies to
   "$ET" --corpus "$CORPUS" -o e.emb --device auto --table device --host-transfer mapped
 expect_error "--device cuda with glove and adam" 1 "glove trains with sgd, adagrad, rowadagrad, rmsprop, adadelta, rprop or asgd on the GPU; --optimizer adam trains on the CPU" \
   "$ET" --corpus "$CORPUS" -o e.emb --model glove --optimizer adam --device cuda
-expect_error "--device cuda with skipgram and rmsprop" 1 \
-  "skipgram trains with sgd, adagrad or rowadagrad on the GPU; --optimizer rmsprop trains on the CPU" \
-  "$ET" --corpus "$CORPUS" -o e.emb --optimizer rmsprop --device cuda
+expect_error "--device cuda with --subwords and rmsprop" 1 \
+  "--subwords trains with --optimizer sgd on the GPU; --optimizer rmsprop trains on the CPU" \
+  "$ET" --corpus "$CORPUS" -o e.emb --subwords --optimizer rmsprop --device cuda
 expect_error "--device cuda with --pair-negatives" 1 "--pair-negatives trains on the CPU" "$ET" --corpus "$CORPUS" -o e.emb \
   --pair-negatives --device cuda
 expect_error "--pair-negatives with cbow" 2 "--pair-negatives applies to --model skipgram only" "$ET" --corpus "$CORPUS" \

@@ -500,6 +500,33 @@ TEST_CASE("a GPU memory plan that cannot fit names the sizes and what to change"
   REQUIRE(host.table_bytes == 2ull * host.hot_rows * 256 * 4);
 }
 
+TEST_CASE("summed steps' per-row sums are counted in the GPU memory plan", "[gpu-host]") {
+  const std::uint64_t MB = 1 << 20;
+  // Adam at dim 128: rows of 128 + 272 floats; a sum is the padded vector (128 floats)
+  // plus two uint32 per row id the kernels see.
+  GpuTrainShape adam = shape_of(100000, 128, 2);
+  adam.state = 272;
+  adam.stride = 400;
+  GpuTrainShape summed = adam;
+  summed.summed_windows = 1024;
+  const std::uint64_t per_row = 128 * 4 + 8;
+  // Device placement: a sum for every row of both tables, beside them.
+  const GpuMemoryPlan device = plan_gpu_memory(summed, GpuOptions{}, 8192 * MB);
+  REQUIRE(device.placement == TablePlacement::device);
+  REQUIRE(device.sum_bytes == 2 * 100000 * per_row);
+  REQUIRE(device.total_bytes() == plan_gpu_memory(adam, GpuOptions{}, 8192 * MB).total_bytes() + device.sum_bytes);
+  REQUIRE(plan_gpu_memory(adam, GpuOptions{}, 8192 * MB).sum_bytes == 0);
+  // Host placement: the hot rows' sums, and one set for the rows a slot copies; fewer
+  // hot rows than without sums, within the same budget.
+  GpuOptions host;
+  host.table = TablePlacement::host;
+  const GpuMemoryPlan without = plan_gpu_memory(adam, host, 128 * MB);
+  const GpuMemoryPlan with = plan_gpu_memory(summed, host, 128 * MB);
+  REQUIRE(with.total_bytes() <= 128 * MB);
+  REQUIRE(with.hot_rows < without.hot_rows);
+  REQUIRE(with.sum_bytes == (2 * with.hot_rows + with.max_input_rows + with.max_output_rows) * per_row);
+}
+
 TEST_CASE("table placement and host transfer names round-trip", "[gpu-host]") {
   for (auto p : {TablePlacement::automatic, TablePlacement::host, TablePlacement::device}) {
     REQUIRE(parse_table_placement(table_placement_name(p)) == p);

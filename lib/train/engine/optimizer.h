@@ -3,10 +3,10 @@
 // each row. Its update rule (the arithmetic, once for the CPU and the GPU) is a struct in
 // update_rules.h; which models take it, each model's supports() (training_model.h), and
 // each model's starting_lr may start it at another rate than the one here (GloVe's):
-//   skipgram, cbow  every one on the CPU, the concurrent ones on the GPU (sgd by default:
-//                   word2vec's, the learning rate falling linearly to lr × 1e-4, as it
-//                   does for all)
-//   glove           every one on the CPU, the concurrent ones on the GPU (adagrad,
+//   skipgram, cbow  every one on the CPU and the GPU, the GPU's in summed steps where
+//                   the rule is not concurrent (sgd by default: word2vec's, the learning
+//                   rate falling linearly to lr × 1e-4, as it does for all)
+//   glove           every one on the CPU, all but Adam's family on the GPU (adagrad,
 //                   Stanford GloVe's, by default)
 // A new optimizer is its rule struct, its enumerator and one entry in kOptimizers
 // (optimizer.cpp), and its case in the backends that run it (docs/ARCHITECTURE.md).

@@ -42,7 +42,8 @@
 //   step; GloVe's kernels (kernels/train/glove_kernels.cu) pass an atomic add, run
 //   begin, end and the bias on one lane of a warp and the elements on all 32. A rule
 //   whose `concurrent` is false changes its state in ways atomic adds cannot express
-//   (Adam's decaying moments and step counts): the kernels do not take it.
+//   (Adam's decaying moments and step counts): skip-gram's and CBOW's kernels take it in
+//   summed steps (train/word2vec/summed_steps.h), where one warp steps a row.
 //
 // Every rule is sparse: only the rows a step touches change, state included (lazy
 // AdaGrad and Adam, as PyTorch's SparseAdam).
@@ -228,7 +229,8 @@ struct AdamRule {
   };
   static constexpr bool sums_row = false;
   // Its moments decay before they add and its beta powers multiply: concurrent updates
-  // of a row would lose steps, so it trains on the CPU only.
+  // of a row would lose steps, so the GPU trains it in summed steps
+  // (train/word2vec/summed_steps.h: one writer per row).
   static constexpr bool concurrent = false;
 
   static constexpr std::size_t state_floats(std::size_t params) { return 2 * params + 16; }

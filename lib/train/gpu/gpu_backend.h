@@ -47,12 +47,13 @@ struct GloveGpuRequest {
 // The optimizers the GPU trains `model` with. Its kernels take every rule and step one
 // batch as the CPU does (the gpu tests), but under hundreds of windows or records at once
 // a rule whose state is not a sum (kernel_rules.cuh) behaves unlike on the CPU's few
-// threads. Measured on an H200 (bench/RESULTS.md, 2026-11-26): Adam, AdamW and Adamax
-// diverge in every model, each concurrent touch of a frequent row taking a whole
-// normalised step; RMSprop, Adadelta and Rprop diverged in skip-gram too, while GloVe
-// trains them and ASGD to the CPU's topic separation. Skip-gram and CBOW therefore take
-// the rules whose state atomic adds keep (`concurrent`); GloVe those and the ones it
-// measured well with.
+// threads. Measured on an H200 (bench/RESULTS.md, 2026-11-26), with that state written
+// in place: Adam, AdamW and Adamax diverged in every model, each concurrent touch of a
+// frequent row taking a whole normalised step; RMSprop, Adadelta and Rprop diverged in
+// skip-gram too, while GloVe trained them and ASGD to the CPU's topic separation. So
+// skip-gram and CBOW take every rule, those whose state is not a sum in summed steps
+// (train/word2vec/summed_steps.h); GloVe all but Adam's family. (EMBED_GPU_RULES=all
+// lets GloVe take those too, for measuring them.)
 bool supports_on_gpu(Model model, Optimizer optimizer);
 // The optimizers the GPU trains `model` with, for messages: "sgd, adagrad or rowadagrad".
 std::string gpu_optimizer_names(Model model);

@@ -8,6 +8,7 @@
 #include "core/enum_names.h"
 #include "core/error.h"
 #include "core/progress.h"
+#include "train/engine/row_matrix.h"
 #include "train/glove/glove_layout.h"
 #include "train/gpu/packed_batch.h"
 #include "train/word2vec/logistic_table.h"
@@ -17,6 +18,13 @@ namespace embed {
 namespace {
 
 std::string bytes(std::uint64_t n) { return human_bytes(static_cast<double>(n)); }
+
+// Summed steps: what each row id the kernels see costs (kernels/train/summed_kernels.h's
+// KernelRowSums): its sum, its listed flag and its place in the list.
+std::uint64_t sum_row_bytes(const GpuTrainShape& shape) {
+  if (shape.summed_windows == 0) return 0;
+  return std::uint64_t{RowMatrix::stride_for(shape.dim)} * sizeof(float) + 2 * sizeof(std::uint32_t);
+}
 
 std::uint64_t fixed_bytes(const GpuTrainShape& shape, TablePlacement placement) {
   const std::uint64_t logistic = 2ull * (LogisticTable::kSteps + 1) * sizeof(float);
@@ -77,6 +85,9 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
       host ? std::min(shape.rows, std::max(batch_items * std::min(kCopiedOutputRowsPerWord, 1 + shape.negatives), window_outputs))
            : 0;
   const std::size_t rows = plan.max_input_rows + plan.max_output_rows;
+  // Summed steps: a sum per row id, which one set serves for every slot (the batches'
+  // kernels run one at a time); host placement's hot rows add theirs (with_hot_rows).
+  plan.sum_bytes = sum_row_bytes(shape) * (host ? rows : 2 * shape.rows + shape.bucket_rows);
   plan.ids_words = packed_words_bound(batch_items, shape.max_inputs_per_window, shape.negatives, shape.negatives_per_input, rows);
   // Host placement: the working copy of the rows, and for mapped transfers their
   // originals too (gather keeps the originals in host staging).
@@ -93,16 +104,19 @@ using SizedPlan = std::function<GpuMemoryPlan(TablePlacement placement, unsigned
 struct HotRowCost {
   std::uint64_t row_bytes = 0;      // one row of one table, as stored on the device
   std::uint64_t convert_bytes = 0;  // one f32 row, where storage is converted; else 0
+  std::uint64_t sum_bytes = 0;      // summed steps: its sum (sum_row_bytes), else 0
 };
 
 // Host placement: `plan` with as many hot rows as the rest of the budget holds.
 GpuMemoryPlan with_hot_rows(GpuMemoryPlan plan, const HotRowCost& cost, const GpuOptions& options, std::uint64_t budget) {
   const std::uint64_t left = budget - plan.total_bytes();
   // Either the conversion buffer holds all the hot rows, or it is full size.
-  std::uint64_t hot = left / (2 * cost.row_bytes + cost.convert_bytes);
-  if (hot * cost.convert_bytes > kTransferBufferBytes) hot = (left - kTransferBufferBytes) / (2 * cost.row_bytes);
+  const std::uint64_t per_hot_row = 2 * (cost.row_bytes + cost.sum_bytes);
+  std::uint64_t hot = left / (per_hot_row + cost.convert_bytes);
+  if (hot * cost.convert_bytes > kTransferBufferBytes) hot = (left - kTransferBufferBytes) / per_hot_row;
   plan.hot_rows = static_cast<std::size_t>(std::min<std::uint64_t>({hot, plan.table_rows, options.max_hot_rows}));
   plan.table_bytes = 2 * plan.hot_rows * cost.row_bytes;
+  plan.sum_bytes += 2 * plan.hot_rows * cost.sum_bytes;
   plan.fixed_bytes += std::min<std::uint64_t>(kTransferBufferBytes, plan.hot_rows * cost.convert_bytes);
   EMBED_ASSERT(plan.total_bytes() <= budget);
   return plan;
@@ -165,7 +179,7 @@ GpuMemoryPlan plan_gpu_memory(const GpuTrainShape& shape, const GpuOptions& opti
     return sized_plan(shape, placement, options.transfer, slots, words);
   };
   const HotRowCost hot_cost{std::uint64_t{shape.stride} * dtype_size(shape.storage),
-                            shape.storage == DType::f32 ? 0 : std::uint64_t{shape.stride} * sizeof(float)};
+                            shape.storage == DType::f32 ? 0 : std::uint64_t{shape.stride} * sizeof(float), sum_row_bytes(shape)};
   const std::string state = shape.state == 0 ? "" : fmt::format(" with {} floats of optimizer state per row", shape.state);
   return choose_plan(
       sized, hot_cost, kGpuBatchWords, kMinBatchWords, shape.workers,

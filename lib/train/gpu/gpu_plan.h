@@ -68,6 +68,10 @@ struct GpuTrainShape {
   std::size_t bucket_rows = 0;
   std::size_t subword_ids = 0;
   bool negatives_per_input = false;
+  // Summed steps (train/word2vec/summed_steps.h): windows per step, or 0. The GPU then
+  // keeps a sum of the padded vector's floats per row id its kernels see, and two
+  // uint32 to list it (kernels/train/summed_kernels.h).
+  std::size_t summed_windows = 0;
 };
 
 // GloVe's tables: f32 rows of vector, bias and optimizer state (GloveLayout::width).
@@ -93,9 +97,10 @@ struct GpuMemoryPlan {
   std::uint64_t table_bytes = 0;                      // both tables (host placement: their hot rows)
   std::uint64_t slot_bytes = 0;                       // device memory per slot
   std::uint64_t fixed_bytes = 0;                      // lookup tables and the upload buffer
+  std::uint64_t sum_bytes = 0;                        // summed steps' per-row sums, for every slot at once
   unsigned workers = 1;
 
-  std::uint64_t total_bytes() const { return fixed_bytes + table_bytes + slot_bytes * slots_per_worker * workers; }
+  std::uint64_t total_bytes() const { return fixed_bytes + table_bytes + sum_bytes + slot_bytes * slots_per_worker * workers; }
 };
 
 // Word2vec's batches on a GPU: 20,000 corpus words, twice the CPU's, so that after

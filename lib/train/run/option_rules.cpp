@@ -40,6 +40,7 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
     if (has(option) && command.init.file.empty()) fail_usage("{} applies to --init only", option);
   }
   command.init.dim_given = has("--dim");
+  command.lr_given = has("--lr");
   command.init.minn_given = has("--minn");
   command.init.maxn_given = has("--maxn");
   command.init.buckets_given = has("--buckets");

@@ -385,6 +385,16 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   if (!count_only || command.gpu.device == DeviceChoice::cuda) {
     gpu = find_gpu(command, settings, command.init.lock || run.init.lock());
   }
+  // Where the GPU trains an optimizer otherwise than the CPU (skip-gram's and CBOW's
+  // summed steps), it starts from a rate of its own; a checkpoint keeps the rate it ran at.
+  if (gpu && command.resume.empty() && !command.lr_given && model.gpu_starting_lr(settings) != settings.lr) {
+    const float cpu_lr = settings.lr;
+    run.settings.lr = model.gpu_starting_lr(settings);
+    spdlog::info(
+        "--optimizer {} starts at lr {} on the GPU, which sums a run of windows' gradients per row (the CPU's: {}); "
+        "--lr sets it",
+        optimizer_name(settings.optimizer), settings.lr, cpu_lr);
+  }
 
   // Every output is created before the corpus is read.
   std::optional<AtomicOutput> counts_out;

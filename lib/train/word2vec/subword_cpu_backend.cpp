@@ -103,17 +103,6 @@ __attribute__((always_inline)) inline void train_outputs(
   }
 }
 
-// The output rows of one positive word: it, then the negatives but those equal to it
-// (fastText draws again where word2vec skips; both leave the positive out).
-inline std::size_t list_outputs(std::uint32_t positive, std::span<const std::uint32_t> negatives, std::uint32_t* out_rows) {
-  out_rows[0] = positive;
-  std::size_t n = 1;
-  for (std::uint32_t negative : negatives) {
-    if (negative != positive) out_rows[n++] = negative;
-  }
-  return n;
-}
-
 template <typename Rule>
 __attribute__((always_inline)) inline void train_skipgram(const Rule& rule, const WindowBatch& batch, const Tables& t, Scratch& s,
                                                           BatchLoss& loss) {
@@ -150,7 +139,7 @@ __attribute__((always_inline)) inline void train_skipgram(const Rule& rule, cons
     if constexpr (kMovesAverage) std::fill(window_gradient, window_gradient + n, 0.0f);
     for (std::size_t c = 0; c < contexts.size(); ++c) {
       const auto negatives = batch.negatives_per_input ? batch.input_negatives(first + c) : batch.window_negatives(w);
-      const std::size_t n_out = list_outputs(contexts[c], negatives, out_rows);
+      const std::size_t n_out = list_output_rows(contexts[c], negatives, out_rows);
       train_outputs(rule, hidden, out_rows, n_out, t, gradient, loss_sum, [&] { prefetcher.step(n); });
       if constexpr (kMovesAverage) {
         axpy(gain, gradient, hidden, n);
@@ -204,7 +193,7 @@ __attribute__((always_inline)) inline void train_cbow(const Rule& rule, const Wi
       s.bag.insert(s.bag.end(), rows.begin(), rows.end());
     }
     t.average(s.bag, s.hidden.data());
-    const std::size_t n_out = list_outputs(batch.targets[w], batch.window_negatives(w), out_rows);
+    const std::size_t n_out = list_output_rows(batch.targets[w], batch.window_negatives(w), out_rows);
     train_outputs(rule, s.hidden.data(), out_rows, n_out, t, s.gradient.data(), loss_sum, [&] { s.prefetcher.step(n); });
     for (std::uint32_t r : s.bag) t.step(rule, t.input_row(r), 1.0f, s.gradient.data());
     ++loss.examples;
@@ -272,7 +261,7 @@ __attribute__((always_inline)) inline void train_cbow_cached(const SgdRule& rule
       axpy(1.0f, sum_of(*it), hidden, n);
     }
     fasttext_average({hidden, n}, listed);
-    const std::size_t n_out = list_outputs(batch.targets[w], batch.window_negatives(w), out_rows);
+    const std::size_t n_out = list_output_rows(batch.targets[w], batch.window_negatives(w), out_rows);
     train_outputs(rule, hidden, out_rows, n_out, t, s.gradient.data(), loss_sum, [&] { s.prefetcher.step(n); });
     for (std::uint32_t word : contexts) {
       const auto it = std::find_if(s.cached.begin(), s.cached.end(), [&](const CachedWord& c) { return c.word == word; });

@@ -18,12 +18,12 @@ struct WindowBatch {
   float learning_rate = 0;
   std::size_t negatives_per_window = 0;  // K; with negatives_per_input, per input
   bool negatives_per_input = false;
-  std::vector<std::uint32_t> targets;              // per window: the output row labelled 1
-  std::vector<std::uint32_t> input_offsets{0};     // window w's inputs: inputs[input_offsets[w], input_offsets[w+1])
-  std::vector<std::uint32_t> inputs;               // input rows
-  std::vector<std::uint32_t> negatives;            // negatives_per_window per window (or per input, in the
-                                                   // inputs' order); a negative equal to the target is
-                                                   // skipped, as word2vec skips it
+  std::vector<std::uint32_t> targets;           // per window: the output row labelled 1
+  std::vector<std::uint32_t> input_offsets{0};  // window w's inputs: inputs[input_offsets[w], input_offsets[w+1])
+  std::vector<std::uint32_t> inputs;            // input rows
+  std::vector<std::uint32_t> negatives;         // negatives_per_window per window (or per input, in the
+                                                // inputs' order); a negative equal to the target is
+                                                // skipped, as word2vec skips it
 
   std::size_t windows() const { return targets.size(); }
   std::span<const std::uint32_t> window_inputs(std::size_t w) const {
@@ -43,5 +43,17 @@ struct WindowBatch {
     negatives.clear();
   }
 };
+
+// The output rows a positive (label 1) trains against: it, then `negatives` but those
+// equal to it (word2vec skips such a negative, fastText draws again; both leave the
+// positive out), into `out` (room for 1 + negatives.size()). Returns how many.
+inline std::size_t list_output_rows(std::uint32_t positive, std::span<const std::uint32_t> negatives, std::uint32_t* out) {
+  out[0] = positive;
+  std::size_t n = 1;
+  for (std::uint32_t negative : negatives) {
+    if (negative != positive) out[n++] = negative;
+  }
+  return n;
+}
 
 }  // namespace embed

@@ -46,9 +46,12 @@ class Word2vecBackend {
 // The CPU backend: updates the rows of `input` and `output` (laid out as `layout` says:
 // word2vec_layout.h) in place by its optimizer's rule (train/engine/update_rules.h),
 // except the input rows that `locked` (empty, or one flag per row) marks 1 (--lock-init).
+// With `summed_windows`, each worker's rows step once per run of that many windows, by
+// their summed gradients (summed_steps.h); 0: after every window, as word2vec's.
 std::unique_ptr<Word2vecBackend> make_word2vec_cpu_backend(Model model, RowMatrix& input, RowMatrix& output,
                                                            const Word2vecLayout& layout, unsigned workers,
-                                                           std::span<const std::uint8_t> locked = {});
+                                                           std::span<const std::uint8_t> locked = {},
+                                                           std::size_t summed_windows = 0);
 // SGD on plain tables (RowMatrix(rows, dim)), as the tests make them.
 inline std::unique_ptr<Word2vecBackend> make_word2vec_cpu_backend(Model model, RowMatrix& input, RowMatrix& output,
                                                                   unsigned workers, std::span<const std::uint8_t> locked = {}) {

@@ -11,8 +11,10 @@
 // own K negatives instead, as word2vec does. Rows are padded to 16 floats, so every loop
 // runs over whole vectors. How a row takes its step is the optimizer's update rule
 // (train/engine/update_rules.h), whose state sits in the row after the padded vector;
-// the loops are instantiated per rule.
+// the loops are instantiated per rule. With summed_windows, the rows step once per run
+// of that many windows instead (summed_steps.h).
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "core/error.h"
@@ -20,6 +22,7 @@
 #include "train/engine/row_prefetcher.h"
 #include "train/engine/update_rule_for.h"
 #include "train/word2vec/logistic_table.h"
+#include "train/word2vec/summed_steps.h"
 #include "train/word2vec/word2vec_backend.h"
 
 namespace embed {
@@ -211,20 +214,33 @@ EMBED_UPDATE_RULES(EMBED_WORD2VEC_LOOPS)
 class CpuBackend final : public Word2vecBackend {
  public:
   CpuBackend(Model model, RowMatrix& input, RowMatrix& output, const Word2vecLayout& layout, unsigned workers,
-             std::span<const std::uint8_t> locked)
-      : model_(model), layout_(layout), tables_{input.data(),    output.data(), input.stride(),
-                                                layout.padded(), layout.dim,    locked.empty() ? nullptr : locked.data()} {
+             std::span<const std::uint8_t> locked, std::size_t summed_windows)
+      : model_(model),
+        layout_(layout),
+        tables_{input.data(),    output.data(), input.stride(),
+                layout.padded(), layout.dim,    locked.empty() ? nullptr : locked.data()},
+        summed_windows_(summed_windows) {
     EMBED_ASSERT(input.stride() == output.stride() && input.rows() == output.rows());
     EMBED_ASSERT(input.stride() == layout.width());
     EMBED_ASSERT(locked.empty() || locked.size() == input.rows());
+    rows_ = input.rows();
     scratch_.resize(workers);
+    summed_.resize(workers);
     logistic_table();  // build the table before workers race to it
   }
-  std::string name() const override { return "cpu"; }
+  std::string name() const override {
+    return summed_windows_ == 0 ? "cpu" : "cpu, steps summed over " + std::to_string(summed_windows_) + " windows";
+  }
 
   void train(const WindowBatch& batch, unsigned worker, BatchLoss& loss) override {
     EMBED_ASSERT(worker < scratch_.size());
     EMBED_ASSERT(batch.negatives_per_window < 63);
+    if (summed_windows_ > 0) {
+      std::optional<SummedSteps>& summed = summed_[worker];
+      if (!summed) summed.emplace(rows_, rows_, layout_, summed_windows_);
+      summed->train(model_, batch, tables_.input, tables_.output, tables_.locked, loss);
+      return;
+    }
     Scratch& s = scratch_[worker];
     if (s.input_grad.empty()) {
       s.input_grad.assign(tables_.padded, 0.0f);
@@ -239,14 +255,17 @@ class CpuBackend final : public Word2vecBackend {
   Word2vecLayout layout_;
   Tables tables_;
   std::vector<Scratch> scratch_;
+  std::size_t summed_windows_;                      // 0: every window steps its rows
+  std::size_t rows_ = 0;                            // of each table
+  std::vector<std::optional<SummedSteps>> summed_;  // per worker, with summed_windows_
 };
 
 }  // namespace
 
 std::unique_ptr<Word2vecBackend> make_word2vec_cpu_backend(Model model, RowMatrix& input, RowMatrix& output,
                                                            const Word2vecLayout& layout, unsigned workers,
-                                                           std::span<const std::uint8_t> locked) {
-  return std::make_unique<CpuBackend>(model, input, output, layout, workers, locked);
+                                                           std::span<const std::uint8_t> locked, std::size_t summed_windows) {
+  return std::make_unique<CpuBackend>(model, input, output, layout, workers, locked, summed_windows);
 }
 
 }  // namespace embed

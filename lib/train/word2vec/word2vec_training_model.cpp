@@ -14,6 +14,7 @@
 #include "train/corpus/logged_corpus.h"
 #include "train/ranks/rank_averaging.h"
 #include "train/word2vec/subword_cpu_backend.h"
+#include "train/word2vec/summed_steps.h"
 #include "train/word2vec/word2vec_backend.h"
 #include "train/word2vec/word2vec_trainer.h"
 
@@ -47,6 +48,23 @@ class Word2vecModel final : public TrainingModel {
       case Optimizer::asgd: return defaults().lr;
     }
     return defaults().lr;
+  }
+  // Summed steps (summed_steps.h) step a frequent row once per run of windows, not at each
+  // touch: Adam's family and RMSprop take larger rates, ASGD (SGD on summed gradients) a
+  // smaller one for skip-gram. Each rule's best of four or more on the CPU with
+  // EMBED_SUMMED_WINDOWS=1024 (the GPU's runs of windows), text8-head, dim 50, 5 epochs
+  // (bench/RESULTS.md, issue 40); adadelta's 10 is its option's largest.
+  float gpu_starting_lr(const TrainSettings& s) const override {
+    if (s.subwords || summed_windows_on_gpu(s.optimizer) == 0) return starting_lr(s.optimizer);
+    const bool skipgram = model_ == Model::skipgram;
+    switch (s.optimizer) {
+      case Optimizer::adam:
+      case Optimizer::adamw: return skipgram ? 0.1f : 0.03f;
+      case Optimizer::adamax: return skipgram ? 0.3f : 0.03f;
+      case Optimizer::rmsprop: return skipgram ? 0.1f : 0.01f;
+      case Optimizer::asgd: return skipgram ? 0.01f : 0.05f;
+      default: return starting_lr(s.optimizer);
+    }
   }
   std::span<const Option> own_options() const override {
     static constexpr Option kSkipgram[] = {{"--negative", true}, {"--sample", true},       {"--pair-negatives", true},
@@ -145,10 +163,10 @@ class Word2vecModel final : public TrainingModel {
     std::unique_ptr<Word2vecBackend> backend;
     if (context.gpu) backend = gpu_backend(run, context, s.subwords ? &subwords : nullptr);
     if (!backend) {
-      backend =
-          s.subwords
-              ? make_subword_cpu_backend(s.model, run.input, run.output_table, Word2vecLayout(s), subwords, s.threads)
-              : make_word2vec_cpu_backend(s.model, run.input, run.output_table, Word2vecLayout(s), s.threads, run.init.locked);
+      backend = s.subwords
+                    ? make_subword_cpu_backend(s.model, run.input, run.output_table, Word2vecLayout(s), subwords, s.threads)
+                    : make_word2vec_cpu_backend(s.model, run.input, run.output_table, Word2vecLayout(s), s.threads,
+                                                run.init.locked, summed_windows_override());
     }
     if (s.subwords) {
       spdlog::info("subwords: n-grams of {} to {} characters in {} buckets, {:.1f} input rows per word on average", s.minn,
@@ -252,6 +270,12 @@ class Word2vecModel final : public TrainingModel {
     shape.max_inputs_per_window = 2 * s.window;
     shape.negatives = s.negative;
     shape.workers = s.threads;
+    shape.summed_windows = subwords ? 0 : summed_windows_on_gpu(s.optimizer);
+    if (shape.summed_windows > 0 && s.optimizer == Optimizer::asgd) {
+      spdlog::warn(
+          "--optimizer asgd trains poorly in the GPU's summed steps, which make it SGD on a run of windows' summed "
+          "gradients (docs/embed-train.md has the figures); --device cpu trains it per window");
+    }
     const std::uint64_t table_bytes = (2 * shape.rows + shape.bucket_rows) * shape.stride * dtype_size(shape.storage);
     std::optional<GpuMemoryPlan> plan;
     try {
