@@ -28,9 +28,9 @@
 #   run.sh mpi [OUTDIR]       two ranks under the kit's mpirun sharing the GPU, and the Python package
 #                             with PyTorch (pip's offline install included), after the GPU's compute mode;
 #                             then two ranks' quality against one process's at several --sync-interval
-#   run.sh optimizers [OUTDIR]  skip-gram and CBOW with each optimizer the GPU trains them with (sgd,
-#                             adagrad, rowadagrad): words/s per placement against sgd's and the
-#                             CPU's, quality against the CPU's, then adagrad in host placement
+#   run.sh optimizers [OUTDIR]  skip-gram and CBOW with sgd, adagrad, rowadagrad and adam (summed
+#                             steps): words/s per placement against sgd's and the
+#                             CPU's, quality against the CPU's, then adam in host placement
 #                             with its tables plus state 4 times the GPU budget (inside 9 minutes)
 #   run.sh rules [OUTDIR]     the optimizers whose state is not a sum (adam, adamw, adamax, rmsprop,
 #                             adadelta, rprop, asgd), which skip-gram and CBOW train in summed steps:
@@ -391,10 +391,10 @@ case $mode in
     # Issue 40 on the GPU (written 2026-11-26 without one; not yet run): the kernels with
     # an optimizer's state first (their per-batch comparison with the CPU is in gpu_train),
     # then words/s and quality per optimizer, then a host-placement run whose tables and
-    # adagrad's state (twice SGD's bytes) are 4 times the budget, at 1M ids.
+    # adam's state (three times SGD's bytes, in summed steps) are 4 times the budget, at 1M ids.
     step gpu_train 120 "$bin/gpu_train_tests" "~[large]"
     bench_step optimizers 280 "${bench_env[@]}" PARTS=optimizers WORDS=20000000 EPOCHS=5 bash "$kit/scripts/bench/gpu.sh"
-    RESERVE_S=5 bench_step big_table_adagrad 200 "${bench_env[@]}" OPTIMIZER=adagrad VOCAB=1000000 WORDS=50000000 \
+    RESERVE_S=5 bench_step big_table_adam 200 "${bench_env[@]}" OPTIMIZER=adam VOCAB=1000000 WORDS=50000000 \
       MODES=host FRACTIONS=4 SEEDS=1 RUN_TIMEOUT=80 bash "$kit/scripts/bench/big_table.sh"
     ;;
   large)

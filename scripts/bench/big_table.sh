@@ -24,10 +24,11 @@
 # the share of a word's 10 nearest neighbours in its own planted cluster
 # (bench-cluster-quality, over a sample spread over the frequency ranks: head, middle, tail).
 # Targets (issue 36): host/4 >= 0.67x device, host/16 >= 0.5x; quality equal within noise.
-# OPTIMIZER (sgd) trains with another optimizer the GPU takes (adagrad, rowadagrad): its
+# OPTIMIZER (sgd) trains with another optimizer (adagrad, rowadagrad, adam, ...): its
 # state sits in each row after the vector (Word2vecLayout), so the tables' bytes, and the
 # fractions' budgets, count it (issue 40: a host-placement run whose table plus state is at
-# least 4 times the GPU budget).
+# least 4 times the GPU budget; Adam's triples the bytes, and its summed steps keep a sum
+# per hot row on the GPU besides).
 #
 # BUDGET (a --gpu-memory size such as 16G) instead trains the largest tables: host placement
 # alone (MODES "f16", whose vectors file takes half the disk, or "host"; no device run, no
@@ -57,14 +58,18 @@ SEEDS=${SEEDS:-1 2}
 FRACTIONS=${FRACTIONS:-4 16}
 MODES=${MODES:-device host f16}
 OPTIMIZER=${OPTIMIZER:-sgd}
-# Floats per row: the vector padded to 16, then the optimizer's state (optimizer.cpp's
-# registry: adagrad keeps one accumulator per element, rowadagrad 16 floats).
+# Floats per row: the vector padded to 16 (P), then the optimizer's state (optimizer.cpp's
+# registry: adagrad keeps one accumulator per element, rowadagrad 16 floats, adam two
+# moments and 16 floats of beta powers, ...).
 stride=$(((DIM + 15) / 16 * 16))
 case $OPTIMIZER in
   sgd) width=$stride ;;
-  adagrad) width=$((2 * stride)) ;;
+  adagrad | rmsprop) width=$((2 * stride)) ;;
   rowadagrad) width=$((stride + 16)) ;;
-  *) die "OPTIMIZER is sgd, adagrad or rowadagrad (the ones the GPU trains), not $OPTIMIZER" ;;
+  adam | adamw | adamax) width=$((3 * stride + 16)) ;;
+  adadelta | rprop) width=$((3 * stride)) ;;
+  asgd) width=$((2 * stride + 16)) ;;
+  *) die "OPTIMIZER is one of embed-train's optimizers, not $OPTIMIZER" ;;
 esac
 MIN_COUNT=${MIN_COUNT:-5}
 BUDGET=${BUDGET:-}

@@ -21,8 +21,8 @@
 # measured device copy bandwidth (bench-gpu-bandwidth) over that. Host modes also move
 # rows over PCIe: their H2D/D2H rates are printed.
 #
-#   optimizers  skip-gram and CBOW (OPT_MODELS) with each optimizer the GPU trains them with
-#               (OPTIMIZERS: sgd adagrad rowadagrad), each at its starting rate: words/s of one
+#   optimizers  skip-gram and CBOW (OPT_MODELS) with optimizers (OPTIMIZERS: sgd adagrad rowadagrad
+#               adam; adam in summed steps on the GPU), each at its device's starting rate: words/s of one
 #               epoch on the throughput corpus at dim 100 (OPT_DIMS), per mode (OPT_MODES: cpu,
 #               device, host-gather), over sgd's in the same mode (x_sgd); then EPOCHS epochs on
 #               text8-head, seed 1, per mode: analogy and WS-353 (the optimizers with state keep
@@ -69,7 +69,7 @@ SEEDS=${SEEDS:-1 2}
 EPOCHS=${EPOCHS:-5}
 MODES=${MODES:-fasttext cpu device host-gather host-mapped}
 OPT_MODELS=${OPT_MODELS:-skipgram cbow}
-OPTIMIZERS=${OPTIMIZERS:-sgd adagrad rowadagrad}
+OPTIMIZERS=${OPTIMIZERS:-sgd adagrad rowadagrad adam}
 OPT_DIMS=${OPT_DIMS:-100}
 OPT_MODES=${OPT_MODES:-cpu device host-gather}
 SUB_MODELS=${SUB_MODELS:-skipgram cbow}
