@@ -339,8 +339,9 @@ case $mode in
     # rprop, asgd). Their first run (H200, 2026-11-26) stepped one batch as the CPU does,
     # but in training adam, adamw and adamax diverged in every model, and rmsprop, adadelta
     # and rprop in skip-gram: windows at once each took a whole step of a frequent row.
-    # Skip-gram and CBOW now train them in summed steps of 1024 windows (summed_steps.h;
-    # written 2026-11-27 without a GPU, not yet run), each from the GPU's own starting rate:
+    # Skip-gram and CBOW now train them in summed steps of 1024 windows (summed_steps.h),
+    # GloVe Adam's family in steps of 32768 records (glove_summed_steps.h; both written
+    # 2026-11-27 without a GPU, not yet run), each from the GPU's own starting rate:
     # the tests compare a batch with the CPU's summed steps, then each optimizer's words/s
     # and quality on the GPU against the CPU's per-window steps at the CPU's rate.
     step gpu_train 60 "$bin/gpu_train_tests" "~[large]"

@@ -7,7 +7,8 @@
 // keeps W and W̃ (vectors, biases, optimizer state: GloveLayout rows, f32) in GPU
 // memory for the whole run; host placement pins them and moves only the rows a block
 // touches (RowRemapper, host_tables.h), adding the changes back as deltas, by CPU threads (gather)
-// or by a kernel through the mapped tables (mapped).
+// or by a kernel through the mapped tables (mapped). Adam's family trains in summed steps
+// (summed_kernels.h), with a sum per row id the kernel sees, kept here.
 #include "kernels/train/cuda_glove_backend.h"
 
 #include <algorithm>
@@ -22,6 +23,8 @@
 #include "kernels/train/batch_pipeline.h"
 #include "kernels/train/glove_kernels.h"
 #include "kernels/train/host_tables.h"
+#include "kernels/train/row_sums_buffers.h"
+#include "kernels/train/summed_kernels.h"
 #include "train/gpu/row_remap.h"
 
 namespace embed::cuda {
@@ -49,11 +52,18 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
         words_(*request.words),
         contexts_(*request.contexts),
         layout_(request.layout),
-        rule_(kernel_rule_of(layout_.optimizer, layout_.params, layout_.hyper)) {
+        rule_(kernel_rule_of(layout_.optimizer, layout_.params, layout_.hyper)),
+        summed_records_(request.summed_records) {
     // The kernels index rows by `width`: the host tables must not pad beyond it.
     EMBED_ASSERT(words_.stride() == layout_.width && contexts_.stride() == layout_.width);
     select_device();
     place_tables(words_, contexts_, DType::f32, "the word table W", "the context table W̃", sizeof(BlockTotals));
+    if (summed_records_ > 0) {
+      const std::size_t ids = device_placement() ? words_.rows() : plan_.hot_rows + plan_.max_input_rows;
+      const std::size_t context_ids = device_placement() ? contexts_.rows() : plan_.hot_rows + plan_.max_output_rows;
+      word_sums_.allocate(ids, layout_.params, "the word rows' gradient sums");
+      context_sums_.allocate(context_ids, layout_.params, "the context rows' gradient sums");
+    }
   }
 
   // Nothing may still write to the host tables or the buffers being freed.
@@ -61,9 +71,10 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
 
   std::string name() const override {
     const std::string where = device_placement() ? "tables in GPU memory" : host_placement_description(plan_);
-    return fmt::format("cuda ({}; {}, blocks of {} records; {} of GPU memory planned; {} records at a time)",
-                       device_.description(), where, plan_.batch_items, human_bytes(static_cast<double>(plan_.total_bytes())),
-                       max_in_flight_);
+    const std::string at_once = summed_records_ > 0 ? fmt::format("steps summed over {} records", summed_records_)
+                                                    : fmt::format("{} records at a time", max_in_flight_);
+    return fmt::format("cuda ({}; {}, blocks of {} records; {} of GPU memory planned; {})", device_.description(), where,
+                       plan_.batch_items, human_bytes(static_cast<double>(plan_.total_bytes())), at_once);
   }
 
   std::size_t max_block_records() const override { return plan_.batch_items; }
@@ -98,6 +109,11 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
     auto* totals = slot.device_totals.get<BlockTotals>();
     const std::size_t id_words = std::size_t{slot.records} * kRecordWords + slot.word_rows + slot.context_rows;
     queue(slot, id_words, sizeof(BlockTotals), touches, [&](cudaStream_t stream) {
+      if (summed_records_ > 0) {
+        return launch_glove_summed_steps(device_records, slot.records, tables, rule_, learning_rate, word_sums_.kernel,
+                                         context_sums_.kernel, static_cast<std::uint32_t>(summed_records_), &totals->loss,
+                                         &totals->trained, stream);
+      }
       return launch_glove(device_records, slot.records, tables, rule_, learning_rate, &totals->loss, &totals->trained,
                           max_in_flight_, stream);
     });
@@ -131,6 +147,8 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
   RowMatrix& contexts_;
   GloveLayout layout_;
   KernelRuleSpec rule_;
+  std::size_t summed_records_;               // 0: every record steps its rows
+  RowSumsBuffers word_sums_, context_sums_;  // with summed_records_
   // Records trained at once: half the vocabulary's size (a record touches two rows),
   // at least a block's worth, and the whole GPU's worth (32,768) from 65,536 words up.
   unsigned max_in_flight_ = static_cast<unsigned>(std::clamp<std::size_t>(words_.rows() / 2, 32, 32768));

@@ -23,6 +23,7 @@
 #include "kernels/common/row_movers.h"
 #include "kernels/train/batch_pipeline.h"
 #include "kernels/train/host_tables.h"
+#include "kernels/train/row_sums_buffers.h"
 #include "kernels/train/subword_kernels.h"
 #include "kernels/train/summed_kernels.h"
 #include "kernels/train/word2vec_kernels.h"
@@ -233,30 +234,13 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     if (summed_windows_ > 0) check(allow_summed_shared_memory(needed), "raising the kernels' shared memory limit");
   }
 
-  // Summed steps: each table's sums, for every row id its kernels see (the whole table,
-  // or the hot rows and a slot's copied rows: one set serves every slot, since the
-  // batches' kernels run one at a time), zeroed (the plan counted them: sum_bytes).
-  struct RowSumsBuffers {
-    DeviceBuffer sums, listed, rows, count;
-    KernelRowSums kernel{};
-
-    void allocate(std::size_t row_ids, std::size_t stride, const char* what) {
-      sums = DeviceBuffer(row_ids * stride * sizeof(float), what);
-      listed = DeviceBuffer(row_ids * sizeof(std::uint32_t), what);
-      rows = DeviceBuffer(row_ids * sizeof(std::uint32_t), what);
-      count = DeviceBuffer(sizeof(std::uint32_t), what);
-      check(cudaMemset(sums.get(), 0, row_ids * stride * sizeof(float)), what);
-      check(cudaMemset(listed.get(), 0, row_ids * sizeof(std::uint32_t)), what);
-      check(cudaMemset(count.get(), 0, sizeof(std::uint32_t)), what);
-      kernel = {sums.get<float>(), listed.get<std::uint32_t>(), rows.get<std::uint32_t>(), count.get<std::uint32_t>()};
-    }
-  };
+  // Summed steps: each table's sums, for every row id its kernels see: the whole table,
+  // or the hot rows and a slot's copied rows (the plan counted them: sum_bytes).
   void allocate_row_sums() {
     const std::size_t inputs = device_placement() ? input_.rows() : plan_.hot_rows + plan_.max_input_rows;
     const std::size_t outputs = device_placement() ? output_.rows() : plan_.hot_rows + plan_.max_output_rows;
     input_sums_.allocate(inputs, padded_, "the input rows' gradient sums");
     output_sums_.allocate(outputs, padded_, "the output rows' gradient sums");
-    check(cudaDeviceSynchronize(), "clearing the gradient sums");
   }
 
   // How many windows train at once (word2vec_kernels.h says why this is capped):

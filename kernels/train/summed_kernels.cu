@@ -154,11 +154,13 @@ __global__ void cbow_sum_kernel(KernelBatch b, std::uint32_t first, std::uint32_
 // Every listed row (blockIdx.y 0: the input table's, 1: the output table's) takes its one
 // step, a warp per row: its rule's values for the step from lane 0 (begin may count the
 // step in the state), then element k's change by the rule's element form with the sum
-// as its ascent, as the CPU's rule_step; the sum is cleared and the row unlisted. The
-// warp is the row's only writer, so the rule's state takes plain adds.
+// as its ascent, as the CPU's rule_step, and with `bias` (GloVe's) element dim's by the
+// rule's bias form, as the CPU's glove_summed_steps.cpp; the sum is cleared and the row
+// unlisted. The warp is the row's only writer, so the rule's state takes plain adds. The
+// rule's state starts at `stride`, where the sums' rows end.
 template <typename Rule>
 __global__ void step_sums_kernel(SplitTable input, SplitTable output, std::uint32_t stride, std::uint32_t width,
-                                 std::uint32_t dim, Rule rule, KernelRowSums input_sums, KernelRowSums output_sums) {
+                                 std::uint32_t dim, bool bias, Rule rule, KernelRowSums input_sums, KernelRowSums output_sums) {
   using Row = typename Rule::Row;
   __shared__ Row warp_rows[kWarps];
   const SplitTable& table = blockIdx.y == 0 ? input : output;
@@ -182,13 +184,94 @@ __global__ void step_sums_kernel(SplitTable input, SplitTable output, std::uint3
       row[k] -= rule.template change<PlainAdd>(r, state, k, row[k], -sum[k], row_sum);
       sum[k] = 0;
     }
-    for (std::uint32_t k = dim + lane; k < stride; k += 32) sum[k] = 0;  // an odd dim's last pair added to its padding
     if constexpr (Rule::sums_row) {
       row_sum = warp_sum(row_sum);
       if (lane == 0) rule_end<PlainAdd>(rule, state, row_sum, dim);
     }
+    if (bias && lane == 0) {
+      // Scale and coefficient alike: only AdaGrad's bias takes the coefficient, and its
+      // gradient_scale is the identity.
+      row[dim] -= rule_bias_change<PlainAdd>(rule, r, state, dim, row[dim], -sum[dim], -sum[dim]);
+    }
+    __syncwarp();  // the bias's sum is read before it is cleared
+    for (std::uint32_t k = dim + lane; k < stride; k += 32) sum[k] = 0;
     if (lane == 0) sums.listed[id] = 0;
   }
+}
+
+// GloVe's gradients of records [first, end), a warp per record: the prediction from the
+// rows as they stand, then each row's sum gets its ascent: minus the other row's values
+// times the scaled coefficient, clipped per record (Stanford's clip), and minus the
+// scaled coefficient for the bias (element dim), as glove_summed_steps.cpp.
+template <typename Rule>
+__global__ void glove_sum_kernel(const KernelGloveRecord* records, std::uint32_t first, std::uint32_t end, GloveTables t,
+                                 Rule rule, KernelRowSums word_sums, KernelRowSums context_sums, double* loss_out,
+                                 unsigned long long* trained_out) {
+  __shared__ double warp_loss[kWarps];
+  __shared__ unsigned long long warp_trained[kWarps];
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const std::uint32_t dim = t.dim, stride = t.state;
+  double loss = 0;  // lane 0's tallies
+  unsigned long long trained = 0;
+  const std::uint32_t warps = gridDim.x * kWarps;
+  for (std::uint32_t i = first + blockIdx.x * kWarps + warp; i < end; i += warps) {
+    const KernelGloveRecord r = records[i];
+    const float* w = row_at<float>(t.words, r.row, t.width);
+    const float* c = row_at<float>(t.contexts, r.column, t.width);
+    float dot = 0;
+    for (std::uint32_t k = lane; k < dim; k += 32) dot += w[k] * c[k];
+    dot = warp_sum(dot);
+    const float diff = dot + w[dim] + c[dim] - r.log_count;  // every lane alike: nothing writes the rows meanwhile
+    if (!isfinite(diff)) continue;
+    const float fdiff = r.weight * diff;
+    const float scale = rule.gradient_scale(fdiff);
+    if (lane == 0) {
+      loss += 0.5 * static_cast<double>(fdiff) * diff;
+      ++trained;
+      list_row(word_sums, r.row);
+      list_row(context_sums, r.column);
+    }
+    float* gw = word_sums.sums + static_cast<std::size_t>(r.row) * stride;
+    float* gc = context_sums.sums + static_cast<std::size_t>(r.column) * stride;
+    for (std::uint32_t k = lane; k < dim; k += 32) {
+      atomicAdd(gw + k, -fminf(fmaxf(scale * c[k], -kGloveGradientClip), kGloveGradientClip));
+      atomicAdd(gc + k, -fminf(fmaxf(scale * w[k], -kGloveGradientClip), kGloveGradientClip));
+    }
+    if (lane == 0) {
+      atomicAdd(gw + dim, -scale);
+      atomicAdd(gc + dim, -scale);
+    }
+  }
+  if (lane == 0) {
+    warp_loss[warp] = loss;
+    warp_trained[warp] = trained;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (unsigned k = 1; k < kWarps; ++k) {
+      loss += warp_loss[k];
+      trained += warp_trained[k];
+    }
+    if (trained != 0) {
+      atomicAdd(loss_out, loss);
+      atomicAdd(trained_out, trained);
+    }
+  }
+}
+
+// Launches the stepping kernel for every row the sums list, and clears their counts.
+template <typename Rule>
+cudaError_t step_and_clear(const Rule& rule, SplitTable first, SplitTable second, std::uint32_t stride, std::uint32_t width,
+                           std::uint32_t dim, bool bias, const KernelRowSums& first_sums, const KernelRowSums& second_sums,
+                           std::size_t listed_at_most, cudaStream_t stream) {
+  const auto blocks = static_cast<unsigned>(std::min<std::size_t>((listed_at_most + kWarps - 1) / kWarps, kMaxStepBlocks));
+  step_sums_kernel<Rule><<<dim3(std::max(blocks, 1u), 2), kThreads, 0, stream>>>(first, second, stride, width, dim, bias, rule,
+                                                                                 first_sums, second_sums);
+  cudaError_t status = cudaGetLastError();
+  // The next step lists its rows afresh.
+  if (status == cudaSuccess) status = cudaMemsetAsync(first_sums.count, 0, sizeof(std::uint32_t), stream);
+  if (status == cudaSuccess) status = cudaMemsetAsync(second_sums.count, 0, sizeof(std::uint32_t), stream);
+  return status;
 }
 
 }  // namespace
@@ -234,15 +317,35 @@ cudaError_t launch_summed_steps(bool skipgram, const KernelBatch& batch, const K
         cbow_sum_kernel<Rule><<<blocks, kThreads, shared, stream>>>(batch, first, end, t.input, t.output, t.stride, t.width,
                                                                     t.dim, logistic, rule, input_sums, output_sums, loss);
       }
-      const std::size_t listed_at_most = std::size_t{blocks} * per_window;
-      const auto step_blocks =
-          static_cast<unsigned>(std::min<std::size_t>((listed_at_most + kWarps - 1) / kWarps, kMaxStepBlocks));
-      step_sums_kernel<Rule><<<dim3(step_blocks, 2), kThreads, 0, stream>>>(t.input, t.output, t.stride, t.width, t.dim, rule,
-                                                                            input_sums, output_sums);
       status = cudaGetLastError();
-      // The next step lists its rows afresh.
-      if (status == cudaSuccess) status = cudaMemsetAsync(input_sums.count, 0, sizeof(std::uint32_t), stream);
-      if (status == cudaSuccess) status = cudaMemsetAsync(output_sums.count, 0, sizeof(std::uint32_t), stream);
+      if (status == cudaSuccess) {
+        status = step_and_clear(rule, t.input, t.output, t.stride, t.width, t.dim, false, input_sums, output_sums,
+                                std::size_t{blocks} * per_window, stream);
+      }
+    }
+  });
+  return status;
+}
+
+cudaError_t launch_glove_summed_steps(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& t,
+                                      const KernelRuleSpec& kernel_rule, float learning_rate, const KernelRowSums& word_sums,
+                                      const KernelRowSums& context_sums, std::uint32_t records_per_step, double* loss,
+                                      unsigned long long* trained, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  if (records_per_step == 0) return cudaErrorInvalidValue;
+  cudaError_t status = cudaSuccess;
+  with_kernel_rule(kernel_rule, learning_rate, [&](const auto& rule) {
+    using Rule = std::decay_t<decltype(rule)>;
+    for (std::uint32_t first = 0; first < count && status == cudaSuccess; first += records_per_step) {
+      const std::uint32_t end = std::min(count, first + records_per_step);
+      const unsigned blocks = (end - first + kWarps - 1) / kWarps;  // a warp per record
+      glove_sum_kernel<Rule>
+          <<<blocks, kThreads, 0, stream>>>(records, first, end, t, rule, word_sums, context_sums, loss, trained);
+      status = cudaGetLastError();
+      if (status == cudaSuccess) {
+        status = step_and_clear(rule, t.words, t.contexts, t.state, t.width, t.dim, true, word_sums, context_sums, end - first,
+                                stream);
+      }
     }
   });
   return status;

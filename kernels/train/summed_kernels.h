@@ -1,6 +1,7 @@
-// Skip-gram's and CBOW's summed steps on the GPU (train/word2vec/summed_steps.h has the
-// scheme and why): the rules whose state is not a sum (Adam's family, RMSprop, Adadelta,
-// Rprop, ASGD) train so. For each run of `windows_per_step` windows of a batch, one
+// Skip-gram's, CBOW's and GloVe's summed steps on the GPU (train/word2vec/summed_steps.h
+// has the scheme and why; GloVe's: train/glove/glove_summed_steps.h): word2vec's rules
+// whose state is not a sum (Adam's family, RMSprop, Adadelta, Rprop, ASGD) and GloVe's
+// Adam family train so. For each run of `windows_per_step` windows of a batch, one
 // kernel sums the windows' gradients per row (a block per window, from the rows as the
 // run found them; atomic adds into each table's KernelRowSums) and lists each row it
 // touches once; a second steps every listed row once by its rule with its sum (a warp
@@ -14,6 +15,7 @@
 
 #include <cuda_runtime.h>
 
+#include "kernels/train/glove_kernels.h"
 #include "kernels/train/kernel_rules.h"
 #include "kernels/train/word2vec_kernels.h"
 
@@ -21,6 +23,7 @@ namespace embed::cuda {
 
 // One table's sums, indexed by the row ids the kernels see (storage.h's SplitTable: the
 // whole table, or the hot rows then the slot's copied rows).
+// Each sum is the ascent (minus the gradient) of its row's vector, and GloVe's bias after it.
 struct KernelRowSums {
   float* sums;            // `stride` floats per row id, zero outside a step
   std::uint32_t* listed;  // per row id: 1 while the row is listed, else 0
@@ -40,5 +43,14 @@ cudaError_t launch_summed_steps(bool skipgram, const KernelBatch& batch, const K
                                 const KernelLogistic& logistic, const KernelRuleSpec& rule, float learning_rate,
                                 const KernelRowSums& input_sums, const KernelRowSums& output_sums, std::uint32_t windows_per_step,
                                 double* loss, cudaStream_t stream);
+
+// Trains GloVe's `count` records in summed steps of `records_per_step`: a warp per record
+// sums, then a warp per row steps its vector and bias; adds the loss and the records
+// trained (those with a finite prediction) to *loss and *trained. The sums' rows are
+// `tables.state` floats (GloveLayout::params).
+cudaError_t launch_glove_summed_steps(const KernelGloveRecord* records, std::uint32_t count, const GloveTables& tables,
+                                      const KernelRuleSpec& rule, float learning_rate, const KernelRowSums& word_sums,
+                                      const KernelRowSums& context_sums, std::uint32_t records_per_step, double* loss,
+                                      unsigned long long* trained, cudaStream_t stream);
 
 }  // namespace embed::cuda

@@ -107,7 +107,6 @@ expect_error "--adagrad with adam" 2 "--adagrad applies to --optimizer adagrad o
 expect_error "--beta1 with adagrad" 2 "--beta1 applies to --optimizer adam, adamw or adamax only" "$ET" --corpus "$CORPUS" -o e.emb --model glove --beta1 0.8
 expect_error "--rho with skipgram's sgd" 2 "--rho applies to --optimizer rmsprop or adadelta only" "$ET" --corpus "$CORPUS" -o e.emb --rho 0.9
 expect_error "--eps out of range" 2 "--eps" "$ET" --corpus "$CORPUS" -o e.emb --model glove --optimizer adam --eps 2
-expect_error "adamax on the GPU" 1 "--optimizer adamax trains on the CPU" "$ET" --corpus "$CORPUS" -o e.emb --model glove --optimizer adamax --device cuda
 expect_error "--cooc and --corpus" 2 "excludes" "$ET" --cooc only.cooc --corpus "$CORPUS" -o e.emb --model glove
 expect_error "nothing to read" 2 "--corpus or --cooc is required" "$ET" -o e.emb --model glove
 expect_error "--cooc without --output" 2 "--output is required" "$ET" --model glove --cooc only.cooc

@@ -148,8 +148,6 @@ expect_error "--gpu without a GPU device" 2 "--gpu applies to --device cuda or a
   "$ET" --corpus "$CORPUS" -o e.emb --gpu 1
 expect_error "--host-transfer with --table device" 2 "--host-transfer applies to --table host or auto only" \
   "$ET" --corpus "$CORPUS" -o e.emb --device auto --table device --host-transfer mapped
-expect_error "--device cuda with glove and adam" 1 "glove trains with sgd, adagrad, rowadagrad, rmsprop, adadelta, rprop or asgd on the GPU; --optimizer adam trains on the CPU" \
-  "$ET" --corpus "$CORPUS" -o e.emb --model glove --optimizer adam --device cuda
 expect_error "--device cuda with --subwords and rmsprop" 1 \
   "--subwords trains with --optimizer sgd on the GPU; --optimizer rmsprop trains on the CPU" \
   "$ET" --corpus "$CORPUS" -o e.emb --subwords --optimizer rmsprop --device cuda

@@ -12,6 +12,7 @@
 
 #include "gpu_train_fixtures.h"
 #include "train/glove/glove_cpu_backend.h"
+#include "train/glove/glove_summed_steps.h"
 #include "train/glove/glove_trainer.h"
 #include "train_fixtures.h"
 
@@ -21,8 +22,8 @@ using namespace embed::test;
 namespace {
 
 // The optimizers whose state atomic adds keep (their `concurrent`), then those whose
-// state the kernel writes in place: first those the GPU trains GloVe with
-// (supports_on_gpu), then Adam's, which it steps but does not train with.
+// state the kernel writes in place, then Adam's, which the GPU trains in summed steps
+// (glove_summed_steps.h).
 struct Rule {
   Optimizer optimizer;
   const char* name;
@@ -32,12 +33,20 @@ const Rule kInPlaceRules[] = {
     {Optimizer::rmsprop, "rmsprop"}, {Optimizer::adadelta, "adadelta"}, {Optimizer::rprop, "rprop"}, {Optimizer::asgd, "asgd"}};
 const Rule kAdamRules[] = {{Optimizer::adam, "adam"}, {Optimizer::adamw, "adamw"}, {Optimizer::adamax, "adamax"}};
 
+// `summed`: summed steps of that many records (glove_summed_steps.h), or 0.
 std::unique_ptr<GloveBackend> cuda_glove(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout, unsigned workers,
-                                         const Placement& placement, std::uint64_t budget = 0) {
-  const GpuMemoryPlan plan = plan_glove_gpu_memory({words.rows(), layout.width, workers}, placement.options(words.rows()),
-                                                   budget ? budget : default_gpu_budget(the_device.free_memory));
-  return gpu_trainer().make_glove_backend({&words, &contexts, layout, plan, the_device});
+                                         const Placement& placement, std::uint64_t budget = 0, std::size_t summed = 0) {
+  GloveGpuShape shape{words.rows(), layout.width, workers};
+  shape.summed_records = summed;
+  shape.params = layout.params;
+  const GpuMemoryPlan plan =
+      plan_glove_gpu_memory(shape, placement.options(words.rows()), budget ? budget : default_gpu_budget(the_device.free_memory));
+  return gpu_trainer().make_glove_backend({&words, &contexts, layout, plan, summed, the_device});
 }
+
+// Adam's family trains in summed steps on the GPU (summed_records_on_gpu): here of 128
+// records, against the CPU's summed steps of as many.
+std::size_t summed_for(Optimizer optimizer) { return summed_records_on_gpu(optimizer) > 0 ? 128 : 0; }
 
 }  // namespace
 
@@ -68,8 +77,9 @@ TEST_CASE("one block of GloVe records on the GPU equals the CPU's update", "[gpu
         records[17].log_count = -std::numeric_limits<float>::infinity();
         RowMatrix cpu_words = copy_of(words), cpu_contexts = copy_of(contexts);
         BatchLoss cpu_loss, gpu_loss;
-        train_glove_records(records, cpu_words, cpu_contexts, layout, 0.05f, cpu_loss);
-        auto gpu = cuda_glove(words, contexts, layout, 1, placement);
+        const std::size_t summed = summed_for(rule.optimizer);
+        make_cpu_glove_backend(cpu_words, cpu_contexts, layout, {}, summed)->train(records, 0, 0.05f, cpu_loss);
+        auto gpu = cuda_glove(words, contexts, layout, 1, placement, 0, summed);
         gpu->train(records, 0, 0.05f, gpu_loss);
         gpu->finish(0, gpu_loss);
         gpu->copy_tables_to_host();
@@ -77,9 +87,12 @@ TEST_CASE("one block of GloVe records on the GPU equals the CPU's update", "[gpu
         CHECK(cpu_loss.examples == n - 1);
         CHECK(gpu_loss.examples == cpu_loss.examples);
         CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(1e-5));
-        // The dot product sums in another order: the rest is the CPU's arithmetic.
-        CHECK(max_relative_error(words, cpu_words) < 1e-5);
-        CHECK(max_relative_error(contexts, cpu_contexts) < 1e-5);
+        // The dot product sums in another order: the rest is the CPU's arithmetic. Adam's
+        // family divides by the root of a second moment near zero, which turns the last bits
+        // into more (word2vec's came out up to 3.9e-5 off on an H200).
+        const double tolerance = summed > 0 ? 1e-4 : 1e-5;
+        CHECK(max_relative_error(words, cpu_words) < tolerance);
+        CHECK(max_relative_error(contexts, cpu_contexts) < tolerance);
       }
     }
   }
@@ -113,9 +126,10 @@ void train_like_the_cpu(std::span<const Rule> rules, Match match) {
       shuffle_records(records, s.seed, 0);
       RowMatrix words = make_glove_table(corpus.vocab.size(), layout, s.seed, 0, 1);
       RowMatrix contexts = make_glove_table(corpus.vocab.size(), layout, s.seed, 1, 1);
-      std::unique_ptr<GloveBackend> backend = which < 0
-                                                  ? make_cpu_glove_backend(words, contexts, layout)
-                                                  : cuda_glove(words, contexts, layout, s.threads, kQualityPlacements[which]);
+      const std::size_t summed = summed_for(rule.optimizer);
+      std::unique_ptr<GloveBackend> backend =
+          which < 0 ? make_cpu_glove_backend(words, contexts, layout, {}, summed)
+                    : cuda_glove(words, contexts, layout, s.threads, kQualityPlacements[which], 0, summed);
       GloveTrainer trainer(s, records, *backend, which < 0 ? RecordShuffle::full : RecordShuffle::blocks);
       TrainState state = TrainState::start(s.threads, s.seed, records.size());
       std::atomic<bool> stop{false};
@@ -156,6 +170,11 @@ TEST_CASE("GloVe on the GPU trains to the CPU's cost and separation on the same 
 // run does not train at this rate) far above it.
 TEST_CASE("GloVe on the GPU with the rules whose state is written in place trains no worse than the CPU", "[gpu]") {
   train_like_the_cpu(kInPlaceRules, Match::no_worse);
+}
+
+// Adam's family in summed steps (of 128 records here) against the CPU's summed steps.
+TEST_CASE("GloVe on the GPU trains Adam's family in summed steps as the CPU does", "[gpu]") {
+  train_like_the_cpu(kAdamRules, Match::same);
 }
 
 TEST_CASE("GloVe tables larger than the GPU memory allowed train in host memory", "[gpu]") {

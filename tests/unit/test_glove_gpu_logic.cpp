@@ -236,3 +236,28 @@ TEST_CASE("the GPU memory plan for GloVe: device when the tables fit, else host 
   options.table = TablePlacement::automatic;
   REQUIRE_ERROR_CONTAINS(plan_glove_gpu_memory({2000000, layout.width, 64}, options, 16 * MB), "lower --threads");
 }
+
+TEST_CASE("GloVe's summed steps' sums are counted in its GPU memory plan", "[gpu-host]") {
+  const std::uint64_t MB = 1 << 20;
+  // Adam at dim 300: rows of 304 + 624 floats; a sum is the 304 of vector, bias and padding
+  // plus two uint32 per row id the kernel sees.
+  const GloveLayout layout(300, Optimizer::adam);
+  GloveGpuShape shape{71000, layout.width, 4};
+  const GpuMemoryPlan plain = plan_glove_gpu_memory(shape, GpuOptions{}, 8192 * MB);
+  shape.summed_records = 32768;
+  shape.params = layout.params;
+  const std::uint64_t per_row = 304 * 4 + 8;
+  const GpuMemoryPlan device = plan_glove_gpu_memory(shape, GpuOptions{}, 8192 * MB);
+  REQUIRE(device.placement == TablePlacement::device);
+  REQUIRE(plain.sum_bytes == 0);
+  REQUIRE(device.sum_bytes == 2 * 71000 * per_row);
+  REQUIRE(device.total_bytes() == plain.total_bytes() + device.sum_bytes);
+  GpuOptions host;
+  host.table = TablePlacement::host;
+  const GpuMemoryPlan with = plan_glove_gpu_memory(shape, host, 256 * MB);
+  shape.summed_records = 0;
+  const GpuMemoryPlan without = plan_glove_gpu_memory(shape, host, 256 * MB);
+  REQUIRE(with.total_bytes() <= 256 * MB);
+  REQUIRE(with.hot_rows < without.hot_rows);
+  REQUIRE(with.sum_bytes == (2 * with.hot_rows + with.max_input_rows + with.max_output_rows) * per_row);
+}

@@ -26,15 +26,15 @@ namespace embed {
 struct Corpus;
 
 struct CoocOptions {
-  std::size_t window = 10;              // context words on each side (or on the left only)
-  bool symmetric = true;                // false: only the words to the left of a word are its context
+  std::size_t window = 10;                  // context words on each side (or on the left only)
+  bool symmetric = true;                    // false: only the words to the left of a word are its context
   std::uint64_t memory_bytes = 1ull << 30;  // for the counting tables, buffers, merge readers and what the caller keeps
-  std::string temporary_directory;      // for spilled runs; empty: $TMPDIR or /tmp
-  std::size_t bytes_per_merged_entry = 0;  // what the caller keeps of each merged count (in the budget)
-  std::size_t buffer_entries = 0;       // the pair buffer's size; 0: from memory_bytes (tests set a
-                                        // tiny one to force spills and multi-pass merges)
-  std::size_t words_per_piece = 1 << 20;  // the corpus is counted in pieces of a line at most this long
-                                          // (tests set a tiny one to cut lines into many pieces)
+  std::string temporary_directory;          // for spilled runs; empty: $TMPDIR or /tmp
+  std::size_t bytes_per_merged_entry = 0;   // what the caller keeps of each merged count (in the budget)
+  std::size_t buffer_entries = 0;           // the pair buffer's size; 0: from memory_bytes (tests set a
+                                            // tiny one to force spills and multi-pass merges)
+  std::size_t words_per_piece = 1 << 20;    // the corpus is counted in pieces of a line at most this long
+                                            // (tests set a tiny one to cut lines into many pieces)
   // The bytes of the corpus files to count, [first_byte, end_byte) on token boundaries
   // (a rank's share under mpirun); end_byte 0: all of them.
   std::uint64_t first_byte = 0, end_byte = 0;
@@ -42,11 +42,11 @@ struct CoocOptions {
 
 // What counting did, for the log and the benchmarks.
 struct CoocStats {
-  std::uint64_t pairs = 0;          // (word, context) occurrences counted
-  std::uint64_t dense_cells = 0;    // size of the dense table
-  std::uint64_t dense_pairs = 0;    // occurrences that landed in it
-  std::uint64_t spilled_runs = 0;   // sorted runs written to disk
-  std::uint64_t merge_passes = 0;   // extra passes over the disk (many runs)
+  std::uint64_t pairs = 0;         // (word, context) occurrences counted
+  std::uint64_t dense_cells = 0;   // size of the dense table
+  std::uint64_t dense_pairs = 0;   // occurrences that landed in it
+  std::uint64_t spilled_runs = 0;  // sorted runs written to disk
+  std::uint64_t merge_passes = 0;  // extra passes over the disk (many runs)
   double counting_seconds = 0;
   double merging_seconds = 0;
 };
@@ -88,9 +88,9 @@ class CoocCounter {
 
   std::size_t vocab_size_;
   CoocOptions options_;
-  std::vector<float> weights_;            // 1/distance, by distance
-  std::vector<std::uint64_t> dense_row_;  // where row a's cells start in dense_
-  std::vector<std::uint32_t> dense_cols_; // how many columns row a has in dense_
+  std::vector<float> weights_;                                             // 1/distance, by distance
+  std::vector<std::uint64_t> dense_row_;                                   // where row a's cells start in dense_
+  std::vector<std::uint32_t> dense_cols_;                                  // how many columns row a has in dense_
   std::unique_ptr<double[], void (*)(void*)> dense_{nullptr, &std::free};  // calloc'd: untouched pages cost nothing
   // malloc'd, so that only the part used is ever touched (resident).
   std::unique_ptr<CoocEntry[], void (*)(void*)> buffer_{nullptr, &std::free}, scratch_{nullptr, &std::free};

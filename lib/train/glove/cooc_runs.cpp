@@ -96,9 +96,7 @@ SpillRun SpillWriter::finish() {
   return SpillRun(file_.release(), entries_);
 }
 
-std::unique_ptr<SortedEntries> entries_source(std::span<const CoocEntry> sorted) {
-  return std::make_unique<SpanSource>(sorted);
-}
+std::unique_ptr<SortedEntries> entries_source(std::span<const CoocEntry> sorted) { return std::make_unique<SpanSource>(sorted); }
 
 void merge_entries(std::vector<std::unique_ptr<SortedEntries>> sources, const std::function<void(const CoocEntry&)>& emit) {
   struct Head {

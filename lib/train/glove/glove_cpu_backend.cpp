@@ -6,10 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "core/error.h"
 #include "train/engine/update_rule_for.h"
+#include "train/glove/glove_error.h"
+#include "train/glove/glove_summed_steps.h"
 
 namespace embed {
 namespace {
@@ -73,10 +77,7 @@ inline __attribute__((always_inline)) void train_span(std::span<const GloveRecor
     float* __restrict w = words.row(r.row);
     if (locked && locked[r.row]) w = static_cast<float*>(std::memcpy(scratch.data(), w, layout.width * sizeof(float)));
     float* __restrict c = contexts.row(r.column);
-    float dot = 0;
-#pragma omp simd reduction(+ : dot)
-    for (std::size_t k = 0; k < dim; ++k) dot += w[k] * c[k];
-    const float diff = dot + w[dim] + c[dim] - r.log_count;
+    const float diff = glove_error(w, c, dim, r.log_count);
     if (!std::isfinite(diff)) continue;
     const float fdiff = r.weight * diff;
     loss_sum += 0.5 * static_cast<double>(fdiff) * diff;
@@ -113,26 +114,46 @@ namespace {
 
 class CpuGloveBackend final : public GloveBackend {
  public:
-  CpuGloveBackend(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout, std::span<const std::uint8_t> locked)
-      : words_(words), contexts_(contexts), layout_(layout), locked_(locked) {}
-  std::string name() const override { return "the CPU"; }
-  void train(std::span<const GloveRecord> records, unsigned, float learning_rate, BatchLoss& loss) override {
+  CpuGloveBackend(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout, std::span<const std::uint8_t> locked,
+                  std::size_t summed_records)
+      : words_(words), contexts_(contexts), layout_(layout), locked_(locked), summed_records_(summed_records) {}
+  std::string name() const override {
+    return summed_records_ == 0 ? "the CPU" : "the CPU, steps summed over " + std::to_string(summed_records_) + " records";
+  }
+  void train(std::span<const GloveRecord> records, unsigned worker, float learning_rate, BatchLoss& loss) override {
+    if (summed_records_ > 0) {
+      summed_steps(worker).train(records, words_, contexts_, learning_rate, locked_.empty() ? nullptr : locked_.data(), loss);
+      return;
+    }
     train_glove_records(records, words_, contexts_, layout_, learning_rate, loss, locked_);
   }
-  std::size_t max_block_records() const override { return kCpuBlockRecords; }
+  // Summed steps take their runs whole: a block holds one at least.
+  std::size_t max_block_records() const override { return std::max(kCpuBlockRecords, summed_records_); }
 
  private:
   RowMatrix& words_;
   RowMatrix& contexts_;
   GloveLayout layout_;
   std::span<const std::uint8_t> locked_;
+  std::size_t summed_records_;  // 0: every record steps its rows
+  // Per worker, with summed_records_ (made on its first block: the backend is not told
+  // how many workers there are).
+  std::mutex summed_mutex_;
+  std::map<unsigned, GloveSummedSteps> summed_;
+
+  GloveSummedSteps& summed_steps(unsigned worker) {
+    std::lock_guard lock(summed_mutex_);
+    auto it = summed_.find(worker);
+    if (it == summed_.end()) it = summed_.try_emplace(worker, words_.rows(), layout_, summed_records_).first;
+    return it->second;
+  }
 };
 
 }  // namespace
 
 std::unique_ptr<GloveBackend> make_cpu_glove_backend(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout,
-                                                     std::span<const std::uint8_t> locked) {
-  return std::make_unique<CpuGloveBackend>(words, contexts, layout, locked);
+                                                     std::span<const std::uint8_t> locked, std::size_t summed_records) {
+  return std::make_unique<CpuGloveBackend>(words, contexts, layout, locked, summed_records);
 }
 
 }  // namespace embed

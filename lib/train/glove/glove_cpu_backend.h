@@ -23,8 +23,9 @@ void train_glove_records(std::span<const GloveRecord> records, RowMatrix& words,
                          float learning_rate, BatchLoss& loss, std::span<const std::uint8_t> locked = {});
 
 // The CPU: updates `words` and `contexts` (GloveLayout rows) in place, but not the word
-// rows `locked` marks.
+// rows `locked` marks. With `summed_records`, each worker's rows step once per run of that
+// many records, by their summed gradients (glove_summed_steps.h).
 std::unique_ptr<GloveBackend> make_cpu_glove_backend(RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout,
-                                                     std::span<const std::uint8_t> locked = {});
+                                                     std::span<const std::uint8_t> locked = {}, std::size_t summed_records = 0);
 
 }  // namespace embed

@@ -30,8 +30,7 @@ bool GloveTrainer::run(TrainState& state, const std::atomic<bool>& stop,
   if (state.epoch < settings_.epochs) records_.order_for(state.epoch);
   EpochTask task;
   task.epochs = settings_.epochs;
-  task.train_chunk = [&](unsigned worker, std::uint64_t first, std::uint64_t shard_end, float lr, Random&,
-                         BatchLoss& loss) {
+  task.train_chunk = [&](unsigned worker, std::uint64_t first, std::uint64_t shard_end, float lr, Random&, BatchLoss& loss) {
     const std::uint64_t end = std::min<std::uint64_t>(shard_end, first + backend_.max_block_records());
     const std::span<const GloveRecord> block = records_.read(worker, first, end);
     backend_.train(block, worker, lr, loss);

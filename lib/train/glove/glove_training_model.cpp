@@ -12,6 +12,7 @@
 #include "core/progress.h"
 #include "train/glove/glove_cpu_backend.h"
 #include "train/glove/glove_setup.h"
+#include "train/glove/glove_summed_steps.h"
 #include "train/glove/glove_trainer.h"
 #include "train/glove/record_file.h"
 #include "train/glove/record_source.h"
@@ -37,6 +38,13 @@ class GloveModel final : public TrainingModel {
     static constexpr Option kOptions[] = {{"--x-max", true},   {"--alpha", true},   {"--asymmetric", true}, {"--adagrad", true},
                                           {"--vectors", true}, {"--memory", false}, {"--save-cooc", false}, {"--cooc", false}};
     return kOptions;
+  }
+  // Summed steps (glove_summed_steps.h) of Adam and AdamW take three times the CPU's rate:
+  // their best on the CPU with EMBED_SUMMED_RECORDS=32768 (the GPU's runs), text8-head, dim
+  // 50, 10 epochs (bench/RESULTS.md, issue 40); Adamax's best stays the CPU's.
+  float gpu_starting_lr(const TrainSettings& s) const override {
+    const bool summed = summed_records_on_gpu(s.optimizer) > 0;
+    return summed && (s.optimizer == Optimizer::adam || s.optimizer == Optimizer::adamw) ? 0.009f : starting_lr(s.optimizer);
   }
   std::string_view item_name() const override { return "records"; }
   std::string_view loss_name() const override { return "cost"; }
@@ -160,7 +168,8 @@ class GloveModel final : public TrainingModel {
     const std::string optimizer(optimizer_name(s.optimizer));
     const GloveLayout layout(s.dim, s.optimizer, s.hyper);
     std::unique_ptr<GloveBackend> backend =
-        context.gpu ? gpu_backend(run, context) : make_cpu_glove_backend(run.input, run.output_table, layout, run.init.locked);
+        context.gpu ? gpu_backend(run, context)
+                    : make_cpu_glove_backend(run.input, run.output_table, layout, run.init.locked, summed_records_override());
     // The GPU trains an epoch faster than the CPU reshuffles the records one by one, and
     // records on disk are read a block at a time: both reorder whole blocks between epochs.
     GloveRecords& records = run.records;
@@ -225,6 +234,8 @@ class GloveModel final : public TrainingModel {
     const TrainSettings& s = run.settings;
     const GloveLayout layout(s.dim, s.optimizer, s.hyper);
     GloveGpuShape shape{run.input.rows(), layout.width, s.threads};
+    shape.summed_records = summed_records_on_gpu(s.optimizer);
+    shape.params = layout.params;
     // Row-wise AdaGrad is the way to a smaller table: say so where a plan is refused.
     const std::size_t state = layout.width - layout.params;
     const std::size_t row_state = optimizer_spec(Optimizer::rowadagrad).state_floats(layout.params);
@@ -232,9 +243,13 @@ class GloveModel final : public TrainingModel {
       shape.smaller_state = fmt::format("; --optimizer rowadagrad keeps {} floats of state per row where {} keeps {}", row_state,
                                         optimizer_name(s.optimizer), state);
     }
-    GloveGpuRequest request{&run.input,   &run.output_table,
-                            layout,       plan_glove_gpu_memory(shape, context.gpu_options, context.gpu_budget),
-                            *context.gpu, context.gpu_traffic};
+    GloveGpuRequest request{&run.input,
+                            &run.output_table,
+                            layout,
+                            plan_glove_gpu_memory(shape, context.gpu_options, context.gpu_budget),
+                            shape.summed_records,
+                            *context.gpu,
+                            context.gpu_traffic};
     explain_placement(context.gpu_options, request.plan, 2 * shape.rows * shape.width * sizeof(float), context.gpu_budget);
     return context.gpu_trainer->make_glove_backend(request);
   }

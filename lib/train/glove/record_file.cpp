@@ -66,9 +66,10 @@ RecordFileReader::RecordFileReader(const RecordFileInfo& info, std::uint64_t row
   struct stat st {};
   if (::fstat(fd_, &st) != 0) fail("{}: cannot read the shuffled co-occurrence records: {}", path_, std::strerror(errno));
   if (static_cast<std::uint64_t>(st.st_size) != info.size || mtime_ns(st) != info.mtime_ns) {
-    fail("{}: the shuffled co-occurrence records changed since they were written ({} bytes then, {} now); they "
-         "cannot be resumed from",
-         path_, info.size, st.st_size);
+    fail(
+        "{}: the shuffled co-occurrence records changed since they were written ({} bytes then, {} now); they "
+        "cannot be resumed from",
+        path_, info.size, st.st_size);
   }
   Header header{};
   const ssize_t n = ::pread(fd_, &header, sizeof(header), 0);

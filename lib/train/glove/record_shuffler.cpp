@@ -69,9 +69,9 @@ void RecordShuffler::scatter_collected() {
   const double bucket_bytes = kBucketShare * static_cast<double>(memory_bytes_);
   const auto wanted = static_cast<std::uint64_t>(static_cast<double>(expected * sizeof(GloveRecord)) / bucket_bytes) + 1;
   const std::uint64_t count = std::clamp<std::uint64_t>(wanted, 2, kMaxBuckets);
-  buffer_records_ = std::clamp<std::size_t>(
-      static_cast<std::size_t>(kBufferShare * static_cast<double>(memory_bytes_) / static_cast<double>(count * sizeof(GloveRecord))),
-      256, 16384);
+  buffer_records_ = std::clamp<std::size_t>(static_cast<std::size_t>(kBufferShare * static_cast<double>(memory_bytes_) /
+                                                                     static_cast<double>(count * sizeof(GloveRecord))),
+                                            256, 16384);
   spdlog::info("the co-occurrence records exceed the {} left for them: shuffling them on disk in {} pieces beside {}",
                human_bytes(static_cast<double>(memory_bytes_)), count, path_);
   const std::string directory = directory_of(path_);
@@ -116,7 +116,8 @@ RecordShuffler::Result RecordShuffler::finish(std::vector<GloveRecord>& kept) {
     largest = std::max(largest, bucket->records);
   }
   if (largest * sizeof(GloveRecord) > memory_bytes_) {
-    spdlog::warn("a piece of the records to shuffle holds {}, more than the {} left for them", human_bytes(static_cast<double>(largest * sizeof(GloveRecord))),
+    spdlog::warn("a piece of the records to shuffle holds {}, more than the {} left for them",
+                 human_bytes(static_cast<double>(largest * sizeof(GloveRecord))),
                  human_bytes(static_cast<double>(memory_bytes_)));
   }
   Progress progress("shuffling co-occurrence records", total, "records");

@@ -50,7 +50,7 @@ class MemoryRecords final : public RecordSource {
   std::uint64_t seed_;
   const RecordFileReader* file_;
   std::optional<std::vector<GloveRecord>> epoch0_;  // without a file, for full shuffles
-  unsigned epoch_ = 0;  // the order records_ holds
+  unsigned epoch_ = 0;                              // the order records_ holds
   bool loaded_ = false;
 };
 

@@ -11,19 +11,11 @@
 
 namespace embed {
 
-bool supports_on_gpu(Model model, Optimizer optimizer) {
-  // EMBED_GPU_RULES=all lets the benchmarks measure the rules not (yet) trained on the GPU
-  // (GloVe's Adam family); docs/GPU.md.
-  static const bool every_rule = [] {
-    const char* rules = std::getenv("EMBED_GPU_RULES");
-    return rules != nullptr && std::string_view(rules) == "all";
-  }();
-  if (every_rule || optimizer_spec(optimizer).concurrent) return true;
-  // Skip-gram and CBOW take the others in summed steps (summed_steps.h); GloVe's kernel
-  // writes their state in place, which trains all but Adam's family (docs/embed-train.md).
-  if (model != Model::glove) return true;
-  return optimizer == Optimizer::rmsprop || optimizer == Optimizer::adadelta || optimizer == Optimizer::rprop ||
-         optimizer == Optimizer::asgd;
+bool supports_on_gpu(Model, Optimizer) {
+  // Every rule has its kernels: atomic adds for a state that is a sum, summed steps for
+  // Adam's family (every model) and word2vec's other rules, GloVe's other rules' state
+  // written in place (gpu_backend.h).
+  return true;
 }
 
 std::string gpu_optimizer_names(Model model) {

@@ -40,6 +40,7 @@ struct GloveGpuRequest {
   RowMatrix* contexts = nullptr;              // or copied to the device and back, as for word2vec
   GloveLayout layout{0, Optimizer::adagrad};  // its optimizer and hyper-parameters too
   GpuMemoryPlan plan;
+  std::size_t summed_records = 0;  // summed steps of so many records (glove_summed_steps.h), or 0
   GpuDevice device;
   TableTraffic* traffic = nullptr;  // the run's counters, or none
 };
@@ -51,9 +52,10 @@ struct GloveGpuRequest {
 // in place: Adam, AdamW and Adamax diverged in every model, each concurrent touch of a
 // frequent row taking a whole normalised step; RMSprop, Adadelta and Rprop diverged in
 // skip-gram too, while GloVe trained them and ASGD to the CPU's topic separation. So
-// skip-gram and CBOW take every rule, those whose state is not a sum in summed steps
-// (train/word2vec/summed_steps.h); GloVe all but Adam's family. (EMBED_GPU_RULES=all
-// lets GloVe take those too, for measuring them.)
+// every model takes every rule: skip-gram and CBOW those whose state is not a sum in
+// summed steps (train/word2vec/summed_steps.h), GloVe Adam's family so
+// (train/glove/glove_summed_steps.h) and its other such rules with their state written
+// in place. A rule without kernels would answer false here, and be refused by name.
 bool supports_on_gpu(Model model, Optimizer optimizer);
 // The optimizers the GPU trains `model` with, for messages: "sgd, adagrad or rowadagrad".
 std::string gpu_optimizer_names(Model model);

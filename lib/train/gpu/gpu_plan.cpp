@@ -190,6 +190,7 @@ GpuMemoryPlan plan_gpu_memory(const GpuTrainShape& shape, const GpuOptions& opti
 GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions& options, std::uint64_t budget) {
   EMBED_ASSERT(shape.workers > 0 && shape.rows > 0 && shape.width > 0);
   const std::uint64_t row_bytes = std::uint64_t{shape.width} * sizeof(float);
+  const std::uint64_t sum_bytes = shape.summed_records == 0 ? 0 : std::uint64_t{shape.params} * sizeof(float) + 8;
   const SizedPlan sized = [&](TablePlacement placement, unsigned slots, std::size_t records) {
     const bool host = placement == TablePlacement::host;
     GpuMemoryPlan plan;
@@ -208,10 +209,12 @@ GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions
     const std::uint64_t copies = !host ? 0 : options.transfer == HostTransfer::mapped ? 2 : 1;
     plan.slot_bytes = plan.ids_words * sizeof(std::uint32_t) + sizeof(double) +
                       copies * (plan.max_input_rows + plan.max_output_rows) * row_bytes;
+    // Summed steps: one set of sums for every slot (host placement's hot rows add theirs).
+    plan.sum_bytes = sum_bytes * (host ? plan.max_input_rows + plan.max_output_rows : 2 * shape.rows);
     return plan;
   };
   return choose_plan(
-      sized, HotRowCost{row_bytes, 0}, kGloveBatchRecords, kMinGloveBatchRecords, shape.workers,
+      sized, HotRowCost{row_bytes, 0, sum_bytes}, kGloveBatchRecords, kMinGloveBatchRecords, shape.workers,
       fmt::format("the two glove tables ({} rows x {} floats with biases and optimizer state)", shape.rows, shape.width), options,
       budget, shape.smaller_state);
 }

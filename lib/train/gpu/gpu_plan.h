@@ -82,6 +82,10 @@ struct GloveGpuShape {
   // Said after a refusal, when the optimizer's state could be smaller: "; --optimizer
   // rowadagrad keeps 16 floats of state per row where adagrad keeps 304".
   std::string smaller_state = {};
+  // Summed steps (train/glove/glove_summed_steps.h): records per step, or 0; then a sum
+  // of `params` floats (GloveLayout::params) and two uint32 per row id the kernels see.
+  std::size_t summed_records = 0;
+  std::size_t params = 0;
 };
 
 struct GpuMemoryPlan {

@@ -10,11 +10,7 @@
 
 namespace embed {
 
-std::size_t summed_windows_override() {
-  const char* forced = std::getenv("EMBED_SUMMED_WINDOWS");
-  const long windows = forced ? std::atol(forced) : 0;
-  return windows > 0 ? static_cast<std::size_t>(windows) : 0;
-}
+std::size_t summed_windows_override() { return summed_steps_override("EMBED_SUMMED_WINDOWS"); }
 
 std::size_t summed_windows_on_gpu(Optimizer optimizer) {
   if (optimizer_spec(optimizer).concurrent) return 0;

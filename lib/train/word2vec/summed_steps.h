@@ -21,8 +21,8 @@
 
 #include "train/engine/batch_loss.h"
 #include "train/engine/optimizer.h"
+#include "train/engine/row_sums.h"
 #include "train/run/train_settings.h"
-#include "train/word2vec/row_sums.h"
 #include "train/word2vec/window_batch.h"
 #include "train/word2vec/word2vec_layout.h"
 

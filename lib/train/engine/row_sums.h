@@ -1,11 +1,13 @@
-// Summed steps (summed_steps.h): each table's gradients summed per row over a run of
-// windows, for the rows the run touches only. A row's sum is listed when the run first
+// Summed steps (train/word2vec/summed_steps.h, train/glove/glove_summed_steps.h): each
+// table's gradients summed per row over a run of windows or records, for the rows the run
+// touches only. A row's sum is listed when the run first
 // touches it, in first-touch order; clear() forgets the run's rows by walking its list,
 // not the table.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <span>
 #include <vector>
 
@@ -43,5 +45,13 @@ class RowSums {
   std::vector<float> sums_;
   std::size_t width_;
 };
+
+// The environment variable `name` as a positive count (the CPU's summed steps, for
+// measuring them: EMBED_SUMMED_WINDOWS, EMBED_SUMMED_RECORDS), else 0.
+inline std::size_t summed_steps_override(const char* name) {
+  const char* value = std::getenv(name);
+  const long count = value ? std::atol(value) : 0;
+  return count > 0 ? static_cast<std::size_t>(count) : 0;
+}
 
 }  // namespace embed
