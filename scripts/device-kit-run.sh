@@ -381,11 +381,12 @@ case $mode in
     # Issue 41 on the GPU (first run: H100, 2026-11-27, all passed, 18.9M words/s at dim 100):
     # fastText's model's kernels against the CPU's one batch, the CLI tests, then words/s at
     # dim 100 and 300 against the CPU and fastText, and quality against the CPU's. The goal:
-    # 20M words/s at dim 100.
+    # 20M words/s at dim 100. Host placement (the buckets' rows copied per batch, written
+    # 2026-11-27 without a GPU) beside device placement: not yet run.
     step gpu_subwords 60 "$bin/gpu_train_tests" "[subwords]"
     step gpu_train_cli 120 bash "$tests/gpu/gpu_train_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     RESERVE_S=5 bench_step subwords 320 "${bench_env[@]}" PARTS=subwords WORDS=20000000 EPOCHS=5 \
-      bash "$kit/scripts/bench/gpu.sh"
+      SUB_MODES="cpu device host-gather" bash "$kit/scripts/bench/gpu.sh"
     ;;
   optimizers)
     prepare_shared

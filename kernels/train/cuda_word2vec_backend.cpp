@@ -67,7 +67,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     check(cudaMemcpy(loss_table_.get(), table.loss_values(), entries * sizeof(float), cudaMemcpyHostToDevice),
           "copying the loss table");
     logistic_ = {sigmoid_.get<float>(), loss_table_.get<float>(), LogisticTable::kRange, LogisticTable::kSteps};
-    if (request.subwords) upload_subwords(*request.subwords);
+    if (request.subwords) use_subwords(*request.subwords);
 
     place_tables(input_, output_, shape_.storage, "the input table", "the output table", sizeof(double));
     if (summed_windows_ > 0) allocate_row_sums();
@@ -100,10 +100,13 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
       train_windows(batch, 0, batch.windows(), worker_index, loss);
       return;
     }
-    // Host placement: in parts when the batch copies more rows than a slot holds.
+    // Host placement: in parts when the batch copies more rows (or lists more) than a slot holds.
     RowRemapper& remapper = *workers_[worker_index].remapper;
     for (std::size_t first = 0; first < batch.windows();) {
-      const std::size_t end = remapper.windows_within(batch, first, plan_.max_input_rows, plan_.max_output_rows);
+      const std::size_t end =
+          subwords_ ? remapper.subword_windows_within(batch, first, *subwords_, model_ == Model::skipgram, plan_.max_input_rows,
+                                                      plan_.max_output_rows, plan_.max_words, plan_.max_listed)
+                    : remapper.windows_within(batch, first, plan_.max_input_rows, plan_.max_output_rows);
       train_windows(batch, first, end, worker_index, loss);
       first = end;
     }
@@ -123,16 +126,27 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     if (device_placement()) {
       touches.all = batch.inputs.size() + batch.targets.size() + batch.negatives.size();
       touches.resident = touches.all;
+    } else if (subwords_) {
+      // The words' lists count a row per listing; the averaged words are no rows of their own.
+      const bool skipgram = model_ == Model::skipgram;
+      touches.resident = worker.remapper->remap_subwords(batch, first, end, *subwords_, skipgram, worker.local);
+      to_train = &worker.local.batch;
+      touches.all = worker.local.words.rows.size() + (skipgram ? to_train->inputs.size() : to_train->targets.size()) +
+                    to_train->negatives.size();
     } else {
       touches.resident = worker.remapper->remap(batch, first, end, worker.local);
       to_train = &worker.local.batch;
       touches.all = to_train->inputs.size() + to_train->targets.size() + to_train->negatives.size();
     }
-    const std::size_t words =
+    const LocalWordRows& words = worker.local.words;  // empty but for --subwords in host placement
+    const std::size_t id_words =
         packed_words_bound(to_train->windows(), shape_.max_inputs_per_window, shape_.negatives, batch.negatives_per_input,
-                           worker.local.input_rows.size() + worker.local.output_rows.size());
-    EMBED_ASSERT(words <= plan_.ids_words);
-    slot.shape = pack_batch(*to_train, worker.local.input_rows, worker.local.output_rows, slot.host_ids.get<std::uint32_t>());
+                           worker.local.input_rows.size() + worker.local.output_rows.size()) +
+        (device_placement() ? 0 : words.offsets.size() + words.rows.size() + words.gains.size());
+    EMBED_ASSERT(id_words <= plan_.ids_words);
+    auto* host_ids = slot.host_ids.get<std::uint32_t>();
+    slot.shape = pack_batch(*to_train, worker.local.input_rows, worker.local.output_rows, host_ids);
+    if (subwords_ && !device_placement()) pack_word_rows(words.offsets, words.rows, words.gains, slot.shape, host_ids);
     slot.examples = model_ == Model::skipgram ? to_train->inputs.size() : to_train->windows();
 
     const auto [input, output] = kernel_tables(slot);
@@ -150,18 +164,24 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
                                    slot.shape.windows,
                                    slot.shape.negatives_per_window,
                                    static_cast<std::uint32_t>(shape_.max_inputs_per_window)};
+    // --subwords: the words' lists on the device (device placement), or the batch's own
+    // after its ids (host placement).
+    const KernelSubwords subwords = device_placement()
+                                        ? kernel_subwords_
+                                        : KernelSubwords{ids + slot.shape.word_offsets_at(), ids + slot.shape.word_rows_at(),
+                                                         reinterpret_cast<const float*>(ids + slot.shape.word_gains_at())};
     auto* device_loss = slot.device_totals.get<double>();
-    queue(slot, slot.shape.words(), sizeof(double), touches, [&](cudaStream_t stream) {
+    queue(slot, slot.shape.size(), sizeof(double), touches, [&](cudaStream_t stream) {
       if (summed_windows_ > 0) {
         return launch_summed_steps(model_ == Model::skipgram, kernel_batch, tables, logistic_, rule_, batch.learning_rate,
                                    input_sums_.kernel, output_sums_.kernel, static_cast<std::uint32_t>(summed_windows_),
                                    device_loss, stream);
       }
       if (subwords_) {
-        return model_ == Model::skipgram ? launch_subword_skipgram(kernel_batch, kernel_subwords_, tables, logistic_,
-                                                                   batch.learning_rate, device_loss, max_blocks_, stream)
-                                         : launch_subword_cbow(kernel_batch, kernel_subwords_, tables, logistic_,
-                                                               batch.learning_rate, device_loss, max_blocks_, stream);
+        return model_ == Model::skipgram ? launch_subword_skipgram(kernel_batch, subwords, tables, logistic_, batch.learning_rate,
+                                                                   device_loss, max_blocks_, stream)
+                                         : launch_subword_cbow(kernel_batch, subwords, tables, logistic_, batch.learning_rate,
+                                                               device_loss, max_blocks_, stream);
       }
       return model_ == Model::skipgram
                  ? launch_skipgram(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, max_blocks_, stream)
@@ -180,12 +200,15 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
             device + shape.output_rows_at()};
   }
 
-  // --subwords: each word's rows, their offsets and the words' gains, to the device (the
-  // plan counted them: GpuTrainShape::subword_ids). The kernels train SGD on the device's
-  // tables alone (word2vec_training_model.cpp refuses the rest).
-  void upload_subwords(const SubwordRows& subwords) {
-    EMBED_ASSERT(device_placement() && padded_ == shape_.stride && rule_.rule == KernelRule::sgd);
+  // --subwords: with device placement each word's rows, their offsets and the words'
+  // gains go to the device (the plan counted them: GpuTrainShape::subword_ids); with host
+  // placement each batch takes its own words' lists (RowRemapper::remap_subwords). The
+  // kernels train SGD (word2vec_training_model.cpp refuses the rest).
+  void use_subwords(const SubwordRows& subwords) {
+    EMBED_ASSERT(padded_ == shape_.stride && rule_.rule == KernelRule::sgd);
     EMBED_ASSERT(subwords.words() == output_.rows() && input_.rows() >= output_.rows());
+    subwords_ = &subwords;
+    if (!device_placement()) return;
     std::vector<std::uint32_t> offsets{0}, rows;
     std::vector<float> gains;
     rows.reserve(subwords.listed());
@@ -204,7 +227,6 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     upload(subword_rows_, rows, "the words' subword rows");
     upload(subword_gains_, gains, "the words' subword gains");
     kernel_subwords_ = {subword_offsets_.get<std::uint32_t>(), subword_rows_.get<std::uint32_t>(), subword_gains_.get<float>()};
-    subwords_ = true;
   }
 
   // A window's rows live in shared memory: refuse shapes that cannot fit, and let the
@@ -277,8 +299,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   // ended 0.5% above the CPU's loss with its analogy score, 1024 1.4% above.
   static constexpr unsigned kConcurrentWindows = 512;
   const unsigned max_blocks_ = concurrent_windows(input_.rows());
-  // --subwords (upload_subwords).
-  bool subwords_ = false;
+  // --subwords (use_subwords): each word's rows, and device placement's copy of them.
+  const SubwordRows* subwords_ = nullptr;
   DeviceBuffer subword_offsets_, subword_rows_, subword_gains_;
   KernelSubwords kernel_subwords_{};
 };

@@ -16,8 +16,10 @@
 // A block trains a run of consecutive windows, as the word2vec kernels do (the same cap
 // on windows in flight), a thread per element pair; every add to a table is atomic, so
 // that windows training one row at once lose no step. Tables are f32, f16 or bf16 and
-// every product is f32. Device placement only: the input table holds the vocabulary's
-// rows, then the buckets'. Plain structs in, so that this header needs nothing from lib/.
+// every product is f32. The input table holds the vocabulary's rows, then the buckets';
+// with host placement the ids are the batch's local ones (a word: its number in the
+// batch's lists; a row: hot or copied, storage.h's SplitTable). Plain structs in, so that
+// this header needs nothing from lib/.
 #pragma once
 
 #include <cstdint>

@@ -29,7 +29,7 @@
 #               a row's accumulators beside it, so host placement moves them too).
 #   subwords    fastText's model (--subwords): skip-gram and CBOW (SUB_MODELS), 1 epoch on the
 #               throughput corpus at each of DIMS, fastText's settings (n-grams 3 to 6 in 2,000,000
-#               buckets, lr 0.05), per mode (SUB_MODES: cpu, device): words/s over the CPU's and, for
+#               buckets, lr 0.05), per mode (SUB_MODES: cpu, device; host-gather too): words/s over the CPU's and, for
 #               skip-gram, Debian's fastText with the same settings (whole-process words/s); issue 41's
 #               goal is 20M words/s at dim 100 on one H100. Then EPOCHS epochs on text8-head, seed 1,
 #               per mode: analogy, WS-353 and the last loss.

@@ -1,9 +1,11 @@
 // GPU tests of fastText's model on the CUDA word2vec backend (--subwords; ctest label
 // "gpu", in gpu_train_tests): one batch against the CPU subword backend, skip-gram and
-// CBOW, in every storage type. A batch this small runs as one block, window after window
-// in the CPU's order, so f32 tables agree to the order of float sums.
+// CBOW, in every storage type and placement (host placement: the batch's words' lists
+// over its copied rows). A batch this small runs as one block, window after window in
+// the CPU's order, so f32 tables agree to the order of float sums.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <memory>
 
 #include "gpu_train_fixtures.h"
@@ -19,14 +21,16 @@ using namespace embed::test;
 
 namespace {
 
-// The CUDA backend for fastText's model on `subwords`, tables in GPU memory.
+// The CUDA backend for fastText's model on `subwords`, its tables where `placement` says.
 std::unique_ptr<Word2vecBackend> cuda_subword_backend(Model model, RowMatrix& input, RowMatrix& output,
                                                       const SubwordRows& subwords, std::size_t window, std::size_t negatives,
-                                                      DType storage) {
+                                                      DType storage, const Placement& placement) {
   GpuTrainShape shape;
   shape.rows = output.rows();
   shape.bucket_rows = input.rows() - output.rows();
   shape.subword_ids = subwords.listed();
+  for (std::uint32_t w = 0; w < subwords.words(); ++w)
+    shape.longest_word_rows = std::max(shape.longest_word_rows, subwords.of(w).size());
   shape.negatives_per_input = model == Model::skipgram;
   shape.dim = input.dim();
   shape.stride = input.stride();
@@ -34,9 +38,7 @@ std::unique_ptr<Word2vecBackend> cuda_subword_backend(Model model, RowMatrix& in
   shape.max_inputs_per_window = 2 * window;
   shape.negatives = negatives;
   shape.workers = 1;
-  GpuOptions options;
-  options.table = TablePlacement::device;
-  const GpuMemoryPlan plan = plan_gpu_memory(shape, options, default_gpu_budget(the_device.free_memory));
+  const GpuMemoryPlan plan = plan_gpu_memory(shape, placement.options(output.rows()), default_gpu_budget(the_device.free_memory));
   GpuBackendRequest request{model,   &input,         &output,           shape,    plan, the_device,
                             nullptr, Optimizer::sgd, OptimizerParams{}, &subwords};
   return gpu_trainer().make_backend(request);
@@ -61,21 +63,27 @@ TEST_CASE("fastText's model: one batch on the GPU equals the CPU subword backend
       BatchLoss cpu_loss;
       make_subword_cpu_backend(model, cpu_in, cpu_out, Word2vecLayout(dim, Optimizer::sgd), subwords, 1)
           ->train(batch, 0, cpu_loss);
-      for (DType storage : {DType::f32, DType::f16, DType::bf16}) {
-        RowMatrix gpu_in = copy_of(input), gpu_out = copy_of(output);
-        BatchLoss gpu_loss;
-        auto gpu = cuda_subword_backend(model, gpu_in, gpu_out, subwords, 2, 3, storage);
-        INFO(model_name(model) << ", dim " << dim << ", " << dtype_name(storage) << ", " << gpu->name());
-        gpu->train(batch, 0, gpu_loss);
-        gpu->finish(0, gpu_loss);
-        gpu->copy_tables_to_host();
-        // f16 and bf16 round the stored rows (to 2^-11 and 2^-8 of their size) at each step.
-        const double tolerance = storage == DType::f32 ? 1e-5 : storage == DType::f16 ? 5e-3 : 4e-2;
-        CHECK(max_relative_error(gpu_in, cpu_in, 0.05) < tolerance);
-        CHECK(max_relative_error(gpu_out, cpu_out, 0.05) < tolerance);
-        CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(storage == DType::f32 ? 1e-5 : 1e-2));
-        CHECK(gpu_loss.examples == cpu_loss.examples);
-        CHECK(max_relative_error(gpu_in, input, 0.05) > 1e-3);  // the rows moved
+      // Host placement (every row copied, or half the vocabulary's hot) in f32 only: its
+      // batches' words' lists, and its copies, are the same in every storage type.
+      for (const Placement& placement : kPlacements) {
+        for (DType storage : {DType::f32, DType::f16, DType::bf16}) {
+          if (placement.table == TablePlacement::host && storage != DType::f32) continue;
+          RowMatrix gpu_in = copy_of(input), gpu_out = copy_of(output);
+          BatchLoss gpu_loss;
+          auto gpu = cuda_subword_backend(model, gpu_in, gpu_out, subwords, 2, 3, storage, placement);
+          INFO(model_name(model) << ", dim " << dim << ", " << dtype_name(storage) << ", " << placement.name << ", "
+                                 << gpu->name());
+          gpu->train(batch, 0, gpu_loss);
+          gpu->finish(0, gpu_loss);
+          gpu->copy_tables_to_host();
+          // f16 and bf16 round the stored rows (to 2^-11 and 2^-8 of their size) at each step.
+          const double tolerance = storage == DType::f32 ? 1e-5 : storage == DType::f16 ? 5e-3 : 4e-2;
+          CHECK(max_relative_error(gpu_in, cpu_in, 0.05) < tolerance);
+          CHECK(max_relative_error(gpu_out, cpu_out, 0.05) < tolerance);
+          CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(storage == DType::f32 ? 1e-5 : 1e-2));
+          CHECK(gpu_loss.examples == cpu_loss.examples);
+          CHECK(max_relative_error(gpu_in, input, 0.05) > 1e-3);  // the rows moved
+        }
       }
     }
   }

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "core/half.h"
+#include "subword_batches.h"
 #include "test_util.h"
 #include "train/corpus/corpus.h"
 #include "train/gpu/gpu_plan.h"
@@ -104,7 +106,7 @@ TEST_CASE("pack_batch lays the arrays out where the shape says", "[gpu-host]") {
   const std::vector<std::uint32_t> in_rows{7, 3}, out_rows{5, 9, 0};
   std::vector<std::uint32_t> buffer(packed_words_bound(b.windows(), 3, 2, false, in_rows.size() + out_rows.size()), 0xdead);
   const PackedBatchShape shape = pack_batch(b, in_rows, out_rows, buffer.data());
-  REQUIRE(shape.words() <= buffer.size());
+  REQUIRE(shape.size() <= buffer.size());
   REQUIRE(shape.windows == 2);
   REQUIRE(shape.inputs == 5);
   REQUIRE(std::vector<std::uint32_t>(buffer.begin() + shape.targets_at(), buffer.begin() + shape.targets_at() + 2) == b.targets);
@@ -122,7 +124,7 @@ TEST_CASE("pack_batch lays the arrays out where the shape says", "[gpu-host]") {
   per_input.negatives = {1, 2, 3, 4, 5, 6, 7, 8, 9, 0};
   std::vector<std::uint32_t> packed(packed_words_bound(b.windows(), 3, 2, true, in_rows.size() + out_rows.size()), 0xdead);
   const PackedBatchShape pairs = pack_batch(per_input, in_rows, out_rows, packed.data());
-  REQUIRE(pairs.words() <= packed.size());
+  REQUIRE(pairs.size() <= packed.size());
   REQUIRE(pairs.negatives == 10);
   REQUIRE(std::vector<std::uint32_t>(packed.begin() + pairs.negatives_at(), packed.begin() + pairs.negatives_at() + 10) ==
           per_input.negatives);
@@ -205,6 +207,84 @@ TEST_CASE("RowRemapper ends a run of windows where its copied rows fill a slot",
   // Hot rows are not copied, so they do not count.
   RowRemapper hot(10, 4);
   CHECK(hot.windows_within(b, 0, 2, 3) == 2);  // copied: inputs 7 5, outputs 5 9 7
+}
+
+TEST_CASE("RowRemapper gives a subword batch its words' lists over local rows", "[gpu-host]") {
+  // fastText's model (--subwords) in host placement: the averaged words (skip-gram's
+  // centres, CBOW's bag) become local word numbers whose lists, mapped back, are the
+  // words' rows; the scored ids are output rows as usual.
+  const SubwordRows subwords(kSubwordWords, SubwordSettings{3, 4, 37});
+  const std::size_t table_rows = kSubwordWords.size() + 37;
+  for (bool skipgram : {true, false}) {
+    for (std::uint32_t hot : {0u, 3u}) {
+      const WindowBatch batch = skipgram ? subword_skipgram_batch() : subword_cbow_batch();
+      RowRemapper remapper(table_rows, hot);
+      LocalBatch local;
+      remapper.remap_subwords(batch, 0, batch.windows(), subwords, skipgram, local);
+      auto input_row = [&](std::uint32_t id) { return id < hot ? id : local.input_rows.at(id - hot); };
+      auto output_row = [&](std::uint32_t id) { return id < hot ? id : local.output_rows.at(id - hot); };
+      const std::vector<std::uint32_t>& averaged = skipgram ? batch.targets : batch.inputs;
+      const std::vector<std::uint32_t>& averaged_local = skipgram ? local.batch.targets : local.batch.inputs;
+      const LocalWordRows& words = local.words;
+      REQUIRE(averaged_local.size() == averaged.size());
+      for (std::size_t i = 0; i < averaged.size(); ++i) {
+        const std::uint32_t k = averaged_local[i];
+        REQUIRE(k < words.words());
+        std::vector<std::uint32_t> rows;
+        for (std::uint32_t r = words.offsets[k]; r < words.offsets[k + 1]; ++r) rows.push_back(input_row(words.rows[r]));
+        const auto expected = subwords.of(averaged[i]);
+        CHECK(rows == std::vector<std::uint32_t>(expected.begin(), expected.end()));
+        CHECK(words.gains[k] == subwords.gain(averaged[i]));
+      }
+      const std::vector<std::uint32_t>& scored = skipgram ? batch.inputs : batch.targets;
+      const std::vector<std::uint32_t>& scored_local = skipgram ? local.batch.inputs : local.batch.targets;
+      for (std::size_t i = 0; i < scored.size(); ++i) CHECK(output_row(scored_local[i]) == scored[i]);
+      for (std::size_t i = 0; i < batch.negatives.size(); ++i) CHECK(output_row(local.batch.negatives[i]) == batch.negatives[i]);
+      // Each copied row once, and no hot row among them.
+      std::set<std::uint32_t> copied(local.input_rows.begin(), local.input_rows.end());
+      CHECK(copied.size() == local.input_rows.size());
+      CHECK((copied.empty() || *copied.begin() >= hot));
+      CHECK(words.words() == std::set<std::uint32_t>(averaged.begin(), averaged.end()).size());  // each word listed once
+
+      // Packed after the batch's ids, where the kernels read them.
+      std::vector<std::uint32_t> packed(1000, 0xdead);
+      PackedBatchShape shape = pack_batch(local.batch, local.input_rows, local.output_rows, packed.data());
+      const std::size_t before = shape.size();
+      pack_word_rows(words.offsets, words.rows, words.gains, shape, packed.data());
+      CHECK(shape.word_offsets_at() == before);
+      CHECK(shape.size() == before + 2 * words.words() + 1 + words.rows.size());
+      CHECK(packed[shape.word_offsets_at() + words.words()] == words.rows.size());
+      CHECK(packed[shape.word_rows_at()] == words.rows[0]);
+      float gain = 0;
+      std::memcpy(&gain, &packed[shape.word_gains_at() + words.words() - 1], sizeof gain);
+      CHECK(gain == words.gains.back());
+    }
+  }
+}
+
+TEST_CASE("RowRemapper ends a subword run of windows where its words' lists fill a slot", "[gpu-host]") {
+  const SubwordRows subwords(kSubwordWords, SubwordSettings{3, 4, 37});
+  const WindowBatch batch = subword_cbow_batch();
+  RowRemapper remapper(kSubwordWords.size() + 37, 0);
+  LocalBatch local;
+  // Room for all: the whole batch.
+  CHECK(remapper.subword_windows_within(batch, 0, subwords, false, 1000, 1000, 1000, 1000) == batch.windows());
+  // Lists of at most as many rows as the longest window's (what the plan guarantees a
+  // slot): runs that fit, each of one window at least, and more than one run.
+  std::size_t limit = 0;
+  for (std::size_t w = 0; w < batch.windows(); ++w) {
+    remapper.remap_subwords(batch, w, w + 1, subwords, false, local);
+    limit = std::max(limit, local.words.rows.size());
+  }
+  std::size_t runs = 0;
+  for (std::size_t first = 0; first < batch.windows(); ++runs) {
+    const std::size_t end = remapper.subword_windows_within(batch, first, subwords, false, 1000, 1000, 1000, limit);
+    REQUIRE(end > first);
+    remapper.remap_subwords(batch, first, end, subwords, false, local);
+    CHECK(local.words.rows.size() <= limit);
+    first = end;
+  }
+  CHECK(runs > 1);
 }
 
 TEST_CASE("gathered rows trained and written back as deltas equal training in place", "[gpu-host]") {
@@ -525,6 +605,34 @@ TEST_CASE("summed steps' per-row sums are counted in the GPU memory plan", "[gpu
   REQUIRE(with.total_bytes() <= 128 * MB);
   REQUIRE(with.hot_rows < without.hot_rows);
   REQUIRE(with.sum_bytes == (2 * with.hot_rows + with.max_input_rows + with.max_output_rows) * per_row);
+}
+
+TEST_CASE("a --subwords plan in host placement holds a batch's words and their lists", "[gpu-host]") {
+  const std::uint64_t MB = 1 << 20;
+  // 50,000 words listing 12 rows each on average (the longest 40), 2M buckets at dim 100:
+  // 2 x 50k + 2M rows of 448 bytes, 0.9 GB, in 256 MB.
+  GpuTrainShape shape = shape_of(50000, 100, 2);
+  shape.bucket_rows = 2000000;
+  shape.subword_ids = 600000;
+  shape.longest_word_rows = 40;
+  shape.negatives_per_input = true;
+  GpuOptions options;
+  const GpuMemoryPlan plan = plan_gpu_memory(shape, options, 256 * MB);
+  REQUIRE(plan.placement == TablePlacement::host);
+  REQUIRE(plan.total_bytes() <= 256 * MB);
+  CHECK(plan.max_words == plan.batch_items);
+  CHECK(plan.max_listed == std::max<std::size_t>(12 * plan.batch_items, 10 * 40));
+  // Every listed row may be a copied row of its own.
+  CHECK(plan.max_input_rows == std::min<std::size_t>(plan.max_listed, 50000 + 2000000));
+  CHECK(plan.ids_words >= packed_words_bound(plan.batch_items, 10, 5, true, plan.max_input_rows + plan.max_output_rows) +
+                              2 * plan.max_words + 1 + plan.max_listed);
+  // The vocabulary's lists stay on the host: no device copy of them in the plan.
+  options.table = TablePlacement::device;
+  GpuTrainShape small = shape;
+  small.bucket_rows = 1000;
+  const std::uint64_t with_lists = plan_gpu_memory(small, options, 8192 * MB).fixed_bytes;
+  options.table = TablePlacement::host;
+  CHECK(plan_gpu_memory(small, options, 8192 * MB).fixed_bytes < with_lists);
 }
 
 TEST_CASE("table placement and host transfer names round-trip", "[gpu-host]") {

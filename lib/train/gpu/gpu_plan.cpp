@@ -29,9 +29,10 @@ std::uint64_t sum_row_bytes(const GpuTrainShape& shape) {
 std::uint64_t fixed_bytes(const GpuTrainShape& shape, TablePlacement placement) {
   const std::uint64_t logistic = 2ull * (LogisticTable::kSteps + 1) * sizeof(float);
   const std::uint64_t one_table = std::uint64_t{shape.rows + shape.bucket_rows} * shape.stride * sizeof(float);
+  if (placement != TablePlacement::device) return logistic;
   // --subwords: each word's row ids, their offsets, and the words' gains.
   const std::uint64_t subwords = shape.subword_ids == 0 ? 0 : (shape.subword_ids + 2 * std::uint64_t{shape.rows} + 1) * 4;
-  return logistic + subwords + (placement == TablePlacement::device ? std::min(kTransferBufferBytes, one_table) : 0);
+  return logistic + subwords + std::min(kTransferBufferBytes, one_table);
 }
 
 }  // namespace
@@ -80,7 +81,20 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
   // A slot always holds one window's rows.
   const std::size_t window_outputs =
       1 + window_negatives_bound(shape.max_inputs_per_window, shape.negatives, shape.negatives_per_input);
-  plan.max_input_rows = host ? std::min(shape.rows, std::max(batch_items, shape.max_inputs_per_window)) : 0;
+  // --subwords: a batch's words (at most its corpus words) and their lists, planned at the
+  // vocabulary's mean list per corpus word (a batch lists each of its words once, and its
+  // frequent words are short; one that lists more trains in parts:
+  // RowRemapper::subword_windows_within), and at least one window's words of the longest
+  // list; every row they list may be a copied row of its own.
+  const bool subwords = host && shape.subword_ids > 0;
+  if (subwords) {
+    const std::size_t mean_rows = (shape.subword_ids + shape.rows - 1) / shape.rows;
+    plan.max_words = batch_items;
+    plan.max_listed = std::max(mean_rows * batch_items, shape.max_inputs_per_window * shape.longest_word_rows);
+  }
+  plan.max_input_rows = !host      ? 0
+                        : subwords ? std::min(shape.rows + shape.bucket_rows, plan.max_listed)
+                                   : std::min(shape.rows, std::max(batch_items, shape.max_inputs_per_window));
   plan.max_output_rows =
       host ? std::min(shape.rows, std::max(batch_items * std::min(kCopiedOutputRowsPerWord, 1 + shape.negatives), window_outputs))
            : 0;
@@ -88,7 +102,9 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
   // Summed steps: a sum per row id, which one set serves for every slot (the batches'
   // kernels run one at a time); host placement's hot rows add theirs (with_hot_rows).
   plan.sum_bytes = sum_row_bytes(shape) * (host ? rows : 2 * shape.rows + shape.bucket_rows);
-  plan.ids_words = packed_words_bound(batch_items, shape.max_inputs_per_window, shape.negatives, shape.negatives_per_input, rows);
+  plan.ids_words =
+      packed_words_bound(batch_items, shape.max_inputs_per_window, shape.negatives, shape.negatives_per_input, rows) +
+      (subwords ? 2 * plan.max_words + 1 + plan.max_listed : 0);
   // Host placement: the working copy of the rows, and for mapped transfers their
   // originals too (gather keeps the originals in host staging).
   const std::uint64_t copies = !host ? 0 : transfer == HostTransfer::mapped ? 2 : 1;

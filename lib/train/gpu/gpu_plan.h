@@ -62,11 +62,13 @@ struct GpuTrainShape {
   std::size_t negatives = 0;
   unsigned workers = 1;
   std::string smaller_state = {};  // as GloveGpuShape's
-  // --subwords (device placement only): the input table's n-gram bucket rows after the
-  // vocabulary's, the row ids the words list (SubwordRows::listed), which the GPU keeps
-  // with their offsets and gains, and skip-gram's negatives, drawn per (centre, context) pair.
+  // --subwords: the input table's n-gram bucket rows after the vocabulary's, the row ids
+  // the words list (SubwordRows::listed), which device placement keeps on the GPU with
+  // their offsets and gains (host placement ships a batch's words' lists with it), the
+  // longest word's list, and skip-gram's negatives, drawn per (centre, context) pair.
   std::size_t bucket_rows = 0;
   std::size_t subword_ids = 0;
+  std::size_t longest_word_rows = 0;
   bool negatives_per_input = false;
   // Summed steps (train/word2vec/summed_steps.h): windows per step, or 0. The GPU then
   // keeps a sum of the padded vector's floats per row id its kernels see, and two
@@ -95,6 +97,8 @@ struct GpuMemoryPlan {
   unsigned slots_per_worker = 0;                      // batches in flight per worker
   std::size_t max_input_rows = 0;                     // per slot: unique rows a batch can touch (GloVe: of W)
   std::size_t max_output_rows = 0;                    // (GloVe: of W̃)
+  std::size_t max_words = 0;                          // --subwords, host placement: per slot, words whose lists it holds
+  std::size_t max_listed = 0;                         // and the rows those lists hold (a row once per listing)
   std::size_t ids_words = 0;                          // per slot: packed batch (GloVe: records), uint32 words
   std::size_t hot_rows = 0;                           // host placement: rows kept in GPU memory
   std::size_t table_rows = 0;                         // rows of each table

@@ -1,6 +1,7 @@
 #include "train/gpu/packed_batch.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/error.h"
 
@@ -25,6 +26,17 @@ PackedBatchShape pack_batch(const WindowBatch& batch, std::span<const std::uint3
   std::copy(input_rows.begin(), input_rows.end(), out + shape.input_rows_at());
   std::copy(output_rows.begin(), output_rows.end(), out + shape.output_rows_at());
   return shape;
+}
+
+void pack_word_rows(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> rows, std::span<const float> gains,
+                    PackedBatchShape& shape, std::uint32_t* out) {
+  EMBED_ASSERT(offsets.size() == gains.size() + 1 && offsets.back() == rows.size());
+  shape.words = static_cast<std::uint32_t>(gains.size());
+  shape.listed = static_cast<std::uint32_t>(rows.size());
+  if (shape.words == 0) return;
+  std::copy(offsets.begin(), offsets.end(), out + shape.word_offsets_at());
+  std::copy(rows.begin(), rows.end(), out + shape.word_rows_at());
+  std::memcpy(out + shape.word_gains_at(), gains.data(), gains.size_bytes());
 }
 
 }  // namespace embed

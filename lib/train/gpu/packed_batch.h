@@ -1,7 +1,8 @@
 // A WindowBatch flattened into one uint32 buffer, so that a GPU backend ships it to
 // the device in a single copy: [targets | input_offsets | inputs | negatives (per
 // window, or per input with negatives_per_input)], then
-// for host-resident tables the unique input and output rows the batch touches. The
+// for host-resident tables the unique input and output rows the batch touches, and with
+// --subwords its words' lists (LocalWordRows: offsets, rows, gains as float bits). The
 // shape says where each array starts; the kernels read the arrays at those offsets.
 #pragma once
 
@@ -20,6 +21,8 @@ struct PackedBatchShape {
   std::uint32_t negatives = 0;             // in all
   std::uint32_t input_rows = 0;            // unique input rows appended (host-resident tables), else 0
   std::uint32_t output_rows = 0;           // unique output rows appended, else 0
+  std::uint32_t words = 0;                 // --subwords, host-resident tables: the words listed, else 0
+  std::uint32_t listed = 0;                // and their rows
   // Offsets, in uint32 words from the buffer's start.
   std::size_t targets_at() const { return 0; }
   std::size_t offsets_at() const { return windows; }
@@ -27,7 +30,10 @@ struct PackedBatchShape {
   std::size_t negatives_at() const { return inputs_at() + inputs; }
   std::size_t input_rows_at() const { return negatives_at() + negatives; }
   std::size_t output_rows_at() const { return input_rows_at() + input_rows; }
-  std::size_t words() const { return output_rows_at() + output_rows; }
+  std::size_t word_offsets_at() const { return output_rows_at() + output_rows; }
+  std::size_t word_rows_at() const { return word_offsets_at() + (words == 0 ? 0 : words + 1); }
+  std::size_t word_gains_at() const { return word_rows_at() + listed; }
+  std::size_t size() const { return word_gains_at() + words; }  // in uint32 words
 };
 
 // The negatives of a window with at most `max_inputs` inputs: `negatives`, or with
@@ -45,8 +51,12 @@ inline std::size_t packed_words_bound(std::size_t windows, std::size_t max_input
 }
 
 // Writes `batch` (and the unique rows, which may be empty) into `out`, which holds at
-// least the returned shape's words().
+// least the returned shape's size().
 PackedBatchShape pack_batch(const WindowBatch& batch, std::span<const std::uint32_t> input_rows,
                             std::span<const std::uint32_t> output_rows, std::uint32_t* out);
+// --subwords: appends the words' lists after what `shape` holds (out as pack_batch's),
+// and counts them in it.
+void pack_word_rows(std::span<const std::uint32_t> offsets, std::span<const std::uint32_t> rows, std::span<const float> gains,
+                    PackedBatchShape& shape, std::uint32_t* out);
 
 }  // namespace embed

@@ -26,7 +26,7 @@ std::uint32_t RowRemapper::local_row(std::uint32_t row, std::vector<std::uint32_
   return slot[row];
 }
 
-std::uint64_t RowRemapper::remap(const WindowBatch& batch, std::size_t first, std::size_t end, LocalBatch& local) {
+std::size_t RowRemapper::copy_windows(const WindowBatch& batch, std::size_t first, std::size_t end, LocalBatch& local) const {
   EMBED_ASSERT(first <= end && end <= batch.windows());
   WindowBatch& out = local.batch;
   out.learning_rate = batch.learning_rate;
@@ -40,24 +40,118 @@ std::uint64_t RowRemapper::remap(const WindowBatch& batch, std::size_t first, st
   const std::size_t k = batch.negatives_per_window;
   const std::size_t negatives_first = batch.negatives_per_input ? input_base * k : first * k;
   const std::size_t negatives_end = batch.negatives_per_input ? inputs_end * k : end * k;
-  out.targets.resize(end - first);
-  out.inputs.resize(inputs_end - input_base);
-  out.negatives.resize(negatives_end - negatives_first);
+  out.targets.assign(batch.targets.begin() + static_cast<std::ptrdiff_t>(first),
+                     batch.targets.begin() + static_cast<std::ptrdiff_t>(end));
+  out.inputs.assign(batch.inputs.begin() + input_base, batch.inputs.begin() + static_cast<std::ptrdiff_t>(inputs_end));
+  out.negatives.assign(batch.negatives.begin() + static_cast<std::ptrdiff_t>(negatives_first),
+                       batch.negatives.begin() + static_cast<std::ptrdiff_t>(negatives_end));
   local.input_rows.clear();
   local.output_rows.clear();
+  local.words.clear();
+  return input_base;
+}
+
+std::uint64_t RowRemapper::remap(const WindowBatch& batch, std::size_t first, std::size_t end, LocalBatch& local) {
+  copy_windows(batch, first, end, local);
+  WindowBatch& out = local.batch;
   std::uint64_t hot = 0;
-  for (std::size_t i = input_base; i < inputs_end; ++i) {
-    out.inputs[i - input_base] = local_row(batch.inputs[i], input_slot_, local.input_rows, hot);
-  }
-  for (std::size_t w = first; w < end; ++w) {
-    out.targets[w - first] = local_row(batch.targets[w], output_slot_, local.output_rows, hot);
-  }
-  for (std::size_t i = negatives_first; i < negatives_end; ++i) {
-    out.negatives[i - negatives_first] = local_row(batch.negatives[i], output_slot_, local.output_rows, hot);
-  }
+  for (std::uint32_t& row : out.inputs) row = local_row(row, input_slot_, local.input_rows, hot);
+  for (std::uint32_t& row : out.targets) row = local_row(row, output_slot_, local.output_rows, hot);
+  for (std::uint32_t& row : out.negatives) row = local_row(row, output_slot_, local.output_rows, hot);
   for (std::uint32_t row : local.input_rows) input_slot_[row] = kUnused;
   for (std::uint32_t row : local.output_rows) output_slot_[row] = kUnused;
   return hot;
+}
+
+std::uint64_t RowRemapper::remap_subwords(const WindowBatch& batch, std::size_t first, std::size_t end,
+                                          const SubwordRows& subwords, bool skipgram, LocalBatch& local) {
+  copy_windows(batch, first, end, local);
+  WindowBatch& out = local.batch;
+  if (word_slot_.size() < subwords.words()) word_slot_.assign(subwords.words(), kUnused);
+  words_used_.clear();
+  std::uint64_t hot = 0;
+  LocalWordRows& words = local.words;
+  auto local_word = [&](std::uint32_t word) {
+    EMBED_ASSERT(word < subwords.words());
+    if (word_slot_[word] == kUnused) {
+      word_slot_[word] = static_cast<std::uint32_t>(words.words());
+      words_used_.push_back(word);
+      for (std::uint32_t row : subwords.of(word)) words.rows.push_back(local_row(row, input_slot_, local.input_rows, hot));
+      words.offsets.push_back(static_cast<std::uint32_t>(words.rows.size()));
+      words.gains.push_back(subwords.gain(word));
+    }
+    return word_slot_[word];
+  };
+  // Skip-gram averages its centres' rows and scores its contexts; CBOW averages its bag
+  // (the inputs) and scores its centres.
+  std::vector<std::uint32_t>& averaged = skipgram ? out.targets : out.inputs;
+  std::vector<std::uint32_t>& scored = skipgram ? out.inputs : out.targets;
+  for (std::uint32_t& word : averaged) word = local_word(word);
+  for (std::uint32_t& row : scored) row = local_row(row, output_slot_, local.output_rows, hot);
+  for (std::uint32_t& row : out.negatives) row = local_row(row, output_slot_, local.output_rows, hot);
+  for (std::uint32_t row : local.input_rows) input_slot_[row] = kUnused;
+  for (std::uint32_t row : local.output_rows) output_slot_[row] = kUnused;
+  for (std::uint32_t word : words_used_) word_slot_[word] = kUnused;
+  return hot;
+}
+
+void RowRemapper::count(std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& counted) {
+  if (row < hot_rows_ || slot[row] != kUnused) return;
+  slot[row] = kCounted;
+  counted.push_back(row);
+}
+
+void RowRemapper::count_negatives(const WindowBatch& batch, std::size_t w) {
+  if (batch.negatives_per_input) {
+    for (std::size_t i = batch.input_offsets[w]; i < batch.input_offsets[w + 1]; ++i) {
+      for (std::uint32_t row : batch.input_negatives(i)) count(row, output_slot_, counted_outputs_);
+    }
+  } else {
+    for (std::uint32_t row : batch.window_negatives(w)) count(row, output_slot_, counted_outputs_);
+  }
+}
+
+std::size_t RowRemapper::subword_windows_within(const WindowBatch& batch, std::size_t first, const SubwordRows& subwords,
+                                                bool skipgram, std::size_t max_input_rows, std::size_t max_output_rows,
+                                                std::size_t max_words, std::size_t max_listed) {
+  const std::size_t end = batch.windows();
+  EMBED_ASSERT(first < end);
+  if (word_slot_.size() < subwords.words()) word_slot_.assign(subwords.words(), kUnused);
+  // Each window's new words (their lists and copied rows) and new copied output rows,
+  // marked in the slot arrays (cleared after).
+  counted_inputs_.clear();
+  counted_outputs_.clear();
+  words_used_.clear();
+  std::size_t listed = 0;
+  auto count_word = [&](std::uint32_t word) {
+    if (word_slot_[word] != kUnused) return;
+    word_slot_[word] = kCounted;
+    words_used_.push_back(word);
+    const auto rows = subwords.of(word);
+    listed += rows.size();
+    for (std::uint32_t row : rows) count(row, input_slot_, counted_inputs_);
+  };
+  std::size_t w = first;
+  for (; w < end; ++w) {
+    const auto inputs = batch.window_inputs(w);
+    if (skipgram) {
+      count_word(batch.targets[w]);
+      for (std::uint32_t row : inputs) count(row, output_slot_, counted_outputs_);
+    } else {
+      for (std::uint32_t word : inputs) count_word(word);
+      count(batch.targets[w], output_slot_, counted_outputs_);
+    }
+    count_negatives(batch, w);
+    if (counted_inputs_.size() > max_input_rows || counted_outputs_.size() > max_output_rows || words_used_.size() > max_words ||
+        listed > max_listed) {
+      break;
+    }
+  }
+  EMBED_ASSERT(w > first);  // the plan's slots hold any one window's rows
+  for (std::uint32_t row : counted_inputs_) input_slot_[row] = kUnused;
+  for (std::uint32_t row : counted_outputs_) output_slot_[row] = kUnused;
+  for (std::uint32_t word : words_used_) word_slot_[word] = kUnused;
+  return w;
 }
 
 std::size_t RowRemapper::windows_within(const WindowBatch& batch, std::size_t first, std::size_t max_input_rows,
@@ -70,25 +164,13 @@ std::size_t RowRemapper::windows_within(const WindowBatch& batch, std::size_t fi
   const std::size_t outputs = (end - first) + (batch.negatives_per_input ? inputs : end - first) * k;
   if (inputs <= max_input_rows && outputs <= max_output_rows) return end;
   // Count each window's new copied rows, marking them in the slot arrays (cleared after).
-  constexpr std::uint32_t kCounted = kUnused - 1;
-  auto count = [&](std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& counted) {
-    if (row < hot_rows_ || slot[row] != kUnused) return;
-    slot[row] = kCounted;
-    counted.push_back(row);
-  };
   counted_inputs_.clear();
   counted_outputs_.clear();
   std::size_t w = first;
   for (; w < end; ++w) {
     for (std::uint32_t row : batch.window_inputs(w)) count(row, input_slot_, counted_inputs_);
     count(batch.targets[w], output_slot_, counted_outputs_);
-    if (batch.negatives_per_input) {
-      for (std::size_t i = batch.input_offsets[w]; i < batch.input_offsets[w + 1]; ++i) {
-        for (std::uint32_t row : batch.input_negatives(i)) count(row, output_slot_, counted_outputs_);
-      }
-    } else {
-      for (std::uint32_t row : batch.window_negatives(w)) count(row, output_slot_, counted_outputs_);
-    }
+    count_negatives(batch, w);
     if (counted_inputs_.size() > max_input_rows || counted_outputs_.size() > max_output_rows) break;
   }
   EMBED_ASSERT(w > first);  // the plan's slots hold any one window's rows

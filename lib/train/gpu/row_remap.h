@@ -16,9 +16,26 @@
 #include "train/engine/row_matrix.h"
 #include "train/glove/glove_layout.h"
 #include "train/gpu/row_locks.h"
+#include "train/word2vec/subword_rows.h"
 #include "train/word2vec/window_batch.h"
 
 namespace embed {
+
+// --subwords: the words of a batch whose rows are averaged, numbered in first-use order,
+// each with its input rows as local ids: word k's are rows[offsets[k], offsets[k + 1]),
+// and gains[k] its SubwordRows::gain.
+struct LocalWordRows {
+  std::vector<std::uint32_t> offsets{0};
+  std::vector<std::uint32_t> rows;
+  std::vector<float> gains;
+
+  std::size_t words() const { return gains.size(); }
+  void clear() {
+    offsets.assign(1, 0);
+    rows.clear();
+    gains.clear();
+  }
+};
 
 // A batch over local rows: id hot_rows + k is input_rows[k] of the table, a smaller
 // id the hot row itself.
@@ -26,6 +43,7 @@ struct LocalBatch {
   WindowBatch batch;                       // the same windows, ids local
   std::vector<std::uint32_t> input_rows;   // unique rows of the input table
   std::vector<std::uint32_t> output_rows;  // unique rows of the output table (targets, negatives)
+  LocalWordRows words;                     // --subwords (remap_subwords), else empty
 };
 
 // GloVe's block of records over local rows: record k's row indexes word_rows, its
@@ -52,14 +70,43 @@ class RowRemapper {
   // The input table is GloVe's W, the output table W̃.
   std::uint64_t remap(std::span<const GloveRecord> records, LocalGloveBlock& local);
 
+  // --subwords: windows [first, end) of `batch` as a batch of their own, the words whose
+  // input rows are averaged (skip-gram's targets, the centres; CBOW's inputs, the bag)
+  // rewritten as local word numbers into local.words, whose lists hold their rows as
+  // local input rows; the other ids (skip-gram's inputs and negatives, CBOW's targets and
+  // negatives) are output rows. Returns how many of the rows listed and the output ids
+  // were hot (table_traffic.h).
+  std::uint64_t remap_subwords(const WindowBatch& batch, std::size_t first, std::size_t end, const SubwordRows& subwords,
+                               bool skipgram, LocalBatch& local);
+  // Where the run of windows from `first` (at least one) must end for its copied rows, and
+  // its words and their listed rows, to fit a slot (max_input_rows, max_output_rows,
+  // max_words, max_listed); the batch's end when they do.
+  std::size_t subword_windows_within(const WindowBatch& batch, std::size_t first, const SubwordRows& subwords, bool skipgram,
+                                     std::size_t max_input_rows, std::size_t max_output_rows, std::size_t max_words,
+                                     std::size_t max_listed);
+
  private:
   // Local slot of each table row in the batch being remapped; kUnused elsewhere
   // (reset after each batch by walking the rows used, not the whole table).
   static constexpr std::uint32_t kUnused = ~std::uint32_t{0};
+  static constexpr std::uint32_t kCounted = kUnused - 1;  // the windows_within functions' marks
   std::vector<std::uint32_t> input_slot_;
   std::vector<std::uint32_t> output_slot_;
   std::uint32_t hot_rows_ = 0;
   std::vector<std::uint32_t> counted_inputs_, counted_outputs_;  // windows_within's marks, to clear
+  // --subwords: each vocabulary word's local number in the batch being remapped, or kUnused
+  // (sized on first use), and the words numbered or counted, to clear.
+  std::vector<std::uint32_t> word_slot_;
+  std::vector<std::uint32_t> words_used_;
+
+  // The windows_within functions' count: `row`, unless hot or already counted, marked in
+  // `slot` and listed in `counted`; and window w's negatives so, as output rows.
+  void count(std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& counted);
+  void count_negatives(const WindowBatch& batch, std::size_t w);
+
+  // Windows [first, end)'s offsets, targets, inputs and negatives copied into local.batch
+  // as they are (remap rewrites them); returns the batch's index of its first input.
+  std::size_t copy_windows(const WindowBatch& batch, std::size_t first, std::size_t end, LocalBatch& local) const;
 
   // `row`'s local id (counting it in `hot` when it is a hot row's).
   std::uint32_t local_row(std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& rows,

@@ -231,24 +231,20 @@ class Word2vecModel final : public TrainingModel {
 
  private:
   // The GPU backend for `run` on context.gpu, within the budget; with `subwords`, fastText's
-  // model, its tables in GPU memory. Null where --device auto leaves the run to the CPU.
+  // model.
   static std::unique_ptr<Word2vecBackend> gpu_backend(TrainingRun& run, const TrainContext& context,
                                                       const SubwordRows* subwords) {
     const TrainSettings& s = run.settings;
     const Word2vecLayout layout(s);
-    GpuOptions options = context.gpu_options;
+    const GpuOptions& options = context.gpu_options;
     GpuTrainShape shape;
     shape.rows = run.output_table.rows();  // the vocabulary's; the input table has the buckets' rows too
     if (subwords) {
-      if (options.table == TablePlacement::host) {
-        const std::string_view why = "--subwords on the GPU keeps its tables in GPU memory so far";
-        if (context.gpu_required) fail("{}: use --table device (or auto), or --device cpu", why);
-        spdlog::info("--device auto: {}, not --table host; training on the CPU", why);
-        return nullptr;
-      }
-      options.table = TablePlacement::device;
       shape.bucket_rows = run.input.rows() - shape.rows;
       shape.subword_ids = subwords->listed();
+      for (std::uint32_t w = 0; w < subwords->words(); ++w) {
+        shape.longest_word_rows = std::max(shape.longest_word_rows, subwords->of(w).size());
+      }
       shape.negatives_per_input = s.model == Model::skipgram;
     }
     shape.dim = s.dim;
@@ -277,22 +273,9 @@ class Word2vecModel final : public TrainingModel {
           "gradients (docs/embed-train.md has the figures); --device cpu trains it per window");
     }
     const std::uint64_t table_bytes = (2 * shape.rows + shape.bucket_rows) * shape.stride * dtype_size(shape.storage);
-    std::optional<GpuMemoryPlan> plan;
-    try {
-      plan = plan_gpu_memory(shape, options, context.gpu_budget);
-    } catch (const Error&) {
-      if (!subwords) throw;
-      // The plan's own message would suggest --table host, which subwords do not have yet.
-      const std::string why = fmt::format(
-          "--subwords keeps its tables in GPU memory, and with {} buckets they ({}) and their batches need more than the {} "
-          "allowed",
-          shape.bucket_rows, human_bytes(static_cast<double>(table_bytes)), human_bytes(static_cast<double>(context.gpu_budget)));
-      if (context.gpu_required) fail("--device cuda: {}; use fewer --buckets, a larger --gpu-memory or --device cpu", why);
-      spdlog::info("--device auto: {}; training on the CPU", why);
-      return nullptr;
-    }
-    GpuBackendRequest request{s.model,      &run.input,          &run.output_table, shape,        *plan,
-                              *context.gpu, context.gpu_traffic, s.optimizer,       layout.hyper, subwords};
+    GpuBackendRequest request{
+        s.model,      &run.input,          &run.output_table, shape,        plan_gpu_memory(shape, options, context.gpu_budget),
+        *context.gpu, context.gpu_traffic, s.optimizer,       layout.hyper, subwords};
     explain_placement(options, request.plan, table_bytes, context.gpu_budget);
     return context.gpu_trainer->make_backend(request);
   }
