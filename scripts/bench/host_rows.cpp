@@ -9,7 +9,14 @@
 //
 //   bench-host-rows [--rows 3056312] [--dim 300] [--hot 380000] [--words 2000000]
 //                   [--batch 20000] [--window 5] [--negative 5] [--zipf 1.0] [--seed 1]
-//                   [--storage f32|f16|bf16] [--threads 1]
+//                   [--storage f32|f16|bf16] [--threads 1] [--subwords BUCKETS]
+//
+// --subwords BUCKETS: fastText's skip-gram (issue 41) instead, its input table the
+// vocabulary's rows then BUCKETS n-gram rows: each batch's centres become local words
+// whose lists of rows (their own and their n-grams' of 3 to 6 characters, hashed as
+// fastText does) are remapped (RowRemapper::remap_subwords), and each pair draws its own
+// negatives. The words are made-up strings, the frequent ones short (made_up_words), so
+// their lists are about as long as real ones.
 //
 // --threads N runs N such workers at once on the same two tables and stripe locks, each
 // with its own remapper and staging copies, the batches dealt out in turn (as embed-train's
@@ -44,6 +51,7 @@
 #include "train/engine/row_matrix.h"
 #include "train/gpu/row_locks.h"
 #include "train/gpu/row_remap.h"
+#include "train/word2vec/subword_rows.h"
 #include "train/word2vec/window_batch.h"
 
 namespace {
@@ -67,6 +75,25 @@ class ZipfDraw {
  private:
   std::vector<double> cumulative_;
 };
+
+// `rows` made-up words, rank r of length 2 + log2(r + 1) / 2 (at most 14: 30.1 rows listed
+// per word of a 71,290-word vocabulary, where text8-head's 15,440 words of count 5 or more
+// list 23.9), letters drawn from the rank, so that words share n-grams only by chance.
+embed::Vocabulary made_up_words(std::size_t rows) {
+  embed::Vocabulary vocab;
+  vocab.words.reserve(rows);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::size_t length = std::min<std::size_t>(14, 2 + static_cast<std::size_t>(std::log2(static_cast<double>(r + 1)) / 2));
+    std::string word;
+    std::uint64_t x = r * 0x9e3779b97f4a7c15ull + 1;
+    for (std::size_t i = 0; i < length; ++i, x = x * 6364136223846793005ull + 1442695040888963407ull) {
+      word.push_back(static_cast<char>('a' + (x >> 59) % 26));
+    }
+    vocab.words.push_back(std::move(word));
+    vocab.counts.push_back(static_cast<std::int64_t>(rows - r));
+  }
+  return vocab;
+}
 
 // What one worker's stages took, in seconds of its thread, and what its batches held.
 struct WorkerTimes {
@@ -108,15 +135,23 @@ int main(int argc, char** argv) {
   unsigned threads = 1;
   app.add_option("--threads", threads, "workers at once on the same tables (embed-train's GPU workers)")
       ->check(CLI::Range(1u, 256u));
+  std::size_t buckets = 0;
+  app.add_option("--subwords", buckets, "fastText's skip-gram with this many n-gram buckets (0: word2vec's)");
   CLI11_PARSE(app, argc, argv);
   hot = std::min(hot, rows);
 
-  std::fprintf(stderr, "bench-host-rows: two tables of %zu x %zu f32 (%.2f GB), drawing %zu words...\n", rows, dim,
-               2.0 * static_cast<double>(rows * embed::RowMatrix::stride_for(dim) * sizeof(float)) / 1e9, words);
-  embed::RowMatrix input(rows, dim), output(rows, dim);
-  for (std::size_t r = 0; r < rows; ++r) {  // touch every page, as a trained table is
-    std::fill_n(input.row(r), dim, 0.001f);
-    std::fill_n(output.row(r), dim, 0.0f);
+  const bool subword_model = buckets > 0;
+  std::fprintf(stderr, "bench-host-rows: tables of %zu and %zu x %zu f32 (%.2f GB), drawing %zu words...\n", rows + buckets, rows,
+               dim, static_cast<double>((2 * rows + buckets) * embed::RowMatrix::stride_for(dim) * sizeof(float)) / 1e9, words);
+  embed::RowMatrix input(rows + buckets, dim), output(rows, dim);
+  for (std::size_t r = 0; r < input.rows(); ++r)
+    std::fill_n(input.row(r), dim, 0.001f);  // touch every page, as a trained table is
+  for (std::size_t r = 0; r < rows; ++r) std::fill_n(output.row(r), dim, 0.0f);
+  const embed::SubwordRows subwords =
+      subword_model ? embed::SubwordRows(made_up_words(rows), embed::SubwordSettings{3, 6, buckets}) : embed::SubwordRows();
+  if (subword_model) {
+    std::fprintf(stderr, "bench-host-rows: %.1f rows listed per word on average\n",
+                 static_cast<double>(subwords.listed()) / static_cast<double>(rows));
   }
   std::mt19937_64 random(seed);
   const ZipfDraw word_draw(rows, zipf), negative_draw(rows, 0.75 * zipf);
@@ -129,14 +164,17 @@ int main(int argc, char** argv) {
     const std::size_t end = std::min(words, start + batch_words);
     embed::WindowBatch& b = batches.emplace_back();
     b.negatives_per_window = negative;
+    b.negatives_per_input = subword_model;  // fastText's skip-gram: each (centre, context) pair its own
     for (std::size_t i = start; i < end; ++i) {
       const std::size_t reach = 1 + random() % window;
+      const std::size_t first_input = b.inputs.size();
       for (std::size_t j = i >= reach ? i - reach : 0; j <= std::min(end - 1, i + reach); ++j) {
         if (j != i) b.inputs.push_back(corpus[j]);
       }
       b.input_offsets.push_back(static_cast<std::uint32_t>(b.inputs.size()));
       b.targets.push_back(corpus[i]);
-      for (std::size_t k = 0; k < negative; ++k) b.negatives.push_back(negative_draw(random));
+      const std::size_t draws = negative * (subword_model ? b.inputs.size() - first_input : 1);
+      for (std::size_t k = 0; k < draws; ++k) b.negatives.push_back(negative_draw(random));
     }
   }
 
@@ -146,15 +184,18 @@ int main(int argc, char** argv) {
   const std::size_t row_bytes = stride * embed::dtype_size(storage);
   // One GPU worker's host side over batches worker, worker + threads, ...
   auto work = [&](unsigned worker, WorkerTimes& times) {
-    embed::RowRemapper remapper(rows, hot);
+    embed::RowRemapper remapper(input.rows(), hot);  // buckets (past the vocabulary) are never hot
     embed::LocalBatch local;
     std::vector<std::uint8_t> staged, original;
     for (std::size_t index = worker; index < batches.size(); index += threads) {
       const embed::WindowBatch& b = batches[index];
       auto t = Clock::now();
-      times.hot_touches += remapper.remap(b, local);
+      times.hot_touches +=
+          subword_model ? remapper.remap_subwords(b, 0, b.windows(), subwords, true, local) : remapper.remap(b, local);
       times.remap += seconds_since(t);
-      times.touches += b.inputs.size() + b.targets.size() + b.negatives.size();
+      // A subword batch touches its words' listed rows (each word once) and its output ids.
+      times.touches += subword_model ? local.words.rows.size() + b.inputs.size() + b.negatives.size()
+                                     : b.inputs.size() + b.targets.size() + b.negatives.size();
       const std::size_t in_rows = local.input_rows.size(), out_rows = local.output_rows.size();
       times.gathered_rows += in_rows + out_rows;
       staged.resize((in_rows + out_rows) * row_bytes);
