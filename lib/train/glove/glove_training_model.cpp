@@ -68,13 +68,6 @@ class GloveModel final : public TrainingModel {
     return vectors.has_value();  // x_max and alpha: settings_out_of_range
   }
 
-  bool gpu_trains(Optimizer optimizer) const override { return supports_on_gpu(Model::glove, optimizer); }
-  std::string gpu_refusal(const TrainSettings& s) const override {
-    return gpu_trains(s.optimizer) ? ""
-                                   : fmt::format("glove trains with {} on the GPU; --optimizer {} trains on the CPU",
-                                                 gpu_optimizer_names(Model::glove), optimizer_name(s.optimizer));
-  }
-
   void start(const TrainingInput& input, TrainingRun& run, AtomicOutput* counts_out) const override {
     glove_cooccurrences(input, run, counts_out, true);
     start_glove_run(run);

@@ -45,21 +45,6 @@ struct GloveGpuRequest {
   TableTraffic* traffic = nullptr;  // the run's counters, or none
 };
 
-// The optimizers the GPU trains `model` with. Its kernels take every rule and step one
-// batch as the CPU does (the gpu tests), but under hundreds of windows or records at once
-// a rule whose state is not a sum (kernel_rules.cuh) behaves unlike on the CPU's few
-// threads. Measured on an H200 (bench/RESULTS.md, 2026-11-26), with that state written
-// in place: Adam, AdamW and Adamax diverged in every model, each concurrent touch of a
-// frequent row taking a whole normalised step; RMSprop, Adadelta and Rprop diverged in
-// skip-gram too, while GloVe trained them and ASGD to the CPU's topic separation. So
-// every model takes every rule: skip-gram and CBOW those whose state is not a sum in
-// summed steps (train/word2vec/summed_steps.h), GloVe Adam's family so
-// (train/glove/glove_summed_steps.h) and its other such rules with their state written
-// in place. A rule without kernels would answer false here, and be refused by name.
-bool supports_on_gpu(Model model, Optimizer optimizer);
-// The optimizers the GPU trains `model` with, for messages: "sgd, adagrad or rowadagrad".
-std::string gpu_optimizer_names(Model model);
-
 struct GpuTrainer {
   // Device `ordinal` (--gpu) made current, when it is usable; nullopt with the reason
   // otherwise (no such device, no driver, no code for it).

@@ -26,7 +26,7 @@ std::uint32_t RowRemapper::local_row(std::uint32_t row, std::vector<std::uint32_
   return slot[row];
 }
 
-std::size_t RowRemapper::copy_windows(const WindowBatch& batch, std::size_t first, std::size_t end, LocalBatch& local) const {
+void RowRemapper::copy_windows(const WindowBatch& batch, std::size_t first, std::size_t end, LocalBatch& local) const {
   EMBED_ASSERT(first <= end && end <= batch.windows());
   WindowBatch& out = local.batch;
   out.learning_rate = batch.learning_rate;
@@ -48,7 +48,6 @@ std::size_t RowRemapper::copy_windows(const WindowBatch& batch, std::size_t firs
   local.input_rows.clear();
   local.output_rows.clear();
   local.words.clear();
-  return input_base;
 }
 
 std::uint64_t RowRemapper::remap(const WindowBatch& batch, std::size_t first, std::size_t end, LocalBatch& local) {

@@ -105,8 +105,8 @@ class RowRemapper {
   void count_negatives(const WindowBatch& batch, std::size_t w);
 
   // Windows [first, end)'s offsets, targets, inputs and negatives copied into local.batch
-  // as they are (remap rewrites them); returns the batch's index of its first input.
-  std::size_t copy_windows(const WindowBatch& batch, std::size_t first, std::size_t end, LocalBatch& local) const;
+  // as they are (remap rewrites them), and local's row lists cleared.
+  void copy_windows(const WindowBatch& batch, std::size_t first, std::size_t end, LocalBatch& local) const;
 
   // `row`'s local id (counting it in `hot` when it is a hot row's).
   std::uint32_t local_row(std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& rows,

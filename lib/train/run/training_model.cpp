@@ -109,20 +109,14 @@ std::string starting_rates(const OptimizerSpec& spec) {
 std::string optimizer_help() {
   std::string text;
   for (const OptimizerSpec& spec : optimizers()) {
-    std::vector<std::string_view> takers, defaults, on_gpu;
+    std::vector<std::string_view> takers, defaults;
     for (const TrainingModel* m : training_models()) {
       if (m->supports(spec.optimizer)) takers.push_back(m->name());
       if (m->defaults().optimizer == spec.optimizer) defaults.push_back(m->name());
-      if (m->supports(spec.optimizer) && m->gpu_trains(spec.optimizer)) on_gpu.push_back(m->name());
     }
     if (takers.empty()) continue;
-    const std::string devices = on_gpu.empty() ? "; CPU"
-                                : on_gpu.size() == takers.size()
-                                    ? ""
-                                    : fmt::format("; on the GPU for {} only", word_list(on_gpu, "and"));
-    text += fmt::format("{}{} ({}{}{}{}{}): {}", text.empty() ? "" : "; ", spec.name, word_list(takers, "and"),
-                        defaults.empty() ? "" : "; default for ", word_list(defaults, "and"), starting_rates(spec), devices,
-                        spec.help);
+    text += fmt::format("{}{} ({}{}{}{}): {}", text.empty() ? "" : "; ", spec.name, word_list(takers, "and"),
+                        defaults.empty() ? "" : "; default for ", word_list(defaults, "and"), starting_rates(spec), spec.help);
   }
   return text;
 }

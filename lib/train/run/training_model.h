@@ -96,9 +96,9 @@ class TrainingModel {
   // a model without biases; --init sets it from a checkpoint's.
   virtual std::optional<std::size_t> bias_column(const TrainSettings& /*settings*/) const { return std::nullopt; }
 
-  // Whether the GPU backend trains this model with `optimizer` (--optimizer's help says).
-  virtual bool gpu_trains(Optimizer /*optimizer*/) const { return false; }
-  // Why a GPU cannot train these settings (its optimizer), or empty when it can.
+  // Why a GPU cannot train these settings (every model trains every optimizer there, in
+  // summed steps where its state is not a sum: train/word2vec/summed_steps.h), or empty
+  // when it can.
   virtual std::string gpu_refusal(const TrainSettings& /*settings*/) const { return {}; }
 
   // A fresh run: reads what `input` names into `run` and makes its tables and state.

@@ -108,7 +108,6 @@ class Word2vecModel final : public TrainingModel {
     }
     return s.negative <= 60 && pair_negatives <= 1 && (model_ == Model::skipgram || pair_negatives == 0);
   }
-  bool gpu_trains(Optimizer optimizer) const override { return supports_on_gpu(model_, optimizer); }
   std::string gpu_refusal(const TrainSettings& s) const override {
     if (s.subwords) {
       // Its kernels (subword_kernels.h) step with SGD only.
@@ -119,10 +118,6 @@ class Word2vecModel final : public TrainingModel {
       return "";
     }
     if (s.pair_negatives) return "--pair-negatives trains on the CPU: the GPU kernels share a window's negatives";
-    if (!gpu_trains(s.optimizer)) {
-      return fmt::format("{} trains with {} on the GPU; --optimizer {} trains on the CPU", name(), gpu_optimizer_names(model_),
-                         optimizer_name(s.optimizer));
-    }
     return "";
   }
 
