@@ -381,10 +381,14 @@ case $mode in
     # Issue 41 on the GPU (first run: H100, 2026-11-27, all passed, 18.9M words/s at dim 100):
     # fastText's model's kernels against the CPU's one batch, the CLI tests, then words/s at
     # dim 100 and 300 against the CPU and fastText, and quality against the CPU's. The goal:
-    # 20M words/s at dim 100. Host placement (the buckets' rows copied per batch, written
-    # 2026-11-27 without a GPU) beside device placement: not yet run.
+    # 20M words/s at dim 100. Host placement (the buckets' rows copied per batch, the most
+    # touched of them hot; written 2026-11-27 without a GPU) beside device placement: not yet run.
     step gpu_subwords 60 "$bin/gpu_train_tests" "[subwords]"
     step gpu_train_cli 120 bash "$tests/gpu/gpu_train_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
+    # Host placement's CPU side on text8-head's words on 16 threads (2 cores of the dev VM:
+    # 1.7M words/s, 1.95 rows copied per word with n-gram buckets among the hot rows).
+    bench_step host_rows_subwords 40 "$bin/bench-host-rows" --subwords 2000000 --corpus "$scratch/shared/data/text8-head.txt" \
+      --dim 100 --hot 5000 --batch 20000 --words 8000000 --threads 16
     RESERVE_S=5 bench_step subwords 320 "${bench_env[@]}" PARTS=subwords WORDS=20000000 EPOCHS=5 \
       SUB_MODES="cpu device host-gather" bash "$kit/scripts/bench/gpu.sh"
     ;;

@@ -93,9 +93,12 @@ class BatchPipeline : public RowHome {
   // place with the rows each batch touches moved), then makes a worker per
   // plan.workers, each with plan.slots_per_worker slots of `totals_bytes` totals and,
   // for host placement, a RowRemapper. `first_name` and `second_name` name the tables
-  // in messages ("the input table").
+  // in messages ("the input table"). Host placement's hot rows are both tables' first
+  // plan.hot_rows rows, but for `hot_buckets` (--subwords: hot_subword_rows.h), which
+  // take the last of the first table's.
   void place_tables(RowMatrix& first, RowMatrix& second, DType storage, const char* first_name, const char* second_name,
-                    std::size_t totals_bytes) {
+                    std::size_t totals_bytes, std::span<const std::uint32_t> hot_buckets = {}) {
+    EMBED_ASSERT(hot_buckets.empty() || !device_placement());
     first_ = &first;
     second_ = &second;
     std::size_t free_before = 0, free_after = 0, total = 0;
@@ -107,7 +110,7 @@ class BatchPipeline : public RowHome {
     } else {
       host_ = HostTables(first, second, storage, plan_.transfer, first_name, second_name);
       if (plan_.hot_rows > 0) {
-        device_tables_ = DeviceTables(first, second, plan_.hot_rows, storage_of(storage), first_name, second_name);
+        device_tables_ = DeviceTables(first, second, plan_.hot_rows, storage_of(storage), first_name, second_name, hot_buckets);
       }
     }
     // cudaMemcpy from pageable memory may return before its copy has landed, and the
@@ -116,7 +119,7 @@ class BatchPipeline : public RowHome {
     const std::size_t row_bytes = first.stride() * storage_bytes(storage_of(storage));
     workers_.resize(plan_.workers);
     for (Worker& worker : workers_) {
-      if (!device_placement()) worker.remapper.emplace(first.rows(), plan_.hot_rows);
+      if (!device_placement()) worker.remapper.emplace(first.rows(), plan_.hot_rows, hot_buckets);
       for (unsigned s = 0; s < plan_.slots_per_worker; ++s) {
         worker.slots.emplace_back().allocate(plan_, row_bytes, totals_bytes);
       }

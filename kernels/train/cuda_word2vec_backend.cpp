@@ -48,7 +48,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
         output_(*request.output),
         shape_(request.shape),
         storage_(storage_of(request.shape.storage)),
-        rule_(kernel_rule_of(request.optimizer, padded_, request.hyper)) {
+        rule_(kernel_rule_of(request.optimizer, padded_, request.hyper)),
+        hot_buckets_(request.hot_buckets.size()) {
     // Rows of the vector padded to `padded`, then the optimizer's state (Word2vecLayout),
     // which needs f32 rows.
     EMBED_ASSERT(input_.stride() == shape_.stride && output_.stride() == shape_.stride);
@@ -69,7 +70,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     logistic_ = {sigmoid_.get<float>(), loss_table_.get<float>(), LogisticTable::kRange, LogisticTable::kSteps};
     if (request.subwords) use_subwords(*request.subwords);
 
-    place_tables(input_, output_, shape_.storage, "the input table", "the output table", sizeof(double));
+    place_tables(input_, output_, shape_.storage, "the input table", "the output table", sizeof(double), request.hot_buckets);
     if (summed_windows_ > 0) allocate_row_sums();
   }
 
@@ -77,9 +78,11 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   ~CudaWord2vecBackend() override { synchronize_all(); }
 
   std::string name() const override {
-    const std::string where = device_placement()
-                                  ? "tables in GPU memory"
-                                  : fmt::format("{}, batches of {} words", host_placement_description(plan_), plan_.batch_items);
+    const std::string buckets =
+        hot_buckets_ == 0 ? "" : fmt::format(" ({} of the input table's being n-gram buckets)", hot_buckets_);
+    const std::string where = device_placement() ? "tables in GPU memory"
+                                                 : fmt::format("{}{}, batches of {} words", host_placement_description(plan_),
+                                                               buckets, plan_.batch_items);
     const std::string at_once = summed_windows_ > 0 ? fmt::format("steps summed over {} windows", summed_windows_)
                                                     : fmt::format("{} windows at a time", max_blocks_);
     return fmt::format("cuda ({}; {}, {}{}; {} of GPU memory planned; {})", device_.description(), where,
@@ -301,6 +304,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   const unsigned max_blocks_ = concurrent_windows(input_.rows());
   // --subwords (use_subwords): each word's rows, and device placement's copy of them.
   const SubwordRows* subwords_ = nullptr;
+  std::size_t hot_buckets_ = 0;  // host placement: n-gram bucket rows among the hot rows
   DeviceBuffer subword_offsets_, subword_rows_, subword_gains_;
   KernelSubwords kernel_subwords_{};
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 
 #include "core/error.h"
 #include "kernels/common/row_movers.h"
@@ -10,11 +11,16 @@
 namespace embed::cuda {
 namespace {
 
+// Rows of `stride` floats in kTransferBufferBytes (the plan's fixed_bytes counts that buffer).
+std::size_t rows_per_transfer(std::size_t stride) {
+  return std::max<std::size_t>(1, kTransferBufferBytes / (stride * sizeof(float)));
+}
+
 // Calls step(first row, elements, f32 device buffer) over rows [first, end) of `stride`
-// floats in chunks of at most kTransferBufferBytes (the plan's fixed_bytes counts that buffer).
+// floats in chunks of at most kTransferBufferBytes.
 template <typename Step>
 void in_chunks(std::size_t stride, std::size_t first, std::size_t end, Step step) {
-  const std::size_t chunk_rows = std::max<std::size_t>(1, kTransferBufferBytes / (stride * sizeof(float)));
+  const std::size_t chunk_rows = rows_per_transfer(stride);
   DeviceBuffer buffer(std::min(chunk_rows, end - first) * stride * sizeof(float), "converting a table");
   for (std::size_t row = first; row < end; row += chunk_rows) {
     step(row, std::min(chunk_rows, end - row) * stride, buffer.get<float>());
@@ -24,12 +30,15 @@ void in_chunks(std::size_t stride, std::size_t first, std::size_t end, Step step
 }  // namespace
 
 DeviceTables::DeviceTables(const RowMatrix& first, const RowMatrix& second, std::size_t rows, Storage storage,
-                           const char* first_name, const char* second_name)
+                           const char* first_name, const char* second_name, std::span<const std::uint32_t> first_buckets)
     : storage_(storage),
       first_rows_(std::min(rows, first.rows())),
       second_rows_(std::min(rows, second.rows())),
+      buckets_(first_buckets.begin(), first_buckets.end()),
       row_bytes_(first.stride() * storage_bytes(storage)) {
-  EMBED_ASSERT(first.stride() == second.stride());
+  EMBED_ASSERT(first.stride() == second.stride() && buckets_.size() <= first_rows_);
+  EMBED_ASSERT(std::is_sorted(buckets_.begin(), buckets_.end()));
+  EMBED_ASSERT(buckets_.empty() || (buckets_.front() >= first_rows_of(false) && buckets_.back() < first.rows()));
   first_ = DeviceBuffer(first_rows_ * row_bytes_, first_name);
   second_ = DeviceBuffer(second_rows_ * row_bytes_, second_name);
   upload(false, first);
@@ -49,51 +58,97 @@ void DeviceTables::rows_from_host(bool second, const RowMatrix& host, std::size_
   upload(second, host, first, end);
 }
 
+template <typename Run>
+void DeviceTables::bucket_runs(std::size_t stride, std::size_t first, std::size_t end, Run run) const {
+  const auto begin = std::lower_bound(buckets_.begin(), buckets_.end(), first);
+  const auto stop = std::lower_bound(begin, buckets_.end(), end);
+  const std::size_t chunk = rows_per_transfer(stride);
+  for (auto k = static_cast<std::size_t>(begin - buckets_.begin()); k < static_cast<std::size_t>(stop - buckets_.begin());
+       k += chunk) {
+    run(k, std::min<std::size_t>(chunk, static_cast<std::size_t>(stop - buckets_.begin()) - k));
+  }
+}
+
 void DeviceTables::add_to_rows(bool second, const float* added, std::size_t stride, std::size_t first, std::size_t end) const {
   EMBED_ASSERT(stride * storage_bytes(storage_) == row_bytes_);
   const std::size_t from = first;  // where `added` starts
-  end = std::min(end, rows_of(second));
-  if (first >= end) return;
-  auto* table = (second ? second_ : first_).get<std::byte>();
-  in_chunks(stride, first, end, [&](std::size_t row, std::size_t count, float* buffer) {
-    check(cudaMemcpy(buffer, added + (row - from) * stride, count * sizeof(float), cudaMemcpyHostToDevice),
-          "copying the ranks' changes to the GPU");
-    // The legacy default stream runs the kernel after the copy; the batches' streams do
-    // not wait for it (they are non-blocking), so only this thread waits.
-    check(launch_add_f32(buffer, table + row * row_bytes_, count, storage_, nullptr), "launching the ranks' changes");
-    check(cudaStreamSynchronize(nullptr), "adding the ranks' changes on the GPU");
+  const std::size_t first_end = std::min(end, first_rows_of(second));
+  if (first < first_end) add(second, added, stride, first, first_end - first);
+  if (second) return;
+  std::vector<float> staged;
+  bucket_runs(stride, first, end, [&](std::size_t k, std::size_t count) {
+    staged.resize(count * stride);
+    for (std::size_t i = 0; i < count; ++i)
+      std::memcpy(&staged[i * stride], added + (buckets_[k + i] - from) * stride, stride * sizeof(float));
+    add(false, staged.data(), stride, first_rows_of(false) + k, count);
   });
 }
 
 void DeviceTables::upload(bool second, const RowMatrix& host, std::size_t first, std::size_t end) const {
-  end = std::min(end, rows_of(second));
-  if (first >= end) return;
-  auto* rows = (second ? second_ : first_).get<std::byte>();
-  if (storage_ == Storage::f32) {
-    check(cudaMemcpy(rows + first * row_bytes_, host.row(first), (end - first) * row_bytes_, cudaMemcpyHostToDevice),
-          "copying a table to the GPU");
-    return;
-  }
-  in_chunks(host.stride(), first, end, [&](std::size_t row, std::size_t count, float* buffer) {
-    check(cudaMemcpy(buffer, host.row(row), count * sizeof(float), cudaMemcpyHostToDevice), "copying a table to the GPU");
-    // The legacy default stream (nullptr) runs after the copy above.
-    check(launch_to_storage(buffer, rows + row * row_bytes_, count, storage_, nullptr), "launching a table conversion");
-    check(cudaStreamSynchronize(nullptr), "converting a table on the GPU");
+  const std::size_t stride = host.stride();
+  const std::size_t first_end = std::min(end, first_rows_of(second));
+  if (first < first_end) put(second, host.row(first), stride, first, first_end - first);
+  if (second) return;
+  std::vector<float> staged;
+  bucket_runs(stride, first, end, [&](std::size_t k, std::size_t count) {
+    staged.resize(count * stride);
+    for (std::size_t i = 0; i < count; ++i) std::memcpy(&staged[i * stride], host.row(buckets_[k + i]), stride * sizeof(float));
+    put(false, staged.data(), stride, first_rows_of(false) + k, count);
   });
 }
 
 void DeviceTables::download(bool second, RowMatrix& host, std::size_t first, std::size_t end) const {
-  end = std::min(end, rows_of(second));
-  if (first >= end) return;
-  const auto* rows = (second ? second_ : first_).get<std::byte>();
+  const std::size_t stride = host.stride();
+  const std::size_t first_end = std::min(end, first_rows_of(second));
+  if (first < first_end) get(second, host.row(first), stride, first, first_end - first);
+  if (second) return;
+  std::vector<float> staged;
+  bucket_runs(stride, first, end, [&](std::size_t k, std::size_t count) {
+    staged.resize(count * stride);
+    get(false, staged.data(), stride, first_rows_of(false) + k, count);
+    for (std::size_t i = 0; i < count; ++i) std::memcpy(host.row(buckets_[k + i]), &staged[i * stride], stride * sizeof(float));
+  });
+}
+
+void DeviceTables::put(bool second, const float* rows, std::size_t stride, std::size_t place, std::size_t count) const {
+  auto* table = (second ? second_ : first_).get<std::byte>() + place * row_bytes_;
   if (storage_ == Storage::f32) {
-    check(cudaMemcpy(host.row(first), rows + first * row_bytes_, (end - first) * row_bytes_, cudaMemcpyDeviceToHost),
-          "copying a table from the GPU");
+    // From pageable memory, cudaMemcpy returns once `rows` has been read (staged for the
+    // DMA), so the caller may reuse it.
+    check(cudaMemcpy(table, rows, count * row_bytes_, cudaMemcpyHostToDevice), "copying a table to the GPU");
     return;
   }
-  in_chunks(host.stride(), first, end, [&](std::size_t row, std::size_t count, float* buffer) {
-    check(launch_to_f32(rows + row * row_bytes_, buffer, count, storage_, nullptr), "launching a table conversion");
-    check(cudaMemcpy(host.row(row), buffer, count * sizeof(float), cudaMemcpyDeviceToHost), "copying a table from the GPU");
+  in_chunks(stride, 0, count, [&](std::size_t row, std::size_t elements, float* buffer) {
+    check(cudaMemcpy(buffer, rows + row * stride, elements * sizeof(float), cudaMemcpyHostToDevice),
+          "copying a table to the GPU");
+    // The legacy default stream (nullptr) runs after the copy above.
+    check(launch_to_storage(buffer, table + row * row_bytes_, elements, storage_, nullptr), "launching a table conversion");
+    check(cudaStreamSynchronize(nullptr), "converting a table on the GPU");
+  });
+}
+
+void DeviceTables::get(bool second, float* rows, std::size_t stride, std::size_t place, std::size_t count) const {
+  const auto* table = (second ? second_ : first_).get<std::byte>() + place * row_bytes_;
+  if (storage_ == Storage::f32) {
+    check(cudaMemcpy(rows, table, count * row_bytes_, cudaMemcpyDeviceToHost), "copying a table from the GPU");
+    return;
+  }
+  in_chunks(stride, 0, count, [&](std::size_t row, std::size_t elements, float* buffer) {
+    check(launch_to_f32(table + row * row_bytes_, buffer, elements, storage_, nullptr), "launching a table conversion");
+    check(cudaMemcpy(rows + row * stride, buffer, elements * sizeof(float), cudaMemcpyDeviceToHost),
+          "copying a table from the GPU");
+  });
+}
+
+void DeviceTables::add(bool second, const float* added, std::size_t stride, std::size_t place, std::size_t count) const {
+  auto* table = (second ? second_ : first_).get<std::byte>() + place * row_bytes_;
+  in_chunks(stride, 0, count, [&](std::size_t row, std::size_t elements, float* buffer) {
+    check(cudaMemcpy(buffer, added + row * stride, elements * sizeof(float), cudaMemcpyHostToDevice),
+          "copying the ranks' changes to the GPU");
+    // The legacy default stream runs the kernel after the copy; the batches' streams do
+    // not wait for it (they are non-blocking), so only this thread waits.
+    check(launch_add_f32(buffer, table + row * row_bytes_, elements, storage_, nullptr), "launching the ranks' changes");
+    check(cudaStreamSynchronize(nullptr), "adding the ranks' changes on the GPU");
   });
 }
 

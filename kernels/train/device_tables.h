@@ -1,12 +1,15 @@
 // Device placement, shared by the CUDA training backends: both tables copied to GPU
 // memory in the storage type (f32 rows stay f32; f16 and bf16 are converted on the
 // device), trained there in place, and copied back to the host's f32 tables for
-// checkpoints and output. Host placement keeps the tables' first rows (the most
-// frequent words') here the same way.
+// checkpoints and output. Host placement keeps its hot rows here the same way: the
+// tables' first rows (the most frequent words'), and with --subwords some of the input
+// table's n-gram buckets (hot_subword_rows.h) after its first rows.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include "format/dtype.h"
 #include "kernels/common/cuda_memory.h"
@@ -22,8 +25,10 @@ class DeviceTables {
   // current), or all of a table that has fewer (--subwords: the input table has the
   // n-gram buckets' rows after the vocabulary's, the output table the vocabulary's);
   // `first_name` and `second_name` name them in messages ("the input table").
+  // With `first_buckets` (ascending; host placement with --subwords), the first table's
+  // `rows` are its first rows - first_buckets.size() rows, then those, in that order.
   DeviceTables(const RowMatrix& first, const RowMatrix& second, std::size_t rows, Storage storage, const char* first_name,
-               const char* second_name);
+               const char* second_name, std::span<const std::uint32_t> first_buckets = {});
 
   void* first() const { return first_.get(); }
   void* second() const { return second_.get(); }
@@ -37,22 +42,33 @@ class DeviceTables {
   // false) or the second, from the calling thread while kernels may train them (they see
   // whatever the rows hold at that moment, as Hogwild threads do): copied into `host`; set
   // from `host`; or `added` (f32, (end - first) rows of the host's stride) added to them.
-  // Rows from rows() on are not here (host placement keeps them in the host tables) and
-  // are left alone.
+  // Rows not held here (host placement keeps them in the host tables) are left alone.
   void rows_to_host(bool second, RowMatrix& host, std::size_t first, std::size_t end) const;
   void rows_from_host(bool second, const RowMatrix& host, std::size_t first, std::size_t end) const;
   void add_to_rows(bool second, const float* added, std::size_t stride, std::size_t first, std::size_t end) const;
 
  private:
-  // Rows [first, end) of the first table (`second` false) or the second, below the rows
-  // held of it (all of them by default).
+  // The rows of [first, end) held of the first table (`second` false) or the second (all
+  // of them by default), to or from the device.
   void upload(bool second, const RowMatrix& host, std::size_t first = 0, std::size_t end = SIZE_MAX) const;
   void download(bool second, RowMatrix& host, std::size_t first = 0, std::size_t end = SIZE_MAX) const;
-  std::size_t rows_of(bool second) const { return second ? second_rows_ : first_rows_; }
+  // The first rows of a table held at their own index.
+  std::size_t first_rows_of(bool second) const { return second ? second_rows_ : first_rows_ - buckets_.size(); }
+  // Calls run(bucket index k, count) for the runs of at most one transfer buffer's rows of
+  // buckets_[k, k + count) that lie in [first, end).
+  template <typename Run>
+  void bucket_runs(std::size_t stride, std::size_t first, std::size_t end, Run run) const;
+
+  // Device rows [place, place + count) of a table, to or from `rows` (f32, count rows of
+  // `stride` floats one after another), or with `added` added to them.
+  void put(bool second, const float* rows, std::size_t stride, std::size_t place, std::size_t count) const;
+  void get(bool second, float* rows, std::size_t stride, std::size_t place, std::size_t count) const;
+  void add(bool second, const float* added, std::size_t stride, std::size_t place, std::size_t count) const;
 
   Storage storage_ = Storage::f32;
   std::size_t first_rows_ = 0, second_rows_ = 0;
-  std::size_t row_bytes_ = 0;  // one row in the storage type
+  std::vector<std::uint32_t> buckets_;  // the first table's rows held after its first rows
+  std::size_t row_bytes_ = 0;           // one row in the storage type
   DeviceBuffer first_, second_;
 };
 

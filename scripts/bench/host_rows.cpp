@@ -9,14 +9,17 @@
 //
 //   bench-host-rows [--rows 3056312] [--dim 300] [--hot 380000] [--words 2000000]
 //                   [--batch 20000] [--window 5] [--negative 5] [--zipf 1.0] [--seed 1]
-//                   [--storage f32|f16|bf16] [--threads 1] [--subwords BUCKETS]
+//                   [--storage f32|f16|bf16] [--threads 1] [--subwords BUCKETS [--no-hot-buckets]]
+//                   [--corpus FILE [--min-count 5]]
 //
 // --subwords BUCKETS: fastText's skip-gram (issue 41) instead, its input table the
 // vocabulary's rows then BUCKETS n-gram rows: each batch's centres become local words
 // whose lists of rows (their own and their n-grams' of 3 to 6 characters, hashed as
 // fastText does) are remapped (RowRemapper::remap_subwords), and each pair draws its own
 // negatives. The words are made-up strings, the frequent ones short (made_up_words), so
-// their lists are about as long as real ones.
+// their lists are about as long as real ones. The hot rows of the input table are its most
+// touched, n-gram buckets among them, as embed-train chooses them (hot_subword_rows.h);
+// --no-hot-buckets keeps the vocabulary's first rows only, as before.
 //
 // --threads N runs N such workers at once on the same two tables and stripe locks, each
 // with its own remapper and staging copies, the batches dealt out in turn (as embed-train's
@@ -27,7 +30,11 @@
 // --storage is the type of the staged copies (embed-train's --dtype on the GPU): f16 and
 // bf16 halve the bytes staged and sent, at a conversion per value in both directions.
 //
-// Word ids follow a Zipf law over the rows (rank r drawn with weight 1/(r+1)^zipf, the
+// --corpus FILE batches a real text's words instead (its words of --min-count occurrences,
+// most frequent first, cycled to --words; --rows and --zipf are then the text's): with
+// --subwords, real words share n-grams ("<th", "ing>") as made-up ones do not.
+//
+// Otherwise word ids follow a Zipf law over the rows (rank r drawn with weight 1/(r+1)^zipf, the
 // most frequent first, as a vocabulary sorted by count is), negatives the same law to the
 // power 0.75 (word2vec's unigram table). A window's inputs are the words within a reduced
 // window drawn in [1, window] on each side, as word2vec's. The GPU's work in between is a
@@ -39,16 +46,21 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <string>
 #include <thread>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "format/dtype.h"
 #include "train/engine/row_matrix.h"
+#include "train/gpu/hot_subword_rows.h"
 #include "train/gpu/row_locks.h"
 #include "train/gpu/row_remap.h"
 #include "train/word2vec/subword_rows.h"
@@ -60,12 +72,12 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// Draws ranks 0..n-1 with weight 1/(r+1)^power, by binary search in the cumulative weights.
-class ZipfDraw {
+// Draws ranks 0..n-1 by weight, by binary search in the cumulative weights.
+class WeightedDraw {
  public:
-  ZipfDraw(std::size_t n, double power) : cumulative_(n) {
+  explicit WeightedDraw(const std::vector<double>& weights) : cumulative_(weights.size()) {
     double sum = 0;
-    for (std::size_t r = 0; r < n; ++r) cumulative_[r] = sum += 1.0 / std::pow(static_cast<double>(r + 1), power);
+    for (std::size_t r = 0; r < weights.size(); ++r) cumulative_[r] = sum += weights[r];
   }
   std::uint32_t operator()(std::mt19937_64& random) const {
     const double x = std::uniform_real_distribution<double>(0, cumulative_.back())(random);
@@ -95,10 +107,56 @@ embed::Vocabulary made_up_words(std::size_t rows) {
   return vocab;
 }
 
+// Rank r's weight 1/(r+1)^power for r < n, or with `counts`, counts[r]^power.
+std::vector<double> zipf_weights(std::size_t n, double power) {
+  std::vector<double> weights(n);
+  for (std::size_t r = 0; r < n; ++r) weights[r] = 1.0 / std::pow(static_cast<double>(r + 1), power);
+  return weights;
+}
+std::vector<double> count_weights(const std::vector<std::int64_t>& counts, double power) {
+  std::vector<double> weights(counts.size());
+  for (std::size_t r = 0; r < counts.size(); ++r) weights[r] = std::pow(static_cast<double>(counts[r]), power);
+  return weights;
+}
+
+// --corpus: the file's words of `min_count` occurrences or more, most frequent first
+// (ties in byte order), with their counts, and the file's words as their ranks.
+embed::Vocabulary read_corpus(const std::string& path, std::size_t min_count, std::vector<std::uint32_t>& corpus) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "bench-host-rows: cannot read %s\n", path.c_str());
+    std::exit(1);
+  }
+  std::vector<std::string> tokens;
+  std::unordered_map<std::string, std::int64_t> counts;
+  for (std::string word; in >> word;) {
+    ++counts[word];
+    tokens.push_back(std::move(word));
+  }
+  std::vector<std::pair<std::string, std::int64_t>> kept;
+  for (auto& [word, count] : counts) {
+    if (count >= static_cast<std::int64_t>(min_count)) kept.emplace_back(word, count);
+  }
+  std::sort(kept.begin(), kept.end(),
+            [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+  embed::Vocabulary vocab;
+  std::unordered_map<std::string, std::uint32_t> rank;
+  for (auto& [word, count] : kept) {
+    rank.emplace(word, static_cast<std::uint32_t>(vocab.words.size()));
+    vocab.words.push_back(word);
+    vocab.counts.push_back(count);
+  }
+  corpus.clear();
+  for (const std::string& word : tokens) {
+    if (const auto found = rank.find(word); found != rank.end()) corpus.push_back(found->second);
+  }
+  return vocab;
+}
+
 // What one worker's stages took, in seconds of its thread, and what its batches held.
 struct WorkerTimes {
   double remap = 0, gather = 0, scatter = 0;
-  std::uint64_t hot_touches = 0, touches = 0, gathered_rows = 0;
+  std::uint64_t hot_touches = 0, touches = 0, gathered_rows = 0, gathered_inputs = 0, most_inputs = 0;
 };
 
 // Host memory bytes one gathered row moves through the path, for a row of `table_bytes`
@@ -137,7 +195,38 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 256u));
   std::size_t buckets = 0;
   app.add_option("--subwords", buckets, "fastText's skip-gram with this many n-gram buckets (0: word2vec's)");
+  bool no_hot_buckets = false;
+  app.add_flag("--no-hot-buckets", no_hot_buckets, "--subwords: keep no n-gram bucket among the hot rows");
+  std::string corpus_path;
+  std::size_t min_count = 5;
+  app.add_option("--corpus", corpus_path, "batch this text's words (its vocabulary's, cycled to --words) instead of drawn ones");
+  app.add_option("--min-count", min_count, "--corpus: the vocabulary's words occur at least this often");
   CLI11_PARSE(app, argc, argv);
+
+  // The corpus: the file's words, or ranks drawn by a Zipf law over made-up words.
+  std::vector<std::uint32_t> corpus(words);
+  embed::Vocabulary vocab;
+  std::mt19937_64 random(seed);
+  if (!corpus_path.empty()) {
+    std::vector<std::uint32_t> text;
+    vocab = read_corpus(corpus_path, min_count, text);
+    if (text.empty()) {
+      std::fprintf(stderr, "bench-host-rows: %s has no word of %zu occurrences\n", corpus_path.c_str(), min_count);
+      return 1;
+    }
+    rows = vocab.size();
+    for (std::size_t i = 0; i < words; ++i) corpus[i] = text[i % text.size()];
+  } else {
+    if (buckets > 0) vocab = made_up_words(rows);
+    // The counts the Zipf draw expects (hot_bucket_rows ranks rows by them).
+    vocab.counts.assign(rows, 0);
+    for (std::size_t r = 0; r < rows; ++r)
+      vocab.counts[r] = static_cast<std::int64_t>(1e12 / std::pow(static_cast<double>(r + 1), zipf));
+    const WeightedDraw word_draw(zipf_weights(rows, zipf));
+    for (auto& id : corpus) id = word_draw(random);
+  }
+  // Negatives: word2vec's unigram table, counts to the power 0.75.
+  const WeightedDraw negative_draw(count_weights(vocab.counts, 0.75));
   hot = std::min(hot, rows);
 
   const bool subword_model = buckets > 0;
@@ -148,15 +237,14 @@ int main(int argc, char** argv) {
     std::fill_n(input.row(r), dim, 0.001f);  // touch every page, as a trained table is
   for (std::size_t r = 0; r < rows; ++r) std::fill_n(output.row(r), dim, 0.0f);
   const embed::SubwordRows subwords =
-      subword_model ? embed::SubwordRows(made_up_words(rows), embed::SubwordSettings{3, 6, buckets}) : embed::SubwordRows();
+      subword_model ? embed::SubwordRows(vocab, embed::SubwordSettings{3, 6, buckets}) : embed::SubwordRows();
+  std::vector<std::uint32_t> hot_buckets;
   if (subword_model) {
     std::fprintf(stderr, "bench-host-rows: %.1f rows listed per word on average\n",
                  static_cast<double>(subwords.listed()) / static_cast<double>(rows));
+    if (!no_hot_buckets) hot_buckets = embed::hot_bucket_rows(subwords, vocab.counts, hot);
+    std::fprintf(stderr, "bench-host-rows: %zu of the input table's %zu hot rows are n-gram buckets\n", hot_buckets.size(), hot);
   }
-  std::mt19937_64 random(seed);
-  const ZipfDraw word_draw(rows, zipf), negative_draw(rows, 0.75 * zipf);
-  std::vector<std::uint32_t> corpus(words);
-  for (auto& id : corpus) id = word_draw(random);
 
   // The batches, made before any timing: targets, inputs and negatives as the trainer lays them.
   std::vector<embed::WindowBatch> batches;
@@ -184,7 +272,7 @@ int main(int argc, char** argv) {
   const std::size_t row_bytes = stride * embed::dtype_size(storage);
   // One GPU worker's host side over batches worker, worker + threads, ...
   auto work = [&](unsigned worker, WorkerTimes& times) {
-    embed::RowRemapper remapper(input.rows(), hot);  // buckets (past the vocabulary) are never hot
+    embed::RowRemapper remapper(input.rows(), hot, hot_buckets);
     embed::LocalBatch local;
     std::vector<std::uint8_t> staged, original;
     for (std::size_t index = worker; index < batches.size(); index += threads) {
@@ -198,6 +286,8 @@ int main(int argc, char** argv) {
                                      : b.inputs.size() + b.targets.size() + b.negatives.size();
       const std::size_t in_rows = local.input_rows.size(), out_rows = local.output_rows.size();
       times.gathered_rows += in_rows + out_rows;
+      times.gathered_inputs += in_rows;
+      times.most_inputs = std::max<std::uint64_t>(times.most_inputs, in_rows);
       staged.resize((in_rows + out_rows) * row_bytes);
       t = Clock::now();
       embed::gather_rows(input, local.input_rows, storage, staged.data());
@@ -240,6 +330,8 @@ int main(int argc, char** argv) {
     all.hot_touches += t.hot_touches;
     all.touches += t.touches;
     all.gathered_rows += t.gathered_rows;
+    all.gathered_inputs += t.gathered_inputs;
+    all.most_inputs = std::max(all.most_inputs, t.most_inputs);
   }
   const double w = static_cast<double>(words);
   // Per stage: seconds summed over the threads, and words/s per thread.
@@ -257,6 +349,11 @@ int main(int argc, char** argv) {
       100.0 * static_cast<double>(all.hot_touches) / static_cast<double>(all.touches), gathered / w,
       gathered * static_cast<double>(row_bytes) / w, gathered * static_cast<double>(row_bytes) / all.gather / 1e9,
       gathered * static_cast<double>(row_bytes) / all.scatter / 1e9);
+  // The input table's rows a batch copies, per word of the batch (what a slot must hold:
+  // gpu_plan.h's kCopiedSubwordRowsPerWord): on average, and in the batch that copied most.
+  const double batch = static_cast<double>(std::min(batch_words, words));
+  std::printf("input rows copied per word: %.2f on average, %.2f in the batch that copied most\n",
+              static_cast<double>(all.gathered_inputs) / w, static_cast<double>(all.most_inputs) / batch);
   const double traffic = gathered * traffic_per_row(static_cast<double>(stride * sizeof(float)), static_cast<double>(row_bytes));
   std::printf("together: %u thread%s, %.3f s, %.0f words/s; host memory traffic about %.0f KB per word, %.1f GB/s\n", threads,
               threads == 1 ? "" : "s", wall, w / wall, traffic / w / 1e3, traffic / wall / 1e9);

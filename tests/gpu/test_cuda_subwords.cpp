@@ -11,6 +11,7 @@
 #include "gpu_train_fixtures.h"
 #include "subword_batches.h"
 #include "text/fasttext_subwords.h"
+#include "train/gpu/hot_subword_rows.h"
 #include "train/word2vec/subword_cpu_backend.h"
 #include "train/word2vec/subword_rows.h"
 #include "train/word2vec/word2vec_layout.h"
@@ -21,10 +22,11 @@ using namespace embed::test;
 
 namespace {
 
-// The CUDA backend for fastText's model on `subwords`, its tables where `placement` says.
+// The CUDA backend for fastText's model on `subwords`, its tables where `placement` says;
+// with `hot_buckets`, host placement's hot rows are the most touched (hot_subword_rows.h).
 std::unique_ptr<Word2vecBackend> cuda_subword_backend(Model model, RowMatrix& input, RowMatrix& output,
                                                       const SubwordRows& subwords, std::size_t window, std::size_t negatives,
-                                                      DType storage, const Placement& placement) {
+                                                      DType storage, const Placement& placement, bool hot_buckets) {
   GpuTrainShape shape;
   shape.rows = output.rows();
   shape.bucket_rows = input.rows() - output.rows();
@@ -41,6 +43,11 @@ std::unique_ptr<Word2vecBackend> cuda_subword_backend(Model model, RowMatrix& in
   const GpuMemoryPlan plan = plan_gpu_memory(shape, placement.options(output.rows()), default_gpu_budget(the_device.free_memory));
   GpuBackendRequest request{model,   &input,         &output,           shape,    plan, the_device,
                             nullptr, Optimizer::sgd, OptimizerParams{}, &subwords};
+  if (hot_buckets) {
+    REQUIRE(plan.placement == TablePlacement::host);
+    request.hot_buckets = hot_bucket_rows(subwords, kSubwordWords.counts, plan.hot_rows);
+    REQUIRE(!request.hot_buckets.empty());
+  }
   return gpu_trainer().make_backend(request);
 }
 
@@ -65,24 +72,28 @@ TEST_CASE("fastText's model: one batch on the GPU equals the CPU subword backend
           ->train(batch, 0, cpu_loss);
       // Host placement (every row copied, or half the vocabulary's hot) in f32 only: its
       // batches' words' lists, and its copies, are the same in every storage type.
+      // With hot rows, host placement also tries n-gram buckets among them.
       for (const Placement& placement : kPlacements) {
         for (DType storage : {DType::f32, DType::f16, DType::bf16}) {
-          if (placement.table == TablePlacement::host && storage != DType::f32) continue;
-          RowMatrix gpu_in = copy_of(input), gpu_out = copy_of(output);
-          BatchLoss gpu_loss;
-          auto gpu = cuda_subword_backend(model, gpu_in, gpu_out, subwords, 2, 3, storage, placement);
-          INFO(model_name(model) << ", dim " << dim << ", " << dtype_name(storage) << ", " << placement.name << ", "
-                                 << gpu->name());
-          gpu->train(batch, 0, gpu_loss);
-          gpu->finish(0, gpu_loss);
-          gpu->copy_tables_to_host();
-          // f16 and bf16 round the stored rows (to 2^-11 and 2^-8 of their size) at each step.
-          const double tolerance = storage == DType::f32 ? 1e-5 : storage == DType::f16 ? 5e-3 : 4e-2;
-          CHECK(max_relative_error(gpu_in, cpu_in, 0.05) < tolerance);
-          CHECK(max_relative_error(gpu_out, cpu_out, 0.05) < tolerance);
-          CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(storage == DType::f32 ? 1e-5 : 1e-2));
-          CHECK(gpu_loss.examples == cpu_loss.examples);
-          CHECK(max_relative_error(gpu_in, input, 0.05) > 1e-3);  // the rows moved
+          for (bool hot_buckets : {false, true}) {
+            if (placement.table == TablePlacement::host && storage != DType::f32) continue;
+            if (hot_buckets && (placement.table != TablePlacement::host || placement.hot_fraction == 0)) continue;
+            RowMatrix gpu_in = copy_of(input), gpu_out = copy_of(output);
+            BatchLoss gpu_loss;
+            auto gpu = cuda_subword_backend(model, gpu_in, gpu_out, subwords, 2, 3, storage, placement, hot_buckets);
+            INFO(model_name(model) << ", dim " << dim << ", " << dtype_name(storage) << ", " << placement.name << ", "
+                                   << gpu->name());
+            gpu->train(batch, 0, gpu_loss);
+            gpu->finish(0, gpu_loss);
+            gpu->copy_tables_to_host();
+            // f16 and bf16 round the stored rows (to 2^-11 and 2^-8 of their size) at each step.
+            const double tolerance = storage == DType::f32 ? 1e-5 : storage == DType::f16 ? 5e-3 : 4e-2;
+            CHECK(max_relative_error(gpu_in, cpu_in, 0.05) < tolerance);
+            CHECK(max_relative_error(gpu_out, cpu_out, 0.05) < tolerance);
+            CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(storage == DType::f32 ? 1e-5 : 1e-2));
+            CHECK(gpu_loss.examples == cpu_loss.examples);
+            CHECK(max_relative_error(gpu_in, input, 0.05) > 1e-3);  // the rows moved
+          }
         }
       }
     }

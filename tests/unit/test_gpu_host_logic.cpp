@@ -1,8 +1,10 @@
 // The GPU backend's host-side logic, run on the CPU: packing batches, the unique-row
 // remap with gather and delta write-back (emulated with the CPU backend, which the
 // CUDA kernels match), and the device-memory plan.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <thread>
@@ -14,6 +16,7 @@
 #include "test_util.h"
 #include "train/corpus/corpus.h"
 #include "train/gpu/gpu_plan.h"
+#include "train/gpu/hot_subword_rows.h"
 #include "train/gpu/packed_batch.h"
 #include "train/gpu/row_locks.h"
 #include "train/gpu/row_remap.h"
@@ -215,13 +218,26 @@ TEST_CASE("RowRemapper gives a subword batch its words' lists over local rows", 
   // words' rows; the scored ids are output rows as usual.
   const SubwordRows subwords(kSubwordWords, SubwordSettings{3, 4, 37});
   const std::size_t table_rows = kSubwordWords.size() + 37;
+  // Hot rows: none; the first 3; 6, of which 3 are n-gram buckets (hot_subword_rows.h),
+  // in hot places 3 to 5.
+  const std::vector<std::uint32_t> hot_buckets = hot_bucket_rows(subwords, kSubwordWords.counts, 6);
+  REQUIRE(hot_buckets.size() >= 3);
+  const std::vector<std::uint32_t> three_buckets(hot_buckets.end() - 3, hot_buckets.end());
   for (bool skipgram : {true, false}) {
-    for (std::uint32_t hot : {0u, 3u}) {
+    for (const auto& [hot, buckets] : {std::pair{0u, std::vector<std::uint32_t>{}}, std::pair{3u, std::vector<std::uint32_t>{}},
+                                       std::pair{6u, three_buckets}}) {
+      INFO("hot rows " << hot << ", of them buckets " << buckets.size());
       const WindowBatch batch = skipgram ? subword_skipgram_batch() : subword_cbow_batch();
-      RowRemapper remapper(table_rows, hot);
+      RowRemapper remapper(table_rows, hot, buckets);
       LocalBatch local;
-      remapper.remap_subwords(batch, 0, batch.windows(), subwords, skipgram, local);
-      auto input_row = [&](std::uint32_t id) { return id < hot ? id : local.input_rows.at(id - hot); };
+      const std::uint64_t hot_touches = remapper.remap_subwords(batch, 0, batch.windows(), subwords, skipgram, local);
+      const std::uint32_t first_hot = hot - static_cast<std::uint32_t>(buckets.size());
+      auto input_row = [&](std::uint32_t id) {
+        return id < first_hot ? id : id < hot ? buckets.at(id - first_hot) : local.input_rows.at(id - hot);
+      };
+      auto is_hot_input = [&](std::uint32_t row) {
+        return row < first_hot || std::find(buckets.begin(), buckets.end(), row) != buckets.end();
+      };
       auto output_row = [&](std::uint32_t id) { return id < hot ? id : local.output_rows.at(id - hot); };
       const std::vector<std::uint32_t>& averaged = skipgram ? batch.targets : batch.inputs;
       const std::vector<std::uint32_t>& averaged_local = skipgram ? local.batch.targets : local.batch.inputs;
@@ -240,10 +256,16 @@ TEST_CASE("RowRemapper gives a subword batch its words' lists over local rows", 
       const std::vector<std::uint32_t>& scored_local = skipgram ? local.batch.inputs : local.batch.targets;
       for (std::size_t i = 0; i < scored.size(); ++i) CHECK(output_row(scored_local[i]) == scored[i]);
       for (std::size_t i = 0; i < batch.negatives.size(); ++i) CHECK(output_row(local.batch.negatives[i]) == batch.negatives[i]);
-      // Each copied row once, and no hot row among them.
+      // Each copied row once, and no hot row among them; the hot touches counted.
       std::set<std::uint32_t> copied(local.input_rows.begin(), local.input_rows.end());
       CHECK(copied.size() == local.input_rows.size());
-      CHECK((copied.empty() || *copied.begin() >= hot));
+      for (std::uint32_t row : copied) CHECK(!is_hot_input(row));
+      std::uint64_t expected_hot = 0;
+      for (std::uint32_t id : words.rows) expected_hot += is_hot_input(input_row(id)) ? 1 : 0;
+      for (std::uint32_t id : scored_local) expected_hot += id < hot ? 1 : 0;
+      for (std::uint32_t id : local.batch.negatives) expected_hot += id < hot ? 1 : 0;
+      CHECK(hot_touches == expected_hot);
+      if (!buckets.empty()) CHECK(expected_hot > 0);
       CHECK(words.words() == std::set<std::uint32_t>(averaged.begin(), averaged.end()).size());  // each word listed once
 
       // Packed after the batch's ids, where the kernels read them.
@@ -260,6 +282,36 @@ TEST_CASE("RowRemapper gives a subword batch its words' lists over local rows", 
       CHECK(gain == words.gains.back());
     }
   }
+}
+
+TEST_CASE("host placement with subwords keeps the most touched rows hot, n-gram buckets among them", "[gpu-host]") {
+  // A row's touches are the counts of the words that list it; the hot rows are the most
+  // touched, words' rows always the first ones, buckets ascending, ties to the lower row.
+  const SubwordRows subwords(kSubwordWords, SubwordSettings{3, 4, 37});
+  const std::size_t words = kSubwordWords.size();
+  std::vector<std::uint64_t> touches(words + 37, 0);
+  for (std::uint32_t w = 0; w < words; ++w) {
+    for (std::uint32_t row : subwords.of(w)) touches[row] += static_cast<std::uint64_t>(kSubwordWords.counts[w]);
+  }
+  std::vector<std::uint32_t> by_touches(touches.size());
+  std::iota(by_touches.begin(), by_touches.end(), 0u);
+  std::stable_sort(by_touches.begin(), by_touches.end(), [&](auto a, auto b) { return touches[a] > touches[b]; });
+  for (std::size_t hot : {0u, 1u, 4u, 7u, 10u, 50u}) {
+    INFO("hot rows " << hot);
+    const std::vector<std::uint32_t> buckets = hot_bucket_rows(subwords, kSubwordWords.counts, hot);
+    const std::size_t kept = std::min(hot, words);
+    REQUIRE(buckets.size() <= kept);
+    CHECK(std::is_sorted(buckets.begin(), buckets.end()));
+    std::set<std::uint32_t> chosen(buckets.begin(), buckets.end());
+    for (std::uint32_t w = 0; w < kept - buckets.size(); ++w) chosen.insert(w);
+    CHECK(chosen == std::set<std::uint32_t>(by_touches.begin(), by_touches.begin() + static_cast<std::ptrdiff_t>(kept)));
+    for (std::uint32_t row : buckets) CHECK((row >= words && touches[row] > 0));
+  }
+  // Buckets shared by many words outrank a rare word's row: "cat" (100) and "cats" (99)
+  // and "catalog" (98) share "<ca" and "cat": those rows are touched 297 times, more than
+  // any word's own.
+  const std::vector<std::uint32_t> two = hot_bucket_rows(subwords, kSubwordWords.counts, 2);
+  CHECK(two.size() == 2);
 }
 
 TEST_CASE("RowRemapper ends a subword run of windows where its words' lists fill a slot", "[gpu-host]") {
@@ -622,8 +674,17 @@ TEST_CASE("a --subwords plan in host placement holds a batch's words and their l
   REQUIRE(plan.total_bytes() <= 256 * MB);
   CHECK(plan.max_words == plan.batch_items);
   CHECK(plan.max_listed == std::max<std::size_t>(12 * plan.batch_items, 10 * 40));
-  // Every listed row may be a copied row of its own.
-  CHECK(plan.max_input_rows == std::min<std::size_t>(plan.max_listed, 50000 + 2000000));
+  // The copied rows planned at kCopiedSubwordRowsPerWord, fewer than the rows listed.
+  CHECK(plan.max_input_rows == std::max<std::size_t>(kCopiedSubwordRowsPerWord * plan.batch_items, 10 * 40));
+  CHECK(plan.max_input_rows < plan.max_listed);
+  // A slot holds at least one window's rows: CBOW's bag of 2 x 1000 words listing 40 rows
+  // each, every row its own (80,000 rows), more than its batch's words copy as planned.
+  GpuTrainShape wide = shape;
+  wide.max_inputs_per_window = 2000;
+  const GpuMemoryPlan wide_plan = plan_gpu_memory(wide, options, 256 * MB);
+  REQUIRE(wide_plan.placement == TablePlacement::host);
+  REQUIRE(wide_plan.batch_items * kCopiedSubwordRowsPerWord < 2000 * 40);
+  CHECK(wide_plan.max_input_rows == 2000 * 40);
   CHECK(plan.ids_words >= packed_words_bound(plan.batch_items, 10, 5, true, plan.max_input_rows + plan.max_output_rows) +
                               2 * plan.max_words + 1 + plan.max_listed);
   // The vocabulary's lists stay on the host: no device copy of them in the plan.

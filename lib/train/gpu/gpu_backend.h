@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "device/gpu_device.h"
 #include "train/engine/optimizer.h"
@@ -33,6 +34,9 @@ struct GpuBackendRequest {
   // --subwords: each word's input rows (device placement and SGD only), which must outlive
   // the backend; none otherwise.
   const SubwordRows* subwords = nullptr;
+  // Host placement with subwords: the n-gram bucket rows among the input table's hot rows
+  // (hot_bucket_rows, for plan.hot_rows), ascending; none otherwise.
+  std::vector<std::uint32_t> hot_buckets = {};
 };
 
 struct GloveGpuRequest {

@@ -85,15 +85,17 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
   // vocabulary's mean list per corpus word (a batch lists each of its words once, and its
   // frequent words are short; one that lists more trains in parts:
   // RowRemapper::subword_windows_within), and at least one window's words of the longest
-  // list; every row they list may be a copied row of its own.
+  // list; their copied rows at kCopiedSubwordRowsPerWord, and at least one window's.
   const bool subwords = host && shape.subword_ids > 0;
+  const std::size_t window_listed = shape.max_inputs_per_window * shape.longest_word_rows;
   if (subwords) {
     const std::size_t mean_rows = (shape.subword_ids + shape.rows - 1) / shape.rows;
     plan.max_words = batch_items;
-    plan.max_listed = std::max(mean_rows * batch_items, shape.max_inputs_per_window * shape.longest_word_rows);
+    plan.max_listed = std::max(mean_rows * batch_items, window_listed);
   }
   plan.max_input_rows = !host      ? 0
-                        : subwords ? std::min(shape.rows + shape.bucket_rows, plan.max_listed)
+                        : subwords ? std::min({shape.rows + shape.bucket_rows, plan.max_listed,
+                                               std::max(batch_items * kCopiedSubwordRowsPerWord, window_listed)})
                                    : std::min(shape.rows, std::max(batch_items, shape.max_inputs_per_window));
   plan.max_output_rows =
       host ? std::min(shape.rows, std::max(batch_items * std::min(kCopiedOutputRowsPerWord, 1 + shape.negatives), window_outputs))

@@ -122,6 +122,16 @@ inline constexpr std::size_t kMinBatchWords = 500;
 // 2.4 to 3.0 rows per word of both tables together. Planned at 3 rather than 6 (window
 // 5, negative 5), a slot holds a batch 1.75 times as long in the same memory.
 inline constexpr std::size_t kCopiedOutputRowsPerWord = 3;
+// --subwords, host placement: the copied input rows (words' own and their n-gram
+// buckets') a slot holds per word of its batch. A batch lists each of its distinct words'
+// rows (24 a word on text8-head), but its words share rows and the frequent ones are hot:
+// bench-host-rows --subwords 2000000 --hot 5000 copied 1.4 to 3.3 rows a word on
+// text8-head (batches of 20,000 to 500 words, the batch that copied most 6.2), 1.9 to 4.0
+// with every word of it in the vocabulary (most 10.2), and 6.6 to 10.2 on made-up words
+// that share no n-grams (most 11.9). Planned at 8 rather than at every listing, a slot
+// holds a batch 2 to 3 times as long in the same memory, and fewer rows are copied per
+// word; the rare batch that copies more trains in parts.
+inline constexpr std::size_t kCopiedSubwordRowsPerWord = 8;
 // Bytes of the buffer that converts tables on their way to and from the device.
 inline constexpr std::uint64_t kTransferBufferBytes = 64ull << 20;
 

@@ -8,20 +8,30 @@
 #include "core/half_array.h"
 
 namespace embed {
-RowRemapper::RowRemapper(std::size_t table_rows, std::size_t hot_rows)
-    : input_slot_(table_rows, kUnused), output_slot_(table_rows, kUnused), hot_rows_(static_cast<std::uint32_t>(hot_rows)) {
-  EMBED_ASSERT(hot_rows <= table_rows && table_rows < kUnused);
+RowRemapper::RowRemapper(std::size_t table_rows, std::size_t hot_rows, std::span<const std::uint32_t> hot_buckets)
+    : input_slot_(table_rows, kUnused),
+      output_slot_(table_rows, kUnused),
+      hot_rows_(static_cast<std::uint32_t>(hot_rows)),
+      hot_first_inputs_(static_cast<std::uint32_t>(hot_rows - hot_buckets.size())) {
+  EMBED_ASSERT(hot_buckets.size() <= hot_rows && hot_rows <= table_rows && table_rows < kCounted);
+  for (std::size_t k = 0; k < hot_buckets.size(); ++k) {
+    EMBED_ASSERT(hot_buckets[k] >= hot_first_inputs_ && hot_buckets[k] < table_rows &&
+                 (k == 0 || hot_buckets[k] > hot_buckets[k - 1]));
+    input_slot_[hot_buckets[k]] = hot_first_inputs_ + static_cast<std::uint32_t>(k);
+  }
 }
 
 std::uint32_t RowRemapper::local_row(std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& rows,
                                      std::uint64_t& hot) const {
-  if (row < hot_rows_) {
+  if (row < hot_first_rows(slot)) {
     ++hot;
     return row;
   }
   if (slot[row] == kUnused) {
     slot[row] = hot_rows_ + static_cast<std::uint32_t>(rows.size());
     rows.push_back(row);
+  } else if (slot[row] < hot_rows_) {
+    ++hot;  // a hot bucket
   }
   return slot[row];
 }
@@ -94,8 +104,9 @@ std::uint64_t RowRemapper::remap_subwords(const WindowBatch& batch, std::size_t 
   return hot;
 }
 
-void RowRemapper::count(std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& counted) {
-  if (row < hot_rows_ || slot[row] != kUnused) return;
+void RowRemapper::count(std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& counted) const {
+  // Hot buckets' slots are never kUnused.
+  if (row < hot_first_rows(slot) || slot[row] != kUnused) return;
   slot[row] = kCounted;
   counted.push_back(row);
 }

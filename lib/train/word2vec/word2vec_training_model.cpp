@@ -12,6 +12,7 @@
 #include "text/subword_table.h"
 #include "train/corpus/corpus_shards.h"
 #include "train/corpus/logged_corpus.h"
+#include "train/gpu/hot_subword_rows.h"
 #include "train/ranks/rank_averaging.h"
 #include "train/word2vec/subword_cpu_backend.h"
 #include "train/word2vec/summed_steps.h"
@@ -271,6 +272,9 @@ class Word2vecModel final : public TrainingModel {
     GpuBackendRequest request{
         s.model,      &run.input,          &run.output_table, shape,        plan_gpu_memory(shape, options, context.gpu_budget),
         *context.gpu, context.gpu_traffic, s.optimizer,       layout.hyper, subwords};
+    if (subwords && request.plan.placement == TablePlacement::host) {
+      request.hot_buckets = hot_bucket_rows(*subwords, run.corpus.vocab.counts, request.plan.hot_rows);
+    }
     explain_placement(options, request.plan, table_bytes, context.gpu_budget);
     return context.gpu_trainer->make_backend(request);
   }
