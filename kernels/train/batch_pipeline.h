@@ -30,6 +30,7 @@
 #include "train/engine/batch_loss.h"
 #include "train/engine/row_matrix.h"
 #include "train/gpu/gpu_plan.h"
+#include "train/gpu/hot_subword_rows.h"
 #include "train/gpu/row_remap.h"
 #include "train/gpu/table_traffic.h"
 #include "train/ranks/rank_averaging.h"
@@ -94,23 +95,27 @@ class BatchPipeline : public RowHome {
   // plan.workers, each with plan.slots_per_worker slots of `totals_bytes` totals and,
   // for host placement, a RowRemapper. `first_name` and `second_name` name the tables
   // in messages ("the input table"). Host placement's hot rows are both tables' first
-  // plan.hot_rows rows, but for `hot_buckets` (--subwords: hot_subword_rows.h), which
-  // take the last of the first table's.
+  // plan.hot_rows rows, or with `subword_hot` (--subwords: hot_subword_rows.h) the rows it
+  // names of each.
   void place_tables(RowMatrix& first, RowMatrix& second, DType storage, const char* first_name, const char* second_name,
-                    std::size_t totals_bytes, std::span<const std::uint32_t> hot_buckets = {}) {
-    EMBED_ASSERT(hot_buckets.empty() || !device_placement());
+                    std::size_t totals_bytes, const std::optional<SubwordHotRows>& subword_hot = std::nullopt) {
+    EMBED_ASSERT(!subword_hot || !device_placement());
+    const SubwordHotRows hot = subword_hot.value_or(SubwordHotRows{plan_.hot_rows, {}, plan_.hot_rows});
+    EMBED_ASSERT(hot.rows() <= 2 * plan_.hot_rows);  // what the plan counted
+    hot_first_ = hot.inputs();
+    hot_second_ = hot.output_rows;
     first_ = &first;
     second_ = &second;
     std::size_t free_before = 0, free_after = 0, total = 0;
     check(cudaMemGetInfo(&free_before, &total), "reading the GPU's free memory");
     compute_.emplace();
     if (device_placement()) {
-      device_tables_ =
-          DeviceTables(first, second, std::max(first.rows(), second.rows()), storage_of(storage), first_name, second_name);
+      device_tables_ = DeviceTables(first, second, first.rows(), second.rows(), storage_of(storage), first_name, second_name);
     } else {
       host_ = HostTables(first, second, storage, plan_.transfer, first_name, second_name);
-      if (plan_.hot_rows > 0) {
-        device_tables_ = DeviceTables(first, second, plan_.hot_rows, storage_of(storage), first_name, second_name, hot_buckets);
+      if (hot.rows() > 0) {
+        device_tables_ =
+            DeviceTables(first, second, hot_first_, hot_second_, storage_of(storage), first_name, second_name, hot.input_buckets);
       }
     }
     // cudaMemcpy from pageable memory may return before its copy has landed, and the
@@ -119,7 +124,7 @@ class BatchPipeline : public RowHome {
     const std::size_t row_bytes = first.stride() * storage_bytes(storage_of(storage));
     workers_.resize(plan_.workers);
     for (Worker& worker : workers_) {
-      if (!device_placement()) worker.remapper.emplace(first.rows(), plan_.hot_rows, hot_buckets);
+      if (!device_placement()) worker.remapper.emplace(first.rows(), hot);
       for (unsigned s = 0; s < plan_.slots_per_worker; ++s) {
         worker.slots.emplace_back().allocate(plan_, row_bytes, totals_bytes);
       }
@@ -138,10 +143,13 @@ class BatchPipeline : public RowHome {
       return {{device_tables_.first(), nullptr, kAllRowsHot}, {device_tables_.second(), nullptr, kAllRowsHot}};
     }
     std::byte* rows = slot.rows.template get<std::byte>();
-    const auto hot = static_cast<std::uint32_t>(plan_.hot_rows);
     std::byte* second_rows = rows + host_.second_offset(rows_of(slot));
-    return {{device_tables_.first(), rows, hot}, {device_tables_.second(), second_rows, hot}};
+    return {{device_tables_.first(), rows, static_cast<std::uint32_t>(hot_first_)},
+            {device_tables_.second(), second_rows, static_cast<std::uint32_t>(hot_second_)}};
   }
+
+  // Host placement: each table's hot rows (place_tables).
+  std::size_t hot_rows_of(bool second) const { return second ? hot_second_ : hot_first_; }
 
   // After every worker has finished: the rows trained in GPU memory (all of them, or
   // host placement's hot rows) are copied back into the host tables; host placement
@@ -221,9 +229,10 @@ class BatchPipeline : public RowHome {
  private:
   RowMatrix* first_ = nullptr;
   RowMatrix* second_ = nullptr;
-  std::optional<Stream> compute_;  // every slot's kernels, one batch at a time (made on the GPU in place_tables)
-  DeviceTables device_tables_;     // device placement; host placement's hot rows
-  HostTables host_;                // host placement
+  std::optional<Stream> compute_;               // every slot's kernels, one batch at a time (made on the GPU in place_tables)
+  DeviceTables device_tables_;                  // device placement; host placement's hot rows
+  HostTables host_;                             // host placement
+  std::size_t hot_first_ = 0, hot_second_ = 0;  // host placement: each table's hot rows
 
   // Waits for the slot's batch; for gather transfers adds its deltas to the host
   // tables; adds its loss.

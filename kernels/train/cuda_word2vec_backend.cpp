@@ -49,7 +49,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
         shape_(request.shape),
         storage_(storage_of(request.shape.storage)),
         rule_(kernel_rule_of(request.optimizer, padded_, request.hyper)),
-        hot_buckets_(request.hot_buckets.size()) {
+        hot_buckets_(request.subword_hot ? request.subword_hot->input_buckets.size() : 0) {
     // Rows of the vector padded to `padded`, then the optimizer's state (Word2vecLayout),
     // which needs f32 rows.
     EMBED_ASSERT(input_.stride() == shape_.stride && output_.stride() == shape_.stride);
@@ -70,7 +70,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     logistic_ = {sigmoid_.get<float>(), loss_table_.get<float>(), LogisticTable::kRange, LogisticTable::kSteps};
     if (request.subwords) use_subwords(*request.subwords);
 
-    place_tables(input_, output_, shape_.storage, "the input table", "the output table", sizeof(double), request.hot_buckets);
+    place_tables(input_, output_, shape_.storage, "the input table", "the output table", sizeof(double), request.subword_hot);
     if (summed_windows_ > 0) allocate_row_sums();
   }
 
@@ -78,11 +78,15 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   ~CudaWord2vecBackend() override { synchronize_all(); }
 
   std::string name() const override {
-    const std::string buckets =
-        hot_buckets_ == 0 ? "" : fmt::format(" ({} of the input table's being n-gram buckets)", hot_buckets_);
-    const std::string where = device_placement() ? "tables in GPU memory"
-                                                 : fmt::format("{}{}, batches of {} words", host_placement_description(plan_),
-                                                               buckets, plan_.batch_items);
+    // --subwords shares the hot rows out between the tables (hot_subword_rows.h).
+    const std::string host =
+        !subwords_ ? host_placement_description(plan_)
+                   : fmt::format(
+                         "tables in pinned host memory, the most touched rows in GPU memory: {} of the input table's "
+                         "({} of them n-gram buckets) and {} of the output table's, {} transfers",
+                         hot_rows_of(false), hot_buckets_, hot_rows_of(true), host_transfer_name(plan_.transfer));
+    const std::string where =
+        device_placement() ? "tables in GPU memory" : fmt::format("{}, batches of {} words", host, plan_.batch_items);
     const std::string at_once = summed_windows_ > 0 ? fmt::format("steps summed over {} windows", summed_windows_)
                                                     : fmt::format("{} windows at a time", max_blocks_);
     return fmt::format("cuda ({}; {}, {}{}; {} of GPU memory planned; {})", device_.description(), where,
@@ -262,8 +266,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   // Summed steps: each table's sums, for every row id its kernels see: the whole table,
   // or the hot rows and a slot's copied rows (the plan counted them: sum_bytes).
   void allocate_row_sums() {
-    const std::size_t inputs = device_placement() ? input_.rows() : plan_.hot_rows + plan_.max_input_rows;
-    const std::size_t outputs = device_placement() ? output_.rows() : plan_.hot_rows + plan_.max_output_rows;
+    const std::size_t inputs = device_placement() ? input_.rows() : hot_rows_of(false) + plan_.max_input_rows;
+    const std::size_t outputs = device_placement() ? output_.rows() : hot_rows_of(true) + plan_.max_output_rows;
     input_sums_.allocate(inputs, padded_, "the input rows' gradient sums");
     output_sums_.allocate(outputs, padded_, "the output rows' gradient sums");
   }

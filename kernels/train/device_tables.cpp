@@ -29,11 +29,12 @@ void in_chunks(std::size_t stride, std::size_t first, std::size_t end, Step step
 
 }  // namespace
 
-DeviceTables::DeviceTables(const RowMatrix& first, const RowMatrix& second, std::size_t rows, Storage storage,
-                           const char* first_name, const char* second_name, std::span<const std::uint32_t> first_buckets)
+DeviceTables::DeviceTables(const RowMatrix& first, const RowMatrix& second, std::size_t first_rows, std::size_t second_rows,
+                           Storage storage, const char* first_name, const char* second_name,
+                           std::span<const std::uint32_t> first_buckets)
     : storage_(storage),
-      first_rows_(std::min(rows, first.rows())),
-      second_rows_(std::min(rows, second.rows())),
+      first_rows_(std::min(first_rows, first.rows())),
+      second_rows_(std::min(second_rows, second.rows())),
       buckets_(first_buckets.begin(), first_buckets.end()),
       row_bytes_(first.stride() * storage_bytes(storage)) {
   EMBED_ASSERT(first.stride() == second.stride() && buckets_.size() <= first_rows_);

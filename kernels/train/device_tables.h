@@ -21,14 +21,13 @@ namespace embed::cuda {
 class DeviceTables {
  public:
   DeviceTables() = default;
-  // Copies the first `rows` rows of both tables to the device (the device must be
-  // current), or all of a table that has fewer (--subwords: the input table has the
-  // n-gram buckets' rows after the vocabulary's, the output table the vocabulary's);
+  // Copies the first `first_rows` and `second_rows` rows of the two tables to the device
+  // (the device must be current), or all of a table that has fewer; with `first_buckets`
+  // (ascending; host placement with --subwords: hot_subword_rows.h) the first table's
+  // first first_rows - first_buckets.size() rows, then those rows, in that order.
   // `first_name` and `second_name` name them in messages ("the input table").
-  // With `first_buckets` (ascending; host placement with --subwords), the first table's
-  // `rows` are its first rows - first_buckets.size() rows, then those, in that order.
-  DeviceTables(const RowMatrix& first, const RowMatrix& second, std::size_t rows, Storage storage, const char* first_name,
-               const char* second_name, std::span<const std::uint32_t> first_buckets = {});
+  DeviceTables(const RowMatrix& first, const RowMatrix& second, std::size_t first_rows, std::size_t second_rows, Storage storage,
+               const char* first_name, const char* second_name, std::span<const std::uint32_t> first_buckets = {});
 
   void* first() const { return first_.get(); }
   void* second() const { return second_.get(); }

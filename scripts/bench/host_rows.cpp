@@ -17,9 +17,10 @@
 // whose lists of rows (their own and their n-grams' of 3 to 6 characters, hashed as
 // fastText does) are remapped (RowRemapper::remap_subwords), and each pair draws its own
 // negatives. The words are made-up strings, the frequent ones short (made_up_words), so
-// their lists are about as long as real ones. The hot rows of the input table are its most
-// touched, n-gram buckets among them, as embed-train chooses them (hot_subword_rows.h);
-// --no-hot-buckets keeps the vocabulary's first rows only, as before.
+// their lists are about as long as real ones. The 2 x --hot hot rows are shared out
+// between the two tables as embed-train does (hot_subword_rows.h), to the rows touched
+// most often, n-gram buckets among them; --no-hot-buckets keeps both tables' first --hot
+// rows, as before.
 //
 // --threads N runs N such workers at once on the same two tables and stripe locks, each
 // with its own remapper and staging copies, the batches dealt out in turn (as embed-train's
@@ -196,7 +197,7 @@ int main(int argc, char** argv) {
   std::size_t buckets = 0;
   app.add_option("--subwords", buckets, "fastText's skip-gram with this many n-gram buckets (0: word2vec's)");
   bool no_hot_buckets = false;
-  app.add_flag("--no-hot-buckets", no_hot_buckets, "--subwords: keep no n-gram bucket among the hot rows");
+  app.add_flag("--no-hot-buckets", no_hot_buckets, "--subwords: both tables' first --hot rows hot, no n-gram bucket");
   std::string corpus_path;
   std::size_t min_count = 5;
   app.add_option("--corpus", corpus_path, "batch this text's words (its vocabulary's, cycled to --words) instead of drawn ones");
@@ -218,7 +219,7 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < words; ++i) corpus[i] = text[i % text.size()];
   } else {
     if (buckets > 0) vocab = made_up_words(rows);
-    // The counts the Zipf draw expects (hot_bucket_rows ranks rows by them).
+    // The counts the Zipf draw expects (subword_hot_rows ranks rows by them).
     vocab.counts.assign(rows, 0);
     for (std::size_t r = 0; r < rows; ++r)
       vocab.counts[r] = static_cast<std::int64_t>(1e12 / std::pow(static_cast<double>(r + 1), zipf));
@@ -227,7 +228,8 @@ int main(int argc, char** argv) {
   }
   // Negatives: word2vec's unigram table, counts to the power 0.75.
   const WeightedDraw negative_draw(count_weights(vocab.counts, 0.75));
-  hot = std::min(hot, rows);
+  // --subwords shares 2 x --hot rows out between the tables, the input one having the buckets' rows too.
+  hot = std::min(hot, buckets > 0 && !no_hot_buckets ? (2 * rows + buckets) / 2 : rows);
 
   const bool subword_model = buckets > 0;
   std::fprintf(stderr, "bench-host-rows: tables of %zu and %zu x %zu f32 (%.2f GB), drawing %zu words...\n", rows + buckets, rows,
@@ -238,12 +240,16 @@ int main(int argc, char** argv) {
   for (std::size_t r = 0; r < rows; ++r) std::fill_n(output.row(r), dim, 0.0f);
   const embed::SubwordRows subwords =
       subword_model ? embed::SubwordRows(vocab, embed::SubwordSettings{3, 6, buckets}) : embed::SubwordRows();
-  std::vector<std::uint32_t> hot_buckets;
+  embed::SubwordHotRows hot_rows{hot, {}, hot};
   if (subword_model) {
     std::fprintf(stderr, "bench-host-rows: %.1f rows listed per word on average\n",
                  static_cast<double>(subwords.listed()) / static_cast<double>(rows));
-    if (!no_hot_buckets) hot_buckets = embed::hot_bucket_rows(subwords, vocab.counts, hot);
-    std::fprintf(stderr, "bench-host-rows: %zu of the input table's %zu hot rows are n-gram buckets\n", hot_buckets.size(), hot);
+    if (!no_hot_buckets) {
+      hot_rows = embed::subword_hot_rows(subwords, vocab.counts, embed::Model::skipgram, window, negative, 2 * hot);
+    }
+    std::fprintf(stderr,
+                 "bench-host-rows: hot rows: %zu of the input table's (%zu of them n-gram buckets), %zu of the output's\n",
+                 hot_rows.inputs(), hot_rows.input_buckets.size(), hot_rows.output_rows);
   }
 
   // The batches, made before any timing: targets, inputs and negatives as the trainer lays them.
@@ -272,7 +278,7 @@ int main(int argc, char** argv) {
   const std::size_t row_bytes = stride * embed::dtype_size(storage);
   // One GPU worker's host side over batches worker, worker + threads, ...
   auto work = [&](unsigned worker, WorkerTimes& times) {
-    embed::RowRemapper remapper(input.rows(), hot, hot_buckets);
+    embed::RowRemapper remapper(input.rows(), hot_rows);
     embed::LocalBatch local;
     std::vector<std::uint8_t> staged, original;
     for (std::size_t index = worker; index < batches.size(); index += threads) {

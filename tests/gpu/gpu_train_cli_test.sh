@@ -180,7 +180,8 @@ expect_error "--subwords with adagrad on the GPU" 1 "--subwords trains with --op
   "$ET" "${RUN[@]}" "${SUB[@]}" -o e.emb --device cuda --optimizer adagrad
 # Tables the budget cannot hold (200,000 buckets at dim 64: 51 MB): --table auto keeps
 # them in host memory, each batch taking its words' lists and copying the rows they list,
-# the most frequent words' rows hot; skip-gram and CBOW reach the CPU's loss and WS-353
+# each table's most touched rows hot, n-gram buckets among them (hot_subword_rows.h);
+# skip-gram and CBOW reach the CPU's loss and WS-353
 # sample, in gather and mapped transfers. One worker: four workers' batches copying each
 # word's 20-odd rows do not fit 8M.
 for model in skipgram cbow; do
@@ -190,6 +191,7 @@ for model in skipgram cbow; do
       --host-transfer "$transfer" 2> "$name.log"
     check "$name: exit status" "$?" "0"
     grep -q "they stay in host memory" "$name.log" && ok || bad "$name: host placement: $(grep -i 'training\|table' "$name.log" | head -2)"
+    grep -qE "\([1-9][0-9]* of them n-gram buckets\)" "$name.log" && ok || bad "$name: hot buckets: $(grep training "$name.log")"
     grep -qE "GPU: [0-9.]+% of row touches" "$name.log" && ok || bad "$name: the traffic line: $(grep 'epoch 5/5' "$name.log")"
     within "$(last_loss "$name.log")" "$(last_loss "sub-$model-cpu.log")" 0.05 && ok ||
       bad "$name: loss $(last_loss "$name.log") vs CPU $(last_loss "sub-$model-cpu.log")"

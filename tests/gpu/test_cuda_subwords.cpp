@@ -23,10 +23,11 @@ using namespace embed::test;
 namespace {
 
 // The CUDA backend for fastText's model on `subwords`, its tables where `placement` says;
-// with `hot_buckets`, host placement's hot rows are the most touched (hot_subword_rows.h).
+// with `most_touched`, host placement's hot rows are each table's most touched, n-gram
+// buckets among them (hot_subword_rows.h), as embed-train chooses them.
 std::unique_ptr<Word2vecBackend> cuda_subword_backend(Model model, RowMatrix& input, RowMatrix& output,
                                                       const SubwordRows& subwords, std::size_t window, std::size_t negatives,
-                                                      DType storage, const Placement& placement, bool hot_buckets) {
+                                                      DType storage, const Placement& placement, bool most_touched) {
   GpuTrainShape shape;
   shape.rows = output.rows();
   shape.bucket_rows = input.rows() - output.rows();
@@ -43,10 +44,10 @@ std::unique_ptr<Word2vecBackend> cuda_subword_backend(Model model, RowMatrix& in
   const GpuMemoryPlan plan = plan_gpu_memory(shape, placement.options(output.rows()), default_gpu_budget(the_device.free_memory));
   GpuBackendRequest request{model,   &input,         &output,           shape,    plan, the_device,
                             nullptr, Optimizer::sgd, OptimizerParams{}, &subwords};
-  if (hot_buckets) {
+  if (most_touched) {
     REQUIRE(plan.placement == TablePlacement::host);
-    request.hot_buckets = hot_bucket_rows(subwords, kSubwordWords.counts, plan.hot_rows);
-    REQUIRE(!request.hot_buckets.empty());
+    request.subword_hot = subword_hot_rows(subwords, kSubwordWords.counts, model, window, negatives, 2 * plan.hot_rows);
+    REQUIRE(!request.subword_hot->input_buckets.empty());
   }
   return gpu_trainer().make_backend(request);
 }
@@ -72,15 +73,16 @@ TEST_CASE("fastText's model: one batch on the GPU equals the CPU subword backend
           ->train(batch, 0, cpu_loss);
       // Host placement (every row copied, or half the vocabulary's hot) in f32 only: its
       // batches' words' lists, and its copies, are the same in every storage type.
-      // With hot rows, host placement also tries n-gram buckets among them.
+      // With hot rows, host placement also tries each table's most touched, n-gram buckets
+      // among them.
       for (const Placement& placement : kPlacements) {
         for (DType storage : {DType::f32, DType::f16, DType::bf16}) {
-          for (bool hot_buckets : {false, true}) {
+          for (bool most_touched : {false, true}) {
             if (placement.table == TablePlacement::host && storage != DType::f32) continue;
-            if (hot_buckets && (placement.table != TablePlacement::host || placement.hot_fraction == 0)) continue;
+            if (most_touched && (placement.table != TablePlacement::host || placement.hot_fraction == 0)) continue;
             RowMatrix gpu_in = copy_of(input), gpu_out = copy_of(output);
             BatchLoss gpu_loss;
-            auto gpu = cuda_subword_backend(model, gpu_in, gpu_out, subwords, 2, 3, storage, placement, hot_buckets);
+            auto gpu = cuda_subword_backend(model, gpu_in, gpu_out, subwords, 2, 3, storage, placement, most_touched);
             INFO(model_name(model) << ", dim " << dim << ", " << dtype_name(storage) << ", " << placement.name << ", "
                                    << gpu->name());
             gpu->train(batch, 0, gpu_loss);

@@ -218,27 +218,34 @@ TEST_CASE("RowRemapper gives a subword batch its words' lists over local rows", 
   // words' rows; the scored ids are output rows as usual.
   const SubwordRows subwords(kSubwordWords, SubwordSettings{3, 4, 37});
   const std::size_t table_rows = kSubwordWords.size() + 37;
-  // Hot rows: none; the first 3; 6, of which 3 are n-gram buckets (hot_subword_rows.h),
-  // in hot places 3 to 5.
-  const std::vector<std::uint32_t> hot_buckets = hot_bucket_rows(subwords, kSubwordWords.counts, 6);
-  REQUIRE(hot_buckets.size() >= 3);
-  const std::vector<std::uint32_t> three_buckets(hot_buckets.end() - 3, hot_buckets.end());
+  // Hot rows (input words, input buckets, output rows): none; the first 3 of each table;
+  // the input table's first 2 and 3 n-gram buckets (in hot places 2 to 4), the output
+  // table's first 6 (hot_subword_rows.h).
+  std::vector<std::uint32_t> listed_buckets;
+  for (std::uint32_t row : subwords.of(2)) {
+    if (row >= kSubwordWords.size()) listed_buckets.push_back(row);
+  }
+  std::sort(listed_buckets.begin(), listed_buckets.end());
+  listed_buckets.erase(std::unique(listed_buckets.begin(), listed_buckets.end()), listed_buckets.end());
+  REQUIRE(listed_buckets.size() >= 3);
+  const std::vector<std::uint32_t> three_buckets(listed_buckets.begin(), listed_buckets.begin() + 3);
   for (bool skipgram : {true, false}) {
-    for (const auto& [hot, buckets] : {std::pair{0u, std::vector<std::uint32_t>{}}, std::pair{3u, std::vector<std::uint32_t>{}},
-                                       std::pair{6u, three_buckets}}) {
-      INFO("hot rows " << hot << ", of them buckets " << buckets.size());
+    for (const SubwordHotRows& hot : {SubwordHotRows{0, {}, 0}, SubwordHotRows{3, {}, 3}, SubwordHotRows{2, three_buckets, 6}}) {
+      const std::vector<std::uint32_t>& buckets = hot.input_buckets;
+      INFO("hot rows: input " << hot.inputs() << ", of them buckets " << buckets.size() << ", output " << hot.output_rows);
       const WindowBatch batch = skipgram ? subword_skipgram_batch() : subword_cbow_batch();
-      RowRemapper remapper(table_rows, hot, buckets);
+      RowRemapper remapper(table_rows, hot);
       LocalBatch local;
       const std::uint64_t hot_touches = remapper.remap_subwords(batch, 0, batch.windows(), subwords, skipgram, local);
-      const std::uint32_t first_hot = hot - static_cast<std::uint32_t>(buckets.size());
+      const auto first_hot = static_cast<std::uint32_t>(hot.input_words), hot_inputs = static_cast<std::uint32_t>(hot.inputs()),
+                 hot_outputs = static_cast<std::uint32_t>(hot.output_rows);
       auto input_row = [&](std::uint32_t id) {
-        return id < first_hot ? id : id < hot ? buckets.at(id - first_hot) : local.input_rows.at(id - hot);
+        return id < first_hot ? id : id < hot_inputs ? buckets.at(id - first_hot) : local.input_rows.at(id - hot_inputs);
       };
       auto is_hot_input = [&](std::uint32_t row) {
         return row < first_hot || std::find(buckets.begin(), buckets.end(), row) != buckets.end();
       };
-      auto output_row = [&](std::uint32_t id) { return id < hot ? id : local.output_rows.at(id - hot); };
+      auto output_row = [&](std::uint32_t id) { return id < hot_outputs ? id : local.output_rows.at(id - hot_outputs); };
       const std::vector<std::uint32_t>& averaged = skipgram ? batch.targets : batch.inputs;
       const std::vector<std::uint32_t>& averaged_local = skipgram ? local.batch.targets : local.batch.inputs;
       const LocalWordRows& words = local.words;
@@ -262,8 +269,8 @@ TEST_CASE("RowRemapper gives a subword batch its words' lists over local rows", 
       for (std::uint32_t row : copied) CHECK(!is_hot_input(row));
       std::uint64_t expected_hot = 0;
       for (std::uint32_t id : words.rows) expected_hot += is_hot_input(input_row(id)) ? 1 : 0;
-      for (std::uint32_t id : scored_local) expected_hot += id < hot ? 1 : 0;
-      for (std::uint32_t id : local.batch.negatives) expected_hot += id < hot ? 1 : 0;
+      for (std::uint32_t id : scored_local) expected_hot += id < hot_outputs ? 1 : 0;
+      for (std::uint32_t id : local.batch.negatives) expected_hot += id < hot_outputs ? 1 : 0;
       CHECK(hot_touches == expected_hot);
       if (!buckets.empty()) CHECK(expected_hot > 0);
       CHECK(words.words() == std::set<std::uint32_t>(averaged.begin(), averaged.end()).size());  // each word listed once
@@ -284,34 +291,72 @@ TEST_CASE("RowRemapper gives a subword batch its words' lists over local rows", 
   }
 }
 
-TEST_CASE("host placement with subwords keeps the most touched rows hot, n-gram buckets among them", "[gpu-host]") {
-  // A row's touches are the counts of the words that list it; the hot rows are the most
-  // touched, words' rows always the first ones, buckets ascending, ties to the lower row.
+TEST_CASE("host placement with subwords keeps the most touched rows of either table hot", "[gpu-host]") {
+  // The rates of hot_subword_rows.h, from their definition: an input row once per
+  // occurrence of each word listing it (skip-gram; CBOW: in window + 1 bags), an output
+  // row window + 1 times per occurrence as a context (skip-gram; CBOW: once, as a centre)
+  // and as a negative, `negative` per pair (per window), by count^0.75.
   const SubwordRows subwords(kSubwordWords, SubwordSettings{3, 4, 37});
-  const std::size_t words = kSubwordWords.size();
-  std::vector<std::uint64_t> touches(words + 37, 0);
-  for (std::uint32_t w = 0; w < words; ++w) {
-    for (std::uint32_t row : subwords.of(w)) touches[row] += static_cast<std::uint64_t>(kSubwordWords.counts[w]);
+  const std::size_t words = kSubwordWords.size(), window = 2, negative = 3;
+  const auto& counts = kSubwordWords.counts;
+  for (Model model : {Model::skipgram, Model::cbow}) {
+    const bool skipgram = model == Model::skipgram;
+    std::vector<double> input_rate(words + 37, 0), output_rate(words, 0);
+    double total = 0, smoothed = 0;
+    for (std::uint32_t w = 0; w < words; ++w) {
+      const auto count = static_cast<double>(counts[w]);
+      for (std::uint32_t row : subwords.of(w)) input_rate[row] += count * (skipgram ? 1 : window + 1);
+      total += count;
+      smoothed += std::pow(count, 0.75);
+    }
+    for (std::uint32_t w = 0; w < words; ++w) {
+      const auto count = static_cast<double>(counts[w]);
+      output_rate[w] =
+          count * (skipgram ? window + 1 : 1) + total * negative * (skipgram ? window + 1 : 1) * std::pow(count, 0.75) / smoothed;
+    }
+    std::vector<double> rates;
+    for (double r : input_rate)
+      if (r > 0) rates.push_back(r);
+    rates.insert(rates.end(), output_rate.begin(), output_rate.end());
+    std::sort(rates.begin(), rates.end(), std::greater<>());
+    for (std::size_t rows : {0u, 1u, 5u, 12u, 30u, 1000u}) {
+      INFO(model_name(model) << ", rows " << rows);
+      const SubwordHotRows hot = subword_hot_rows(subwords, counts, model, window, negative, rows);
+      REQUIRE(hot.rows() == std::min(rows, rates.size()));
+      CHECK(std::is_sorted(hot.input_buckets.begin(), hot.input_buckets.end()));
+      CHECK(std::adjacent_find(hot.input_buckets.begin(), hot.input_buckets.end()) == hot.input_buckets.end());
+      // Every hot row is touched at least as often as every row left out.
+      double least_hot = INFINITY, most_left = 0;
+      for (std::uint32_t row = 0; row < input_rate.size(); ++row) {
+        const bool is_hot = row < hot.input_words || std::binary_search(hot.input_buckets.begin(), hot.input_buckets.end(), row);
+        if (is_hot) {
+          CHECK((row < words || input_rate[row] > 0));
+          least_hot = std::min(least_hot, input_rate[row]);
+        } else if (input_rate[row] > 0) {
+          most_left = std::max(most_left, input_rate[row]);
+        }
+      }
+      for (std::uint32_t w = 0; w < words; ++w) {
+        if (w < hot.output_rows) {
+          least_hot = std::min(least_hot, output_rate[w]);
+        } else {
+          most_left = std::max(most_left, output_rate[w]);
+        }
+      }
+      if (hot.rows() > 0 && hot.rows() < rates.size()) CHECK(least_hot >= most_left);
+      if (hot.rows() > 0) CHECK(least_hot == rates[hot.rows() - 1]);
+    }
+    // Enough room: every row any word lists, and every output row.
+    const SubwordHotRows all = subword_hot_rows(subwords, counts, model, window, negative, 1000);
+    CHECK(all.input_words == words);
+    CHECK(all.output_rows == words);
+    // Buckets shared by several words outrank a rare word's row: "<ca" and "cat" are
+    // listed by "cat", "cats" and "catalog" (counts 100, 99, 98), touched 297 times (per
+    // bag) where the rarest word's own row is touched 91.
+    const SubwordHotRows few = subword_hot_rows(subwords, counts, model, window, negative, 12);
+    CHECK(!few.input_buckets.empty());
+    CHECK(few.input_words < words);
   }
-  std::vector<std::uint32_t> by_touches(touches.size());
-  std::iota(by_touches.begin(), by_touches.end(), 0u);
-  std::stable_sort(by_touches.begin(), by_touches.end(), [&](auto a, auto b) { return touches[a] > touches[b]; });
-  for (std::size_t hot : {0u, 1u, 4u, 7u, 10u, 50u}) {
-    INFO("hot rows " << hot);
-    const std::vector<std::uint32_t> buckets = hot_bucket_rows(subwords, kSubwordWords.counts, hot);
-    const std::size_t kept = std::min(hot, words);
-    REQUIRE(buckets.size() <= kept);
-    CHECK(std::is_sorted(buckets.begin(), buckets.end()));
-    std::set<std::uint32_t> chosen(buckets.begin(), buckets.end());
-    for (std::uint32_t w = 0; w < kept - buckets.size(); ++w) chosen.insert(w);
-    CHECK(chosen == std::set<std::uint32_t>(by_touches.begin(), by_touches.begin() + static_cast<std::ptrdiff_t>(kept)));
-    for (std::uint32_t row : buckets) CHECK((row >= words && touches[row] > 0));
-  }
-  // Buckets shared by many words outrank a rare word's row: "cat" (100) and "cats" (99)
-  // and "catalog" (98) share "<ca" and "cat": those rows are touched 297 times, more than
-  // any word's own.
-  const std::vector<std::uint32_t> two = hot_bucket_rows(subwords, kSubwordWords.counts, 2);
-  CHECK(two.size() == 2);
 }
 
 TEST_CASE("RowRemapper ends a subword run of windows where its words' lists fill a slot", "[gpu-host]") {
@@ -687,6 +732,18 @@ TEST_CASE("a --subwords plan in host placement holds a batch's words and their l
   CHECK(wide_plan.max_input_rows == 2000 * 40);
   CHECK(plan.ids_words >= packed_words_bound(plan.batch_items, 10, 5, true, plan.max_input_rows + plan.max_output_rows) +
                               2 * plan.max_words + 1 + plan.max_listed);
+  // The hot rows may reach half the two tables' rows (hot_subword_rows.h shares them out),
+  // more than the vocabulary's when the budget allows.
+  CHECK(plan.hot_row_limit == (2 * 50000 + 2000000) / 2);
+  GpuTrainShape few_words = shape;
+  few_words.rows = 1000;
+  few_words.subword_ids = 12000;
+  few_words.bucket_rows = 100000;
+  GpuOptions host_options;
+  host_options.table = TablePlacement::host;
+  const GpuMemoryPlan roomy = plan_gpu_memory(few_words, host_options, 1024 * MB);
+  CHECK(roomy.hot_rows > 1000);
+  CHECK(roomy.hot_rows <= (2 * 1000 + 100000) / 2);
   // The vocabulary's lists stay on the host: no device copy of them in the plan.
   options.table = TablePlacement::device;
   GpuTrainShape small = shape;

@@ -8,13 +8,13 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "device/gpu_device.h"
 #include "train/engine/optimizer.h"
 #include "train/engine/row_matrix.h"
 #include "train/glove/glove_backend.h"
 #include "train/gpu/gpu_plan.h"
+#include "train/gpu/hot_subword_rows.h"
 #include "train/gpu/table_traffic.h"
 #include "train/word2vec/subword_rows.h"
 #include "train/word2vec/word2vec_backend.h"
@@ -34,9 +34,9 @@ struct GpuBackendRequest {
   // --subwords: each word's input rows (device placement and SGD only), which must outlive
   // the backend; none otherwise.
   const SubwordRows* subwords = nullptr;
-  // Host placement with subwords: the n-gram bucket rows among the input table's hot rows
-  // (hot_bucket_rows, for plan.hot_rows), ascending; none otherwise.
-  std::vector<std::uint32_t> hot_buckets = {};
+  // Host placement with subwords: each table's hot rows (subword_hot_rows, for
+  // 2 x plan.hot_rows rows); none otherwise (both tables' first plan.hot_rows).
+  std::optional<SubwordHotRows> subword_hot = std::nullopt;
 };
 
 struct GloveGpuRequest {

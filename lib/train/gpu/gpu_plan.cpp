@@ -71,6 +71,7 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
   plan.slots_per_worker = slots;
   plan.batch_items = batch_items;
   plan.table_rows = shape.rows;
+  plan.hot_row_limit = shape.subword_ids > 0 ? (2 * shape.rows + shape.bucket_rows) / 2 : shape.rows;
   plan.fixed_bytes = fixed_bytes(shape, placement);
   const std::uint64_t row_bytes = std::uint64_t{shape.stride} * dtype_size(shape.storage);
   plan.table_bytes = host ? 0 : (2 * shape.rows + shape.bucket_rows) * row_bytes;
@@ -132,7 +133,7 @@ GpuMemoryPlan with_hot_rows(GpuMemoryPlan plan, const HotRowCost& cost, const Gp
   const std::uint64_t per_hot_row = 2 * (cost.row_bytes + cost.sum_bytes);
   std::uint64_t hot = left / (per_hot_row + cost.convert_bytes);
   if (hot * cost.convert_bytes > kTransferBufferBytes) hot = (left - kTransferBufferBytes) / per_hot_row;
-  plan.hot_rows = static_cast<std::size_t>(std::min<std::uint64_t>({hot, plan.table_rows, options.max_hot_rows}));
+  plan.hot_rows = static_cast<std::size_t>(std::min<std::uint64_t>({hot, plan.hot_row_limit, options.max_hot_rows}));
   plan.table_bytes = 2 * plan.hot_rows * cost.row_bytes;
   plan.sum_bytes += 2 * plan.hot_rows * cost.sum_bytes;
   plan.fixed_bytes += std::min<std::uint64_t>(kTransferBufferBytes, plan.hot_rows * cost.convert_bytes);
@@ -218,6 +219,7 @@ GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions
     plan.slots_per_worker = slots;
     plan.batch_items = records;
     plan.table_rows = shape.rows;
+    plan.hot_row_limit = shape.rows;
     plan.table_bytes = host ? 0 : 2 * shape.rows * row_bytes;
     // A block of records touches at most one word row and one context row per record.
     plan.max_input_rows = host ? std::min(shape.rows, records) : 0;

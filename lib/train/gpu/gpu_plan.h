@@ -100,12 +100,16 @@ struct GpuMemoryPlan {
   std::size_t max_words = 0;                          // --subwords, host placement: per slot, words whose lists it holds
   std::size_t max_listed = 0;                         // and the rows those lists hold (a row once per listing)
   std::size_t ids_words = 0;                          // per slot: packed batch (GloVe: records), uint32 words
-  std::size_t hot_rows = 0;                           // host placement: rows kept in GPU memory
+  std::size_t hot_rows = 0;                           // host placement: rows of each table kept in GPU memory
   std::size_t table_rows = 0;                         // rows of each table
-  std::uint64_t table_bytes = 0;                      // both tables (host placement: their hot rows)
-  std::uint64_t slot_bytes = 0;                       // device memory per slot
-  std::uint64_t fixed_bytes = 0;                      // lookup tables and the upload buffer
-  std::uint64_t sum_bytes = 0;                        // summed steps' per-row sums, for every slot at once
+  // Host placement: hot_rows at most. table_rows, but with --subwords (whose input table
+  // has the buckets' rows too) half the two tables' rows: subword_hot_rows shares the
+  // 2 x hot_rows rows out between the tables (hot_subword_rows.h).
+  std::size_t hot_row_limit = 0;
+  std::uint64_t table_bytes = 0;  // both tables (host placement: their hot rows)
+  std::uint64_t slot_bytes = 0;   // device memory per slot
+  std::uint64_t fixed_bytes = 0;  // lookup tables and the upload buffer
+  std::uint64_t sum_bytes = 0;    // summed steps' per-row sums, for every slot at once
   unsigned workers = 1;
 
   std::uint64_t total_bytes() const { return fixed_bytes + table_bytes + sum_bytes + slot_bytes * slots_per_worker * workers; }

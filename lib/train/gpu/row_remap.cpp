@@ -8,16 +8,20 @@
 #include "core/half_array.h"
 
 namespace embed {
-RowRemapper::RowRemapper(std::size_t table_rows, std::size_t hot_rows, std::span<const std::uint32_t> hot_buckets)
+RowRemapper::RowRemapper(std::size_t table_rows, std::size_t hot_rows)
+    : RowRemapper(table_rows, SubwordHotRows{hot_rows, {}, hot_rows}) {}
+
+RowRemapper::RowRemapper(std::size_t table_rows, const SubwordHotRows& hot)
     : input_slot_(table_rows, kUnused),
       output_slot_(table_rows, kUnused),
-      hot_rows_(static_cast<std::uint32_t>(hot_rows)),
-      hot_first_inputs_(static_cast<std::uint32_t>(hot_rows - hot_buckets.size())) {
-  EMBED_ASSERT(hot_buckets.size() <= hot_rows && hot_rows <= table_rows && table_rows < kCounted);
-  for (std::size_t k = 0; k < hot_buckets.size(); ++k) {
-    EMBED_ASSERT(hot_buckets[k] >= hot_first_inputs_ && hot_buckets[k] < table_rows &&
-                 (k == 0 || hot_buckets[k] > hot_buckets[k - 1]));
-    input_slot_[hot_buckets[k]] = hot_first_inputs_ + static_cast<std::uint32_t>(k);
+      hot_inputs_(static_cast<std::uint32_t>(hot.inputs())),
+      hot_outputs_(static_cast<std::uint32_t>(hot.output_rows)),
+      hot_first_inputs_(static_cast<std::uint32_t>(hot.input_words)) {
+  EMBED_ASSERT(hot.inputs() <= table_rows && hot.output_rows <= table_rows && table_rows < kCounted);
+  const std::vector<std::uint32_t>& buckets = hot.input_buckets;
+  for (std::size_t k = 0; k < buckets.size(); ++k) {
+    EMBED_ASSERT(buckets[k] >= hot_first_inputs_ && buckets[k] < table_rows && (k == 0 || buckets[k] > buckets[k - 1]));
+    input_slot_[buckets[k]] = hot_first_inputs_ + static_cast<std::uint32_t>(k);
   }
 }
 
@@ -28,9 +32,9 @@ std::uint32_t RowRemapper::local_row(std::uint32_t row, std::vector<std::uint32_
     return row;
   }
   if (slot[row] == kUnused) {
-    slot[row] = hot_rows_ + static_cast<std::uint32_t>(rows.size());
+    slot[row] = hot_rows(slot) + static_cast<std::uint32_t>(rows.size());
     rows.push_back(row);
-  } else if (slot[row] < hot_rows_) {
+  } else if (slot[row] < hot_rows(slot)) {
     ++hot;  // a hot bucket
   }
   return slot[row];

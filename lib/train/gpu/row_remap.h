@@ -1,13 +1,14 @@
 // Host-resident tables on a GPU: a batch trains on a compact copy of just the rows it
 // touches, apart from the hot rows (the tables' first rows, kept in GPU memory:
-// gpu_plan.h; with --subwords, some of the input table's are n-gram buckets instead:
-// hot_subword_rows.h). RowRemapper lists the other rows, each once (in first-use order),
-// and rewrites the batch to index them: a hot row becomes its place among the hot rows
-// (a first row keeps its id), the k-th listed row becomes hot_rows + k (the kernels'
-// SplitTable reads ids so); gather_rows fills the copy and
-// scatter_deltas adds what training changed back into the host table. The write-back adds deltas rather
-// than storing values, so batches in flight at once (whose copies were taken before
-// each other's write-back) lose no updates: the adds commute, as Hogwild's do.
+// gpu_plan.h; with --subwords, as many of each table as subword_hot_rows says, the input
+// table's n-gram buckets among them: hot_subword_rows.h). RowRemapper lists the other
+// rows, each once (in first-use order), and rewrites the batch to index them: a hot row
+// becomes its place among its table's hot rows (a first row keeps its id), the k-th
+// listed row becomes the table's hot rows + k (the kernels' SplitTable reads ids so);
+// gather_rows fills the copy and scatter_deltas adds what training changed back into the
+// host table. The write-back adds deltas rather than storing values, so batches in
+// flight at once (whose copies were taken before each other's write-back) lose no
+// updates: the adds commute, as Hogwild's do.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include "format/dtype.h"
 #include "train/engine/row_matrix.h"
 #include "train/glove/glove_layout.h"
+#include "train/gpu/hot_subword_rows.h"
 #include "train/gpu/row_locks.h"
 #include "train/word2vec/subword_rows.h"
 #include "train/word2vec/window_batch.h"
@@ -58,10 +60,11 @@ struct LocalGloveBlock {
 
 class RowRemapper {
  public:
-  // Both tables' hot rows are their first `hot_rows`, but for the input table's
-  // `hot_buckets` (ascending, past the vocabulary's rows), which take the last of its hot
-  // places: its hot rows are rows [0, hot_rows - hot_buckets.size()), then the buckets.
-  RowRemapper(std::size_t table_rows, std::size_t hot_rows, std::span<const std::uint32_t> hot_buckets = {});
+  // Both tables' hot rows are their first `hot_rows`.
+  RowRemapper(std::size_t table_rows, std::size_t hot_rows);
+  // --subwords: the input table's hot rows are its first hot.input_words rows, then
+  // hot.input_buckets; the output table's its first hot.output_rows.
+  RowRemapper(std::size_t table_rows, const SubwordHotRows& hot);
   // Each returns how many of the batch's row touches were of hot rows (table_traffic.h).
   std::uint64_t remap(const WindowBatch& batch, LocalBatch& local) { return remap(batch, 0, batch.windows(), local); }
   // Windows [first, end) of `batch` only, as a batch of their own.
@@ -95,12 +98,12 @@ class RowRemapper {
   // (reset after each batch by walking the rows used, not the whole table).
   static constexpr std::uint32_t kUnused = ~std::uint32_t{0};
   static constexpr std::uint32_t kCounted = kUnused - 1;  // the windows_within functions' marks
-  // A hot bucket's slot holds its hot place for good (below hot_rows_, where a copied
-  // row's local id is hot_rows_ or more).
+  // A hot bucket's slot holds its hot place for good (below hot_inputs_, where a copied
+  // row's local id is hot_inputs_ or more).
   std::vector<std::uint32_t> input_slot_;
   std::vector<std::uint32_t> output_slot_;
-  std::uint32_t hot_rows_ = 0;
-  std::uint32_t hot_first_inputs_ = 0;                           // the input table's first rows that are hot
+  std::uint32_t hot_inputs_ = 0, hot_outputs_ = 0;               // each table's hot rows
+  std::uint32_t hot_first_inputs_ = 0;                           // of the input table's, its first rows' (the output's are all)
   std::vector<std::uint32_t> counted_inputs_, counted_outputs_;  // windows_within's marks, to clear
   // --subwords: each vocabulary word's local number in the batch being remapped, or kUnused
   // (sized on first use), and the words numbered or counted, to clear.
@@ -116,9 +119,12 @@ class RowRemapper {
   // as they are (remap rewrites them), and local's row lists cleared.
   void copy_windows(const WindowBatch& batch, std::size_t first, std::size_t end, LocalBatch& local) const;
 
-  // The first rows of the table whose slots `slot` are, that are hot.
+  // The hot rows of the table whose slots `slot` are, and of them its first rows'.
+  std::uint32_t hot_rows(const std::vector<std::uint32_t>& slot) const {
+    return &slot == &input_slot_ ? hot_inputs_ : hot_outputs_;
+  }
   std::uint32_t hot_first_rows(const std::vector<std::uint32_t>& slot) const {
-    return &slot == &input_slot_ ? hot_first_inputs_ : hot_rows_;
+    return &slot == &input_slot_ ? hot_first_inputs_ : hot_outputs_;
   }
   // `row`'s local id (counting it in `hot` when it is a hot row's).
   std::uint32_t local_row(std::uint32_t row, std::vector<std::uint32_t>& slot, std::vector<std::uint32_t>& rows,

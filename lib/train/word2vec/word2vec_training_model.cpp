@@ -273,7 +273,8 @@ class Word2vecModel final : public TrainingModel {
         s.model,      &run.input,          &run.output_table, shape,        plan_gpu_memory(shape, options, context.gpu_budget),
         *context.gpu, context.gpu_traffic, s.optimizer,       layout.hyper, subwords};
     if (subwords && request.plan.placement == TablePlacement::host) {
-      request.hot_buckets = hot_bucket_rows(*subwords, run.corpus.vocab.counts, request.plan.hot_rows);
+      request.subword_hot =
+          subword_hot_rows(*subwords, run.corpus.vocab.counts, s.model, s.window, s.negative, 2 * request.plan.hot_rows);
     }
     explain_placement(options, request.plan, table_bytes, context.gpu_budget);
     return context.gpu_trainer->make_backend(request);
