@@ -199,6 +199,20 @@ for model in skipgram cbow; do
     check "$name: a word outside the vocabulary answered" "$("$EQ" "$name.emb" zebrafishes -k 3 --format tsv | wc -l)" "3"
   done
 done
+# 16M holds every row the words list (text8-200k's 4,554 words: 37,351 input rows) but not
+# the tables: host placement keeps them all hot and copies nothing, its batches long.
+for model in skipgram cbow; do
+  name="sub-$model-touched"
+  "$ET" "${SETTINGS[@]}" --threads 1 "${SUB[@]}" --model "$model" -o "$name.emb" --device cuda --gpu-memory 16M \
+    2> "$name.log"
+  check "$name: exit status" "$?" "0"
+  grep -q "they stay in host memory" "$name.log" && ok || bad "$name: host placement: $(grep -i 'training\|table' "$name.log" | head -2)"
+  grep -qE 'epoch 5/5: .*; GPU: 100\.0% of row touches on resident rows' "$name.log" && ok ||
+    bad "$name: every touch on a hot row: $(grep 'epoch 5/5' "$name.log")"
+  within "$(last_loss "$name.log")" "$(last_loss "sub-$model-cpu.log")" 0.05 && ok ||
+    bad "$name: loss $(last_loss "$name.log") vs CPU $(last_loss "sub-$model-cpu.log")"
+  spearman_near "$name" "$name.emb" "$(sample_spearman "sub-$model-cpu.emb")" "the CPU's"
+done
 
 # GloVe on the GPU: both placements reach the CPU trainer's cost on the same counts and seed.
 GLOVE=(--corpus "$CORPUS" --model glove --dim 50 --epochs 10 --seed 3 --threads 4)

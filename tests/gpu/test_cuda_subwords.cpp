@@ -6,7 +6,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
+#include <set>
+#include <vector>
 
 #include "gpu_train_fixtures.h"
 #include "subword_batches.h"
@@ -27,13 +30,18 @@ namespace {
 // buckets among them (hot_subword_rows.h), as embed-train chooses them.
 std::unique_ptr<Word2vecBackend> cuda_subword_backend(Model model, RowMatrix& input, RowMatrix& output,
                                                       const SubwordRows& subwords, std::size_t window, std::size_t negatives,
-                                                      DType storage, const Placement& placement, bool most_touched) {
+                                                      DType storage, const Placement& placement, bool most_touched,
+                                                      TableTraffic* traffic) {
   GpuTrainShape shape;
   shape.rows = output.rows();
   shape.bucket_rows = input.rows() - output.rows();
   shape.subword_ids = subwords.listed();
-  for (std::uint32_t w = 0; w < subwords.words(); ++w)
+  std::set<std::uint32_t> listed;
+  for (std::uint32_t w = 0; w < subwords.words(); ++w) {
     shape.longest_word_rows = std::max(shape.longest_word_rows, subwords.of(w).size());
+    listed.insert(subwords.of(w).begin(), subwords.of(w).end());
+  }
+  shape.listed_input_rows = listed.size();
   shape.negatives_per_input = model == Model::skipgram;
   shape.dim = input.dim();
   shape.stride = input.stride();
@@ -43,9 +51,11 @@ std::unique_ptr<Word2vecBackend> cuda_subword_backend(Model model, RowMatrix& in
   shape.workers = 1;
   const GpuMemoryPlan plan = plan_gpu_memory(shape, placement.options(output.rows()), default_gpu_budget(the_device.free_memory));
   GpuBackendRequest request{model,   &input,         &output,           shape,    plan, the_device,
-                            nullptr, Optimizer::sgd, OptimizerParams{}, &subwords};
+                            traffic, Optimizer::sgd, OptimizerParams{}, &subwords};
   if (most_touched) {
     REQUIRE(plan.placement == TablePlacement::host);
+    // With no cap on the hot rows, all the rows the words list are hot and nothing is copied.
+    if (placement.hot_fraction == 1) REQUIRE(plan.hot_rows == plan.hot_row_limit);
     request.subword_hot = subword_hot_rows(subwords, kSubwordWords.counts, model, window, negatives, 2 * plan.hot_rows);
     REQUIRE(!request.subword_hot->input_buckets.empty());
   }
@@ -74,15 +84,21 @@ TEST_CASE("fastText's model: one batch on the GPU equals the CPU subword backend
       // Host placement (every row copied, or half the vocabulary's hot) in f32 only: its
       // batches' words' lists, and its copies, are the same in every storage type.
       // With hot rows, host placement also tries each table's most touched, n-gram buckets
-      // among them.
-      for (const Placement& placement : kPlacements) {
+      // among them, and with room for them all, every row the words touch hot (the plan's
+      // slots then hold one window's copied rows, and none is copied).
+      std::vector<Placement> placements(std::begin(kPlacements), std::end(kPlacements));
+      placements.push_back({TablePlacement::host, HostTransfer::gather, "host, gather, every touched row hot"});
+      placements.push_back({TablePlacement::host, HostTransfer::mapped, "host, mapped, every touched row hot"});
+      for (const Placement& placement : placements) {
         for (DType storage : {DType::f32, DType::f16, DType::bf16}) {
           for (bool most_touched : {false, true}) {
             if (placement.table == TablePlacement::host && storage != DType::f32) continue;
             if (most_touched && (placement.table != TablePlacement::host || placement.hot_fraction == 0)) continue;
+            if (!most_touched && placement.table == TablePlacement::host && placement.hot_fraction == 1) continue;
             RowMatrix gpu_in = copy_of(input), gpu_out = copy_of(output);
             BatchLoss gpu_loss;
-            auto gpu = cuda_subword_backend(model, gpu_in, gpu_out, subwords, 2, 3, storage, placement, most_touched);
+            TableTraffic traffic;
+            auto gpu = cuda_subword_backend(model, gpu_in, gpu_out, subwords, 2, 3, storage, placement, most_touched, &traffic);
             INFO(model_name(model) << ", dim " << dim << ", " << dtype_name(storage) << ", " << placement.name << ", "
                                    << gpu->name());
             gpu->train(batch, 0, gpu_loss);
@@ -95,6 +111,10 @@ TEST_CASE("fastText's model: one batch on the GPU equals the CPU subword backend
             CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(storage == DType::f32 ? 1e-5 : 1e-2));
             CHECK(gpu_loss.examples == cpu_loss.examples);
             CHECK(max_relative_error(gpu_in, input, 0.05) > 1e-3);  // the rows moved
+            // Every row the words touch hot: every touch served in GPU memory.
+            const TableTraffic::Counts counts = traffic.counts();
+            if (placement.hot_fraction == 1) CHECK(counts.resident_touches == counts.row_touches);
+            if (placement.hot_fraction == 0) CHECK(counts.resident_touches == 0);
           }
         }
       }

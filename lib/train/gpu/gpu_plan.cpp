@@ -26,6 +26,11 @@ std::uint64_t sum_row_bytes(const GpuTrainShape& shape) {
   return std::uint64_t{RowMatrix::stride_for(shape.dim)} * sizeof(float) + 2 * sizeof(std::uint32_t);
 }
 
+// --subwords: the input table's rows its words list (all when not known).
+std::size_t touched_input_rows(const GpuTrainShape& shape) {
+  return shape.listed_input_rows > 0 ? shape.listed_input_rows : shape.rows + shape.bucket_rows;
+}
+
 std::uint64_t fixed_bytes(const GpuTrainShape& shape, TablePlacement placement) {
   const std::uint64_t logistic = 2ull * (LogisticTable::kSteps + 1) * sizeof(float);
   const std::uint64_t one_table = std::uint64_t{shape.rows + shape.bucket_rows} * shape.stride * sizeof(float);
@@ -61,8 +66,10 @@ namespace {
 
 // The plan for `slots` batches of `batch_items` words per worker in `placement`,
 // with every size filled in; total_bytes() says whether it fits.
+// With `touched_hot` (host placement, --subwords), every row the batches can touch is
+// hot (choose_plan makes sure), so nothing is copied and a slot holds one window's rows.
 GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, HostTransfer transfer, unsigned slots,
-                         std::size_t batch_items) {
+                         std::size_t batch_items, bool touched_hot = false) {
   const bool host = placement == TablePlacement::host;
   GpuMemoryPlan plan;
   plan.placement = placement;
@@ -71,7 +78,7 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
   plan.slots_per_worker = slots;
   plan.batch_items = batch_items;
   plan.table_rows = shape.rows;
-  plan.hot_row_limit = shape.subword_ids > 0 ? (2 * shape.rows + shape.bucket_rows) / 2 : shape.rows;
+  plan.hot_row_limit = shape.subword_ids == 0 ? shape.rows : (shape.rows + touched_input_rows(shape) + 1) / 2;
   plan.fixed_bytes = fixed_bytes(shape, placement);
   const std::uint64_t row_bytes = std::uint64_t{shape.stride} * dtype_size(shape.storage);
   plan.table_bytes = host ? 0 : (2 * shape.rows + shape.bucket_rows) * row_bytes;
@@ -94,13 +101,16 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
     plan.max_words = batch_items;
     plan.max_listed = std::max(mean_rows * batch_items, window_listed);
   }
-  plan.max_input_rows = !host      ? 0
-                        : subwords ? std::min({shape.rows + shape.bucket_rows, plan.max_listed,
-                                               std::max(batch_items * kCopiedSubwordRowsPerWord, window_listed)})
-                                   : std::min(shape.rows, std::max(batch_items, shape.max_inputs_per_window));
+  plan.max_input_rows = !host ? 0
+                        : subwords
+                            ? std::min({shape.rows + shape.bucket_rows, plan.max_listed,
+                                        std::max(touched_hot ? 0 : batch_items * kCopiedSubwordRowsPerWord, window_listed)})
+                            : std::min(shape.rows, std::max(batch_items, shape.max_inputs_per_window));
   plan.max_output_rows =
-      host ? std::min(shape.rows, std::max(batch_items * std::min(kCopiedOutputRowsPerWord, 1 + shape.negatives), window_outputs))
-           : 0;
+      !host ? 0
+      : touched_hot
+          ? std::min(shape.rows, window_outputs)
+          : std::min(shape.rows, std::max(batch_items * std::min(kCopiedOutputRowsPerWord, 1 + shape.negatives), window_outputs));
   const std::size_t rows = plan.max_input_rows + plan.max_output_rows;
   // Summed steps: a sum per row id, which one set serves for every slot (the batches'
   // kernels run one at a time); host placement's hot rows add theirs (with_hot_rows).
@@ -141,16 +151,24 @@ GpuMemoryPlan with_hot_rows(GpuMemoryPlan plan, const HotRowCost& cost, const Gp
   return plan;
 }
 
+// GPU memory for `rows` hot rows of each table (with_hot_rows).
+std::uint64_t hot_row_bytes(std::uint64_t rows, const HotRowCost& cost) {
+  return 2 * rows * (cost.row_bytes + cost.sum_bytes) + std::min(kTransferBufferBytes, rows * cost.convert_bytes);
+}
+
 // Device placement when asked for or when it fits, else host placement; in either,
 // the largest batches (from full_batch down to min_batch) that fit with two slots per
 // worker, else one. Host placement's batches take half the budget when they fit in it,
-// else their smallest size, and its hot rows the rest. `tables` names the tables for
-// the error messages.
+// else their smallest size, and its hot rows the rest; but where every row the batches
+// can touch fits as a hot row beside batches no smaller (`touched_hot` sizes them
+// copying nothing: --subwords, whose words list only some of the buckets), that.
+// `tables` names the tables for the error messages.
 GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, std::size_t full_batch, std::size_t min_batch,
                           unsigned workers, const std::string& tables, const GpuOptions& options, std::uint64_t budget,
-                          std::string_view hint = "") {
-  auto largest_batch = [&](TablePlacement placement, unsigned slots, std::uint64_t limit) -> std::size_t {
-    auto fits = [&](std::size_t batch) { return sized(placement, slots, batch).total_bytes() <= limit; };
+                          std::string_view hint = "", const SizedPlan* touched_hot = nullptr) {
+  auto largest_batch = [&](const SizedPlan& sized_as, TablePlacement placement, unsigned slots,
+                           std::uint64_t limit) -> std::size_t {
+    auto fits = [&](std::size_t batch) { return sized_as(placement, slots, batch).total_bytes() <= limit; };
     if (!fits(min_batch)) return 0;
     std::size_t low = min_batch, high = full_batch;  // fits(low); find the largest that fits
     if (fits(high)) return high;
@@ -160,16 +178,16 @@ GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, st
     }
     return low;
   };
-  auto plan_in = [&](TablePlacement placement, std::uint64_t limit) -> std::optional<GpuMemoryPlan> {
+  auto plan_in = [&](const SizedPlan& sized_as, TablePlacement placement, std::uint64_t limit) -> std::optional<GpuMemoryPlan> {
     for (unsigned slots : {2u, 1u}) {
-      const std::size_t batch = largest_batch(placement, slots, limit);
+      const std::size_t batch = largest_batch(sized_as, placement, slots, limit);
       // Double buffering is worth smaller batches down to a fifth of the full size.
-      if (batch > 0 && (slots == 1 || batch >= full_batch / 5)) return sized(placement, slots, batch);
+      if (batch > 0 && (slots == 1 || batch >= full_batch / 5)) return sized_as(placement, slots, batch);
     }
     return std::nullopt;
   };
   if (options.table != TablePlacement::host) {
-    if (const auto device = plan_in(TablePlacement::device, budget)) return *device;
+    if (const auto device = plan_in(sized, TablePlacement::device, budget)) return *device;
   }
   if (options.table == TablePlacement::device) {
     fail(
@@ -177,9 +195,19 @@ GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, st
         "tables stay in host memory) or a larger --gpu-memory{}",
         tables, bytes(sized(TablePlacement::device, 1, min_batch).total_bytes()), bytes(budget), hint);
   }
-  if (const auto host = plan_in(TablePlacement::host, budget / 2)) {
-    return with_hot_rows(*host, hot_cost, options, budget);
+  const std::optional<GpuMemoryPlan> host = plan_in(sized, TablePlacement::host, budget / 2);
+  if (touched_hot) {
+    const std::size_t limit = sized(TablePlacement::host, 1, min_batch).hot_row_limit;
+    const std::uint64_t all_hot = hot_row_bytes(limit, hot_cost);
+    if (limit <= options.max_hot_rows && all_hot < budget) {
+      const auto touched = plan_in(*touched_hot, TablePlacement::host, budget - all_hot);
+      if (touched && (!host || touched->batch_items >= host->batch_items)) {
+        const GpuMemoryPlan plan = with_hot_rows(*touched, hot_cost, options, budget);
+        if (plan.hot_rows == limit) return plan;
+      }
+    }
   }
+  if (host) return with_hot_rows(*host, hot_cost, options, budget);
   // Batches that do not fit in half the budget get their smallest size, one slot per
   // worker, so that the hot rows get what is left (rather than the batches all of it).
   const GpuMemoryPlan smallest = sized(TablePlacement::host, 1, min_batch);
@@ -197,13 +225,16 @@ GpuMemoryPlan plan_gpu_memory(const GpuTrainShape& shape, const GpuOptions& opti
   const SizedPlan sized = [&](TablePlacement placement, unsigned slots, std::size_t words) {
     return sized_plan(shape, placement, options.transfer, slots, words);
   };
+  const SizedPlan touched_hot = [&](TablePlacement placement, unsigned slots, std::size_t words) {
+    return sized_plan(shape, placement, options.transfer, slots, words, true);
+  };
   const HotRowCost hot_cost{std::uint64_t{shape.stride} * dtype_size(shape.storage),
                             shape.storage == DType::f32 ? 0 : std::uint64_t{shape.stride} * sizeof(float), sum_row_bytes(shape)};
   const std::string state = shape.state == 0 ? "" : fmt::format(" with {} floats of optimizer state per row", shape.state);
   return choose_plan(
       sized, hot_cost, kGpuBatchWords, kMinBatchWords, shape.workers,
       fmt::format("the two {} tables ({} rows x {} dims{})", vector_dtype_name(shape.storage), shape.rows, shape.dim, state),
-      options, budget, shape.smaller_state);
+      options, budget, shape.smaller_state, shape.listed_input_rows > 0 ? &touched_hot : nullptr);
 }
 
 GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions& options, std::uint64_t budget) {

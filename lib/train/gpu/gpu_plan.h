@@ -17,6 +17,11 @@
 // all land, but each was computed from the same old row), which a frequent word's row
 // cannot afford: measured on an H100, skip-gram with every row copied climbed to a
 // loss of 17.8 where the CPU reached 2.6; rare words' rows rarely meet in flight.
+//
+// With --subwords a vocabulary's words list only some of the n-gram buckets (text8-head's
+// 15,440 words, 93,089 of 2M), so every row the batches can touch may fit as a hot row
+// where the tables do not: then all of them are hot (hot_subword_rows.h), nothing is
+// copied, and the slots hold only a window's rows, so that the batches keep their length.
 #pragma once
 
 #include <cstddef>
@@ -68,6 +73,10 @@ struct GpuTrainShape {
   // longest word's list, and skip-gram's negatives, drawn per (centre, context) pair.
   std::size_t bucket_rows = 0;
   std::size_t subword_ids = 0;
+  // --subwords: the input table's rows the words list (their own and their buckets',
+  // each once), or 0 if not known. Host placement may keep all of them hot, with the
+  // output table's, where the tables do not fit (gpu_plan.cpp's choose_plan).
+  std::size_t listed_input_rows = 0;
   std::size_t longest_word_rows = 0;
   bool negatives_per_input = false;
   // Summed steps (train/word2vec/summed_steps.h): windows per step, or 0. The GPU then
@@ -103,7 +112,8 @@ struct GpuMemoryPlan {
   std::size_t hot_rows = 0;                           // host placement: rows of each table kept in GPU memory
   std::size_t table_rows = 0;                         // rows of each table
   // Host placement: hot_rows at most. table_rows, but with --subwords (whose input table
-  // has the buckets' rows too) half the two tables' rows: subword_hot_rows shares the
+  // has the buckets' rows too) half the rows the words touch of the two tables (the
+  // vocabulary's, and GpuTrainShape::listed_input_rows): subword_hot_rows shares the
   // 2 x hot_rows rows out between the tables (hot_subword_rows.h).
   std::size_t hot_row_limit = 0;
   std::uint64_t table_bytes = 0;  // both tables (host placement: their hot rows)

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -238,8 +239,13 @@ class Word2vecModel final : public TrainingModel {
     if (subwords) {
       shape.bucket_rows = run.input.rows() - shape.rows;
       shape.subword_ids = subwords->listed();
+      std::vector<bool> listed(run.input.rows(), false);
       for (std::uint32_t w = 0; w < subwords->words(); ++w) {
         shape.longest_word_rows = std::max(shape.longest_word_rows, subwords->of(w).size());
+        for (std::uint32_t row : subwords->of(w)) {
+          shape.listed_input_rows += listed[row] ? 0 : 1;
+          listed[row] = true;
+        }
       }
       shape.negatives_per_input = s.model == Model::skipgram;
     }
