@@ -390,7 +390,7 @@ case $mode in
     bench_step host_rows_subwords 40 "$bin/bench-host-rows" --subwords 2000000 --corpus "$scratch/shared/data/text8-head.txt" \
       --dim 100 --hot 5000 --batch 20000 --words 8000000 --threads 16
     RESERVE_S=5 bench_step subwords 320 "${bench_env[@]}" PARTS=subwords WORDS=20000000 EPOCHS=5 \
-      SUB_MODES="cpu device host-gather" bash "$kit/scripts/bench/gpu.sh"
+      SUB_MODES="cpu device host-gather host-tight" bash "$kit/scripts/bench/gpu.sh"
     ;;
   optimizers)
     prepare_shared

@@ -29,7 +29,9 @@
 #               a row's accumulators beside it, so host placement moves them too).
 #   subwords    fastText's model (--subwords): skip-gram and CBOW (SUB_MODELS), 1 epoch on the
 #               throughput corpus at each of DIMS, fastText's settings (n-grams 3 to 6 in 2,000,000
-#               buckets, lr 0.05), per mode (SUB_MODES: cpu, device; host-gather too): words/s over the CPU's and, for
+#               buckets, lr 0.05), per mode (SUB_MODES: cpu, device; host-gather too, which holds every row
+#               text8-head's words list as hot rows and copies none; host-tight, host-gather in
+#               about 0.45 MB of GPU memory per dim, which holds only some and copies the rest): words/s over the CPU's and, for
 #               skip-gram, Debian's fastText with the same settings (whole-process words/s); issue 41's
 #               goal is 20M words/s at dim 100 on one H100. Then EPOCHS epochs on text8-head, seed 1,
 #               per mode: analogy, WS-353 and the last loss.
@@ -145,6 +147,11 @@ mode_args() {
     device) echo "--device cuda --table device" ;;
     host-gather) echo "--device cuda --table host --host-transfer gather" ;;
     host-mapped) echo "--device cuda --table host --host-transfer mapped" ;;
+    # --subwords on text8-head (the tables: 0.9 GB at dim 100, 2.5 GB at dim 300), 16 workers:
+    # 50 MB at dim 100 and 140 MB at 300 ($dim, the run's) hold about a fifth of the 123,969
+    # rows its words touch (the plan: 11k to 16k hot rows of each table's worth, batches of
+    # 500 words), so batches copy the rest; from 70 and 170 MB all of them are hot.
+    host-tight) echo "--device cuda --table host --host-transfer gather --gpu-memory $((dim * 45 / 100 + 5))M" ;;
   esac
 }
 
@@ -260,9 +267,10 @@ if has "$PARTS" subwords; then
       unset wps
     done
     echo "-- quality: $model dim 100, $EPOCHS epochs on text8-head, seed 1"
+    dim=100
     for mode in $SUB_MODES; do
       # shellcheck disable=SC2046
-      run_embed "subq-$model-$mode" --corpus "$data/text8-head.txt" --model "$model" "${SUB[@]}" --epochs "$EPOCHS" --seed 1 \
+      run_embed "subq-$model-$mode" --corpus "$data/text8-head.txt" --model "$model" "${SUB[@]}" --dim "$dim" --epochs "$EPOCHS" --seed 1 \
         --threads "$THREADS" $(mode_args "$mode") || { echo "$mode: failed"; continue; }
       figures=$(evaluate "$work/subq-$model-$mode.emb" "$work/q.json") || exit 1
       read -r acc _ _ _ ws _ <<<"$figures"
