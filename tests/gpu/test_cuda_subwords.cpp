@@ -15,6 +15,7 @@
 #include "subword_batches.h"
 #include "text/fasttext_subwords.h"
 #include "train/gpu/hot_subword_rows.h"
+#include "train/ranks/rank_averaging.h"
 #include "train/word2vec/subword_cpu_backend.h"
 #include "train/word2vec/subword_rows.h"
 #include "train/word2vec/word2vec_layout.h"
@@ -27,11 +28,12 @@ namespace {
 
 // The CUDA backend for fastText's model on `subwords`, its tables where `placement` says;
 // with `most_touched`, host placement's hot rows are each table's most touched, n-gram
-// buckets among them (hot_subword_rows.h), as embed-train chooses them.
+// buckets among them (hot_subword_rows.h), as embed-train chooses them, or with `hot`
+// those rows.
 std::unique_ptr<Word2vecBackend> cuda_subword_backend(Model model, RowMatrix& input, RowMatrix& output,
                                                       const SubwordRows& subwords, std::size_t window, std::size_t negatives,
                                                       DType storage, const Placement& placement, bool most_touched,
-                                                      TableTraffic* traffic) {
+                                                      TableTraffic* traffic, const SubwordHotRows* hot = nullptr) {
   GpuTrainShape shape;
   shape.rows = output.rows();
   shape.bucket_rows = input.rows() - output.rows();
@@ -58,6 +60,10 @@ std::unique_ptr<Word2vecBackend> cuda_subword_backend(Model model, RowMatrix& in
     if (placement.hot_fraction == 1) REQUIRE(plan.hot_rows == plan.hot_row_limit);
     request.subword_hot = subword_hot_rows(subwords, kSubwordWords.counts, model, window, negatives, 2 * plan.hot_rows);
     REQUIRE(!request.subword_hot->input_buckets.empty());
+  }
+  if (hot) {
+    REQUIRE((plan.placement == TablePlacement::host && hot->rows() <= 2 * plan.hot_rows));
+    request.subword_hot = *hot;
   }
   return gpu_trainer().make_backend(request);
 }
@@ -119,5 +125,55 @@ TEST_CASE("fastText's model: one batch on the GPU equals the CPU subword backend
         }
       }
     }
+  }
+}
+
+TEST_CASE("a round between ranks reads, adds to and sets the hot n-gram buckets the GPU holds", "[gpu][subwords]") {
+  // mpirun's rounds (RowHome) over host placement whose input table's hot rows are its
+  // first 2 and 3 buckets (DeviceTables keeps them after the first rows): a range of rows
+  // reaches the hot ones and leaves the others to the host table.
+  const SubwordRows subwords(kSubwordWords, SubwordSettings{3, 4, 37});
+  std::vector<std::uint32_t> buckets;
+  for (std::uint32_t row : subwords.of(2)) {
+    if (row >= kSubwordWords.size()) buckets.push_back(row);
+  }
+  std::sort(buckets.begin(), buckets.end());
+  buckets.erase(std::unique(buckets.begin(), buckets.end()), buckets.end());
+  REQUIRE(buckets.size() >= 3);
+  buckets.resize(3);
+  const SubwordHotRows hot{2, buckets, 4};
+  auto is_hot = [&](std::uint32_t row) { return row < 2 || std::binary_search(buckets.begin(), buckets.end(), row); };
+  const Placement placement{TablePlacement::host, HostTransfer::gather, "host, 5 hot rows' worth", 0.5};
+  for (DType storage : {DType::f32, DType::f16}) {
+    INFO(dtype_name(storage));
+    RowMatrix input(kSubwordWords.size() + 37, 8), output(kSubwordWords.size(), 8);
+    fill_uniform(input, 3, 0.5f);
+    fill_uniform(output, 4, 0.5f);
+    const RowMatrix start = copy_of(input);
+    auto backend = cuda_subword_backend(Model::skipgram, input, output, subwords, 2, 3, storage, placement, false, nullptr, &hot);
+    RowHome* home = backend->row_home();
+    REQUIRE(home != nullptr);
+    // Rows [1, the second bucket + 1): a first row, words that are not hot, the first two
+    // buckets and the rows between them.
+    const std::uint32_t first = 1, end = buckets[1] + 1;
+    std::vector<float> added((end - first) * input.stride(), 0.0f);
+    for (std::uint32_t row = first; row < end; ++row) added[(row - first) * input.stride()] = static_cast<float>(row);
+    home->add_to_rows(input, first, end, added);
+    home->rows_to_host(input, 0, input.rows());
+    const float tolerance = storage == DType::f32 ? 1e-5f : 2e-2f;
+    for (std::uint32_t row = 0; row < input.rows(); ++row) {
+      INFO("row " << row);
+      const float expected = start.row(row)[0] + (is_hot(row) && row >= first && row < end ? static_cast<float>(row) : 0.0f);
+      CHECK(std::abs(input.row(row)[0] - expected) <= tolerance * std::max(1.0f, std::abs(expected)));
+      CHECK(std::abs(input.row(row)[5] - start.row(row)[5]) <= tolerance);
+    }
+    // Set from the host: the GPU's copy of the third bucket becomes the host's; the
+    // second's is copied home over what the host wrote there.
+    input.row(buckets[2])[1] = 7.0f;
+    input.row(buckets[1])[1] = 9.0f;
+    home->rows_from_host(input, buckets[2], buckets[2] + 1);
+    backend->copy_tables_to_host();
+    CHECK(input.row(buckets[2])[1] == 7.0f);
+    CHECK(std::abs(input.row(buckets[1])[1] - start.row(buckets[1])[1]) <= tolerance);
   }
 }
