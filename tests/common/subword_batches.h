@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <iterator>
 #include <set>
 #include <string>
 #include <utility>
@@ -26,6 +27,18 @@ inline Vocabulary vocabulary(std::vector<std::string> words) {
 
 inline const Vocabulary kSubwordWords =
     vocabulary({"cat", "cats", "catalog", "dog", "dogs", "aaaa", "bird", "birds", "fish", "ox"});
+
+// The first `count` bucket rows (past the vocabulary's) that kSubwordWords' word `word`
+// lists, ascending, each once: hot buckets for the host placement tests.
+inline std::vector<std::uint32_t> listed_buckets(const SubwordRows& subwords, std::uint32_t word, std::size_t count) {
+  const auto listed = subwords.of(word);
+  std::set<std::uint32_t> buckets;
+  for (std::uint32_t row : listed) {
+    if (row >= kSubwordWords.size()) buckets.insert(row);
+  }
+  REQUIRE(buckets.size() >= count);
+  return {buckets.begin(), std::next(buckets.begin(), static_cast<std::ptrdiff_t>(count))};
+}
 
 // Skip-gram, each pair its own negatives (among them the context word itself, skipped, and a
 // repeat): centre 1 with contexts 0, 2, 5; centre 5 ("aaaa", a row listed twice: gain 7/5)

@@ -133,14 +133,7 @@ TEST_CASE("a round between ranks reads, adds to and sets the hot n-gram buckets 
   // first 2 and 3 buckets (DeviceTables keeps them after the first rows): a range of rows
   // reaches the hot ones and leaves the others to the host table.
   const SubwordRows subwords(kSubwordWords, SubwordSettings{3, 4, 37});
-  std::vector<std::uint32_t> buckets;
-  for (std::uint32_t row : subwords.of(2)) {
-    if (row >= kSubwordWords.size()) buckets.push_back(row);
-  }
-  std::sort(buckets.begin(), buckets.end());
-  buckets.erase(std::unique(buckets.begin(), buckets.end()), buckets.end());
-  REQUIRE(buckets.size() >= 3);
-  buckets.resize(3);
+  const std::vector<std::uint32_t> buckets = listed_buckets(subwords, 2, 3);
   const SubwordHotRows hot{2, buckets, 4};
   auto is_hot = [&](std::uint32_t row) { return row < 2 || std::binary_search(buckets.begin(), buckets.end(), row); };
   const Placement placement{TablePlacement::host, HostTransfer::gather, "host, 5 hot rows' worth", 0.5};

@@ -221,14 +221,7 @@ TEST_CASE("RowRemapper gives a subword batch its words' lists over local rows", 
   // Hot rows (input words, input buckets, output rows): none; the first 3 of each table;
   // the input table's first 2 and 3 n-gram buckets (in hot places 2 to 4), the output
   // table's first 6 (hot_subword_rows.h).
-  std::vector<std::uint32_t> listed_buckets;
-  for (std::uint32_t row : subwords.of(2)) {
-    if (row >= kSubwordWords.size()) listed_buckets.push_back(row);
-  }
-  std::sort(listed_buckets.begin(), listed_buckets.end());
-  listed_buckets.erase(std::unique(listed_buckets.begin(), listed_buckets.end()), listed_buckets.end());
-  REQUIRE(listed_buckets.size() >= 3);
-  const std::vector<std::uint32_t> three_buckets(listed_buckets.begin(), listed_buckets.begin() + 3);
+  const std::vector<std::uint32_t> three_buckets = listed_buckets(subwords, 2, 3);
   for (bool skipgram : {true, false}) {
     for (const SubwordHotRows& hot : {SubwordHotRows{0, {}, 0}, SubwordHotRows{3, {}, 3}, SubwordHotRows{2, three_buckets, 6}}) {
       const std::vector<std::uint32_t>& buckets = hot.input_buckets;
