@@ -30,7 +30,7 @@
 #include "train/engine/batch_loss.h"
 #include "train/engine/row_matrix.h"
 #include "train/gpu/gpu_plan.h"
-#include "train/gpu/hot_subword_rows.h"
+#include "train/gpu/hot_rows.h"
 #include "train/gpu/row_remap.h"
 #include "train/gpu/table_traffic.h"
 #include "train/ranks/rank_averaging.h"
@@ -95,12 +95,12 @@ class BatchPipeline : public RowHome {
   // plan.workers, each with plan.slots_per_worker slots of `totals_bytes` totals and,
   // for host placement, a RowRemapper. `first_name` and `second_name` name the tables
   // in messages ("the input table"). Host placement's hot rows are both tables' first
-  // plan.hot_rows rows, or with `subword_hot` (--subwords: hot_subword_rows.h) the rows it
+  // plan.hot_rows rows, or with `hot_rows` (--subwords: hot_rows.h) the rows it
   // names of each.
   void place_tables(RowMatrix& first, RowMatrix& second, DType storage, const char* first_name, const char* second_name,
-                    std::size_t totals_bytes, const std::optional<SubwordHotRows>& subword_hot = std::nullopt) {
-    EMBED_ASSERT(!subword_hot || !device_placement());
-    const SubwordHotRows hot = subword_hot.value_or(SubwordHotRows{plan_.hot_rows, {}, plan_.hot_rows});
+                    std::size_t totals_bytes, const std::optional<HotRows>& hot_rows = std::nullopt) {
+    EMBED_ASSERT(!hot_rows || !device_placement());
+    const HotRows hot = hot_rows.value_or(HotRows{plan_.hot_rows, {}, plan_.hot_rows});
     EMBED_ASSERT(hot.rows() <= 2 * plan_.hot_rows);  // what the plan counted
     hot_first_ = hot.inputs();
     hot_second_ = hot.output_rows;

@@ -49,7 +49,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
         shape_(request.shape),
         storage_(storage_of(request.shape.storage)),
         rule_(kernel_rule_of(request.optimizer, padded_, request.hyper)),
-        hot_buckets_(request.subword_hot ? request.subword_hot->input_buckets.size() : 0) {
+        most_touched_(request.hot_rows.has_value()),
+        hot_buckets_(request.hot_rows ? request.hot_rows->input_buckets.size() : 0) {
     // Rows of the vector padded to `padded`, then the optimizer's state (Word2vecLayout),
     // which needs f32 rows.
     EMBED_ASSERT(input_.stride() == shape_.stride && output_.stride() == shape_.stride);
@@ -70,7 +71,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     logistic_ = {sigmoid_.get<float>(), loss_table_.get<float>(), LogisticTable::kRange, LogisticTable::kSteps};
     if (request.subwords) use_subwords(*request.subwords);
 
-    place_tables(input_, output_, shape_.storage, "the input table", "the output table", sizeof(double), request.subword_hot);
+    place_tables(input_, output_, shape_.storage, "the input table", "the output table", sizeof(double), request.hot_rows);
     if (summed_windows_ > 0) allocate_row_sums();
   }
 
@@ -78,13 +79,10 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   ~CudaWord2vecBackend() override { synchronize_all(); }
 
   std::string name() const override {
-    // --subwords shares the hot rows out between the tables (hot_subword_rows.h).
-    const std::string host =
-        !subwords_ ? host_placement_description(plan_)
-                   : fmt::format(
-                         "tables in pinned host memory, the most touched rows in GPU memory: {} of the input table's "
-                         "({} of them n-gram buckets) and {} of the output table's, {} transfers",
-                         hot_rows_of(false), hot_buckets_, hot_rows_of(true), host_transfer_name(plan_.transfer));
+    // Each table's own hot rows, when they were chosen by touches (hot_rows.h).
+    const std::string host = !most_touched_
+                                 ? host_placement_description(plan_)
+                                 : host_placement_description(plan_, hot_rows_of(false), hot_buckets_, hot_rows_of(true));
     const std::string where =
         device_placement() ? "tables in GPU memory" : fmt::format("{}, batches of {} words", host, plan_.batch_items);
     const std::string at_once = summed_windows_ > 0 ? fmt::format("steps summed over {} windows", summed_windows_)
@@ -308,7 +306,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   const unsigned max_blocks_ = concurrent_windows(input_.rows());
   // --subwords (use_subwords): each word's rows, and device placement's copy of them.
   const SubwordRows* subwords_ = nullptr;
-  std::size_t hot_buckets_ = 0;  // host placement: n-gram bucket rows among the hot rows
+  const bool most_touched_;            // host placement: hot rows by touches (GpuBackendRequest::hot_rows)
+  const std::size_t hot_buckets_ = 0;  // and of them n-gram bucket rows
   DeviceBuffer subword_offsets_, subword_rows_, subword_gains_;
   KernelSubwords kernel_subwords_{};
 };

@@ -3,7 +3,7 @@
 // device), trained there in place, and copied back to the host's f32 tables for
 // checkpoints and output. Host placement keeps its hot rows here the same way: the
 // tables' first rows (the most frequent words'), and with --subwords some of the input
-// table's n-gram buckets (hot_subword_rows.h) after its first rows.
+// table's n-gram buckets (hot_rows.h) after its first rows.
 #pragma once
 
 #include <algorithm>
@@ -23,7 +23,7 @@ class DeviceTables {
   DeviceTables() = default;
   // Copies the first `first_rows` and `second_rows` rows of the two tables to the device
   // (the device must be current), or all of a table that has fewer; with `first_buckets`
-  // (ascending; host placement with --subwords: hot_subword_rows.h) the first table's
+  // (ascending; host placement with --subwords: hot_rows.h) the first table's
   // first first_rows - first_buckets.size() rows, then those rows, in that order.
   // `first_name` and `second_name` name them in messages ("the input table").
   DeviceTables(const RowMatrix& first, const RowMatrix& second, std::size_t first_rows, std::size_t second_rows, Storage storage,

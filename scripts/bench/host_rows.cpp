@@ -9,7 +9,7 @@
 //
 //   bench-host-rows [--rows 3056312] [--dim 300] [--hot 380000] [--words 2000000]
 //                   [--batch 20000] [--window 5] [--negative 5] [--zipf 1.0] [--seed 1]
-//                   [--storage f32|f16|bf16] [--threads 1] [--subwords BUCKETS [--no-hot-buckets]]
+//                   [--storage f32|f16|bf16] [--threads 1] [--subwords BUCKETS] [--first-rows]
 //                   [--corpus FILE [--min-count 5]]
 //
 // --subwords BUCKETS: fastText's skip-gram (issue 41) instead, its input table the
@@ -17,10 +17,11 @@
 // whose lists of rows (their own and their n-grams' of 3 to 6 characters, hashed as
 // fastText does) are remapped (RowRemapper::remap_subwords), and each pair draws its own
 // negatives. The words are made-up strings, the frequent ones short (made_up_words), so
-// their lists are about as long as real ones. The 2 x --hot hot rows are shared out
-// between the two tables as embed-train does (hot_subword_rows.h), to the rows touched
-// most often, n-gram buckets among them; --no-hot-buckets keeps both tables' first --hot
-// rows, as before.
+// their lists are about as long as real ones.
+//
+// The 2 x --hot hot rows are shared out between the two tables as embed-train does
+// (hot_rows.h), to the rows batches touch most often (with --subwords, n-gram buckets
+// among them); --first-rows keeps both tables' first --hot rows, as before.
 //
 // --threads N runs N such workers at once on the same two tables and stripe locks, each
 // with its own remapper and staging copies, the batches dealt out in turn (as embed-train's
@@ -61,7 +62,7 @@
 
 #include "format/dtype.h"
 #include "train/engine/row_matrix.h"
-#include "train/gpu/hot_subword_rows.h"
+#include "train/gpu/hot_rows.h"
 #include "train/gpu/row_locks.h"
 #include "train/gpu/row_remap.h"
 #include "train/word2vec/subword_rows.h"
@@ -196,8 +197,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 256u));
   std::size_t buckets = 0;
   app.add_option("--subwords", buckets, "fastText's skip-gram with this many n-gram buckets (0: word2vec's)");
-  bool no_hot_buckets = false;
-  app.add_flag("--no-hot-buckets", no_hot_buckets, "--subwords: both tables' first --hot rows hot, no n-gram bucket");
+  bool first_rows = false;
+  app.add_flag("--first-rows", first_rows, "both tables' first --hot rows hot, rather than the most touched");
   std::string corpus_path;
   std::size_t min_count = 5;
   app.add_option("--corpus", corpus_path, "batch this text's words (its vocabulary's, cycled to --words) instead of drawn ones");
@@ -219,7 +220,7 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < words; ++i) corpus[i] = text[i % text.size()];
   } else {
     if (buckets > 0) vocab = made_up_words(rows);
-    // The counts the Zipf draw expects (subword_hot_rows ranks rows by them).
+    // The counts the Zipf draw expects (most_touched_rows ranks rows by them).
     vocab.counts.assign(rows, 0);
     for (std::size_t r = 0; r < rows; ++r)
       vocab.counts[r] = static_cast<std::int64_t>(1e12 / std::pow(static_cast<double>(r + 1), zipf));
@@ -229,7 +230,7 @@ int main(int argc, char** argv) {
   // Negatives: word2vec's unigram table, counts to the power 0.75.
   const WeightedDraw negative_draw(count_weights(vocab.counts, 0.75));
   // --subwords shares 2 x --hot rows out between the tables, the input one having the buckets' rows too.
-  hot = std::min(hot, buckets > 0 && !no_hot_buckets ? (2 * rows + buckets) / 2 : rows);
+  hot = std::min(hot, buckets > 0 && !first_rows ? (2 * rows + buckets) / 2 : rows);
 
   const bool subword_model = buckets > 0;
   std::fprintf(stderr, "bench-host-rows: tables of %zu and %zu x %zu f32 (%.2f GB), drawing %zu words...\n", rows + buckets, rows,
@@ -240,17 +241,15 @@ int main(int argc, char** argv) {
   for (std::size_t r = 0; r < rows; ++r) std::fill_n(output.row(r), dim, 0.0f);
   const embed::SubwordRows subwords =
       subword_model ? embed::SubwordRows(vocab, embed::SubwordSettings{3, 6, buckets}) : embed::SubwordRows();
-  embed::SubwordHotRows hot_rows{hot, {}, hot};
   if (subword_model) {
     std::fprintf(stderr, "bench-host-rows: %.1f rows listed per word on average\n",
                  static_cast<double>(subwords.listed()) / static_cast<double>(rows));
-    if (!no_hot_buckets) {
-      hot_rows = embed::subword_hot_rows(subwords, vocab.counts, embed::Model::skipgram, window, negative, 2 * hot);
-    }
-    std::fprintf(stderr,
-                 "bench-host-rows: hot rows: %zu of the input table's (%zu of them n-gram buckets), %zu of the output's\n",
-                 hot_rows.inputs(), hot_rows.input_buckets.size(), hot_rows.output_rows);
   }
+  const embed::HotRows hot_rows = first_rows ? embed::HotRows{hot, {}, hot}
+                                             : embed::most_touched_rows(subword_model ? &subwords : nullptr, vocab.counts,
+                                                                        embed::Model::skipgram, window, negative, 2 * hot);
+  std::fprintf(stderr, "bench-host-rows: hot rows: %zu of the input table's (%zu of them n-gram buckets), %zu of the output's\n",
+               hot_rows.inputs(), hot_rows.input_buckets.size(), hot_rows.output_rows);
 
   // The batches, made before any timing: targets, inputs and negatives as the trainer lays them.
   std::vector<embed::WindowBatch> batches;

@@ -71,7 +71,7 @@ expect_error "--table host with too little memory" 1 "raise --gpu-memory or lowe
   --metrics small.jsonl 2> small.log && ok ||
   bad "auto placement within 3M: $(tail -1 small.log)"
 grep -q "they stay in host memory" small.log && ok || bad "--table auto picks host when the tables do not fit"
-grep -q "most frequent rows ([1-9][0-9.]*%) in GPU memory" small.log && ok ||
+grep -qE "most touched rows in GPU memory: [1-9][0-9]* of the input table's and [1-9][0-9]* of the output" small.log && ok ||
   bad "some rows hot, some copied: $(grep training small.log)"
 within "$(last_loss small.log)" "$cpu_loss" 0.05 && ok || bad "host placement in 3M: loss $(last_loss small.log) vs CPU $cpu_loss"
 # The traffic each epoch: device placement serves every touch in GPU memory and moves
@@ -180,7 +180,7 @@ expect_error "--subwords with adagrad on the GPU" 1 "--subwords trains with --op
   "$ET" "${RUN[@]}" "${SUB[@]}" -o e.emb --device cuda --optimizer adagrad
 # Tables the budget cannot hold (200,000 buckets at dim 64: 51 MB): --table auto keeps
 # them in host memory, each batch taking its words' lists and copying the rows they list,
-# each table's most touched rows hot, n-gram buckets among them (hot_subword_rows.h);
+# each table's most touched rows hot, n-gram buckets among them (hot_rows.h);
 # skip-gram and CBOW reach the CPU's loss and WS-353
 # sample, in gather and mapped transfers. One worker: four workers' batches copying each
 # word's 20-odd rows do not fit 8M.

@@ -14,7 +14,7 @@
 #include "gpu_train_fixtures.h"
 #include "subword_batches.h"
 #include "text/fasttext_subwords.h"
-#include "train/gpu/hot_subword_rows.h"
+#include "train/gpu/hot_rows.h"
 #include "train/ranks/rank_averaging.h"
 #include "train/word2vec/subword_cpu_backend.h"
 #include "train/word2vec/subword_rows.h"
@@ -28,12 +28,12 @@ namespace {
 
 // The CUDA backend for fastText's model on `subwords`, its tables where `placement` says;
 // with `most_touched`, host placement's hot rows are each table's most touched, n-gram
-// buckets among them (hot_subword_rows.h), as embed-train chooses them, or with `hot`
+// buckets among them (hot_rows.h), as embed-train chooses them, or with `hot`
 // those rows.
 std::unique_ptr<Word2vecBackend> cuda_subword_backend(Model model, RowMatrix& input, RowMatrix& output,
                                                       const SubwordRows& subwords, std::size_t window, std::size_t negatives,
                                                       DType storage, const Placement& placement, bool most_touched,
-                                                      TableTraffic* traffic, const SubwordHotRows* hot = nullptr) {
+                                                      TableTraffic* traffic, const HotRows* hot = nullptr) {
   GpuTrainShape shape;
   shape.rows = output.rows();
   shape.bucket_rows = input.rows() - output.rows();
@@ -58,12 +58,12 @@ std::unique_ptr<Word2vecBackend> cuda_subword_backend(Model model, RowMatrix& in
     REQUIRE(plan.placement == TablePlacement::host);
     // With no cap on the hot rows, all the rows the words list are hot and nothing is copied.
     if (placement.hot_fraction == 1) REQUIRE(plan.hot_rows == plan.hot_row_limit);
-    request.subword_hot = subword_hot_rows(subwords, kSubwordWords.counts, model, window, negatives, 2 * plan.hot_rows);
-    REQUIRE(!request.subword_hot->input_buckets.empty());
+    request.hot_rows = most_touched_rows(&subwords, kSubwordWords.counts, model, window, negatives, 2 * plan.hot_rows);
+    REQUIRE(!request.hot_rows->input_buckets.empty());
   }
   if (hot) {
     REQUIRE((plan.placement == TablePlacement::host && hot->rows() <= 2 * plan.hot_rows));
-    request.subword_hot = *hot;
+    request.hot_rows = *hot;
   }
   return gpu_trainer().make_backend(request);
 }
@@ -134,7 +134,7 @@ TEST_CASE("a round between ranks reads, adds to and sets the hot n-gram buckets 
   // reaches the hot ones and leaves the others to the host table.
   const SubwordRows subwords(kSubwordWords, SubwordSettings{3, 4, 37});
   const std::vector<std::uint32_t> buckets = listed_buckets(subwords, 2, 3);
-  const SubwordHotRows hot{2, buckets, 4};
+  const HotRows hot{2, buckets, 4};
   auto is_hot = [&](std::uint32_t row) { return row < 2 || std::binary_search(buckets.begin(), buckets.end(), row); };
   const Placement placement{TablePlacement::host, HostTransfer::gather, "host, 5 hot rows' worth", 0.5};
   for (DType storage : {DType::f32, DType::f16}) {

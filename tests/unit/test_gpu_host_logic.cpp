@@ -16,7 +16,7 @@
 #include "test_util.h"
 #include "train/corpus/corpus.h"
 #include "train/gpu/gpu_plan.h"
-#include "train/gpu/hot_subword_rows.h"
+#include "train/gpu/hot_rows.h"
 #include "train/gpu/packed_batch.h"
 #include "train/gpu/row_locks.h"
 #include "train/gpu/row_remap.h"
@@ -220,10 +220,10 @@ TEST_CASE("RowRemapper gives a subword batch its words' lists over local rows", 
   const std::size_t table_rows = kSubwordWords.size() + 37;
   // Hot rows (input words, input buckets, output rows): none; the first 3 of each table;
   // the input table's first 2 and 3 n-gram buckets (in hot places 2 to 4), the output
-  // table's first 6 (hot_subword_rows.h).
+  // table's first 6 (hot_rows.h).
   const std::vector<std::uint32_t> three_buckets = listed_buckets(subwords, 2, 3);
   for (bool skipgram : {true, false}) {
-    for (const SubwordHotRows& hot : {SubwordHotRows{0, {}, 0}, SubwordHotRows{3, {}, 3}, SubwordHotRows{2, three_buckets, 6}}) {
+    for (const HotRows& hot : {HotRows{0, {}, 0}, HotRows{3, {}, 3}, HotRows{2, three_buckets, 6}}) {
       const std::vector<std::uint32_t>& buckets = hot.input_buckets;
       INFO("hot rows: input " << hot.inputs() << ", of them buckets " << buckets.size() << ", output " << hot.output_rows);
       const WindowBatch batch = skipgram ? subword_skipgram_batch() : subword_cbow_batch();
@@ -285,7 +285,7 @@ TEST_CASE("RowRemapper gives a subword batch its words' lists over local rows", 
 }
 
 TEST_CASE("host placement with subwords keeps the most touched rows of either table hot", "[gpu-host]") {
-  // The rates of hot_subword_rows.h, from their definition: an input row once per
+  // The rates of hot_rows.h, from their definition: an input row once per
   // occurrence of each word listing it (skip-gram; CBOW: in window + 1 bags), an output
   // row window + 1 times per occurrence as a context (skip-gram; CBOW: once, as a centre)
   // and as a negative, `negative` per pair (per window), by count^0.75.
@@ -314,7 +314,7 @@ TEST_CASE("host placement with subwords keeps the most touched rows of either ta
     std::sort(rates.begin(), rates.end(), std::greater<>());
     for (std::size_t rows : {0u, 1u, 5u, 12u, 30u, 1000u}) {
       INFO(model_name(model) << ", rows " << rows);
-      const SubwordHotRows hot = subword_hot_rows(subwords, counts, model, window, negative, rows);
+      const HotRows hot = most_touched_rows(&subwords, counts, model, window, negative, rows);
       REQUIRE(hot.rows() == std::min(rows, rates.size()));
       CHECK(std::is_sorted(hot.input_buckets.begin(), hot.input_buckets.end()));
       CHECK(std::adjacent_find(hot.input_buckets.begin(), hot.input_buckets.end()) == hot.input_buckets.end());
@@ -340,16 +340,68 @@ TEST_CASE("host placement with subwords keeps the most touched rows of either ta
       if (hot.rows() > 0) CHECK(least_hot == rates[hot.rows() - 1]);
     }
     // Enough room: every row any word lists, and every output row.
-    const SubwordHotRows all = subword_hot_rows(subwords, counts, model, window, negative, 1000);
+    const HotRows all = most_touched_rows(&subwords, counts, model, window, negative, 1000);
     CHECK(all.input_words == words);
     CHECK(all.output_rows == words);
     // Buckets shared by several words outrank a rare word's row: "<ca" and "cat" are
     // listed by "cat", "cats" and "catalog" (counts 100, 99, 98), touched 297 times (per
     // bag) where the rarest word's own row is touched 91.
-    const SubwordHotRows few = subword_hot_rows(subwords, counts, model, window, negative, 12);
+    const HotRows few = most_touched_rows(&subwords, counts, model, window, negative, 12);
     CHECK(!few.input_buckets.empty());
     CHECK(few.input_words < words);
   }
+}
+
+TEST_CASE("host placement keeps word2vec's most touched rows of either table hot", "[gpu-host]") {
+  // Without subwords a word lists its own row: an input row is touched window + 1 times
+  // per occurrence (skip-gram's contexts, CBOW's bags), an output row once (the centre)
+  // and as a negative, `negative` per window by count^0.75, in both models alike. The
+  // negatives' smoothing gives rarer words more output touches than input ones.
+  const std::vector<std::int64_t> counts = {1000, 400, 200, 100, 50, 20, 10, 5, 2, 1};
+  const std::size_t window = 5, negative = 5;
+  double total = 0, smoothed = 0;
+  for (std::int64_t c : counts) {
+    total += static_cast<double>(c);
+    smoothed += std::pow(static_cast<double>(c), 0.75);
+  }
+  std::vector<double> rates;
+  for (std::int64_t c : counts) {
+    const auto count = static_cast<double>(c);
+    rates.push_back(count * (window + 1));
+    rates.push_back(count + total * negative * std::pow(count, 0.75) / smoothed);
+  }
+  std::sort(rates.begin(), rates.end(), std::greater<>());
+  for (std::size_t rows : {1u, 6u, 10u, 15u, 20u, 40u}) {
+    INFO("rows " << rows);
+    const HotRows hot = most_touched_rows(nullptr, counts, Model::skipgram, window, negative, rows);
+    const HotRows cbow = most_touched_rows(nullptr, counts, Model::cbow, window, negative, rows);
+    CHECK(hot.input_words == cbow.input_words);
+    CHECK(hot.output_rows == cbow.output_rows);
+    CHECK(hot.input_buckets.empty());
+    REQUIRE(hot.rows() == std::min<std::size_t>(rows, 20));
+    double least_hot = INFINITY, most_left = 0;
+    for (std::size_t w = 0; w < counts.size(); ++w) {
+      const auto count = static_cast<double>(counts[w]);
+      const double in = count * (window + 1);
+      const double out = count + total * negative * std::pow(count, 0.75) / smoothed;
+      if (w < hot.input_words) {
+        least_hot = std::min(least_hot, in);
+      } else {
+        most_left = std::max(most_left, in);
+      }
+      if (w < hot.output_rows) {
+        least_hot = std::min(least_hot, out);
+      } else {
+        most_left = std::max(most_left, out);
+      }
+    }
+    CHECK(least_hot == rates[hot.rows() - 1]);
+    if (hot.rows() < 20) CHECK(least_hot >= most_left);
+  }
+  // 15 rows: 8 of the output table's, whose rarer rows the negatives touch more, 7 of the input's.
+  const HotRows fifteen = most_touched_rows(nullptr, counts, Model::skipgram, window, negative, 15);
+  CHECK(fifteen.output_rows == 8);
+  CHECK(fifteen.input_words == 7);
 }
 
 TEST_CASE("RowRemapper ends a subword run of windows where its words' lists fill a slot", "[gpu-host]") {
@@ -725,7 +777,7 @@ TEST_CASE("a --subwords plan in host placement holds a batch's words and their l
   CHECK(wide_plan.max_input_rows == 2000 * 40);
   CHECK(plan.ids_words >= packed_words_bound(plan.batch_items, 10, 5, true, plan.max_input_rows + plan.max_output_rows) +
                               2 * plan.max_words + 1 + plan.max_listed);
-  // The hot rows may reach half the two tables' rows (hot_subword_rows.h shares them out),
+  // The hot rows may reach half the two tables' rows (hot_rows.h shares them out),
   // more than the vocabulary's when the budget allows.
   CHECK(plan.hot_row_limit == (2 * 50000 + 2000000) / 2);
   GpuTrainShape few_words = shape;

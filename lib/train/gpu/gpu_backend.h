@@ -14,7 +14,7 @@
 #include "train/engine/row_matrix.h"
 #include "train/glove/glove_backend.h"
 #include "train/gpu/gpu_plan.h"
-#include "train/gpu/hot_subword_rows.h"
+#include "train/gpu/hot_rows.h"
 #include "train/gpu/table_traffic.h"
 #include "train/word2vec/subword_rows.h"
 #include "train/word2vec/word2vec_backend.h"
@@ -34,9 +34,9 @@ struct GpuBackendRequest {
   // --subwords: each word's input rows (device placement and SGD only), which must outlive
   // the backend; none otherwise.
   const SubwordRows* subwords = nullptr;
-  // Host placement with subwords: each table's hot rows (subword_hot_rows, for
-  // 2 x plan.hot_rows rows); none otherwise (both tables' first plan.hot_rows).
-  std::optional<SubwordHotRows> subword_hot = std::nullopt;
+  // Host placement: each table's hot rows (most_touched_rows, for 2 x plan.hot_rows rows);
+  // when none are given, both tables' first plan.hot_rows.
+  std::optional<HotRows> hot_rows = std::nullopt;
 };
 
 struct GloveGpuRequest {

@@ -62,6 +62,15 @@ std::string host_placement_description(const GpuMemoryPlan& plan) {
                      plan.hot_rows, percent, host_transfer_name(plan.transfer));
 }
 
+std::string host_placement_description(const GpuMemoryPlan& plan, std::size_t hot_inputs, std::size_t hot_buckets,
+                                       std::size_t hot_outputs) {
+  const std::string buckets = hot_buckets == 0 ? "" : fmt::format(" ({} of them n-gram buckets)", hot_buckets);
+  return fmt::format(
+      "tables in pinned host memory, the most touched rows in GPU memory: {} of the input table's{} and {} of the "
+      "output table's, {} transfers",
+      hot_inputs, buckets, hot_outputs, host_transfer_name(plan.transfer));
+}
+
 namespace {
 
 // The plan for `slots` batches of `batch_items` words per worker in `placement`,

@@ -20,7 +20,7 @@
 //
 // With --subwords a vocabulary's words list only some of the n-gram buckets (text8-head's
 // 15,440 words, 93,089 of 2M), so every row the batches can touch may fit as a hot row
-// where the tables do not: then all of them are hot (hot_subword_rows.h), nothing is
+// where the tables do not: then all of them are hot (hot_rows.h), nothing is
 // copied, and the slots hold only a window's rows, so that the batches keep their length.
 #pragma once
 
@@ -113,8 +113,8 @@ struct GpuMemoryPlan {
   std::size_t table_rows = 0;                         // rows of each table
   // Host placement: hot_rows at most. table_rows, but with --subwords (whose input table
   // has the buckets' rows too) half the rows the words touch of the two tables (the
-  // vocabulary's, and GpuTrainShape::listed_input_rows): subword_hot_rows shares the
-  // 2 x hot_rows rows out between the tables (hot_subword_rows.h).
+  // vocabulary's, and GpuTrainShape::listed_input_rows): most_touched_rows shares the
+  // 2 x hot_rows rows out between the tables (hot_rows.h).
   std::size_t hot_row_limit = 0;
   std::uint64_t table_bytes = 0;  // both tables (host placement: their hot rows)
   std::uint64_t slot_bytes = 0;   // device memory per slot
@@ -157,6 +157,11 @@ inline constexpr std::size_t kMinGloveBatchRecords = 1 << 12;
 // "tables in pinned host memory, the 120000 most frequent rows (6.0%) in GPU memory,
 // gather transfers": for the backends' names.
 std::string host_placement_description(const GpuMemoryPlan& plan);
+// With each table's own hot rows (hot_rows.h): "tables in pinned host memory, the most
+// touched rows in GPU memory: 120000 of the input table's (80000 of them n-gram buckets)
+// and 40000 of the output table's, gather transfers".
+std::string host_placement_description(const GpuMemoryPlan& plan, std::size_t hot_inputs, std::size_t hot_buckets,
+                                       std::size_t hot_outputs);
 
 // Throws embed::Error when the run does not fit in `budget` bytes: naming the sizes
 // and suggesting --table host, a larger --gpu-memory or fewer --threads.

@@ -9,9 +9,9 @@
 
 namespace embed {
 RowRemapper::RowRemapper(std::size_t table_rows, std::size_t hot_rows)
-    : RowRemapper(table_rows, SubwordHotRows{hot_rows, {}, hot_rows}) {}
+    : RowRemapper(table_rows, HotRows{hot_rows, {}, hot_rows}) {}
 
-RowRemapper::RowRemapper(std::size_t table_rows, const SubwordHotRows& hot)
+RowRemapper::RowRemapper(std::size_t table_rows, const HotRows& hot)
     : input_slot_(table_rows, kUnused),
       output_slot_(table_rows, kUnused),
       hot_inputs_(static_cast<std::uint32_t>(hot.inputs())),

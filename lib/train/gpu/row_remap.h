@@ -1,7 +1,7 @@
 // Host-resident tables on a GPU: a batch trains on a compact copy of just the rows it
 // touches, apart from the hot rows (the tables' first rows, kept in GPU memory:
-// gpu_plan.h; with --subwords, as many of each table as subword_hot_rows says, the input
-// table's n-gram buckets among them: hot_subword_rows.h). RowRemapper lists the other
+// gpu_plan.h; with --subwords, as many of each table as most_touched_rows says, the input
+// table's n-gram buckets among them: hot_rows.h). RowRemapper lists the other
 // rows, each once (in first-use order), and rewrites the batch to index them: a hot row
 // becomes its place among its table's hot rows (a first row keeps its id), the k-th
 // listed row becomes the table's hot rows + k (the kernels' SplitTable reads ids so);
@@ -18,7 +18,7 @@
 #include "format/dtype.h"
 #include "train/engine/row_matrix.h"
 #include "train/glove/glove_layout.h"
-#include "train/gpu/hot_subword_rows.h"
+#include "train/gpu/hot_rows.h"
 #include "train/gpu/row_locks.h"
 #include "train/word2vec/subword_rows.h"
 #include "train/word2vec/window_batch.h"
@@ -64,7 +64,7 @@ class RowRemapper {
   RowRemapper(std::size_t table_rows, std::size_t hot_rows);
   // --subwords: the input table's hot rows are its first hot.input_words rows, then
   // hot.input_buckets; the output table's its first hot.output_rows.
-  RowRemapper(std::size_t table_rows, const SubwordHotRows& hot);
+  RowRemapper(std::size_t table_rows, const HotRows& hot);
   // Each returns how many of the batch's row touches were of hot rows (table_traffic.h).
   std::uint64_t remap(const WindowBatch& batch, LocalBatch& local) { return remap(batch, 0, batch.windows(), local); }
   // Windows [first, end) of `batch` only, as a batch of their own.

@@ -1,5 +1,6 @@
 #include "train/word2vec/word2vec_training_model.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -13,7 +14,7 @@
 #include "text/subword_table.h"
 #include "train/corpus/corpus_shards.h"
 #include "train/corpus/logged_corpus.h"
-#include "train/gpu/hot_subword_rows.h"
+#include "train/gpu/hot_rows.h"
 #include "train/ranks/rank_averaging.h"
 #include "train/word2vec/subword_cpu_backend.h"
 #include "train/word2vec/summed_steps.h"
@@ -278,9 +279,12 @@ class Word2vecModel final : public TrainingModel {
     GpuBackendRequest request{
         s.model,      &run.input,          &run.output_table, shape,        plan_gpu_memory(shape, options, context.gpu_budget),
         *context.gpu, context.gpu_traffic, s.optimizer,       layout.hyper, subwords};
-    if (subwords && request.plan.placement == TablePlacement::host) {
-      request.subword_hot =
-          subword_hot_rows(*subwords, run.corpus.vocab.counts, s.model, s.window, s.negative, 2 * request.plan.hot_rows);
+    // Host placement's hot rows: each table's most touched (hot_rows.h). For measuring what
+    // that gives, EMBED_HOT_FIRST_ROWS=1 keeps word2vec's as before: both tables' first rows.
+    const bool first_rows = !subwords && std::getenv("EMBED_HOT_FIRST_ROWS") != nullptr;
+    if (request.plan.placement == TablePlacement::host && !first_rows) {
+      request.hot_rows =
+          most_touched_rows(subwords, run.corpus.vocab.counts, s.model, s.window, s.negative, 2 * request.plan.hot_rows);
     }
     explain_placement(options, request.plan, table_bytes, context.gpu_budget);
     return context.gpu_trainer->make_backend(request);
