@@ -50,17 +50,23 @@ class RemappingBackend final : public Word2vecBackend {
   // `layout`: the tables' rows when an optimizer keeps state beside the vector (its state
   // travels with the rows), else SGD's plain rows of input.dim().
   // `max_rows`: a slot's {input, output} rows; a batch that copies more trains in parts,
-  // as the CUDA backend's do.
+  // as the CUDA backend's do. `hot`: each table's rows kept "on the GPU" (trained in a
+  // copy laid out as DeviceTables lays them, first rows then buckets, before the batch's
+  // copied rows, and set back after it, as a GPU run's end copies them home).
   RemappingBackend(Model model, RowMatrix& input, RowMatrix& output, unsigned workers = 1,
                    std::optional<Word2vecLayout> layout = std::nullopt,
-                   std::pair<std::size_t, std::size_t> max_rows = {SIZE_MAX, SIZE_MAX})
+                   std::pair<std::size_t, std::size_t> max_rows = {SIZE_MAX, SIZE_MAX}, HotRows hot = {})
       : max_rows_(max_rows),
         model_(model),
         input_(input),
         output_(output),
         layout_(layout.value_or(Word2vecLayout(input.dim(), Optimizer::sgd))),
+        hot_(std::move(hot)),
         workers_(workers) {
-    for (Worker& w : workers_) w.remapper.emplace(input.rows(), 0);
+    for (Worker& w : workers_) w.remapper.emplace(input.rows(), hot_);
+    for (std::uint32_t row = 0; row < hot_.input_words; ++row) hot_inputs_.push_back(row);
+    hot_inputs_.insert(hot_inputs_.end(), hot_.input_buckets.begin(), hot_.input_buckets.end());
+    for (std::uint32_t row = 0; row < hot_.output_rows; ++row) hot_outputs_.push_back(row);
   }
   std::string name() const override { return "remapping"; }
   void train(const WindowBatch& batch, unsigned worker, BatchLoss& loss) override {
@@ -73,14 +79,21 @@ class RemappingBackend final : public Word2vecBackend {
   }
   void train_windows(const WindowBatch& batch, std::size_t first, std::size_t end, auto& w, BatchLoss& loss) {
     w.remapper->remap(batch, first, end, w.local);
-    const std::size_t rows = std::max(w.local.input_rows.size(), w.local.output_rows.size());
+    // Local ids: the hot rows, then the copied ones (SplitTable's ids), in one table each.
+    const std::size_t hot_in = hot_inputs_.size(), hot_out = hot_outputs_.size();
+    const std::size_t rows = std::max(hot_in + w.local.input_rows.size(), hot_out + w.local.output_rows.size());
     RowMatrix in(rows, input_.dim()), out(rows, input_.dim());
-    gather_rows(input_, w.local.input_rows, DType::f32, in.data());
-    gather_rows(output_, w.local.output_rows, DType::f32, out.data());
+    const std::size_t stride = in.stride();
+    gather_rows(input_, hot_inputs_, DType::f32, in.data());
+    gather_rows(output_, hot_outputs_, DType::f32, out.data());
+    gather_rows(input_, w.local.input_rows, DType::f32, in.data() + hot_in * stride);
+    gather_rows(output_, w.local.output_rows, DType::f32, out.data() + hot_out * stride);
     const RowMatrix in_before = copy_of(in), out_before = copy_of(out);
     make_word2vec_cpu_backend(model_, in, out, layout_, 1)->train(w.local.batch, 0, loss);
-    scatter_deltas(input_, w.local.input_rows, DType::f32, in.data(), in_before.data());
-    scatter_deltas(output_, w.local.output_rows, DType::f32, out.data(), out_before.data());
+    scatter_deltas(input_, hot_inputs_, DType::f32, in.data(), in_before.data());
+    scatter_deltas(output_, hot_outputs_, DType::f32, out.data(), out_before.data());
+    scatter_deltas(input_, w.local.input_rows, DType::f32, in.data() + hot_in * stride, in_before.data() + hot_in * stride);
+    scatter_deltas(output_, w.local.output_rows, DType::f32, out.data() + hot_out * stride, out_before.data() + hot_out * stride);
     ++batches_;
   }
   void finish(unsigned, BatchLoss&) override { ++finished_; }
@@ -99,6 +112,8 @@ class RemappingBackend final : public Word2vecBackend {
   RowMatrix& input_;
   RowMatrix& output_;
   Word2vecLayout layout_;
+  HotRows hot_;
+  std::vector<std::uint32_t> hot_inputs_, hot_outputs_;  // each table's hot rows, in hot-place order
   std::vector<Worker> workers_;
 };
 
@@ -431,23 +446,29 @@ TEST_CASE("RowRemapper ends a subword run of windows where its words' lists fill
 
 TEST_CASE("gathered rows trained and written back as deltas equal training in place", "[gpu-host]") {
   // Whole, and in two parts where a slot holds 3 input and 4 output rows of the 4 and 5
-  // the batch copies.
-  for (const std::pair<std::size_t, std::size_t>& max_rows : {std::pair{SIZE_MAX, SIZE_MAX}, std::pair{3ul, 4ul}}) {
-    for (Model model : {Model::skipgram, Model::cbow}) {
-      RowMatrix input(10, 20), output(10, 20);
-      fill_uniform(input, 1, 0.5f);
-      fill_uniform(output, 2, 0.5f);
-      RowMatrix direct_in = copy_of(input), direct_out = copy_of(output);
-      BatchLoss direct_loss, remapped_loss;
-      make_word2vec_cpu_backend(model, direct_in, direct_out, 1)->train(sample_batch(), 0, direct_loss);
-      RemappingBackend remapping(model, input, output, 1, std::nullopt, max_rows);
-      remapping.train(sample_batch(), 0, remapped_loss);
-      INFO(model_name(model) << ", slot rows " << max_rows.first << " and " << max_rows.second);
-      REQUIRE(remapping.batches_ == (max_rows.first == SIZE_MAX ? 1 : 2));
-      REQUIRE(max_relative_error(input, direct_in) < 1e-5);
-      REQUIRE(max_relative_error(output, direct_out) < 1e-5);
-      REQUIRE(remapped_loss.sum == Approx(direct_loss.sum).epsilon(1e-6));
-      REQUIRE(remapped_loss.examples == direct_loss.examples);
+  // the batch copies; with no hot rows, and with each table's own (most_touched_rows):
+  // the input table's first 2 and the output's first 4, and the input's first 2 and two
+  // rows past them, as a subword bucket would be.
+  for (const HotRows& hot : {HotRows{}, HotRows{2, {}, 4}, HotRows{2, {5, 8}, 1}}) {
+    for (const std::pair<std::size_t, std::size_t>& max_rows : {std::pair{SIZE_MAX, SIZE_MAX}, std::pair{3ul, 4ul}}) {
+      if (hot.rows() > 0 && max_rows.first != SIZE_MAX) continue;
+      for (Model model : {Model::skipgram, Model::cbow}) {
+        RowMatrix input(10, 20), output(10, 20);
+        fill_uniform(input, 1, 0.5f);
+        fill_uniform(output, 2, 0.5f);
+        RowMatrix direct_in = copy_of(input), direct_out = copy_of(output);
+        BatchLoss direct_loss, remapped_loss;
+        make_word2vec_cpu_backend(model, direct_in, direct_out, 1)->train(sample_batch(), 0, direct_loss);
+        RemappingBackend remapping(model, input, output, 1, std::nullopt, max_rows, hot);
+        remapping.train(sample_batch(), 0, remapped_loss);
+        INFO(model_name(model) << ", slot rows " << max_rows.first << " and " << max_rows.second << ", hot rows " << hot.inputs()
+                               << " and " << hot.output_rows);
+        REQUIRE(remapping.batches_ == (max_rows.first == SIZE_MAX ? 1 : 2));
+        REQUIRE(max_relative_error(input, direct_in) < 1e-5);
+        REQUIRE(max_relative_error(output, direct_out) < 1e-5);
+        REQUIRE(remapped_loss.sum == Approx(direct_loss.sum).epsilon(1e-6));
+        REQUIRE(remapped_loss.examples == direct_loss.examples);
+      }
     }
   }
 }
