@@ -94,9 +94,9 @@ class BatchPipeline : public RowHome {
   // place with the rows each batch touches moved), then makes a worker per
   // plan.workers, each with plan.slots_per_worker slots of `totals_bytes` totals and,
   // for host placement, a RowRemapper. `first_name` and `second_name` name the tables
-  // in messages ("the input table"). Host placement's hot rows are both tables' first
-  // plan.hot_rows rows, or with `hot_rows` (--subwords: hot_rows.h) the rows it
-  // names of each.
+  // in messages ("the input table"). Host placement's hot rows are those `hot_rows` names
+  // of each table (most_touched_rows: hot_rows.h), or without it both tables' first
+  // plan.hot_rows rows.
   void place_tables(RowMatrix& first, RowMatrix& second, DType storage, const char* first_name, const char* second_name,
                     std::size_t totals_bytes, const std::optional<HotRows>& hot_rows = std::nullopt) {
     EMBED_ASSERT(!hot_rows || !device_placement());
