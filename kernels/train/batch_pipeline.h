@@ -150,6 +150,13 @@ class BatchPipeline : public RowHome {
 
   // Host placement: each table's hot rows (place_tables).
   std::size_t hot_rows_of(bool second) const { return second ? hot_second_ : hot_first_; }
+  // The row ids the kernels see of the first table (`second` false) or the second: all
+  // its rows (device placement), or its hot rows and a slot's copied rows (host
+  // placement): what a per-row-id buffer such as the summed steps' sums must hold.
+  std::size_t kernel_row_ids(bool second) const {
+    if (device_placement()) return (second ? second_ : first_)->rows();
+    return second ? hot_second_ + plan_.max_output_rows : hot_first_ + plan_.max_input_rows;
+  }
 
   // After every worker has finished: the rows trained in GPU memory (all of them, or
   // host placement's hot rows) are copied back into the host tables; host placement

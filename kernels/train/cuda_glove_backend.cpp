@@ -59,10 +59,8 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
     select_device();
     place_tables(words_, contexts_, DType::f32, "the word table W", "the context table W̃", sizeof(BlockTotals));
     if (summed_records_ > 0) {
-      const std::size_t ids = device_placement() ? words_.rows() : plan_.hot_rows + plan_.max_input_rows;
-      const std::size_t context_ids = device_placement() ? contexts_.rows() : plan_.hot_rows + plan_.max_output_rows;
-      word_sums_.allocate(ids, layout_.params, "the word rows' gradient sums");
-      context_sums_.allocate(context_ids, layout_.params, "the context rows' gradient sums");
+      word_sums_.allocate(kernel_row_ids(false), layout_.params, "the word rows' gradient sums");
+      context_sums_.allocate(kernel_row_ids(true), layout_.params, "the context rows' gradient sums");
     }
   }
 

@@ -264,10 +264,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   // Summed steps: each table's sums, for every row id its kernels see: the whole table,
   // or the hot rows and a slot's copied rows (the plan counted them: sum_bytes).
   void allocate_row_sums() {
-    const std::size_t inputs = device_placement() ? input_.rows() : hot_rows_of(false) + plan_.max_input_rows;
-    const std::size_t outputs = device_placement() ? output_.rows() : hot_rows_of(true) + plan_.max_output_rows;
-    input_sums_.allocate(inputs, padded_, "the input rows' gradient sums");
-    output_sums_.allocate(outputs, padded_, "the output rows' gradient sums");
+    input_sums_.allocate(kernel_row_ids(false), padded_, "the input rows' gradient sums");
+    output_sums_.allocate(kernel_row_ids(true), padded_, "the output rows' gradient sums");
   }
 
   // How many windows train at once (word2vec_kernels.h says why this is capped):

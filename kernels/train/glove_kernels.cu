@@ -38,9 +38,7 @@ __device__ inline T from_lane_zero(T value) {
 template <typename Rule>
 __global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord* records, std::uint32_t count, GloveTables t,
                                                          Rule rule, double* loss_out, unsigned long long* trained_out) {
-  __shared__ double warp_loss[kWarpsPerBlock];
-  __shared__ unsigned long long warp_trained[kWarpsPerBlock];
-  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const unsigned lane = threadIdx.x & 31;
   const std::uint32_t dim = t.dim;
   double loss = 0;  // lane 0's tallies
   unsigned long long trained = 0;
@@ -92,19 +90,7 @@ __global__ void __launch_bounds__(kThreads) glove_kernel(const KernelGloveRecord
       atomicAdd(c + dim, -rule_bias_change<AtomicAdd>(rule, row_c, state_c, dim, c[dim], scale, fdiff));
     }
   }
-  if (lane == 0) {
-    warp_loss[warp] = loss;
-    warp_trained[warp] = trained;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (unsigned k = 1; k < kWarpsPerBlock; ++k) {
-      loss += warp_loss[k];
-      trained += warp_trained[k];
-    }
-    atomicAdd(loss_out, loss);
-    atomicAdd(trained_out, trained);
-  }
+  add_block_totals<kWarpsPerBlock>(loss, trained, loss_out, trained_out);
 }
 
 }  // namespace

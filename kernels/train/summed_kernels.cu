@@ -207,8 +207,6 @@ template <typename Rule>
 __global__ void glove_sum_kernel(const KernelGloveRecord* records, std::uint32_t first, std::uint32_t end, GloveTables t,
                                  Rule rule, KernelRowSums word_sums, KernelRowSums context_sums, double* loss_out,
                                  unsigned long long* trained_out) {
-  __shared__ double warp_loss[kWarps];
-  __shared__ unsigned long long warp_trained[kWarps];
   const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const std::uint32_t dim = t.dim, stride = t.state;
   double loss = 0;  // lane 0's tallies
@@ -242,21 +240,7 @@ __global__ void glove_sum_kernel(const KernelGloveRecord* records, std::uint32_t
       atomicAdd(gc + dim, -scale);
     }
   }
-  if (lane == 0) {
-    warp_loss[warp] = loss;
-    warp_trained[warp] = trained;
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (unsigned k = 1; k < kWarps; ++k) {
-      loss += warp_loss[k];
-      trained += warp_trained[k];
-    }
-    if (trained != 0) {
-      atomicAdd(loss_out, loss);
-      atomicAdd(trained_out, trained);
-    }
-  }
+  add_block_totals<kWarps>(loss, trained, loss_out, trained_out);
 }
 
 // Launches the stepping kernel for every row the sums list, and clears their counts.
