@@ -70,7 +70,8 @@ int main(int argc, char** argv) {
   std::optional<embed::DType> dtype;
   embed::cli::add_dtype_option(app, dtype,
                                "storage type of the vectors written and of the skipgram/cbow tables a GPU trains (math "
-                               "is f32; the CPU and GloVe train f32 tables): f32, f16, bf16 (default: f32)");
+                               "is f32; the CPU and GloVe train f32 tables; with --table host, f16 host tables too): f32, "
+                               "f16, bf16 (default: f32)");
   app.add_flag("--save-context", command.output.save_context, "also write the output (context) vectors, to OUT.context.emb");
   app.add_option("--fasttext-bin", command.output.fasttext_bin,
                  embed::models_taking("--fasttext-bin") +

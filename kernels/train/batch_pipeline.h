@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <utility>
@@ -210,9 +211,16 @@ class BatchPipeline : public RowHome {
     check(cudaMemsetAsync(slot.device_totals.get(), 0, totals_bytes, stream), "clearing a batch's loss");
     if (!device_placement()) host_.gather(slot, rows_of(slot), stream);
     check(cudaEventRecord(slot.ready.get(), stream), "ordering a batch's kernels");
-    check(cudaStreamWaitEvent(compute_->get(), slot.ready.get(), 0), "ordering a batch's kernels");
-    check(std::forward<Launch>(launch)(compute_->get()), "launching the training kernel");
-    check(cudaEventRecord(slot.computed.get(), compute_->get()), "ordering a batch's kernels");
+    {
+      // A batch's kernels are several launches where its steps are summed (summed_kernels.h:
+      // runs of sum, step and clear, sharing one set of sums), so each worker queues all of
+      // its batch's before another queues any: interleaved, one batch's clears would undo
+      // another's sums.
+      const std::lock_guard<std::mutex> one_batch_at_a_time(compute_queue_);
+      check(cudaStreamWaitEvent(compute_->get(), slot.ready.get(), 0), "ordering a batch's kernels");
+      check(std::forward<Launch>(launch)(compute_->get()), "launching the training kernel");
+      check(cudaEventRecord(slot.computed.get(), compute_->get()), "ordering a batch's kernels");
+    }
     check(cudaStreamWaitEvent(stream, slot.computed.get(), 0), "ordering a batch's kernels");
     if (!device_placement()) host_.write_back(slot, rows_of(slot), stream);
     check(cudaMemcpyAsync(slot.host_totals.get(), slot.device_totals.get(), totals_bytes, cudaMemcpyDeviceToHost, stream),
@@ -237,6 +245,7 @@ class BatchPipeline : public RowHome {
   RowMatrix* first_ = nullptr;
   RowMatrix* second_ = nullptr;
   std::optional<Stream> compute_;               // every slot's kernels, one batch at a time (made on the GPU in place_tables)
+  std::mutex compute_queue_;                    // held while a worker queues its batch's kernels on compute_
   DeviceTables device_tables_;                  // device placement; host placement's hot rows
   HostTables host_;                             // host placement
   std::size_t hot_first_ = 0, hot_second_ = 0;  // host placement: each table's hot rows

@@ -71,6 +71,7 @@ void DeviceTables::bucket_runs(std::size_t stride, std::size_t first, std::size_
 }
 
 void DeviceTables::add_to_rows(bool second, const float* added, std::size_t stride, std::size_t first, std::size_t end) const {
+  if (rows() == 0) return;  // host placement with no hot rows: nothing held here
   EMBED_ASSERT(stride * storage_bytes(storage_) == row_bytes_);
   const std::size_t from = first;  // where `added` starts
   const std::size_t first_end = std::min(end, first_rows_of(second));
@@ -86,6 +87,7 @@ void DeviceTables::add_to_rows(bool second, const float* added, std::size_t stri
 }
 
 void DeviceTables::upload(bool second, const RowMatrix& host, std::size_t first, std::size_t end) const {
+  if (host.half()) return upload_as_stored(second, host, first, end);
   const std::size_t stride = host.stride();
   const std::size_t first_end = std::min(end, first_rows_of(second));
   if (first < first_end) put(second, host.row(first), stride, first, first_end - first);
@@ -99,6 +101,7 @@ void DeviceTables::upload(bool second, const RowMatrix& host, std::size_t first,
 }
 
 void DeviceTables::download(bool second, RowMatrix& host, std::size_t first, std::size_t end) const {
+  if (host.half()) return download_as_stored(second, host, first, end);
   const std::size_t stride = host.stride();
   const std::size_t first_end = std::min(end, first_rows_of(second));
   if (first < first_end) get(second, host.row(first), stride, first, first_end - first);
@@ -108,6 +111,41 @@ void DeviceTables::download(bool second, RowMatrix& host, std::size_t first, std
     staged.resize(count * stride);
     get(false, staged.data(), stride, first_rows_of(false) + k, count);
     for (std::size_t i = 0; i < count; ++i) std::memcpy(host.row(buckets_[k + i]), &staged[i * stride], stride * sizeof(float));
+  });
+}
+
+// f16 host tables hold their rows as the device does: copied as they are.
+void DeviceTables::upload_as_stored(bool second, const RowMatrix& host, std::size_t first, std::size_t end) const {
+  EMBED_ASSERT(storage_ == Storage::f16 && host.row_bytes() == row_bytes_);
+  const auto put_bytes = [&](const std::byte* rows, std::size_t place, std::size_t count) {
+    auto* table = (second ? second_ : first_).get<std::byte>() + place * row_bytes_;
+    check(cudaMemcpy(table, rows, count * row_bytes_, cudaMemcpyHostToDevice), "copying a table to the GPU");
+  };
+  const std::size_t first_end = std::min(end, first_rows_of(second));
+  if (first < first_end) put_bytes(host.row_bytes_at(first), first, first_end - first);
+  if (second) return;
+  std::vector<std::byte> staged;
+  bucket_runs(host.stride(), first, end, [&](std::size_t k, std::size_t count) {
+    staged.resize(count * row_bytes_);
+    for (std::size_t i = 0; i < count; ++i) std::memcpy(&staged[i * row_bytes_], host.row_bytes_at(buckets_[k + i]), row_bytes_);
+    put_bytes(staged.data(), first_rows_of(false) + k, count);
+  });
+}
+
+void DeviceTables::download_as_stored(bool second, RowMatrix& host, std::size_t first, std::size_t end) const {
+  EMBED_ASSERT(storage_ == Storage::f16 && host.row_bytes() == row_bytes_);
+  const auto get_bytes = [&](std::byte* rows, std::size_t place, std::size_t count) {
+    const auto* table = (second ? second_ : first_).get<std::byte>() + place * row_bytes_;
+    check(cudaMemcpy(rows, table, count * row_bytes_, cudaMemcpyDeviceToHost), "copying a table from the GPU");
+  };
+  const std::size_t first_end = std::min(end, first_rows_of(second));
+  if (first < first_end) get_bytes(host.row_bytes_at(first), first, first_end - first);
+  if (second) return;
+  std::vector<std::byte> staged;
+  bucket_runs(host.stride(), first, end, [&](std::size_t k, std::size_t count) {
+    staged.resize(count * row_bytes_);
+    get_bytes(staged.data(), first_rows_of(false) + k, count);
+    for (std::size_t i = 0; i < count; ++i) std::memcpy(host.row_bytes_at(buckets_[k + i]), &staged[i * row_bytes_], row_bytes_);
   });
 }
 

@@ -1,9 +1,10 @@
 // Device placement, shared by the CUDA training backends: both tables copied to GPU
 // memory in the storage type (f32 rows stay f32; f16 and bf16 are converted on the
 // device), trained there in place, and copied back to the host's f32 tables for
-// checkpoints and output. Host placement keeps its hot rows here the same way: the
-// tables' first rows (the most frequent words'), and with --subwords some of the input
-// table's n-gram buckets (hot_rows.h) after its first rows.
+// checkpoints and output (f16 host tables, row_matrix.h, are copied as they are). Host
+// placement keeps its hot rows here the same way: the tables' first rows (the most
+// frequent words'), and with --subwords some of the input table's n-gram buckets
+// (hot_rows.h) after its first rows.
 #pragma once
 
 #include <algorithm>
@@ -51,6 +52,9 @@ class DeviceTables {
   // of them by default), to or from the device.
   void upload(bool second, const RowMatrix& host, std::size_t first = 0, std::size_t end = SIZE_MAX) const;
   void download(bool second, RowMatrix& host, std::size_t first = 0, std::size_t end = SIZE_MAX) const;
+  // The same for f16 host tables (row_matrix.h), whose rows are the device's bytes.
+  void upload_as_stored(bool second, const RowMatrix& host, std::size_t first, std::size_t end) const;
+  void download_as_stored(bool second, RowMatrix& host, std::size_t first, std::size_t end) const;
   // The first rows of a table held at their own index.
   std::size_t first_rows_of(bool second) const { return second ? second_rows_ : first_rows_ - buckets_.size(); }
   // Calls run(bucket index k, count) for the runs of at most one transfer buffer's rows of

@@ -19,6 +19,8 @@ HostTables::HostTables(RowMatrix& first, RowMatrix& second, DType storage, HostT
                        const char* second_name)
     : first_(&first), second_(&second), storage_(storage), transfer_(transfer), row_bytes_(first.stride() * dtype_size(storage)) {
   EMBED_ASSERT(first.stride() == second.stride() && first.dim() == second.dim());
+  // f16 host tables (row_matrix.h) are gathered in f16.
+  EMBED_ASSERT(first.half() == second.half() && (!first.half() || (storage == DType::f16 && transfer == HostTransfer::gather)));
   if (transfer_ == HostTransfer::gather) {
     first_locks_ = std::make_unique<RowLocks>();
     second_locks_ = std::make_unique<RowLocks>();

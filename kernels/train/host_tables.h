@@ -41,8 +41,9 @@ struct BatchRows {
 class HostTables {
  public:
   HostTables() = default;
-  // Both tables are f32 on the host; the slot copies are in `storage`. Mapped transfers
-  // pin and map the tables (the device must be current); gather transfers leave them be.
+  // Both tables are f32 on the host (or both f16, gathered: row_matrix.h); the slot
+  // copies are in `storage`. Mapped transfers pin and map the tables (the device must be
+  // current); gather transfers leave them be.
   HostTables(RowMatrix& first, RowMatrix& second, DType storage, HostTransfer transfer, const char* first_name,
              const char* second_name);
 

@@ -1,7 +1,8 @@
 // The device memory of one table's summed-step sums (summed_kernels.h's KernelRowSums),
 // kept by a backend: a sum of `stride` floats, a listed flag and a list slot per row id
 // its kernels see, and the list's count, all zero between steps. One set serves every
-// batch slot, since the batches' kernels run one at a time on one stream.
+// batch slot, since the batches' kernels run one at a time on one stream, each batch's
+// launches queued together (BatchPipeline::queue holds a lock while it queues them).
 #pragma once
 
 #include <cstddef>

@@ -219,7 +219,9 @@ __global__ void glove_sum_kernel(const KernelGloveRecord* records, std::uint32_t
     float dot = 0;
     for (std::uint32_t k = lane; k < dim; k += 32) dot += w[k] * c[k];
     dot = warp_sum(dot);
-    const float diff = dot + w[dim] + c[dim] - r.log_count;  // every lane alike: nothing writes the rows meanwhile
+    // Lane 0's, so that every lane takes the same branch below even where the biases
+    // change while they are read (mpirun's rounds write hot rows from the host).
+    const float diff = __shfl_sync(0xffffffffu, dot + w[dim] + c[dim] - r.log_count, 0);
     if (!isfinite(diff)) continue;
     const float fdiff = r.weight * diff;
     const float scale = rule.gradient_scale(fdiff);

@@ -118,4 +118,10 @@ std::uint64_t TensorFileReader::elements(const std::string& name) const {
   return (info->end - info->begin) / dtype_size(info->dtype);
 }
 
+DType TensorFileReader::dtype(const std::string& name) const {
+  const auto* info = header_.find(name);
+  if (info == nullptr) fail("{}: the {} lacks the tensor \"{}\"", path_, what_, name);
+  return info->dtype;
+}
+
 }  // namespace embed

@@ -54,6 +54,7 @@ class TensorFileReader {
   // The tensor's bytes, checked against the expected type and element count.
   std::span<const std::byte> tensor(const std::string& name, DType dtype, std::uint64_t elements) const;
   std::uint64_t elements(const std::string& name) const;
+  DType dtype(const std::string& name) const;
   // The tensor's bytes (`elements` of `dtype`, checked as by tensor()) as Ts: records
   // may pack several elements each.
   template <typename T>

@@ -14,8 +14,9 @@
 #              copying them through pinned staging buffers (--host-transfer gather)
 #   mapped/N   the same, the GPU reading and writing the rows through the mapped host tables
 #              (--host-transfer mapped): no CPU copies, each row crosses the bus three times
-#   f16/N      host/N with --dtype f16: the rows staged, sent and kept on the GPU as f16 (half
-#              the bytes; the host tables stay f32)
+#   f16/N      --table host --dtype f16: the host tables, the staged rows and the GPU's rows
+#              all f16 (row_matrix.h), with --gpu-memory the f16 tables' bytes / N (until
+#              2026-11-27 the f32 tables' bytes / N, and the host tables stayed f32)
 #   cpu        (when MODES has it) every CPU core, for scale
 # Per run: the last epoch's words/s (corpus words per second of training, --metrics), its
 # ratio to device placement's, the share of row touches served by rows resident on the GPU,
@@ -175,8 +176,10 @@ if [[ -n $BUDGET ]]; then
     file=$work/$name-fixed.emb
     rows=$("$GLOVE_CONVERT" --info "$file" | awk '$1 == "rows" {print $2; exit}')
     rm -f "$file"
-    echo "   ($name: $rows rows x $DIM dims trained in --gpu-memory $BUDGET; the two f32 host tables take" \
-      "$(gb $((2 * rows * width * 4))) GB)"
+    element_bytes=4
+    [[ $name == f16 ]] && element_bytes=2  # --table host --dtype f16: f16 host tables
+    echo "   ($name: $rows rows x $DIM dims trained in --gpu-memory $BUDGET; the two host tables take" \
+      "$(gb $((2 * rows * width * element_bytes))) GB)"
     echo "target (issue 36) >= 50000000 rows x 300 dims in at most 16 GB of GPU memory: $rows x $DIM," \
       "$(verdict "$rows >= 50000000 and $DIM >= 300")"
   done
@@ -192,15 +195,15 @@ rm -f "$work/device.emb"
 # Each budget's two transfers side by side, so that a step cut short by its cap still
 # compares them at the first budget.
 for n in $FRACTIONS; do
-  budget=$((table_bytes / n))
-  budget_gb=$(gb "$budget")
   for name in host mapped f16; do
     has "$MODES" "$name" || continue
+    budget=$((table_bytes / n))
     case $name in
       host) how=(--host-transfer gather) ;;
       mapped) how=(--host-transfer mapped) ;;
-      f16) how=(--host-transfer gather --dtype f16) ;;
+      f16) how=(--host-transfer gather --dtype f16) budget=$((table_bytes / 2 / n)) ;;  # its tables' bytes / n
     esac
+    budget_gb=$(gb "$budget")
     # shellcheck disable=SC2046
     run "$name/$n" "$first_seed" $(placement --table host "${how[@]}" --gpu-memory "$budget") || true
   done

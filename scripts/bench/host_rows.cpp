@@ -9,7 +9,7 @@
 //
 //   bench-host-rows [--rows 3056312] [--dim 300] [--hot 380000] [--words 2000000]
 //                   [--batch 20000] [--window 5] [--negative 5] [--zipf 1.0] [--seed 1]
-//                   [--storage f32|f16|bf16] [--threads 1] [--subwords BUCKETS] [--first-rows]
+//                   [--storage f32|f16|bf16 [--half-tables]] [--threads 1] [--subwords BUCKETS] [--first-rows]
 //                   [--corpus FILE [--min-count 5]]
 //
 // --subwords BUCKETS: fastText's skip-gram (issue 41) instead, its input table the
@@ -31,6 +31,8 @@
 //
 // --storage is the type of the staged copies (embed-train's --dtype on the GPU): f16 and
 // bf16 halve the bytes staged and sent, at a conversion per value in both directions.
+// --half-tables (with --storage f16) keeps the host tables in f16 too, as embed-train
+// does with --table host --dtype f16 (row_matrix.h): gathers copy the rows as they are.
 //
 // --corpus FILE batches a real text's words instead (its words of --min-count occurrences,
 // most frequent first, cycled to --words; --rows and --zipf are then the text's): with
@@ -195,6 +197,8 @@ int main(int argc, char** argv) {
   unsigned threads = 1;
   app.add_option("--threads", threads, "workers at once on the same tables (embed-train's GPU workers)")
       ->check(CLI::Range(1u, 256u));
+  bool half_tables = false;
+  app.add_flag("--half-tables", half_tables, "f16 host tables (embed-train's --table host --dtype f16); needs --storage f16");
   std::size_t buckets = 0;
   app.add_option("--subwords", buckets, "fastText's skip-gram with this many n-gram buckets (0: word2vec's)");
   bool first_rows = false;
@@ -204,6 +208,10 @@ int main(int argc, char** argv) {
   app.add_option("--corpus", corpus_path, "batch this text's words (its vocabulary's, cycled to --words) instead of drawn ones");
   app.add_option("--min-count", min_count, "--corpus: the vocabulary's words occur at least this often");
   CLI11_PARSE(app, argc, argv);
+  if (half_tables && storage_name != "f16") {
+    std::fprintf(stderr, "bench-host-rows: --half-tables needs --storage f16\n");
+    return 2;
+  }
 
   // The corpus: the file's words, or ranks drawn by a Zipf law over made-up words.
   std::vector<std::uint32_t> corpus(words);
@@ -233,12 +241,18 @@ int main(int argc, char** argv) {
   hot = std::min(hot, buckets > 0 && !first_rows ? (2 * rows + buckets) / 2 : rows);
 
   const bool subword_model = buckets > 0;
-  std::fprintf(stderr, "bench-host-rows: tables of %zu and %zu x %zu f32 (%.2f GB), drawing %zu words...\n", rows + buckets, rows,
-               dim, static_cast<double>((2 * rows + buckets) * embed::RowMatrix::stride_for(dim) * sizeof(float)) / 1e9, words);
-  embed::RowMatrix input(rows + buckets, dim), output(rows, dim);
-  for (std::size_t r = 0; r < input.rows(); ++r)
-    std::fill_n(input.row(r), dim, 0.001f);  // touch every page, as a trained table is
-  for (std::size_t r = 0; r < rows; ++r) std::fill_n(output.row(r), dim, 0.0f);
+  const embed::DType element = half_tables ? embed::DType::f16 : embed::DType::f32;
+  std::fprintf(stderr, "bench-host-rows: tables of %zu and %zu x %zu %s (%.2f GB), drawing %zu words...\n", rows + buckets, rows,
+               dim, half_tables ? "f16" : "f32",
+               static_cast<double>((2 * rows + buckets) * embed::RowMatrix::stride_for(dim) * embed::dtype_size(element)) / 1e9,
+               words);
+  embed::RowMatrix input(rows + buckets, dim, element), output(rows, dim, element);
+  {
+    // Touch every page, as a trained table is.
+    const std::vector<float> small(dim, 0.001f), zeros(dim, 0.0f);
+    for (std::size_t r = 0; r < input.rows(); ++r) input.store_row(r, small.data(), dim);
+    for (std::size_t r = 0; r < rows; ++r) output.store_row(r, zeros.data(), dim);
+  }
   const embed::SubwordRows subwords =
       subword_model ? embed::SubwordRows(vocab, embed::SubwordSettings{3, 6, buckets}) : embed::SubwordRows();
   if (subword_model) {
@@ -340,8 +354,8 @@ int main(int argc, char** argv) {
   }
   const double w = static_cast<double>(words);
   // Per stage: seconds summed over the threads, and words/s per thread.
-  std::printf("stage    seconds      words/s (per thread, %u thread%s, %s staging)\n", threads, threads == 1 ? "" : "s",
-              storage_name.c_str());
+  std::printf("stage    seconds      words/s (per thread, %u thread%s, %s staging, %s tables)\n", threads,
+              threads == 1 ? "" : "s", storage_name.c_str(), half_tables ? "f16" : "f32");
   std::printf("remap    %7.3f %12.0f\n", all.remap, w / all.remap);
   std::printf("gather   %7.3f %12.0f\n", all.gather, w / all.gather);
   std::printf("scatter  %7.3f %12.0f\n", all.scatter, w / all.scatter);
@@ -359,7 +373,7 @@ int main(int argc, char** argv) {
   const double batch = static_cast<double>(std::min(batch_words, words));
   std::printf("input rows copied per word: %.2f on average, %.2f in the batch that copied most\n",
               static_cast<double>(all.gathered_inputs) / w, static_cast<double>(all.most_inputs) / batch);
-  const double traffic = gathered * traffic_per_row(static_cast<double>(stride * sizeof(float)), static_cast<double>(row_bytes));
+  const double traffic = gathered * traffic_per_row(static_cast<double>(input.row_bytes()), static_cast<double>(row_bytes));
   std::printf("together: %u thread%s, %.3f s, %.0f words/s; host memory traffic about %.0f KB per word, %.1f GB/s\n", threads,
               threads == 1 ? "" : "s", wall, w / wall, traffic / w / 1e3, traffic / wall / 1e9);
   return 0;

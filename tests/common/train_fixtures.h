@@ -96,6 +96,13 @@ inline RowMatrix copy_of(const RowMatrix& m) {
   return c;
 }
 
+// `m`'s rows rounded to an f16 table (row_matrix.h: a GPU's host tables with --dtype f16).
+inline RowMatrix half_copy_of(const RowMatrix& m) {
+  RowMatrix h(m.rows(), m.dim(), DType::f16);
+  for (std::size_t r = 0; r < m.rows(); ++r) h.store_row(r, m.row(r), m.stride());
+  return h;
+}
+
 // The largest |a - b| / max(|b|, floor) over the tables' elements.
 inline double max_relative_error(const RowMatrix& a, const RowMatrix& b, double floor = 1e-3) {
   double worst = 0;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # embed-train --device cuda end to end (ctest label "gpu"; exit 77, skipped, where no
-# GPU is usable): device and host placements, both host transfers, f16/bf16 tables, skip-gram
+# GPU is usable): device and host placements, both host transfers, f16/bf16 tables (f16 host
+# tables too), skip-gram
 # and CBOW with adagrad and rowadagrad, and adam in summed steps, fastText's model (--subwords,
 # in both placements), GloVe,
 # out-of-memory advice, and Ctrl-C → checkpoint → --resume on the GPU. Quality is the
@@ -60,6 +61,15 @@ for dtype in f16 bf16; do
   grep -q "$dtype" "$dtype.log" && ok || bad "--dtype $dtype: the backend says its storage"
   within "$(last_loss "$dtype.log")" "$cpu_loss" 0.05 && ok || bad "$dtype: loss $(last_loss "$dtype.log") vs CPU $cpu_loss"
 done
+
+# --table host --dtype f16: the host tables are f16 too (row_matrix.h), half the host
+# memory; in 3M most rows are cold, so batches gather f16 rows and add their deltas back
+# in f16.
+"$ET" "${RUN[@]}" -o f16-host.emb --device cuda --table host --dtype f16 --gpu-memory 3M --threads 1 2> f16-host.log &&
+  ok || bad "--table host --dtype f16: $(tail -2 f16-host.log)"
+grep -q "the host tables are f16 too" f16-host.log && ok || bad "f16 host tables: $(grep -m1 'host tables' f16-host.log)"
+within "$(last_loss f16-host.log)" "$cpu_loss" 0.05 && ok || bad "f16 host tables: loss $(last_loss f16-host.log) vs CPU $cpu_loss"
+spearman_near "f16 host tables" f16-host.emb "$cpu_spearman" "the CPU's"
 
 expect_error "--table device that does not fit" 1 "use --table host" "$ET" "${RUN[@]}" -o e.emb --device cuda \
   --table device --gpu-memory 1M

@@ -606,6 +606,75 @@ TEST_CASE("gather and write-back in f16 and bf16 round once each way", "[gpu-hos
   }
 }
 
+TEST_CASE("f16 host tables are staged as they are and take each delta rounded once", "[gpu-host]") {
+  // --table host --dtype f16: the host tables are f16 (row_matrix.h). A gather copies
+  // their bytes; a write-back adds the batch's change to each value in f32 and rounds the
+  // sum once, so a row no other batch changed becomes exactly the trained copy.
+  RowMatrix wide(9, 37);  // dim 37: a tail in every row
+  fill_uniform(wide, 6, 0.7f);
+  RowMatrix table = half_copy_of(wide);
+  const std::vector<std::uint32_t> rows{7, 2, 5};
+  const std::size_t stride = table.stride();
+  std::vector<std::uint16_t> staged(rows.size() * stride);
+  gather_rows(table, rows, DType::f16, staged.data());
+  bool staged_as_held = true;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    staged_as_held &= std::memcmp(&staged[k * stride], table.row_bytes_at(rows[k]), table.row_bytes()) == 0;
+  }
+  CHECK(staged_as_held);
+  std::vector<std::uint16_t> trained(staged);
+  for (std::size_t i = 0; i < trained.size(); ++i) {
+    if (i % stride < 37) trained[i] = f32_to_f16(f16_to_f32(trained[i]) - 0.003f * static_cast<float>(i % 5));
+  }
+  const RowMatrix before = widened(table);
+  scatter_deltas(table, rows, DType::f16, trained.data(), staged.data());
+  CHECK(std::memcmp(table.row_bytes_at(7), &trained[0], table.row_bytes()) == 0);  // alone: the trained copy
+  // Another batch's change to row 5 since this one's gather is kept beside it.
+  std::vector<float> moved(stride, 0.0f);
+  table.load_row(5, moved.data(), 37);
+  for (std::size_t e = 0; e < 37; ++e) moved[e] += 0.25f;
+  table.store_row(5, moved.data(), 37);
+  const RowMatrix moved_table = widened(table);
+  scatter_deltas(table, rows, DType::f16, trained.data(), staged.data());
+  const RowMatrix after = widened(table);
+  bool rounded_once = true, padding_zero = true, others_kept = true;
+  for (std::size_t e = 0; e < 37; ++e) {
+    const std::size_t i = 2 * stride + e;  // row 5's place in the batch
+    const float sum = moved_table.row(5)[e] + (f16_to_f32(trained[i]) - f16_to_f32(staged[i]));
+    rounded_once &= after.row(5)[e] == f16_to_f32(f32_to_f16(sum));
+    others_kept &= after.row(3)[e] == before.row(3)[e];
+  }
+  for (std::size_t e = 37; e < stride; ++e) padding_zero &= after.row(5)[e] == 0.0f && after.row(7)[e] == 0.0f;
+  CHECK(rounded_once);
+  CHECK(padding_zero);
+  CHECK(others_kept);
+}
+
+TEST_CASE("threads scattering deltas into the same f16 host rows at once lose none of them", "[gpu-host]") {
+  // As for f32 tables above: small integers, exact in f16 up to 2048.
+  constexpr std::size_t kRows = 24, kDim = 40, kScatters = 400;
+  constexpr unsigned kThreads = 4;
+  RowMatrix table(kRows, kDim, DType::f16);
+  RowLocks locks;
+  std::vector<std::uint32_t> rows(kRows);
+  std::iota(rows.begin(), rows.end(), 0u);
+  const std::vector<std::uint16_t> before(rows.size() * table.stride(), f32_to_f16(0.0f));
+  const std::vector<std::uint16_t> after(rows.size() * table.stride(), f32_to_f16(1.0f));
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (std::size_t i = 0; i < kScatters; ++i) scatter_deltas(table, rows, DType::f16, after.data(), before.data(), &locks);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const RowMatrix sums = widened(table);
+  std::size_t wrong = 0;
+  for (std::uint32_t r : rows) {
+    for (std::size_t e = 0; e < kDim; ++e) wrong += sums.row(r)[e] != static_cast<float>(kThreads * kScatters);
+  }
+  REQUIRE(wrong == 0);
+}
+
 TEST_CASE("a trainer over the remapping backend learns, asks for its batch size and finishes its work", "[gpu-host]") {
   // One line: batches are cut by size only.
   const Corpus corpus = topic_corpus(7, 400, 30, 15, /*line_breaks=*/false);

@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include "cluster/cluster.h"
+#include "core/half.h"
 #include "test_util.h"
 #include "thread_cluster.h"
 #include "train/corpus/corpus.h"
 #include "train/files/checkpoint.h"
+#include "train/files/vectors_output.h"
 #include "train/ranks/rank_averaging.h"
 #include "train/ranks/rank_state.h"
 #include "train/run/model_registry.h"
@@ -527,6 +529,65 @@ TEST_CASE("a checkpoint is the size of its tables, not of its corpus, and names 
   REQUIRE_ERROR_CONTAINS(load_checkpoint(dir.file("c.ckpt")), "the corpus changed since the checkpoint was written");
   ::unlink(corpora[1].files[0].path.c_str());
   REQUIRE_ERROR_CONTAINS(load_checkpoint(dir.file("c.ckpt")), "the corpus file is gone");
+}
+
+TEST_CASE("f16 tables hold their rows rounded once, and draw the f32 tables' values", "[train]") {
+  // A GPU's host tables with --dtype f16 (row_matrix.h).
+  RowMatrix wide(50, 37), half(50, 37, DType::f16);
+  init_uniform(wide, 9, 2);
+  init_uniform(half, 9, 2);
+  REQUIRE(half.half());
+  REQUIRE(half.row_bytes() == 48 * 2);
+  REQUIRE(half.bytes().size() == 50 * 48 * 2);
+  std::vector<float> row(half.stride());
+  bool drawn_alike = true, padding_zero = true;
+  for (std::size_t r = 0; r < 50; ++r) {
+    half.load_row(r, row.data(), half.stride());
+    for (std::size_t e = 0; e < 37; ++e) drawn_alike &= row[e] == f16_to_f32(f32_to_f16(wide.row(r)[e]));
+    for (std::size_t e = 37; e < half.stride(); ++e) padding_zero &= row[e] == 0.0f;
+  }
+  CHECK(drawn_alike);
+  CHECK(padding_zero);
+  const RowMatrix back = widened(half);
+  REQUIRE_FALSE(back.half());
+  half.load_row(17, row.data(), 37);
+  CHECK(std::equal(row.begin(), row.begin() + 37, back.row(17)));
+  // The vectors written from it: each row widened.
+  std::vector<float> out(37);
+  table_rows(half, 37)(17, out.data());
+  CHECK(std::equal(out.begin(), out.end(), back.row(17)));
+  table_rows(half, 30, 4)(3, out.data());
+  CHECK(std::equal(out.begin(), out.begin() + 30, back.row(3) + 4));
+}
+
+TEST_CASE("a checkpoint keeps f16 tables as they are, and --init reads them in f32", "[train]") {
+  test::TempDir dir;
+  const TrainSettings s = small_settings(Model::skipgram);
+  const Corpus corpus = topic_corpus(8);
+  RowMatrix input(corpus.vocab.size(), s.dim), output(corpus.vocab.size(), s.dim);
+  test::fill_uniform(input, 3, 0.5f);
+  test::fill_uniform(output, 4, 0.5f);
+  OutputSettings out_settings;
+  out_settings.output = "out.emb";
+  out_settings.dtype = DType::f16;
+  out_settings.min_count = 1;
+  TrainingRun run{s,
+                  out_settings,
+                  corpus,
+                  test::half_copy_of(input),
+                  test::half_copy_of(output),
+                  Word2vecTrainer::start_state(corpus, s.threads, s.seed),
+                  {}};
+  save_checkpoint(dir.file("h.ckpt"), run);
+  const TrainingRun loaded = load_checkpoint(dir.file("h.ckpt"));
+  REQUIRE(loaded.input.half());
+  REQUIRE(loaded.output_table.half());
+  CHECK(std::ranges::equal(loaded.input.bytes(), run.input.bytes()));
+  CHECK(std::ranges::equal(loaded.output_table.bytes(), run.output_table.bytes()));
+  const CheckpointTables tables = read_checkpoint_tables(dir.file("h.ckpt"));
+  REQUIRE_FALSE(tables.input.half());
+  CHECK(same_bits(tables.input, widened(run.input)));
+  CHECK(same_bits(tables.output, widened(run.output_table)));
 }
 
 TEST_CASE("a damaged or foreign checkpoint is refused", "[train]") {

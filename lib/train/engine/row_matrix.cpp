@@ -7,8 +7,10 @@
 #include <cstring>
 #include <new>
 #include <utility>
+#include <vector>
 
 #include "core/error.h"
+#include "core/half_array.h"
 #include "core/parallel.h"
 #include "train/engine/random.h"
 
@@ -17,10 +19,12 @@ namespace {
 constexpr std::size_t kHugePage = 2u << 20;
 }
 
-RowMatrix::RowMatrix(std::size_t rows, std::size_t dim) : rows_(rows), dim_(dim), stride_(stride_for(dim)) {
-  const std::size_t bytes = std::max<std::size_t>(rows_ * stride_ * sizeof(float), 1);
+RowMatrix::RowMatrix(std::size_t rows, std::size_t dim, DType element)
+    : rows_(rows), dim_(dim), stride_(stride_for(dim)), element_(element) {
+  EMBED_ASSERT(element == DType::f32 || element == DType::f16);
+  const std::size_t bytes = std::max<std::size_t>(rows_ * row_bytes(), 1);
   const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  data_ = static_cast<float*>(std::aligned_alloc(kHugePage, rounded));
+  data_ = std::aligned_alloc(kHugePage, rounded);
   if (data_ == nullptr) throw std::bad_alloc();
   ::madvise(data_, rounded, MADV_HUGEPAGE);  // advice only: failure is harmless
   std::memset(data_, 0, rounded);
@@ -32,6 +36,7 @@ RowMatrix::RowMatrix(RowMatrix&& other) noexcept
     : rows_(std::exchange(other.rows_, 0)),
       dim_(std::exchange(other.dim_, 0)),
       stride_(std::exchange(other.stride_, 0)),
+      element_(std::exchange(other.element_, DType::f32)),
       data_(std::exchange(other.data_, nullptr)) {}
 
 RowMatrix& RowMatrix::operator=(RowMatrix&& other) noexcept {
@@ -40,9 +45,34 @@ RowMatrix& RowMatrix::operator=(RowMatrix&& other) noexcept {
     rows_ = std::exchange(other.rows_, 0);
     dim_ = std::exchange(other.dim_, 0);
     stride_ = std::exchange(other.stride_, 0);
+    element_ = std::exchange(other.element_, DType::f32);
     data_ = std::exchange(other.data_, nullptr);
   }
   return *this;
+}
+
+void RowMatrix::load_row(std::size_t r, float* out, std::size_t count) const {
+  EMBED_ASSERT(count <= stride_);
+  if (half()) {
+    f16_to_f32_array(reinterpret_cast<const std::uint16_t*>(row_bytes_at(r)), out, count);
+  } else {
+    std::memcpy(out, row(r), count * sizeof(float));
+  }
+}
+
+void RowMatrix::store_row(std::size_t r, const float* in, std::size_t count) {
+  EMBED_ASSERT(count <= stride_);
+  if (half()) {
+    f32_to_f16_array(in, reinterpret_cast<std::uint16_t*>(row_bytes_at(r)), count);
+  } else {
+    std::memcpy(row(r), in, count * sizeof(float));
+  }
+}
+
+RowMatrix widened(const RowMatrix& matrix) {
+  RowMatrix wide(matrix.rows(), matrix.dim());
+  for (std::size_t r = 0; r < matrix.rows(); ++r) matrix.load_row(r, wide.row(r), matrix.stride());
+  return wide;
 }
 
 void init_uniform(RowMatrix& matrix, std::uint64_t seed, unsigned threads) { init_uniform(matrix, matrix.dim(), seed, threads); }
@@ -54,10 +84,12 @@ void init_uniform(RowMatrix& matrix, std::size_t dim, std::uint64_t seed, unsign
   const float scale = 2.0f / static_cast<float>(dim);
   parallel_for(tasks, threads, [&](std::size_t task) {
     const std::size_t end = std::min(matrix.rows(), (task + 1) * kRowsPerTask);
+    std::vector<float> drawn(dim);  // an f16 table's row before rounding
     for (std::size_t r = task * kRowsPerTask; r < end; ++r) {
       Random random(seed, 0x1000000000ull + r);
-      float* row = matrix.row(r);
+      float* row = matrix.half() ? drawn.data() : matrix.row(r);
       for (std::size_t i = 0; i < dim; ++i) row[i] = (random.uniform() - 0.5f) * scale;
+      if (matrix.half()) matrix.store_row(r, drawn.data(), dim);
     }
   });
 }

@@ -2,18 +2,28 @@
 // allocation (so a GPU backend can pin it and the kernel can back it with huge pages),
 // rows padded to a multiple of 16 floats (64 bytes) so that every row starts on a
 // cache line and the vector loops need no remainder. Padding stays zero.
+//
+// Its elements are f32, except where a GPU trains the tables from host memory in f16
+// (--table host --dtype f16, SGD): the host tables are then f16 too, half the memory
+// and half the bytes each batch moves, so that a table twice as large fits the host.
+// Only that backend (and the files: checkpoints, outputs, --init) handles f16 tables;
+// row(), data() and span() are for f32 tables.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
+#include "core/error.h"
+#include "format/dtype.h"
+
 namespace embed {
 
 class RowMatrix {
  public:
   RowMatrix() = default;
-  RowMatrix(std::size_t rows, std::size_t dim);  // zero-filled
+  // Zero-filled; `element` is f32 or f16.
+  RowMatrix(std::size_t rows, std::size_t dim, DType element = DType::f32);
   ~RowMatrix();
   RowMatrix(RowMatrix&& other) noexcept;
   RowMatrix& operator=(RowMatrix&& other) noexcept;
@@ -25,18 +35,42 @@ class RowMatrix {
   std::size_t rows() const { return rows_; }
   std::size_t dim() const { return dim_; }
   std::size_t stride() const { return stride_; }
-  float* row(std::size_t r) { return data_ + r * stride_; }
-  const float* row(std::size_t r) const { return data_ + r * stride_; }
-  float* data() { return data_; }
-  const float* data() const { return data_; }
+  DType element() const { return element_; }
+  bool half() const { return element_ == DType::f16; }
+  std::size_t row_bytes() const { return stride_ * dtype_size(element_); }
+
+  // f32 tables.
+  float* row(std::size_t r) { return data() + r * stride_; }
+  const float* row(std::size_t r) const { return data() + r * stride_; }
+  float* data() {
+    EMBED_ASSERT(!half());
+    return static_cast<float*>(data_);
+  }
+  const float* data() const {
+    EMBED_ASSERT(!half());
+    return static_cast<const float*>(data_);
+  }
   // All rows × stride floats, padding included.
-  std::span<float> span() { return {data_, rows_ * stride_}; }
-  std::span<const float> span() const { return {data_, rows_ * stride_}; }
+  std::span<float> span() { return {data(), rows_ * stride_}; }
+  std::span<const float> span() const { return {data(), rows_ * stride_}; }
+
+  // Either element type.
+  std::byte* row_bytes_at(std::size_t r) { return static_cast<std::byte*>(data_) + r * row_bytes(); }
+  const std::byte* row_bytes_at(std::size_t r) const { return static_cast<const std::byte*>(data_) + r * row_bytes(); }
+  std::span<const std::byte> bytes() const { return {static_cast<const std::byte*>(data_), rows_ * row_bytes()}; }
+  // The first `count` elements of row r, widened to f32 (f16: exactly).
+  void load_row(std::size_t r, float* out, std::size_t count) const;
+  // Sets them from `in` (f16: rounded to nearest).
+  void store_row(std::size_t r, const float* in, std::size_t count);
 
  private:
   std::size_t rows_ = 0, dim_ = 0, stride_ = 0;
-  float* data_ = nullptr;
+  DType element_ = DType::f32;
+  void* data_ = nullptr;
 };
+
+// The same rows in f32 (a run that goes on where f16 tables cannot: the CPU).
+RowMatrix widened(const RowMatrix& matrix);
 
 // The input table's starting values: uniform in [-1, 1) / dim, as gensim 4 draws them
 // (word2vec draws from half that range; on text8-head the wider range alone adds about

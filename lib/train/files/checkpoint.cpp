@@ -103,8 +103,8 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
 
   const std::uint64_t rows = run.output_table.rows(), stride = run.input.stride();
   std::vector<TensorBlob> blobs = {
-      {"input", DType::f32, {run.input.rows(), stride}, std::as_bytes(run.input.span())},
-      {"output", DType::f32, {rows, stride}, std::as_bytes(run.output_table.span())},
+      {"input", run.input.element(), {run.input.rows(), stride}, run.input.bytes()},
+      {"output", run.output_table.element(), {rows, stride}, run.output_table.bytes()},
       {"counts", DType::i64, {rows}, std::as_bytes(std::span(corpus.vocab.counts))},
       {"vocab.offsets", DType::i64, {rows + 1}, std::as_bytes(std::span(words.offsets))},
       {"shards", DType::i64, {state.shards.size(), 2}, std::as_bytes(std::span(shards))},
@@ -195,12 +195,13 @@ Vocabulary read_vocabulary(const TensorFileReader& r) {
   return vocab;
 }
 
-// A table of `rows` x `width` floats; its bytes are checked against the file before
-// anything is allocated for them.
+// A table of `rows` x `width` elements, f32 or (a GPU's host tables: row_matrix.h) f16;
+// its bytes are checked against the file before anything is allocated for them.
 RowMatrix read_table(const TensorFileReader& r, const std::string& name, std::uint64_t rows, std::uint64_t width) {
-  const auto bytes = r.tensor(name, DType::f32, rows * width);
-  RowMatrix table(rows, width);
-  std::memcpy(table.data(), bytes.data(), bytes.size());
+  const DType element = r.dtype(name) == DType::f16 && width == RowMatrix::stride_for(width) ? DType::f16 : DType::f32;
+  const auto bytes = r.tensor(name, element, rows * width);
+  RowMatrix table(rows, width, element);
+  if (!bytes.empty()) std::memcpy(table.row_bytes_at(0), bytes.data(), bytes.size());
   return table;
 }
 
@@ -247,6 +248,9 @@ CheckpointTables read_checkpoint_tables(const std::string& path) {
   const std::uint64_t width = model.table_width(c.settings);
   c.input = read_table(r, "input", model.input_rows(c.settings, c.vocab.size()), width);
   c.output = read_table(r, "output", c.vocab.size(), width);
+  // A GPU's f16 host tables, widened for the readers of these (--init), which read f32.
+  if (c.input.half()) c.input = widened(c.input);
+  if (c.output.half()) c.output = widened(c.output);
   return c;
 }
 

@@ -33,7 +33,7 @@ struct CheckpointProgress {
 std::optional<CheckpointProgress> checkpoint_progress(const std::string& path);
 
 // A checkpoint's settings, vocabulary and tables alone (--init): nothing of its corpus
-// or schedule is read or checked.
+// or schedule is read or checked. The tables are f32, whatever the checkpoint holds.
 struct CheckpointTables {
   TrainSettings settings;
   Vocabulary vocab;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -130,8 +131,17 @@ std::unordered_map<std::string_view, std::size_t> index_of_words(const InitSourc
   return index;
 }
 
-// Sets the first `dim` floats of `row` (and its bias, at `bias`, when the model has one).
-void set_row(float* row, std::span<const float> values, std::size_t dim, std::optional<std::size_t> bias, float bias_value) {
+// Sets the first `dim` floats of row r (and its bias, at `bias`, when the model has one);
+// no values: zeros.
+void set_row(RowMatrix& table, std::size_t r, std::span<const float> values, std::size_t dim, std::optional<std::size_t> bias,
+             float bias_value) {
+  if (table.half()) {  // a GPU's f16 host tables (row_matrix.h): SGD, no bias
+    EMBED_ASSERT(!bias);
+    const std::vector<float> zeros(values.empty() ? dim : 0, 0.0f);
+    table.store_row(r, values.empty() ? zeros.data() : values.data(), dim);
+    return;
+  }
+  float* row = table.row(r);
   if (values.empty()) {
     std::fill_n(row, dim, 0.0f);
   } else {
@@ -235,8 +245,8 @@ void apply_init(const InitSource& source, const InitRequest& request, const Trai
     } else if (subwords) {
       input_row = fitted_row(r, source.vector(i));
     }
-    set_row(run.input.row(r), input_row, dim, bias, bias_of(source.word_bias, i));
-    set_row(run.output_table.row(r), row_of(source.context_rows, i), dim, bias, bias_of(source.context_bias, i));
+    set_row(run.input, r, input_row, dim, bias, bias_of(source.word_bias, i));
+    set_row(run.output_table, r, row_of(source.context_rows, i), dim, bias, bias_of(source.context_bias, i));
     if (request.lock) init.locked[r] = 1;
     ++init.rows_from_file;
   }

@@ -9,6 +9,15 @@
 namespace embed {
 
 RowReader table_rows(const RowMatrix& table, std::size_t dim, std::size_t column) {
+  if (table.half()) {
+    // A GPU's f16 host tables (row_matrix.h): each row widened on the writer's thread.
+    return [&table, dim, column](std::size_t r, float* out) {
+      thread_local std::vector<float> row;
+      row.resize(column + dim);
+      table.load_row(r, row.data(), column + dim);
+      std::copy_n(row.data() + column, dim, out);
+    };
+  }
   return [&table, dim, column](std::size_t r, float* out) { std::copy_n(table.row(r) + column, dim, out); };
 }
 

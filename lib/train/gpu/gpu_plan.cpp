@@ -95,9 +95,11 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
   // Its copied output rows are planned at kCopiedOutputRowsPerWord, not at every touch
   // being a row of its own: the negatives are drawn by frequency, so most fall on hot or
   // repeated rows, and a batch that lists more trains in parts (RowRemapper::windows_within).
-  // A slot always holds one window's rows.
+  // A slot always holds one window's rows: its target and negatives, or (fastText's
+  // skip-gram, negatives per pair) each context word and its negatives.
   const std::size_t window_outputs =
-      1 + window_negatives_bound(shape.max_inputs_per_window, shape.negatives, shape.negatives_per_input);
+      (shape.negatives_per_input ? shape.max_inputs_per_window : 1) +
+      window_negatives_bound(shape.max_inputs_per_window, shape.negatives, shape.negatives_per_input);
   // --subwords: a batch's words (at most its corpus words) and their lists, planned at the
   // vocabulary's mean list per corpus word (a batch lists each of its words once, and its
   // frequent words are short; one that lists more trains in parts:

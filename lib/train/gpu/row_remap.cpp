@@ -218,8 +218,8 @@ constexpr std::size_t kPrefetchRows = 4;
 
 void prefetch_row(const RowMatrix& table, std::span<const std::uint32_t> rows, std::size_t k, bool for_write) {
   if (k >= rows.size()) return;
-  const char* row = reinterpret_cast<const char*>(table.row(rows[k]));
-  const std::size_t bytes = table.stride() * sizeof(float);
+  const auto* row = reinterpret_cast<const char*>(table.row_bytes_at(rows[k]));
+  const std::size_t bytes = table.row_bytes();
   for (std::size_t b = 0; b < bytes; b += 64) {
     if (for_write) {
       __builtin_prefetch(row + b, 1);
@@ -233,6 +233,16 @@ void prefetch_row(const RowMatrix& table, std::span<const std::uint32_t> rows, s
 
 void gather_rows(const RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, void* out) {
   const std::size_t stride = table.stride();
+  if (table.half()) {
+    // f16 host tables (row_matrix.h) are staged as they are.
+    EMBED_ASSERT(storage == DType::f16);
+    const std::size_t bytes = table.row_bytes();
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      prefetch_row(table, rows, k + kPrefetchRows, false);
+      std::memcpy(static_cast<std::byte*>(out) + k * bytes, table.row_bytes_at(rows[k]), bytes);
+    }
+    return;
+  }
   if (storage == DType::f32) {
     for (std::size_t k = 0; k < rows.size(); ++k) {
       prefetch_row(table, rows, k + kPrefetchRows, false);
@@ -272,15 +282,25 @@ void scatter_deltas(RowMatrix& table, std::span<const std::uint32_t> rows, DType
   // Each row's two copies widened to f32 first by the vectorised conversions (a value at
   // a time through half.h's took 3x as long as the f32 scatter: bench-host-rows).
   void (*to_f32)(const std::uint16_t*, float*, std::size_t) = storage == DType::f16 ? f16_to_f32_array : bf16_to_f32_array;
-  std::vector<float> widened(2 * stride);
+  std::vector<float> widened(3 * stride);
   float* __restrict now = widened.data();
   float* __restrict before = widened.data() + stride;
+  float* __restrict held = widened.data() + 2 * stride;  // an f16 table's row, widened
+  EMBED_ASSERT(!table.half() || storage == DType::f16);
   for (std::size_t k = 0; k < rows.size(); ++k) {
     prefetch_row(table, rows, k + kPrefetchRows, true);
     to_f32(static_cast<const std::uint16_t*>(updated) + k * stride, now, dim);
     to_f32(static_cast<const std::uint16_t*>(original) + k * stride, before, dim);
     std::unique_lock<std::mutex> lock;
     if (locks) lock = std::unique_lock(locks->of(rows[k]));
+    if (table.half()) {
+      // The sum rounded once: a row no other batch changed meanwhile becomes exactly the
+      // batch's f16 row, as it would on the GPU.
+      table.load_row(rows[k], held, dim);
+      for (std::size_t e = 0; e < dim; ++e) held[e] += now[e] - before[e];
+      table.store_row(rows[k], held, dim);
+      continue;
+    }
     float* __restrict row = table.row(rows[k]);
     for (std::size_t e = 0; e < dim; ++e) row[e] += now[e] - before[e];
   }

@@ -132,10 +132,11 @@ class RowRemapper {
 };
 
 // Copies table rows `rows` (stride floats each) into `out`, converted to `storage`
-// (f32, f16 or bf16), at the table's stride.
+// (f32, f16 or bf16), at the table's stride. An f16 table (row_matrix.h) is staged in f16.
 void gather_rows(const RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, void* out);
 
-// table[rows[k]] += updated[k] - original[k], both in `storage` at the table's stride.
+// table[rows[k]] += updated[k] - original[k], both in `storage` at the table's stride
+// (an f16 table's: f16, each element's sum in f32 rounded to nearest once).
 // With `locks`, each row's adds hold its stripe, so threads that scatter into the same
 // rows at once lose nothing (row_locks.h); without, the caller must be the only writer.
 void scatter_deltas(RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, const void* updated,

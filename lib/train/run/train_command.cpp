@@ -185,7 +185,7 @@ void check_data_parallel(const TrainCommand& command, const Cluster& job) {
 // (Cluster::stop_grace_seconds): says so when the checkpoint may not fit in between
 // (a last round and the tables written at a pessimistic 200 MB/s).
 void warn_if_no_time_to_checkpoint(const TrainingRun& run, const Cluster& job) {
-  const double bytes = 2.0 * static_cast<double>(run.input.span().size_bytes());
+  const double bytes = 2.0 * static_cast<double>(run.input.bytes().size());
   const double needed = 0.5 + bytes / 200e6;
   const double grace = job.stop_grace_seconds();
   if (grace >= needed) return;
@@ -413,6 +413,11 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
     settle_init_settings(*init, command.init, run.settings);
   }
 
+  const GpuOptions& placement = command.gpu_options;
+  if (gpu && placement.table == TablePlacement::host && placement.transfer == HostTransfer::gather &&
+      run.output.dtype == DType::f16 && job.size() == 1) {
+    command.input.host_tables = DType::f16;
+  }
   // Until training starts there is nothing to save: Ctrl-C just ends the process (and
   // removes the temporaries). From here on it asks for a checkpoint.
   if (command.resume.empty()) model.start(command.input, run, counts_out ? &*counts_out : nullptr);

@@ -70,6 +70,10 @@ struct TrainingInput {
   std::string cooc;                   // glove: counts --save-cooc wrote, instead of the corpus
   std::string save_cooc;              // glove: also write the counts here (without --output: only count)
   std::uint64_t memory = 4ull << 30;  // glove: bytes for counting and training
+  // f16 where a GPU will train the tables from host memory in f16, gathering each batch's
+  // rows, in one process (--table host --dtype f16): the model may then keep its host
+  // tables in f16 (row_matrix.h).
+  DType host_tables = DType::f32;
 };
 
 }  // namespace embed

@@ -35,7 +35,9 @@ struct Word2vecLayout {
 
 // A fresh table of `rows` rows: the vectors drawn by init_uniform (`uniform`: the input
 // table) or zero (the output table), each row's state as the optimizer's registry entry
-// starts it. SGD's is a plain RowMatrix(rows, dim), as every run's was before optimizers.
-RowMatrix make_word2vec_table(std::size_t rows, const Word2vecLayout& layout, bool uniform, std::uint64_t seed, unsigned threads);
+// starts it. SGD's is a plain RowMatrix(rows, dim), as every run's was before optimizers,
+// and may be f16 (`element`: row_matrix.h says where); a table with state is f32.
+RowMatrix make_word2vec_table(std::size_t rows, const Word2vecLayout& layout, bool uniform, std::uint64_t seed, unsigned threads,
+                              DType element = DType::f32);
 
 }  // namespace embed

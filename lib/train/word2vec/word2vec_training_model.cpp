@@ -128,7 +128,14 @@ class Word2vecModel final : public TrainingModel {
     run.corpus = read_logged_corpus(input.corpus, run.output, run.output.output, run.settings.threads);
     const std::size_t rows = run.corpus.vocab.size();
     const Word2vecLayout layout(run.settings);
-    run.input = make_word2vec_table(input_rows(run.settings, rows), layout, true, run.settings.seed, run.settings.threads);
+    // f16 host tables (row_matrix.h) for the GPU's host placement: with SGD, whose rows
+    // have no state, and word2vec's model (fastText's averages its rows on the CPU side).
+    const DType element =
+        input.host_tables == DType::f16 && layout.state() == 0 && !run.settings.subwords && gpu_refusal(run.settings).empty()
+            ? DType::f16
+            : DType::f32;
+    run.input =
+        make_word2vec_table(input_rows(run.settings, rows), layout, true, run.settings.seed, run.settings.threads, element);
     // fastText's model starts its rows uniform in ±1/dim, twice word2vec's ±0.5/dim: a word's
     // input averages some twenty of them.
     if (run.settings.subwords) {
@@ -137,7 +144,12 @@ class Word2vecModel final : public TrainingModel {
         for (std::size_t k = 0; k < layout.dim; ++k) row[k] *= 2;
       }
     }
-    run.output_table = make_word2vec_table(rows, layout, false, run.settings.seed, run.settings.threads);
+    run.output_table = make_word2vec_table(rows, layout, false, run.settings.seed, run.settings.threads, element);
+    if (element == DType::f16) {
+      const auto bytes = static_cast<double>(run.input.bytes().size() + run.output_table.bytes().size());
+      spdlog::info("--table host --dtype f16: the host tables are f16 too, {} (f32: {})", human_bytes(bytes),
+                   human_bytes(2 * bytes));
+    }
     const Cluster& job = this_job();
     run.state = Word2vecTrainer::start_state(run.corpus, run.settings.threads, run.settings.seed, job.rank(), job.size());
   }
@@ -159,8 +171,15 @@ class Word2vecModel final : public TrainingModel {
     const TrainSettings& s = run.settings;
     const SubwordRows subwords = s.subwords ? SubwordRows(run.corpus.vocab, subword_settings(s)) : SubwordRows();
     std::unique_ptr<Word2vecBackend> backend;
+    Cluster& job = this_job();
+    // f16 host tables train only through a GPU's gathered batches in one process; a run
+    // resumed otherwise goes on in f32.
+    if (run.input.half() && (!context.gpu || context.gpu_options.transfer != HostTransfer::gather || job.size() > 1)) {
+      widen_tables(run);
+    }
     if (context.gpu) backend = gpu_backend(run, context, s.subwords ? &subwords : nullptr);
     if (!backend) {
+      if (run.input.half()) widen_tables(run);  // the GPU declined (--device auto)
       backend = s.subwords
                     ? make_subword_cpu_backend(s.model, run.input, run.output_table, Word2vecLayout(s), subwords, s.threads)
                     : make_word2vec_cpu_backend(s.model, run.input, run.output_table, Word2vecLayout(s), s.threads,
@@ -175,7 +194,6 @@ class Word2vecModel final : public TrainingModel {
                  s.optimizer == Optimizer::sgd ? "" : fmt::format("optimizer {}, ", optimizer_name(s.optimizer)), s.epochs, s.lr,
                  s.threads, s.seed);
     Word2vecTrainer trainer(s, run.corpus, *backend);
-    Cluster& job = this_job();
     std::optional<RankAveraging> averaging;
     if (job.size() > 1) {
       averaging.emplace(job, std::vector<RowMatrix*>{&run.input, &run.output_table}, context.sync_rows);
@@ -228,6 +246,13 @@ class Word2vecModel final : public TrainingModel {
   }
 
  private:
+  static void widen_tables(TrainingRun& run) {
+    const auto bytes = static_cast<double>(run.input.bytes().size() + run.output_table.bytes().size());
+    spdlog::info("the f16 host tables go on in f32 here: {}", human_bytes(2 * bytes));
+    run.input = widened(run.input);
+    run.output_table = widened(run.output_table);
+  }
+
   // The GPU backend for `run` on context.gpu, within the budget; with `subwords`, fastText's
   // model.
   static std::unique_ptr<Word2vecBackend> gpu_backend(TrainingRun& run, const TrainContext& context,
