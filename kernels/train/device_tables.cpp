@@ -87,78 +87,51 @@ void DeviceTables::add_to_rows(bool second, const float* added, std::size_t stri
 }
 
 void DeviceTables::upload(bool second, const RowMatrix& host, std::size_t first, std::size_t end) const {
-  if (host.half()) return upload_as_stored(second, host, first, end);
-  const std::size_t stride = host.stride();
+  const std::size_t stride = host.stride(), host_row = host.row_bytes();
+  const bool as_stored = stored_alike(host);
   const std::size_t first_end = std::min(end, first_rows_of(second));
-  if (first < first_end) put(second, host.row(first), stride, first, first_end - first);
+  if (first < first_end) put(second, host.row_bytes_at(first), as_stored, stride, first, first_end - first);
   if (second) return;
-  std::vector<float> staged;
+  std::vector<std::byte> staged;
   bucket_runs(stride, first, end, [&](std::size_t k, std::size_t count) {
-    staged.resize(count * stride);
-    for (std::size_t i = 0; i < count; ++i) std::memcpy(&staged[i * stride], host.row(buckets_[k + i]), stride * sizeof(float));
-    put(false, staged.data(), stride, first_rows_of(false) + k, count);
+    staged.resize(count * host_row);
+    for (std::size_t i = 0; i < count; ++i) std::memcpy(&staged[i * host_row], host.row_bytes_at(buckets_[k + i]), host_row);
+    put(false, staged.data(), as_stored, stride, first_rows_of(false) + k, count);
   });
 }
 
 void DeviceTables::download(bool second, RowMatrix& host, std::size_t first, std::size_t end) const {
-  if (host.half()) return download_as_stored(second, host, first, end);
-  const std::size_t stride = host.stride();
+  const std::size_t stride = host.stride(), host_row = host.row_bytes();
+  const bool as_stored = stored_alike(host);
   const std::size_t first_end = std::min(end, first_rows_of(second));
-  if (first < first_end) get(second, host.row(first), stride, first, first_end - first);
+  if (first < first_end) get(second, host.row_bytes_at(first), as_stored, stride, first, first_end - first);
   if (second) return;
-  std::vector<float> staged;
+  std::vector<std::byte> staged;
   bucket_runs(stride, first, end, [&](std::size_t k, std::size_t count) {
-    staged.resize(count * stride);
-    get(false, staged.data(), stride, first_rows_of(false) + k, count);
-    for (std::size_t i = 0; i < count; ++i) std::memcpy(host.row(buckets_[k + i]), &staged[i * stride], stride * sizeof(float));
+    staged.resize(count * host_row);
+    get(false, staged.data(), as_stored, stride, first_rows_of(false) + k, count);
+    for (std::size_t i = 0; i < count; ++i) std::memcpy(host.row_bytes_at(buckets_[k + i]), &staged[i * host_row], host_row);
   });
 }
 
-// f16 host tables hold their rows as the device does: copied as they are.
-void DeviceTables::upload_as_stored(bool second, const RowMatrix& host, std::size_t first, std::size_t end) const {
-  EMBED_ASSERT(storage_ == Storage::f16 && host.row_bytes() == row_bytes_);
-  const auto put_bytes = [&](const std::byte* rows, std::size_t place, std::size_t count) {
-    auto* table = (second ? second_ : first_).get<std::byte>() + place * row_bytes_;
-    check(cudaMemcpy(table, rows, count * row_bytes_, cudaMemcpyHostToDevice), "copying a table to the GPU");
-  };
-  const std::size_t first_end = std::min(end, first_rows_of(second));
-  if (first < first_end) put_bytes(host.row_bytes_at(first), first, first_end - first);
-  if (second) return;
-  std::vector<std::byte> staged;
-  bucket_runs(host.stride(), first, end, [&](std::size_t k, std::size_t count) {
-    staged.resize(count * row_bytes_);
-    for (std::size_t i = 0; i < count; ++i) std::memcpy(&staged[i * row_bytes_], host.row_bytes_at(buckets_[k + i]), row_bytes_);
-    put_bytes(staged.data(), first_rows_of(false) + k, count);
-  });
+bool DeviceTables::stored_alike(const RowMatrix& host) const {
+  // f16 host tables (row_matrix.h) go with f16 rows on the device only.
+  EMBED_ASSERT(!host.half() || storage_ == Storage::f16);
+  return host.row_bytes() == row_bytes_;
 }
 
-void DeviceTables::download_as_stored(bool second, RowMatrix& host, std::size_t first, std::size_t end) const {
-  EMBED_ASSERT(storage_ == Storage::f16 && host.row_bytes() == row_bytes_);
-  const auto get_bytes = [&](std::byte* rows, std::size_t place, std::size_t count) {
-    const auto* table = (second ? second_ : first_).get<std::byte>() + place * row_bytes_;
-    check(cudaMemcpy(rows, table, count * row_bytes_, cudaMemcpyDeviceToHost), "copying a table from the GPU");
-  };
-  const std::size_t first_end = std::min(end, first_rows_of(second));
-  if (first < first_end) get_bytes(host.row_bytes_at(first), first, first_end - first);
-  if (second) return;
-  std::vector<std::byte> staged;
-  bucket_runs(host.stride(), first, end, [&](std::size_t k, std::size_t count) {
-    staged.resize(count * row_bytes_);
-    get_bytes(staged.data(), first_rows_of(false) + k, count);
-    for (std::size_t i = 0; i < count; ++i) std::memcpy(host.row_bytes_at(buckets_[k + i]), &staged[i * row_bytes_], row_bytes_);
-  });
-}
-
-void DeviceTables::put(bool second, const float* rows, std::size_t stride, std::size_t place, std::size_t count) const {
+void DeviceTables::put(bool second, const std::byte* rows, bool as_stored, std::size_t stride, std::size_t place,
+                       std::size_t count) const {
   auto* table = (second ? second_ : first_).get<std::byte>() + place * row_bytes_;
-  if (storage_ == Storage::f32) {
+  if (as_stored) {
     // From pageable memory, cudaMemcpy returns once `rows` has been read (staged for the
     // DMA), so the caller may reuse it.
     check(cudaMemcpy(table, rows, count * row_bytes_, cudaMemcpyHostToDevice), "copying a table to the GPU");
     return;
   }
+  const auto* floats = reinterpret_cast<const float*>(rows);
   in_chunks(stride, 0, count, [&](std::size_t row, std::size_t elements, float* buffer) {
-    check(cudaMemcpy(buffer, rows + row * stride, elements * sizeof(float), cudaMemcpyHostToDevice),
+    check(cudaMemcpy(buffer, floats + row * stride, elements * sizeof(float), cudaMemcpyHostToDevice),
           "copying a table to the GPU");
     // The legacy default stream (nullptr) runs after the copy above.
     check(launch_to_storage(buffer, table + row * row_bytes_, elements, storage_, nullptr), "launching a table conversion");
@@ -166,15 +139,17 @@ void DeviceTables::put(bool second, const float* rows, std::size_t stride, std::
   });
 }
 
-void DeviceTables::get(bool second, float* rows, std::size_t stride, std::size_t place, std::size_t count) const {
+void DeviceTables::get(bool second, std::byte* rows, bool as_stored, std::size_t stride, std::size_t place,
+                       std::size_t count) const {
   const auto* table = (second ? second_ : first_).get<std::byte>() + place * row_bytes_;
-  if (storage_ == Storage::f32) {
+  if (as_stored) {
     check(cudaMemcpy(rows, table, count * row_bytes_, cudaMemcpyDeviceToHost), "copying a table from the GPU");
     return;
   }
+  auto* floats = reinterpret_cast<float*>(rows);
   in_chunks(stride, 0, count, [&](std::size_t row, std::size_t elements, float* buffer) {
     check(launch_to_f32(table + row * row_bytes_, buffer, elements, storage_, nullptr), "launching a table conversion");
-    check(cudaMemcpy(rows + row * stride, buffer, elements * sizeof(float), cudaMemcpyDeviceToHost),
+    check(cudaMemcpy(floats + row * stride, buffer, elements * sizeof(float), cudaMemcpyDeviceToHost),
           "copying a table from the GPU");
   });
 }

@@ -52,9 +52,9 @@ class DeviceTables {
   // of them by default), to or from the device.
   void upload(bool second, const RowMatrix& host, std::size_t first = 0, std::size_t end = SIZE_MAX) const;
   void download(bool second, RowMatrix& host, std::size_t first = 0, std::size_t end = SIZE_MAX) const;
-  // The same for f16 host tables (row_matrix.h), whose rows are the device's bytes.
-  void upload_as_stored(bool second, const RowMatrix& host, std::size_t first, std::size_t end) const;
-  void download_as_stored(bool second, RowMatrix& host, std::size_t first, std::size_t end) const;
+  // Whether `host`'s rows are held as the device holds them (f32 and f32, or f16 host
+  // tables and f16: row_matrix.h), so that they are copied as they are, not converted.
+  bool stored_alike(const RowMatrix& host) const;
   // The first rows of a table held at their own index.
   std::size_t first_rows_of(bool second) const { return second ? second_rows_ : first_rows_ - buckets_.size(); }
   // Calls run(bucket index k, count) for the runs of at most one transfer buffer's rows of
@@ -62,10 +62,11 @@ class DeviceTables {
   template <typename Run>
   void bucket_runs(std::size_t stride, std::size_t first, std::size_t end, Run run) const;
 
-  // Device rows [place, place + count) of a table, to or from `rows` (f32, count rows of
-  // `stride` floats one after another), or with `added` added to them.
-  void put(bool second, const float* rows, std::size_t stride, std::size_t place, std::size_t count) const;
-  void get(bool second, float* rows, std::size_t stride, std::size_t place, std::size_t count) const;
+  // Device rows [place, place + count) of a table, to or from `rows` (count host rows of
+  // `stride` elements one after another: in the storage type where `as_stored`, else f32),
+  // or with `added` (f32) added to them.
+  void put(bool second, const std::byte* rows, bool as_stored, std::size_t stride, std::size_t place, std::size_t count) const;
+  void get(bool second, std::byte* rows, bool as_stored, std::size_t stride, std::size_t place, std::size_t count) const;
   void add(bool second, const float* added, std::size_t stride, std::size_t place, std::size_t count) const;
 
   Storage storage_ = Storage::f32;

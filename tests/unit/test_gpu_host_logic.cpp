@@ -559,32 +559,42 @@ TEST_CASE("rows staged as f16 or bf16 are the rows rounded, and come back as f32
 TEST_CASE("threads scattering deltas into the same rows at once lose none of them", "[gpu-host]") {
   // Gather transfers: each worker thread adds its completed batch's deltas to the host
   // table while the others do too. Every scatter adds exactly 1 to every element of the
-  // same rows (small integers: float sums are exact), so the table must end at exactly
-  // the number of scatters; an unlocked read-modify-write would lose some.
-  constexpr std::size_t kRows = 48, kDim = 40, kScatters = 3000;
+  // same rows (small integers: float sums are exact, f16's up to 2048), so the table must
+  // end at exactly the number of scatters; an unlocked read-modify-write would lose some.
+  // f32 tables, and f16 host tables (row_matrix.h: --table host --dtype f16).
+  constexpr std::size_t kRows = 48, kDim = 40;
   constexpr unsigned kThreads = 4;
-  RowMatrix table(kRows + 2, kDim);
-  RowLocks locks;
-  std::vector<std::uint32_t> rows;
-  for (std::uint32_t r = 0; r < kRows; ++r) rows.push_back(r + 1);  // rows 0 and kRows + 1 stay untouched
-  const std::vector<float> before(rows.size() * table.stride(), 0.0f);
-  std::vector<float> after(rows.size() * table.stride(), 1.0f);
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&] {
-      for (std::size_t i = 0; i < kScatters; ++i) {
-        scatter_deltas(table, rows, DType::f32, after.data(), before.data(), &locks);
-      }
-    });
+  for (const DType element : {DType::f32, DType::f16}) {
+    const std::size_t scatters = element == DType::f32 ? 3000 : 400;
+    RowMatrix table(kRows + 2, kDim, element);
+    RowLocks locks;
+    std::vector<std::uint32_t> rows;
+    for (std::uint32_t r = 0; r < kRows; ++r) rows.push_back(r + 1);  // rows 0 and kRows + 1 stay untouched
+    // The staged copies in the table's own type: all 0 before, all 1 after.
+    const std::size_t values = rows.size() * table.stride();
+    std::vector<float> before(values, 0.0f), after(values, 1.0f);
+    std::vector<std::uint16_t> before_f16(values, f32_to_f16(0.0f)), after_f16(values, f32_to_f16(1.0f));
+    const bool half = element == DType::f16;
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&] {
+        for (std::size_t i = 0; i < scatters; ++i) {
+          scatter_deltas(table, rows, element, half ? static_cast<const void*>(after_f16.data()) : after.data(),
+                         half ? static_cast<const void*>(before_f16.data()) : before.data(), &locks);
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    const RowMatrix sums = half ? widened(table) : copy_of(table);
+    std::size_t wrong = 0;
+    for (std::uint32_t r : rows) {
+      for (std::size_t e = 0; e < kDim; ++e) wrong += sums.row(r)[e] != static_cast<float>(kThreads * scatters);
+    }
+    INFO(vector_dtype_name(element));
+    REQUIRE(wrong == 0);
+    REQUIRE(sums.row(0)[0] == 0.0f);
+    REQUIRE(sums.row(kRows + 1)[kDim - 1] == 0.0f);
   }
-  for (std::thread& thread : threads) thread.join();
-  std::size_t wrong = 0;
-  for (std::uint32_t r : rows) {
-    for (std::size_t e = 0; e < kDim; ++e) wrong += table.row(r)[e] != static_cast<float>(kThreads * kScatters);
-  }
-  REQUIRE(wrong == 0);
-  REQUIRE(table.row(0)[0] == 0.0f);
-  REQUIRE(table.row(kRows + 1)[kDim - 1] == 0.0f);
 }
 
 TEST_CASE("gather and write-back in f16 and bf16 round once each way", "[gpu-host]") {
@@ -648,31 +658,6 @@ TEST_CASE("f16 host tables are staged as they are and take each delta rounded on
   CHECK(rounded_once);
   CHECK(padding_zero);
   CHECK(others_kept);
-}
-
-TEST_CASE("threads scattering deltas into the same f16 host rows at once lose none of them", "[gpu-host]") {
-  // As for f32 tables above: small integers, exact in f16 up to 2048.
-  constexpr std::size_t kRows = 24, kDim = 40, kScatters = 400;
-  constexpr unsigned kThreads = 4;
-  RowMatrix table(kRows, kDim, DType::f16);
-  RowLocks locks;
-  std::vector<std::uint32_t> rows(kRows);
-  std::iota(rows.begin(), rows.end(), 0u);
-  const std::vector<std::uint16_t> before(rows.size() * table.stride(), f32_to_f16(0.0f));
-  const std::vector<std::uint16_t> after(rows.size() * table.stride(), f32_to_f16(1.0f));
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&] {
-      for (std::size_t i = 0; i < kScatters; ++i) scatter_deltas(table, rows, DType::f16, after.data(), before.data(), &locks);
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  const RowMatrix sums = widened(table);
-  std::size_t wrong = 0;
-  for (std::uint32_t r : rows) {
-    for (std::size_t e = 0; e < kDim; ++e) wrong += sums.row(r)[e] != static_cast<float>(kThreads * kScatters);
-  }
-  REQUIRE(wrong == 0);
 }
 
 TEST_CASE("a trainer over the remapping backend learns, asks for its batch size and finishes its work", "[gpu-host]") {
