@@ -360,6 +360,17 @@ case $mode in
       bench_step "host_rows_$threads" 40 "$bin/bench-host-rows" --rows 790150 --hot 98801 --batch 1743 \
         --words $((threads == 1 ? 1000000 : 8000000)) --threads "$threads"
     done
+    # The write-back storing rows no other batch wrote since the gather whole (row_versions.h;
+    # embed-train's for f16 host tables: 1.18x on the dev VM's 2 threads, 2026-11-27; f32
+    # tables gained nothing there) against adding every change, on 16 threads.
+    for tables in f16 f32; do
+      half=()
+      if [ "$tables" = f16 ]; then half=(--storage f16 --half-tables); fi
+      for write_back in whole add; do
+        bench_step "host_rows_16_${tables}_$write_back" 30 "$bin/bench-host-rows" --rows 790150 --hot 98801 --batch 1743 \
+          --words 8000000 --threads 16 --write-back "$write_back" "${half[@]}"
+      done
+    done
     # Also at 1/16, where the batches were 500 words (now planned for 1 input and 3 output
     # rows per word copied, not 1 + 6, and cut where a batch copies more).
     RESERVE_S=5 bench_step big_table_mapped 320 "${bench_env[@]}" VOCAB=1000000 WORDS=50000000 RUN_TIMEOUT=60 \

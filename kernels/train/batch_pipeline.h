@@ -68,6 +68,9 @@ class BatchPipeline : public RowHome {
     select_device();
     device_tables_.rows_from_host(is_second(table), table, first, end);
   }
+  // A batch's write-back may no longer store a row whole (row_versions.h): the rounds'
+  // adds to it would be lost.
+  void host_rows_shared() override { host_.add_every_change(); }
 
  protected:
   BatchPipeline(const GpuMemoryPlan& plan, const GpuDevice& device, TableTraffic* traffic)

@@ -16,6 +16,7 @@ void BatchSlot::allocate(const GpuMemoryPlan& plan, std::size_t row_bytes, std::
   } else {
     staged = PinnedBuffer(rows_bytes, "a batch's rows");
     updated = PinnedBuffer(rows_bytes, "a batch's trained rows");
+    seen.resize(plan.max_input_rows + plan.max_output_rows);
   }
 }
 

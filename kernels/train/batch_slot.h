@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "kernels/common/cuda_memory.h"
@@ -31,7 +32,10 @@ struct BatchSlot {
   DeviceBuffer originals;  // mapped: the rows as gathered, for the deltas
   PinnedBuffer staged;     // gather: the rows as gathered
   PinnedBuffer updated;    // gather: the rows as trained
-  bool pending = false;    // a batch is queued and not yet completed
+  // gather: each row's write count as its gather began (row_versions.h), in the order of
+  // the copy
+  std::vector<std::uint16_t> seen;
+  bool pending = false;  // a batch is queued and not yet completed
 
   // Allocates the buffers `plan` sizes: rows of `row_bytes`, totals of `totals_bytes`.
   void allocate(const GpuMemoryPlan& plan, std::size_t row_bytes, std::size_t totals_bytes);

@@ -4,7 +4,9 @@
 // back as deltas (new − old), which commute, so batches in flight at once lose nothing
 // as long as no two adds to one row overlap:
 // - gather: CPU threads copy the rows into pinned staging buffers, and the worker that
-//   completes a batch adds its deltas holding each row's stripe lock (row_locks.h);
+//   completes a batch adds its deltas holding each row's stripe lock (row_locks.h); f16
+//   tables store the trained row whole where no other batch wrote it meanwhile
+//   (row_versions.h: one row copied instead of three converted);
 // - mapped: the tables are pinned and mapped into the device's address space; kernels
 //   read the rows through it and add the deltas there, all write-back kernels queued on
 //   one stream so that no two run at once (a scatter lists each row once).
@@ -24,6 +26,7 @@
 #include "train/engine/row_matrix.h"
 #include "train/gpu/gpu_plan.h"
 #include "train/gpu/row_locks.h"
+#include "train/gpu/row_versions.h"
 
 namespace embed::cuda {
 
@@ -58,6 +61,12 @@ class HostTables {
   // Once the batch is done: gather transfers add its deltas to the host tables. Safe
   // from several threads at once.
   void add_deltas(const BatchSlot& slot, const BatchRows& rows) const;
+  // Other writers (mpirun's rounds: rank_averaging.h) add to the host rows while batches
+  // train, uncounted: from now on every write-back adds its changes.
+  void add_every_change() {
+    first_versions_.reset();
+    second_versions_.reset();
+  }
   // Bytes that gather and write_back move over the bus for `rows`: {to the GPU, back}.
   // Gather copies the rows in the slot's storage both ways; mapped kernels read each f32
   // row twice (the gather, and the scatter's add) and write it once.
@@ -81,6 +90,7 @@ class HostTables {
   std::unique_ptr<Stream> write_back_stream_;
   // gather
   std::unique_ptr<RowLocks> first_locks_, second_locks_;
+  std::unique_ptr<RowVersions> first_versions_, second_versions_;  // f16 tables; none: add every change
 };
 
 }  // namespace embed::cuda

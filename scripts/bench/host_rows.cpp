@@ -10,7 +10,7 @@
 //   bench-host-rows [--rows 3056312] [--dim 300] [--hot 380000] [--words 2000000]
 //                   [--batch 20000] [--window 5] [--negative 5] [--zipf 1.0] [--seed 1]
 //                   [--storage f32|f16|bf16 [--half-tables]] [--threads 1] [--subwords BUCKETS] [--first-rows]
-//                   [--corpus FILE [--min-count 5]]
+//                   [--corpus FILE [--min-count 5]] [--write-back auto|whole|add]
 //
 // --subwords BUCKETS: fastText's skip-gram (issue 41) instead, its input table the
 // vocabulary's rows then BUCKETS n-gram rows: each batch's centres become local words
@@ -24,15 +24,19 @@
 // among them); --first-rows keeps both tables' first --hot rows, as before.
 //
 // --threads N runs N such workers at once on the same two tables and stripe locks, each
-// with its own remapper and staging copies, the batches dealt out in turn (as embed-train's
-// GPU workers are): their words/s together against one thread's says whether the host
-// side scales with cores or is bound by the machine's memory, whose traffic it estimates
-// (what each gathered row costs in bytes read and written: see traffic_per_row).
+// with its own remapper and staging copies for two batches in flight, the batches dealt
+// out in turn (as embed-train's GPU workers and their two slots are): their words/s together against one thread's says whether
+// the host side scales with cores or is bound by the machine's memory, whose traffic it estimates (what each gathered row costs
+// in bytes read and written: see traffic_per_row).
 //
 // --storage is the type of the staged copies (embed-train's --dtype on the GPU): f16 and
 // bf16 halve the bytes staged and sent, at a conversion per value in both directions.
 // --half-tables (with --storage f16) keeps the host tables in f16 too, as embed-train
 // does with --table host --dtype f16 (row_matrix.h): gathers copy the rows as they are.
+//
+// --write-back whole stores a row that no other batch wrote between its gather and its
+// scatter as the trained copy (row_versions.h), as embed-train does for f16 host tables;
+// --write-back add adds every row's change, as it does for f32 ones (auto: the same).
 //
 // --corpus FILE batches a real text's words instead (its words of --min-count occurrences,
 // most frequent first, cycled to --words; --rows and --zipf are then the text's): with
@@ -161,18 +165,21 @@ embed::Vocabulary read_corpus(const std::string& path, std::size_t min_count, st
 struct WorkerTimes {
   double remap = 0, gather = 0, scatter = 0;
   std::uint64_t hot_touches = 0, touches = 0, gathered_rows = 0, gathered_inputs = 0, most_inputs = 0;
+  std::uint64_t whole_rows = 0;  // set to the trained copy rather than added to
 };
 
 // Host memory bytes one gathered row moves through the path, for a row of `table_bytes`
-// (f32, the host tables') staged as `staged_bytes`: the gather reads the table row and
-// writes the staged copy (its cache lines read first, as stores to them allocate); the
-// copy goes to the GPU (read) and comes back (written); the scatter reads both staged
-// copies and reads and writes the table row.
-double traffic_per_row(double table_bytes, double staged_bytes) {
+// (the host tables') staged as `staged_bytes`: the gather reads the table row and writes
+// the staged copy (its cache lines read first, as stores to them allocate); the copy goes
+// to the GPU (read) and comes back (written); the scatter reads both staged copies and
+// reads and writes the table row, or for a row set whole (row_versions.h, `whole` of
+// them) reads the trained copy and writes the table row (read first, as above).
+double traffic_per_row(double table_bytes, double staged_bytes, double whole) {
   const double gather = table_bytes + 2 * staged_bytes;
   const double transfers = 2 * staged_bytes;
-  const double scatter = 2 * staged_bytes + 2 * table_bytes;
-  return gather + transfers + scatter;
+  const double add = 2 * staged_bytes + 2 * table_bytes;
+  const double set = staged_bytes + 2 * table_bytes;
+  return gather + transfers + whole * set + (1 - whole) * add;
 }
 
 }  // namespace
@@ -201,6 +208,11 @@ int main(int argc, char** argv) {
   app.add_flag("--half-tables", half_tables, "f16 host tables (embed-train's --table host --dtype f16); needs --storage f16");
   std::size_t buckets = 0;
   app.add_option("--subwords", buckets, "fastText's skip-gram with this many n-gram buckets (0: word2vec's)");
+  std::string write_back = "auto";
+  app.add_option("--write-back", write_back,
+                 "whole: store a row no other batch wrote meanwhile whole (row_versions.h); add: add every row's change; "
+                 "auto: as embed-train, whole for f16 host tables")
+      ->check(CLI::IsMember({"auto", "whole", "add"}));
   bool first_rows = false;
   app.add_flag("--first-rows", first_rows, "both tables' first --hot rows hot, rather than the most touched");
   std::string corpus_path;
@@ -286,16 +298,46 @@ int main(int argc, char** argv) {
   }
 
   embed::RowLocks locks;
+  embed::RowVersions input_versions(input.rows()), output_versions(output.rows());
+  const bool whole_rows = write_back == "whole" || (write_back == "auto" && half_tables);
   const embed::DType storage = *embed::parse_vector_dtype(storage_name);
   const std::size_t stride = input.stride();
   const std::size_t row_bytes = stride * embed::dtype_size(storage);
   // One GPU worker's host side over batches worker, worker + threads, ...
-  auto work = [&](unsigned worker, WorkerTimes& times) {
-    embed::RowRemapper remapper(input.rows(), hot_rows);
+  // A batch between its gather and its scatter: its rows, their staged copy (trained in
+  // place) and the copy as gathered, and the counts its gather saw (row_versions.h).
+  struct InFlight {
     embed::LocalBatch local;
     std::vector<std::uint8_t> staged, original;
+    std::vector<std::uint16_t> seen;
+    bool pending = false;
+  };
+  auto scatter = [&](InFlight& batch, WorkerTimes& times) {
+    const std::size_t in_rows = batch.local.input_rows.size();
+    const auto t = Clock::now();
+    embed::RowVersions* in_versions = whole_rows ? &input_versions : nullptr;
+    embed::RowVersions* out_versions = whole_rows ? &output_versions : nullptr;
+    times.whole_rows += embed::scatter_deltas(input, batch.local.input_rows, storage, batch.staged.data(), batch.original.data(),
+                                              &locks, in_versions, batch.seen.data());
+    times.whole_rows +=
+        embed::scatter_deltas(output, batch.local.output_rows, storage, batch.staged.data() + in_rows * row_bytes,
+                              batch.original.data() + in_rows * row_bytes, &locks, out_versions, batch.seen.data() + in_rows);
+    times.scatter += seconds_since(t);
+    batch.pending = false;
+  };
+  // One GPU worker's host side over batches worker, worker + threads, ... with two in
+  // flight, as a worker's two slots hold them: batch i is gathered before batch i - 1's
+  // changes come back.
+  auto work = [&](unsigned worker, WorkerTimes& times) {
+    embed::RowRemapper remapper(input.rows(), hot_rows);
+    InFlight slots[2];
+    unsigned next = 0;
     for (std::size_t index = worker; index < batches.size(); index += threads) {
       const embed::WindowBatch& b = batches[index];
+      InFlight& batch = slots[next];
+      next ^= 1u;
+      if (batch.pending) scatter(batch, times);
+      embed::LocalBatch& local = batch.local;
       auto t = Clock::now();
       times.hot_touches +=
           subword_model ? remapper.remap_subwords(b, 0, b.windows(), subwords, true, local) : remapper.remap(b, local);
@@ -307,28 +349,30 @@ int main(int argc, char** argv) {
       times.gathered_rows += in_rows + out_rows;
       times.gathered_inputs += in_rows;
       times.most_inputs = std::max<std::uint64_t>(times.most_inputs, in_rows);
-      staged.resize((in_rows + out_rows) * row_bytes);
+      batch.staged.resize((in_rows + out_rows) * row_bytes);
+      batch.seen.resize(in_rows + out_rows);
       t = Clock::now();
-      embed::gather_rows(input, local.input_rows, storage, staged.data());
-      embed::gather_rows(output, local.output_rows, storage, staged.data() + in_rows * row_bytes);
+      embed::gather_rows(input, local.input_rows, storage, batch.staged.data(), whole_rows ? &input_versions : nullptr,
+                         batch.seen.data());
+      embed::gather_rows(output, local.output_rows, storage, batch.staged.data() + in_rows * row_bytes,
+                         whole_rows ? &output_versions : nullptr, batch.seen.data() + in_rows);
       times.gather += seconds_since(t);
-      original = staged;  // the GPU's copy as it was gathered
+      batch.original = batch.staged;  // the GPU's copy as it was gathered
       // The GPU's training, a stand-in: every value changes a little.
       if (storage == embed::DType::f32) {
-        for (std::size_t i = 0; i < staged.size(); i += 4) {
+        for (std::size_t i = 0; i < batch.staged.size(); i += 4) {
           float v;
-          std::memcpy(&v, &staged[i], 4);
+          std::memcpy(&v, &batch.staged[i], 4);
           v += 1e-6f;
-          std::memcpy(&staged[i], &v, 4);
+          std::memcpy(&batch.staged[i], &v, 4);
         }
       } else {
-        for (std::size_t i = 0; i < staged.size(); i += 2) staged[i] ^= 1;  // the lowest mantissa bit
+        for (std::size_t i = 0; i < batch.staged.size(); i += 2) batch.staged[i] ^= 1;  // the lowest mantissa bit
       }
-      t = Clock::now();
-      embed::scatter_deltas(input, local.input_rows, storage, staged.data(), original.data(), &locks);
-      embed::scatter_deltas(output, local.output_rows, storage, staged.data() + in_rows * row_bytes,
-                            original.data() + in_rows * row_bytes, &locks);
-      times.scatter += seconds_since(t);
+      batch.pending = true;
+    }
+    for (InFlight& batch : slots) {
+      if (batch.pending) scatter(batch, times);
     }
   };
   std::vector<WorkerTimes> times(threads);
@@ -351,6 +395,7 @@ int main(int argc, char** argv) {
     all.gathered_rows += t.gathered_rows;
     all.gathered_inputs += t.gathered_inputs;
     all.most_inputs = std::max(all.most_inputs, t.most_inputs);
+    all.whole_rows += t.whole_rows;
   }
   const double w = static_cast<double>(words);
   // Per stage: seconds summed over the threads, and words/s per thread.
@@ -373,7 +418,10 @@ int main(int argc, char** argv) {
   const double batch = static_cast<double>(std::min(batch_words, words));
   std::printf("input rows copied per word: %.2f on average, %.2f in the batch that copied most\n",
               static_cast<double>(all.gathered_inputs) / w, static_cast<double>(all.most_inputs) / batch);
-  const double traffic = gathered * traffic_per_row(static_cast<double>(input.row_bytes()), static_cast<double>(row_bytes));
+  const double whole = gathered > 0 ? static_cast<double>(all.whole_rows) / gathered : 0.0;
+  std::printf("rows set whole on their way back (no other batch wrote them meanwhile): %.1f%%\n", 100.0 * whole);
+  const double traffic =
+      gathered * traffic_per_row(static_cast<double>(input.row_bytes()), static_cast<double>(row_bytes), whole);
   std::printf("together: %u thread%s, %.3f s, %.0f words/s; host memory traffic about %.0f KB per word, %.1f GB/s\n", threads,
               threads == 1 ? "" : "s", wall, w / wall, traffic / w / 1e3, traffic / wall / 1e9);
   return 0;

@@ -20,6 +20,7 @@
 #include "train/gpu/packed_batch.h"
 #include "train/gpu/row_locks.h"
 #include "train/gpu/row_remap.h"
+#include "train/gpu/row_versions.h"
 #include "train/gpu/table_traffic.h"
 #include "train/word2vec/word2vec_layout.h"
 #include "train/word2vec/word2vec_trainer.h"
@@ -29,6 +30,14 @@ using namespace embed;
 using namespace embed::test;
 
 namespace {
+
+// The value of type T at `at` (a staged copy's bytes).
+template <typename T>
+T read_as(const std::byte* at) {
+  T value;
+  std::memcpy(&value, at, sizeof value);
+  return value;
+}
 
 WindowBatch sample_batch() {
   WindowBatch b;
@@ -592,6 +601,131 @@ TEST_CASE("threads scattering deltas into the same rows at once lose none of the
     }
     INFO(vector_dtype_name(element));
     REQUIRE(wrong == 0);
+    REQUIRE(sums.row(0)[0] == 0.0f);
+    REQUIRE(sums.row(kRows + 1)[kDim - 1] == 0.0f);
+  }
+}
+
+TEST_CASE("a row no other batch wrote since its gather comes back whole; one another batch wrote takes the change",
+          "[gpu-host]") {
+  // row_versions.h: two batches in flight share row 5. The first to come back finds each
+  // of its rows' write counts as its gather read them and stores its trained rows; the
+  // second finds row 5 written since, adds its change to it, and stores row 3 whole.
+  // f32 tables staged in f32 and in f16, and f16 tables (row_matrix.h). dim 37: a tail.
+  struct Case {
+    DType element, storage;
+  };
+  for (const Case c : {Case{DType::f32, DType::f32}, Case{DType::f32, DType::f16}, Case{DType::f16, DType::f16}}) {
+    RowMatrix wide(9, 37);
+    fill_uniform(wide, 7, 0.6f);
+    RowMatrix table = c.element == DType::f16 ? half_copy_of(wide) : copy_of(wide);
+    const RowMatrix start = widened(table);
+    RowLocks locks;
+    RowVersions versions(table.rows());
+    const std::size_t stride = table.stride(), size = dtype_size(c.storage);
+    // A staged copy's value i, in f32, and setting it (rounded to the staging type).
+    auto get = [&](const std::vector<std::byte>& copy, std::size_t i) {
+      if (c.storage == DType::f32) return read_as<float>(&copy[i * size]);
+      return f16_to_f32(read_as<std::uint16_t>(&copy[i * size]));
+    };
+    auto set = [&](std::vector<std::byte>& copy, std::size_t i, float v) {
+      if (c.storage == DType::f32) {
+        std::memcpy(&copy[i * size], &v, size);
+      } else {
+        const std::uint16_t h = f32_to_f16(v);
+        std::memcpy(&copy[i * size], &h, size);
+      }
+    };
+    struct Batch {
+      std::vector<std::uint32_t> rows;
+      std::vector<std::byte> staged, trained;
+      std::vector<std::uint16_t> seen;
+    };
+    Batch a{{7, 2, 5}, {}, {}, {}}, b{{5, 3}, {}, {}, {}};
+    for (Batch* batch : {&a, &b}) {
+      batch->staged.resize(batch->rows.size() * stride * size);
+      batch->seen.resize(batch->rows.size());
+      gather_rows(table, batch->rows, c.storage, batch->staged.data(), &versions, batch->seen.data());
+      batch->trained = batch->staged;
+      for (std::size_t i = 0; i < batch->rows.size() * stride; ++i) {
+        if (i % stride < 37) set(batch->trained, i, get(batch->staged, i) + (batch == &a ? 0.01f : -0.02f) * float(i % 3 + 1));
+      }
+    }
+    // What a row k of `batch` holds, widened.
+    auto row_of = [&](const Batch& batch, std::size_t k) {
+      std::vector<float> v(37);
+      for (std::size_t e = 0; e < 37; ++e) v[e] = get(batch.trained, k * stride + e);
+      return v;
+    };
+    auto table_row = [&](std::uint32_t r) {
+      std::vector<float> v(37);
+      table.load_row(r, v.data(), 37);
+      return v;
+    };
+    INFO(vector_dtype_name(c.element) << " tables, " << vector_dtype_name(c.storage) << " staging");
+    CHECK(scatter_deltas(table, a.rows, c.storage, a.trained.data(), a.staged.data(), &locks, &versions, a.seen.data()) == 3);
+    for (std::size_t k = 0; k < 3; ++k) CHECK(table_row(a.rows[k]) == row_of(a, k));
+    CHECK(scatter_deltas(table, b.rows, c.storage, b.trained.data(), b.staged.data(), &locks, &versions, b.seen.data()) == 1);
+    CHECK(table_row(3) == row_of(b, 1));
+    std::vector<float> five(37);
+    for (std::size_t e = 0; e < 37; ++e) {
+      const float sum = row_of(a, 2)[e] + (get(b.trained, e) - get(b.staged, e));
+      five[e] = c.element == DType::f16 ? f16_to_f32(f32_to_f16(sum)) : sum;
+    }
+    CHECK(table_row(5) == five);
+    CHECK(widened(table).row(4)[0] == start.row(4)[0]);
+    // Row 5 has been written twice; a later gather reads that count.
+    std::vector<std::byte> again(stride * size);
+    std::uint16_t seen = 0;
+    gather_rows(table, std::vector<std::uint32_t>{5}, c.storage, again.data(), &versions, &seen);
+    CHECK(seen == 2);
+  }
+}
+
+TEST_CASE("threads gathering and writing back the same rows at once lose no change, whole or added", "[gpu-host]") {
+  // Each thread gathers the same rows, adds exactly 1 to every value and writes them back
+  // (row_versions.h): a row stored whole after another thread's write since its gather
+  // would lose that write's 1, so the table must end at exactly the number of batches.
+  constexpr std::size_t kRows = 48, kDim = 40;
+  constexpr unsigned kThreads = 4;
+  for (const DType element : {DType::f32, DType::f16}) {
+    const std::size_t batches = element == DType::f32 ? 2000 : 400;  // f16 sums exact to 2048
+    RowMatrix table(kRows + 2, kDim, element);
+    RowLocks locks;
+    RowVersions versions(table.rows());
+    std::vector<std::uint32_t> rows;
+    for (std::uint32_t r = 0; r < kRows; ++r) rows.push_back(r + 1);  // rows 0 and kRows + 1 stay untouched
+    const std::size_t values = rows.size() * table.stride(), size = dtype_size(element);
+    std::atomic<std::size_t> whole{0};
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&] {
+        std::vector<std::byte> staged(values * size), trained(values * size);
+        std::vector<std::uint16_t> seen(rows.size());
+        for (std::size_t i = 0; i < batches; ++i) {
+          gather_rows(table, rows, element, staged.data(), &versions, seen.data());
+          for (std::size_t v = 0; v < values; ++v) {
+            if (element == DType::f32) {
+              const float plus = read_as<float>(&staged[v * size]) + 1.0f;
+              std::memcpy(&trained[v * size], &plus, size);
+            } else {
+              const std::uint16_t plus = f32_to_f16(f16_to_f32(read_as<std::uint16_t>(&staged[v * size])) + 1.0f);
+              std::memcpy(&trained[v * size], &plus, size);
+            }
+          }
+          whole += scatter_deltas(table, rows, element, trained.data(), staged.data(), &locks, &versions, seen.data());
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    const RowMatrix sums = widened(table);
+    std::size_t wrong = 0;
+    for (std::uint32_t r : rows) {
+      for (std::size_t e = 0; e < kDim; ++e) wrong += sums.row(r)[e] != static_cast<float>(kThreads * batches);
+    }
+    INFO(vector_dtype_name(element) << ": " << whole << " of " << kThreads * batches * kRows << " rows stored whole");
+    REQUIRE(wrong == 0);
+    CHECK(whole > 0);
     REQUIRE(sums.row(0)[0] == 0.0f);
     REQUIRE(sums.row(kRows + 1)[kDim - 1] == 0.0f);
   }

@@ -98,3 +98,40 @@ TEST_CASE("bulk f32 -> f16/bf16 conversion equals the scalar one, ties, subnorma
   }
   CHECK(mismatches == 0);
 }
+
+TEST_CASE("adding an f16 change into f32 and f16 rows equals widening, adding and rounding once", "[half]") {
+  // Every finite f16 as the held value, beside changes drawn from every finite f16 (small
+  // and large, so that sums round, tie, go subnormal and overflow), then a tail shorter
+  // than one vector.
+  std::vector<std::uint16_t> finite;
+  for (std::uint32_t bits = 0; bits < 0x10000; ++bits) {
+    if ((bits & 0x7C00) != 0x7C00) finite.push_back(static_cast<std::uint16_t>(bits));
+  }
+  const std::size_t count = finite.size() + 5;
+  std::vector<std::uint16_t> held(count), now(count), before(count);
+  std::uint64_t state = 12345;
+  auto draw = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return finite[(state >> 33) % finite.size()];
+  };
+  for (std::size_t i = 0; i < count; ++i) {
+    held[i] = finite[i % finite.size()];
+    before[i] = draw();
+    // Half the changes small against the row (a training step), half anything.
+    now[i] = i % 2 == 0 ? f32_to_f16(f16_to_f32(before[i]) + 1e-3f * f16_to_f32(draw())) : draw();
+  }
+  std::vector<float> held_f32(count);
+  for (std::size_t i = 0; i < count; ++i) held_f32[i] = f16_to_f32(held[i]) * 0.37f;
+  std::vector<std::uint16_t> into_f16 = held;
+  std::vector<float> into_f32 = held_f32;
+  add_f16_change(into_f16.data(), now.data(), before.data(), count);
+  add_f16_change(into_f32.data(), now.data(), before.data(), count);
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    const float change = f16_to_f32(now[i]) - f16_to_f32(before[i]);
+    mismatches += into_f16[i] != f32_to_f16(f16_to_f32(held[i]) + change);
+    const float sum = held_f32[i] + change;
+    mismatches += std::memcmp(&sum, &into_f32[i], 4) != 0;
+  }
+  CHECK(mismatches == 0);
+}

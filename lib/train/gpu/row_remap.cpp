@@ -1,5 +1,6 @@
 #include "train/gpu/row_remap.h"
 
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -213,10 +214,12 @@ namespace {
 
 // The rows are scattered over a table far larger than the caches, and each is a few cache
 // lines, so every row starts with a miss the hardware prefetcher cannot foresee: fetch the
-// row a few ahead while this one is copied (bench-host-rows measures the difference).
+// row (and its count, row_versions.h) a few ahead while this one is copied
+// (bench-host-rows measures the difference).
 constexpr std::size_t kPrefetchRows = 4;
 
-void prefetch_row(const RowMatrix& table, std::span<const std::uint32_t> rows, std::size_t k, bool for_write) {
+void prefetch_row(const RowMatrix& table, std::span<const std::uint32_t> rows, std::size_t k, bool for_write,
+                  const RowVersions* versions) {
   if (k >= rows.size()) return;
   const auto* row = reinterpret_cast<const char*>(table.row_bytes_at(rows[k]));
   const std::size_t bytes = table.row_bytes();
@@ -227,83 +230,124 @@ void prefetch_row(const RowMatrix& table, std::span<const std::uint32_t> rows, s
       __builtin_prefetch(row + b, 0);
     }
   }
+  if (versions) __builtin_prefetch(&versions->of(rows[k]), 1);
+}
+
+// Calls copy_row(k) for each row, and with `versions` records in seen[k] the row's
+// write count as the copy began (row_versions.h).
+template <typename CopyRow>
+void copy_rows_out(const RowMatrix& table, std::span<const std::uint32_t> rows, const RowVersions* versions, std::uint16_t* seen,
+                   CopyRow copy_row) {
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    prefetch_row(table, rows, k + kPrefetchRows, false, versions);
+    // Acquire: the copy sees every write the count counts.
+    if (versions) seen[k] = versions->of(rows[k]).load(std::memory_order_acquire);
+    copy_row(k);
+  }
 }
 
 }  // namespace
 
-void gather_rows(const RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, void* out) {
+void gather_rows(const RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, void* out,
+                 const RowVersions* versions, std::uint16_t* seen) {
+  EMBED_ASSERT(!versions || seen);
   const std::size_t stride = table.stride();
   if (table.half()) {
     // f16 host tables (row_matrix.h) are staged as they are.
     EMBED_ASSERT(storage == DType::f16);
     const std::size_t bytes = table.row_bytes();
-    for (std::size_t k = 0; k < rows.size(); ++k) {
-      prefetch_row(table, rows, k + kPrefetchRows, false);
+    copy_rows_out(table, rows, versions, seen, [&](std::size_t k) {
       std::memcpy(static_cast<std::byte*>(out) + k * bytes, table.row_bytes_at(rows[k]), bytes);
-    }
+    });
     return;
   }
   if (storage == DType::f32) {
-    for (std::size_t k = 0; k < rows.size(); ++k) {
-      prefetch_row(table, rows, k + kPrefetchRows, false);
+    copy_rows_out(table, rows, versions, seen, [&](std::size_t k) {
       std::memcpy(static_cast<float*>(out) + k * stride, table.row(rows[k]), stride * sizeof(float));
-    }
+    });
     return;
   }
   EMBED_ASSERT(storage == DType::f16 || storage == DType::bf16);
   // Whole rows at a time through the vectorised conversions: a value at a time through
   // half.h's took 4.5x as long as the f32 copy (bench-host-rows --storage bf16).
   void (*convert)(const float*, std::uint16_t*, std::size_t) = storage == DType::f16 ? f32_to_f16_array : f32_to_bf16_array;
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    prefetch_row(table, rows, k + kPrefetchRows, false);
-    convert(table.row(rows[k]), static_cast<std::uint16_t*>(out) + k * stride, stride);
-  }
+  copy_rows_out(table, rows, versions, seen,
+                [&](std::size_t k) { convert(table.row(rows[k]), static_cast<std::uint16_t*>(out) + k * stride, stride); });
 }
 
-void scatter_deltas(RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, const void* updated,
-                    const void* original, RowLocks* locks) {
+std::size_t scatter_deltas(RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, const void* updated,
+                           const void* original, RowLocks* locks, RowVersions* versions, const std::uint16_t* seen) {
+  EMBED_ASSERT(!versions || (locks && seen));
+  EMBED_ASSERT(!table.half() || storage == DType::f16);
+  EMBED_ASSERT(storage == DType::f32 || storage == DType::f16 || storage == DType::bf16);
   const std::size_t stride = table.stride();
   const std::size_t dim = table.dim();  // padding stays zero
-  if (storage == DType::f32) {
-    for (std::size_t k = 0; k < rows.size(); ++k) {
-      prefetch_row(table, rows, k + kPrefetchRows, true);
-      std::unique_lock<std::mutex> lock;
-      if (locks) lock = std::unique_lock(locks->of(rows[k]));
+  const auto* trained16 = static_cast<const std::uint16_t*>(updated);
+  const auto* gathered16 = static_cast<const std::uint16_t*>(original);
+  // bf16's copies widened to f32 first by the vectorised conversion (a value at a time
+  // through half.h's took 3x as long as the f32 scatter: bench-host-rows); f16's are
+  // widened in registers (half_array.h).
+  std::vector<float> widened(storage == DType::bf16 ? 2 * stride : 0);
+
+  // Row k becomes the trained copy (no other batch wrote it since the gather).
+  auto set_row = [&](std::size_t k) {
+    if (storage == DType::f32) {
+      std::memcpy(table.row(rows[k]), static_cast<const float*>(updated) + k * stride, dim * sizeof(float));
+    } else if (table.half()) {
+      std::memcpy(table.row_bytes_at(rows[k]), trained16 + k * stride, dim * sizeof(std::uint16_t));
+    } else if (storage == DType::f16) {
+      f16_to_f32_array(trained16 + k * stride, table.row(rows[k]), dim);
+    } else {
+      bf16_to_f32_array(trained16 + k * stride, table.row(rows[k]), dim);
+    }
+  };
+  // Row k gets what training changed (updated - original) added.
+  auto add_change = [&](std::size_t k) {
+    if (storage == DType::f32) {
       float* __restrict row = table.row(rows[k]);
       // Restrict-qualified: the staged copies never overlap the table, and without it GCC
       // checks for overlap per row before it vectorises.
       const float* __restrict now = static_cast<const float*>(updated) + k * stride;
       const float* __restrict before = static_cast<const float*>(original) + k * stride;
       for (std::size_t e = 0; e < dim; ++e) row[e] += now[e] - before[e];
-    }
-    return;
-  }
-  EMBED_ASSERT(storage == DType::f16 || storage == DType::bf16);
-  // Each row's two copies widened to f32 first by the vectorised conversions (a value at
-  // a time through half.h's took 3x as long as the f32 scatter: bench-host-rows).
-  void (*to_f32)(const std::uint16_t*, float*, std::size_t) = storage == DType::f16 ? f16_to_f32_array : bf16_to_f32_array;
-  std::vector<float> widened(3 * stride);
-  float* __restrict now = widened.data();
-  float* __restrict before = widened.data() + stride;
-  float* __restrict held = widened.data() + 2 * stride;  // an f16 table's row, widened
-  EMBED_ASSERT(!table.half() || storage == DType::f16);
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    prefetch_row(table, rows, k + kPrefetchRows, true);
-    to_f32(static_cast<const std::uint16_t*>(updated) + k * stride, now, dim);
-    to_f32(static_cast<const std::uint16_t*>(original) + k * stride, before, dim);
-    std::unique_lock<std::mutex> lock;
-    if (locks) lock = std::unique_lock(locks->of(rows[k]));
-    if (table.half()) {
+    } else if (table.half()) {
       // The sum rounded once: a row no other batch changed meanwhile becomes exactly the
       // batch's f16 row, as it would on the GPU.
-      table.load_row(rows[k], held, dim);
-      for (std::size_t e = 0; e < dim; ++e) held[e] += now[e] - before[e];
-      table.store_row(rows[k], held, dim);
+      add_f16_change(reinterpret_cast<std::uint16_t*>(table.row_bytes_at(rows[k])), trained16 + k * stride,
+                     gathered16 + k * stride, dim);
+    } else if (storage == DType::f16) {
+      add_f16_change(table.row(rows[k]), trained16 + k * stride, gathered16 + k * stride, dim);
+    } else {
+      float* __restrict now = widened.data();
+      float* __restrict before = widened.data() + stride;
+      bf16_to_f32_array(trained16 + k * stride, now, dim);
+      bf16_to_f32_array(gathered16 + k * stride, before, dim);
+      float* __restrict row = table.row(rows[k]);
+      for (std::size_t e = 0; e < dim; ++e) row[e] += now[e] - before[e];
+    }
+  };
+
+  std::size_t whole = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    prefetch_row(table, rows, k + kPrefetchRows, true, versions);
+    std::unique_lock<std::mutex> lock;
+    if (locks) lock = std::unique_lock(locks->of(rows[k]));
+    if (!versions) {
+      add_change(k);
       continue;
     }
-    float* __restrict row = table.row(rows[k]);
-    for (std::size_t e = 0; e < dim; ++e) row[e] += now[e] - before[e];
+    // The row's writes take turns under its stripe lock (row_versions.h).
+    std::atomic<std::uint16_t>& count = versions->of(rows[k]);
+    const std::uint16_t written = count.load(std::memory_order_relaxed);
+    if (written == seen[k]) {
+      set_row(k);
+      ++whole;
+    } else {
+      add_change(k);
+    }
+    count.store(static_cast<std::uint16_t>(written + 1), std::memory_order_release);
   }
+  return whole;
 }
 
 }  // namespace embed

@@ -8,7 +8,8 @@
 // gather_rows fills the copy and scatter_deltas adds what training changed back into the
 // host table. The write-back adds deltas rather than storing values, so batches in
 // flight at once (whose copies were taken before each other's write-back) lose no
-// updates: the adds commute, as Hogwild's do.
+// updates: the adds commute, as Hogwild's do. A row no other batch wrote since the
+// gather (row_versions.h counts the writes) is stored whole, which is the same sum.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include "train/glove/glove_layout.h"
 #include "train/gpu/hot_rows.h"
 #include "train/gpu/row_locks.h"
+#include "train/gpu/row_versions.h"
 #include "train/word2vec/subword_rows.h"
 #include "train/word2vec/window_batch.h"
 
@@ -133,13 +135,22 @@ class RowRemapper {
 
 // Copies table rows `rows` (stride floats each) into `out`, converted to `storage`
 // (f32, f16 or bf16), at the table's stride. An f16 table (row_matrix.h) is staged in f16.
-void gather_rows(const RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, void* out);
+// With `versions`, records in seen[k] the count each row had when it was copied
+// (row_versions.h), for scatter_deltas.
+void gather_rows(const RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, void* out,
+                 const RowVersions* versions = nullptr, std::uint16_t* seen = nullptr);
 
 // table[rows[k]] += updated[k] - original[k], both in `storage` at the table's stride
 // (an f16 table's: f16, each element's sum in f32 rounded to nearest once).
 // With `locks`, each row's adds hold its stripe, so threads that scatter into the same
 // rows at once lose nothing (row_locks.h); without, the caller must be the only writer.
-void scatter_deltas(RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, const void* updated,
-                    const void* original, RowLocks* locks = nullptr);
+// With `versions` (and `locks`) and the counts `seen` that gather_rows recorded, a row
+// that no scatter wrote since its gather becomes updated[k] instead (widened into an f32
+// table): the same row, read from one copy instead of three. Every other writer of the
+// table's rows meanwhile must count its writes there too. Returns how many rows were
+// set so.
+std::size_t scatter_deltas(RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, const void* updated,
+                           const void* original, RowLocks* locks = nullptr, RowVersions* versions = nullptr,
+                           const std::uint16_t* seen = nullptr);
 
 }  // namespace embed

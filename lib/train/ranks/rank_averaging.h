@@ -50,6 +50,9 @@ class RowHome {
   virtual void add_to_rows(const RowMatrix& table, std::size_t first, std::size_t end, std::span<const float> added) = 0;
   // Sets its copy of those rows to `table`'s (no worker running).
   virtual void rows_from_host(const RowMatrix& table, std::size_t first, std::size_t end) = 0;
+  // The rounds will also add to the host tables' rows that it does not hold, while its
+  // workers write theirs (called before they start).
+  virtual void host_rows_shared() {}
 };
 
 // The EpochTask::sync_ranks of a run whose tables `averaging` shares: the ranks sum their
@@ -68,7 +71,10 @@ class RankAveraging {
 
   // The tables' rows also live in `home` (a GPU backend's), which every round reads and
   // writes through.
-  void set_home(RowHome* home) { home_ = home; }
+  void set_home(RowHome* home) {
+    home_ = home;
+    if (home_) home_->host_rows_shared();
+  }
 
   // The next round's rows (rows_of_round), averaged over the ranks.
   void round();
