@@ -15,6 +15,7 @@
 #include "train/corpus/corpus.h"
 #include "train/corpus/corpus_reader.h"
 #include "train/corpus/corpus_shards.h"
+#include "train/corpus/merged_counts.h"
 #include "train/corpus/word_counter.h"
 #include "train/engine/epoch_loop.h"
 #include "train/engine/optimizer.h"
@@ -37,6 +38,36 @@ TEST_CASE("WordCounter counts words and numbers them in order of first appearanc
   REQUIRE(counter.word(0) == "w0");
   REQUIRE(counter.word(70000) == "w70000");
   for (std::uint32_t id = 0; id < counter.size(); ++id) REQUIRE(counter.count(id) == expected[std::string(counter.word(id))]);
+}
+
+TEST_CASE("parts' counts merged on threads equal one counter fed the parts in order", "[train]") {
+  // MergedCounts: the same words, counts and order of first appearance as adding each
+  // part's words to one counter, part after part. Parts of Zipf-drawn words share the
+  // frequent ones and not the rare ones; one part is empty.
+  std::mt19937_64 random(7);
+  std::vector<WordCounter> parts(6);
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    if (p == 3) continue;
+    for (int i = 0; i < 40000; ++i) {
+      const double u = std::uniform_real_distribution<double>(0.0, 1.0)(random);
+      parts[p].add("w" + std::to_string(static_cast<std::uint64_t>(std::exp(u * std::log(200000.0)))));
+    }
+  }
+  WordCounter one;
+  for (const WordCounter& part : parts) {
+    for (std::uint32_t id = 0; id < part.size(); ++id) one.add(part.word(id), part.count(id));
+  }
+  for (unsigned threads : {1u, 2u, 3u, 7u, 16u}) {
+    INFO(threads << " threads");
+    std::vector<WordCounter> copies = parts;
+    const MergedCounts merged(copies, threads);
+    REQUIRE(copies.empty());
+    REQUIRE(merged.size() == one.size());
+    std::size_t wrong = 0;
+    for (std::uint32_t id = 0; id < one.size(); ++id)
+      wrong += merged.word(id) != one.word(id) || merged.count(id) != one.count(id);
+    REQUIRE(wrong == 0);
+  }
 }
 
 TEST_CASE("corpus: vocabulary by falling count, ties in order of first appearance; rare words dropped", "[train]") {

@@ -26,6 +26,7 @@
 #include "core/progress.h"
 #include "core/utf8.h"
 #include "train/corpus/corpus_shards.h"
+#include "train/corpus/merged_counts.h"
 #include "train/corpus/word_counter.h"
 
 namespace embed {
@@ -104,8 +105,10 @@ class Tokenizer {
   std::string partial_;
 };
 
-// Orders the counted words and applies min-count and max-vocab.
-void finish_corpus(const WordCounter& counter, const CorpusOptions& options, Corpus& corpus) {
+// Orders the counted words and applies min-count and max-vocab. `Counts`: a WordCounter,
+// or MergedCounts.
+template <typename Counts>
+void finish_corpus(const Counts& counter, const CorpusOptions& options, Corpus& corpus) {
   corpus.distinct_words = counter.size();
   if (corpus.tokens == 0) fail("{}: the corpus has no words", corpus.name);
 
@@ -195,15 +198,6 @@ void tokenize_range(const std::vector<CorpusFile>& files, ByteRange range, Token
   tokenizer.end_input();
 }
 
-// Adds the counts of a part of the corpus (its words in their order of first appearance)
-// to `counter` and `corpus`. Parts added in the corpus's order give the counts, and the
-// order of first appearance, of one pass over the whole.
-void add_part(const WordCounter& part_counter, const Corpus& part, WordCounter& counter, Corpus& corpus) {
-  corpus.tokens += part.tokens;
-  corpus.truncated_tokens += part.truncated_tokens;
-  for (std::uint32_t id = 0; id < part_counter.size(); ++id) counter.add(part_counter.word(id), part_counter.count(id));
-}
-
 // Whether every path is a file read in place (not standard input, gzip or a pipe).
 bool all_in_place(const std::vector<std::string>& paths) {
   return std::all_of(paths.begin(), paths.end(),
@@ -211,7 +205,8 @@ bool all_in_place(const std::vector<std::string>& paths) {
 }
 
 // read_corpus for plain files on options.threads threads: each counts its token-aligned
-// byte range, and the parts are added in order.
+// byte range, and the parts' counts are merged as one pass would have counted them
+// (merged_counts.h).
 Corpus read_corpus_in_parallel(const std::vector<std::string>& paths, const CorpusOptions& options) {
   Corpus corpus;
   corpus.name = corpus_name(paths);
@@ -227,9 +222,11 @@ Corpus read_corpus_in_parallel(const std::vector<std::string>& paths, const Corp
     tokenize_range(corpus.files, ranges[i], tokenizer, &read_bytes, worker == 0 ? &progress : nullptr);
   });
   progress.finish();
-  WordCounter counter;
-  for (std::size_t i = 0; i < ranges.size(); ++i) add_part(counters[i], parts[i], counter, corpus);
-  finish_corpus(counter, options, corpus);
+  for (const Corpus& part : parts) {
+    corpus.tokens += part.tokens;
+    corpus.truncated_tokens += part.truncated_tokens;
+  }
+  finish_corpus(MergedCounts(counters, options.threads), options, corpus);
   return corpus;
 }
 

@@ -48,8 +48,7 @@ std::size_t WordCounter::slot_of(std::string_view word, std::uint32_t hash) cons
   }
 }
 
-std::uint32_t WordCounter::add(std::string_view word, std::uint64_t times) {
-  const std::uint32_t hash = token_hash(word);
+std::uint32_t WordCounter::add(std::string_view word, std::uint64_t times, std::uint32_t hash) {
   const std::size_t slot = slot_of(word, hash);
   if (slots_[slot] != 0) {
     const std::uint32_t id = slots_[slot] - 1;

@@ -19,13 +19,16 @@ class WordCounter {
   WordCounter();
   // Counts `times` occurrences of `word` (one token; or a count another counter made) and
   // returns its id: 0, 1, 2 ... in order of first appearance.
-  std::uint32_t add(std::string_view word, std::uint64_t times = 1);
+  std::uint32_t add(std::string_view word, std::uint64_t times = 1) { return add(word, times, token_hash(word)); }
+  // The same, for a word whose token_hash is known (another counter's: hash(id)).
+  std::uint32_t add(std::string_view word, std::uint64_t times, std::uint32_t hash);
 
   std::size_t size() const { return counts_.size(); }
   std::string_view word(std::uint32_t id) const {
     return std::string_view(arena_).substr(offsets_[id], offsets_[id + 1] - offsets_[id]);
   }
   std::uint64_t count(std::uint32_t id) const { return counts_[id]; }
+  std::uint32_t hash(std::uint32_t id) const { return hashes_[id]; }  // token_hash(word(id))
 
  private:
   // The slot that holds `word` (whose hash is `hash`), or the empty slot where it would go.
