@@ -40,6 +40,26 @@ TEST_CASE("WordCounter counts words and numbers them in order of first appearanc
   for (std::uint32_t id = 0; id < counter.size(); ++id) REQUIRE(counter.count(id) == expected[std::string(counter.word(id))]);
 }
 
+TEST_CASE("WordCounter::add_all counts as add() one word at a time does", "[train]") {
+  // Batches long and short, repeated words inside a batch, the table growing mid-batch.
+  std::mt19937_64 random(11);
+  WordCounter batched, single;
+  std::vector<std::string> words;
+  for (int batch = 0; batch < 40; ++batch) {
+    words.clear();
+    const std::size_t n = batch % 7 == 0 ? 3 : 5000;
+    for (std::size_t i = 0; i < n; ++i) words.push_back("w" + std::to_string(random() % (batch < 20 ? 1000 : 300000)));
+    for (const std::string& word : words) single.add(word);
+    const std::vector<std::string_view> views(words.begin(), words.end());
+    batched.add_all(views);
+  }
+  REQUIRE(batched.size() == single.size());
+  std::size_t wrong = 0;
+  for (std::uint32_t id = 0; id < single.size(); ++id)
+    wrong += batched.word(id) != single.word(id) || batched.count(id) != single.count(id);
+  REQUIRE(wrong == 0);
+}
+
 TEST_CASE("parts' counts merged on threads equal one counter fed the parts in order", "[train]") {
   // MergedCounts: the same words, counts and order of first appearance as adding each
   // part's words to one counter, part after part. Parts of Zipf-drawn words share the

@@ -73,7 +73,7 @@ class Tokenizer {
       std::size_t j = i;
       while (j < size && !is_ascii_space(static_cast<unsigned char>(data[j]))) ++j;
       if (partial_.empty() && j < size) {
-        add_token(std::string_view(data + i, j - i));  // the common case: no copy
+        pend_token(std::string_view(data + i, j - i));  // the common case: no copy
       } else {
         // The token may continue in the next block. Past max_token_bytes_ + 1 bytes its
         // cut is decided (cut_token looks no further), so a token without whitespace for
@@ -83,26 +83,36 @@ class Tokenizer {
       }
       i = j;
     }
+    count_pending();  // they point into `data`
   }
   void end_input() { end_token(); }
 
  private:
   void end_token() {
     if (partial_.empty()) return;
-    add_token(partial_);
+    count_pending();  // first: the counter numbers words in order of first appearance
+    counter_.add(cut(partial_));
     partial_.clear();
   }
-  void add_token(std::string_view token) {
+  // A token as the epochs will read it, counted in the corpus's totals.
+  std::string_view cut(std::string_view token) {
     const std::string_view cut = cut_token(token, max_token_bytes_);
     if (cut.size() < token.size()) ++corpus_.truncated_tokens;
-    counter_.add(cut);
     ++corpus_.tokens;
+    return cut;
+  }
+  // Tokens within a block are counted together (WordCounter::add_all fetches ahead).
+  void pend_token(std::string_view token) { pending_.push_back(cut(token)); }
+  void count_pending() {
+    counter_.add_all(pending_);
+    pending_.clear();
   }
 
   WordCounter& counter_;
   Corpus& corpus_;
   std::size_t max_token_bytes_;
   std::string partial_;
+  std::vector<std::string_view> pending_;  // this block's tokens, not yet counted
 };
 
 // Orders the counted words and applies min-count and max-vocab. `Counts`: a WordCounter,

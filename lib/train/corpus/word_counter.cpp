@@ -66,6 +66,31 @@ std::uint32_t WordCounter::add(std::string_view word, std::uint64_t times, std::
   return id;
 }
 
+void WordCounter::add_all(std::span<const std::string_view> words) {
+  ahead_.resize(words.size());
+  for (std::size_t i = 0; i < words.size(); ++i) ahead_[i] = token_hash(words[i]);
+  // Three stages, each a few words behind the last: the word's home slot; the entries of
+  // the id found there (usually the word's); the bytes those entries point at.
+  constexpr std::size_t kSlotAhead = 12, kEntryAhead = 8, kBytesAhead = 4;
+  const std::size_t n = words.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kSlotAhead < n) __builtin_prefetch(&slots_[ahead_[i + kSlotAhead] & mask_]);
+    if (i + kEntryAhead < n) {
+      if (const std::uint32_t entry = slots_[ahead_[i + kEntryAhead] & mask_]; entry != 0) {
+        __builtin_prefetch(&hashes_[entry - 1]);
+        __builtin_prefetch(&offsets_[entry - 1]);
+        __builtin_prefetch(&counts_[entry - 1], 1);
+      }
+    }
+    if (i + kBytesAhead < n) {
+      if (const std::uint32_t entry = slots_[ahead_[i + kBytesAhead] & mask_]; entry != 0) {
+        __builtin_prefetch(arena_.data() + offsets_[entry - 1]);
+      }
+    }
+    add(words[i], 1, ahead_[i]);
+  }
+}
+
 void WordCounter::grow() {
   slots_.assign(slots_.size() * 2, 0);
   mask_ = slots_.size() - 1;
