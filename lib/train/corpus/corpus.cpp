@@ -101,8 +101,12 @@ class Tokenizer {
     ++corpus_.tokens;
     return cut;
   }
-  // Tokens within a block are counted together (WordCounter::add_all fetches ahead).
-  void pend_token(std::string_view token) { pending_.push_back(cut(token)); }
+  // Tokens within a block are counted a few thousand at a time (WordCounter::add_all
+  // fetches ahead; a whole block's would be megabytes of views).
+  void pend_token(std::string_view token) {
+    pending_.push_back(cut(token));
+    if (pending_.size() == kPendingTokens) count_pending();
+  }
   void count_pending() {
     counter_.add_all(pending_);
     pending_.clear();
@@ -112,6 +116,7 @@ class Tokenizer {
   Corpus& corpus_;
   std::size_t max_token_bytes_;
   std::string partial_;
+  static constexpr std::size_t kPendingTokens = 4096;
   std::vector<std::string_view> pending_;  // this block's tokens, not yet counted
 };
 
