@@ -1,6 +1,7 @@
 #include "core/half_array.h"
 
 #include <cstring>
+#include <type_traits>
 
 #include "core/half.h"
 
@@ -21,12 +22,17 @@ void to_f16_scalar(const float* in, std::uint16_t* out, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) out[i] = f32_to_f16(in[i]);
 }
 
-void add_change_scalar(float* row, const std::uint16_t* now, const std::uint16_t* before, std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i) row[i] += f16_to_f32(now[i]) - f16_to_f32(before[i]);
-}
-
-void add_change_to_f16_scalar(std::uint16_t* row, const std::uint16_t* now, const std::uint16_t* before, std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i) row[i] = f32_to_f16(f16_to_f32(row[i]) + (f16_to_f32(now[i]) - f16_to_f32(before[i])));
+// row[i] += now[i] - before[i]; an f16 row's sum rounded once.
+template <typename Row>
+void add_change_scalar(Row* row, const std::uint16_t* now, const std::uint16_t* before, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const float change = f16_to_f32(now[i]) - f16_to_f32(before[i]);
+    if constexpr (std::is_same_v<Row, float>) {
+      row[i] += change;
+    } else {
+      row[i] = f32_to_f16(f16_to_f32(row[i]) + change);
+    }
+  }
 }
 
 #ifdef EMBED_X86_DISPATCH
@@ -78,58 +84,46 @@ __attribute__((target("avx,f16c"))) void to_f16_f16c(const float* in, std::uint1
 }
 
 // The fused scatters: the same conversions as above, with the difference and the sum
-// between them in registers (f32, in the scalar versions' order, so the results agree).
+// between them in registers (f32, in the scalar version's order, so the results agree).
 #pragma GCC diagnostic push
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-__attribute__((target("avx512f"))) void add_change_avx512(float* row, const std::uint16_t* now, const std::uint16_t* before,
+template <typename Row>
+__attribute__((target("avx512f"))) void add_change_avx512(Row* row, const std::uint16_t* now, const std::uint16_t* before,
                                                           std::size_t count) {
   std::size_t i = 0;
   for (; i + 16 <= count; i += 16) {
     const __m512 change = _mm512_sub_ps(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(now + i))),
                                         _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(before + i))));
-    _mm512_storeu_ps(row + i, _mm512_add_ps(_mm512_loadu_ps(row + i), change));
+    if constexpr (std::is_same_v<Row, float>) {
+      _mm512_storeu_ps(row + i, _mm512_add_ps(_mm512_loadu_ps(row + i), change));
+    } else {
+      auto* held = reinterpret_cast<__m256i*>(row + i);
+      const __m512 sum = _mm512_add_ps(_mm512_cvtph_ps(_mm256_loadu_si256(held)), change);
+      _mm256_storeu_si256(held, _mm512_cvtps_ph(sum, _MM_FROUND_TO_NEAREST_INT));
+    }
   }
   add_change_scalar(row + i, now + i, before + i, count - i);
 }
-
-__attribute__((target("avx512f"))) void add_change_to_f16_avx512(std::uint16_t* row, const std::uint16_t* now,
-                                                                 const std::uint16_t* before, std::size_t count) {
-  std::size_t i = 0;
-  for (; i + 16 <= count; i += 16) {
-    const __m512 change = _mm512_sub_ps(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(now + i))),
-                                        _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(before + i))));
-    auto* held = reinterpret_cast<__m256i*>(row + i);
-    const __m512 sum = _mm512_add_ps(_mm512_cvtph_ps(_mm256_loadu_si256(held)), change);
-    _mm256_storeu_si256(held, _mm512_cvtps_ph(sum, _MM_FROUND_TO_NEAREST_INT));
-  }
-  add_change_to_f16_scalar(row + i, now + i, before + i, count - i);
-}
 #pragma GCC diagnostic pop
 
-__attribute__((target("avx,f16c"))) void add_change_f16c(float* row, const std::uint16_t* now, const std::uint16_t* before,
+template <typename Row>
+__attribute__((target("avx,f16c"))) void add_change_f16c(Row* row, const std::uint16_t* now, const std::uint16_t* before,
                                                          std::size_t count) {
   std::size_t i = 0;
   for (; i + 8 <= count; i += 8) {
     const __m256 change = _mm256_sub_ps(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(now + i))),
                                         _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(before + i))));
-    _mm256_storeu_ps(row + i, _mm256_add_ps(_mm256_loadu_ps(row + i), change));
+    if constexpr (std::is_same_v<Row, float>) {
+      _mm256_storeu_ps(row + i, _mm256_add_ps(_mm256_loadu_ps(row + i), change));
+    } else {
+      auto* held = reinterpret_cast<__m128i*>(row + i);
+      const __m256 sum = _mm256_add_ps(_mm256_cvtph_ps(_mm_loadu_si128(held)), change);
+      _mm_storeu_si128(held, _mm256_cvtps_ph(sum, _MM_FROUND_TO_NEAREST_INT));
+    }
   }
   add_change_scalar(row + i, now + i, before + i, count - i);
-}
-
-__attribute__((target("avx,f16c"))) void add_change_to_f16_f16c(std::uint16_t* row, const std::uint16_t* now,
-                                                                const std::uint16_t* before, std::size_t count) {
-  std::size_t i = 0;
-  for (; i + 8 <= count; i += 8) {
-    const __m256 change = _mm256_sub_ps(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(now + i))),
-                                        _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(before + i))));
-    auto* held = reinterpret_cast<__m128i*>(row + i);
-    const __m256 sum = _mm256_add_ps(_mm256_cvtph_ps(_mm_loadu_si128(held)), change);
-    _mm_storeu_si128(held, _mm256_cvtps_ph(sum, _MM_FROUND_TO_NEAREST_INT));
-  }
-  add_change_to_f16_scalar(row + i, now + i, before + i, count - i);
 }
 
 // F16C from CPUID leaf 1 (ECX bit 29): clang's __builtin_cpu_supports does not know "f16c".
@@ -168,22 +162,27 @@ void f32_to_f16_array(const float* in, std::uint16_t* out, std::size_t count) {
 #endif
 }
 
-void add_f16_change(float* row, const std::uint16_t* now, const std::uint16_t* before, std::size_t count) {
+namespace {
+
+// add_f16_change for either kind of row, on the best version this CPU runs.
+template <typename Row>
+void add_f16_change_to(Row* row, const std::uint16_t* now, const std::uint16_t* before, std::size_t count) {
 #ifdef EMBED_X86_DISPATCH
-  static const auto add = best_of(&add_change_avx512, &add_change_f16c, &add_change_scalar);
+  static const auto add = best_of(&add_change_avx512<Row>, &add_change_f16c<Row>, &add_change_scalar<Row>);
   add(row, now, before, count);
 #else
   add_change_scalar(row, now, before, count);
 #endif
 }
 
+}  // namespace
+
+void add_f16_change(float* row, const std::uint16_t* now, const std::uint16_t* before, std::size_t count) {
+  add_f16_change_to(row, now, before, count);
+}
+
 void add_f16_change(std::uint16_t* row, const std::uint16_t* now, const std::uint16_t* before, std::size_t count) {
-#ifdef EMBED_X86_DISPATCH
-  static const auto add = best_of(&add_change_to_f16_avx512, &add_change_to_f16_f16c, &add_change_to_f16_scalar);
-  add(row, now, before, count);
-#else
-  add_change_to_f16_scalar(row, now, before, count);
-#endif
+  add_f16_change_to(row, now, before, count);
 }
 
 // f32_to_bf16 without a branch, so that each clone vectorises it: a NaN keeps its top

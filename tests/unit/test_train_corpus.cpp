@@ -40,6 +40,21 @@ TEST_CASE("WordCounter counts words and numbers them in order of first appearanc
   for (std::uint32_t id = 0; id < counter.size(); ++id) REQUIRE(counter.count(id) == expected[std::string(counter.word(id))]);
 }
 
+namespace {
+
+// How many of `expected`'s ids `counts` (a WordCounter or MergedCounts) gives another
+// word or count.
+template <typename Counts>
+std::size_t ids_unlike(const Counts& counts, const WordCounter& expected) {
+  std::size_t unlike = 0;
+  for (std::uint32_t id = 0; id < expected.size(); ++id) {
+    unlike += counts.word(id) != expected.word(id) || counts.count(id) != expected.count(id);
+  }
+  return unlike;
+}
+
+}  // namespace
+
 TEST_CASE("WordCounter::add_all counts as add() one word at a time does", "[train]") {
   // Batches long and short, repeated words inside a batch, the table growing mid-batch.
   std::mt19937_64 random(11);
@@ -54,10 +69,7 @@ TEST_CASE("WordCounter::add_all counts as add() one word at a time does", "[trai
     batched.add_all(views);
   }
   REQUIRE(batched.size() == single.size());
-  std::size_t wrong = 0;
-  for (std::uint32_t id = 0; id < single.size(); ++id)
-    wrong += batched.word(id) != single.word(id) || batched.count(id) != single.count(id);
-  REQUIRE(wrong == 0);
+  REQUIRE(ids_unlike(batched, single) == 0);
 }
 
 TEST_CASE("parts' counts merged on threads equal one counter fed the parts in order", "[train]") {
@@ -83,10 +95,7 @@ TEST_CASE("parts' counts merged on threads equal one counter fed the parts in or
     const MergedCounts merged(copies, threads);
     REQUIRE(copies.empty());
     REQUIRE(merged.size() == one.size());
-    std::size_t wrong = 0;
-    for (std::uint32_t id = 0; id < one.size(); ++id)
-      wrong += merged.word(id) != one.word(id) || merged.count(id) != one.count(id);
-    REQUIRE(wrong == 0);
+    REQUIRE(ids_unlike(merged, one) == 0);
   }
 }
 

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_map>
 #include <vector>
 
@@ -137,8 +138,11 @@ void set_row(RowMatrix& table, std::size_t r, std::span<const float> values, std
              float bias_value) {
   if (table.half()) {  // a GPU's f16 host tables (row_matrix.h): SGD, no bias
     EMBED_ASSERT(!bias);
-    const std::vector<float> zeros(values.empty() ? dim : 0, 0.0f);
-    table.store_row(r, values.empty() ? zeros.data() : values.data(), dim);
+    if (values.empty()) {
+      std::memset(table.row_bytes_at(r), 0, dim * sizeof(std::uint16_t));  // f16 zeros
+    } else {
+      table.store_row(r, values.data(), dim);
+    }
     return;
   }
   float* row = table.row(r);
