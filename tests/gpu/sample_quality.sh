@@ -20,3 +20,12 @@ spearman_near() {
   python3 -c "import sys; a, b, d = map(float, sys.argv[1:]); sys.exit(abs(a - b) > d)" "$got" "$3" "$allowed" && ok ||
     bad "$1: WS-353 sample Spearman $got, $4 $3 (allowed: within $allowed)"
 }
+
+# spearman_no_worse NAME FILE.emb REFERENCE WHOSE ALLOWED: FILE's sample Spearman at most
+# ALLOWED below REFERENCE (above it by any amount).
+spearman_no_worse() {
+  local got
+  got=$(sample_spearman "$2")
+  python3 -c "import sys; a, b, d = map(float, sys.argv[1:]); sys.exit(a < b - d)" "$got" "$3" "$5" && ok ||
+    bad "$1: WS-353 sample Spearman $got, $4 $3 (allowed: at most $5 below)"
+}

@@ -101,9 +101,9 @@ TEST_CASE("one block of GloVe records on the GPU equals the CPU's update", "[gpu
 namespace {
 
 // How close the GPU must come to the CPU: `same`, its last cost within 5% of the CPU's and
-// its topic separation within 15%; else no worse: a cost at most 10% higher, a separation
-// at least 80% of the CPU's.
-enum class Match { same, no_worse };
+// its topic separation within 15%; `no_worse`: a cost at most 10% higher, a separation at
+// least 80% of the CPU's; `summed`: as no_worse, with a cost at most 50% higher.
+enum class Match { same, no_worse, summed };
 
 // Trains the same co-occurrences with `rules` on the CPU and in each placement on the GPU.
 void train_like_the_cpu(std::span<const Rule> rules, Match match) {
@@ -152,7 +152,7 @@ void train_like_the_cpu(std::span<const Rule> rules, Match match) {
         CHECK(cost == Approx(cpu_cost).epsilon(0.05));
       } else {
         CHECK(separation > 0.8 * cpu_separation);
-        CHECK(cost < 1.1 * cpu_cost);
+        CHECK(cost < (match == Match::summed ? 1.5 : 1.1) * cpu_cost);
       }
     }
   }
@@ -172,9 +172,16 @@ TEST_CASE("GloVe on the GPU with the rules whose state is written in place train
   train_like_the_cpu(kInPlaceRules, Match::no_worse);
 }
 
-// Adam's family in summed steps (of 128 records here) against the CPU's summed steps.
-TEST_CASE("GloVe on the GPU trains Adam's family in summed steps as the CPU does", "[gpu]") {
-  train_like_the_cpu(kAdamRules, Match::same);
+// Adam's family in summed steps (of 128 records here) against the CPU's summed steps. Its
+// last cost swings with the order of the records, which the GPU's workers take in blocks
+// (and in an order that changes from run to run) and the CPU whole-shuffled: on an H200
+// (2026-11-27, two runs, one seed) adamw's ended at 0.0097 to 0.036 in the three
+// placements, the CPU's at 0.085 and 0.110; adam's at 0.011 to 0.020 against 0.031 and
+// 0.034; adamax's at 0.0037 to 0.0048 against 0.0037 and 0.0038 (1.26x at most), its
+// separation 0.73 to 0.74 against 0.78 and 0.81. So no worse than the CPU in separation,
+// and a cost within 1.5x of its (an untrained model's, or a diverged one's, is far above).
+TEST_CASE("GloVe on the GPU trains Adam's family in summed steps no worse than the CPU", "[gpu]") {
+  train_like_the_cpu(kAdamRules, Match::summed);
 }
 
 TEST_CASE("GloVe tables larger than the GPU memory allowed train in host memory", "[gpu]") {

@@ -144,8 +144,10 @@ TEST_CASE("optimizers with state train one batch on the GPU as the CPU does", "[
         // turns the last bits of a different order of sums into more: skip-gram with adamw
         // and adamax came out 1.1e-5 to 3.9e-5 off on an H200 on 2026-11-27 (windows
         // stepping the rows in place), and on the CPU alone RMSprop's summed and
-        // per-window steps differ by 5.5e-5 (test_summed_steps.cpp).
-        const double tolerance = summed > 0 ? 1e-4 : 1e-5;
+        // per-window steps differ by 5.5e-5 (test_summed_steps.cpp); on an H200
+        // (2026-11-27) RMSprop's summed steps came out 1.0e-4 to 1.4e-4 off the CPU's, Adam's
+        // family within 1e-4. A wrong rule or a missed sum is off by far more than 1e-3.
+        const double tolerance = optimizer == Optimizer::rmsprop ? 3e-4 : summed > 0 ? 1e-4 : 1e-5;
         for (const Placement& placement : kPlacements) {
           const Word2vecLayout layout(dim, optimizer);
           RowMatrix input = make_word2vec_table(rows, layout, true, 1, 1);
