@@ -17,6 +17,9 @@
 #   f16/N      --table host --dtype f16: the host tables, the staged rows and the GPU's rows
 #              all f16 (row_matrix.h), with --gpu-memory the f16 tables' bytes / N (until
 #              2026-11-27 the f32 tables' bytes / N, and the host tables stayed f32)
+#   f16s/N     f16/N with the batches' slots in BATCH_SHARE (0.25) of the budget rather than
+#              half (EMBED_HOST_BATCH_SHARE): smaller batches, more hot rows, fewer rows
+#              copied per word (on the dev VM's 2 threads, 1.71 rather than 2.14 at 1/4)
 #   cpu        (when MODES has it) every CPU core, for scale
 # Per run: the last epoch's words/s (corpus words per second of training, --metrics), its
 # ratio to device placement's, the share of row touches served by rows resident on the GPU,
@@ -43,7 +46,7 @@
 # .device-kit/scripts/bench/.
 # Environment: BUILD, PYTHON (python3), VOCAB (4000000), CLUSTER (20), WORDS (200000000),
 # DIM (300), EPOCHS (1), THREADS (nproc), SEEDS ("1 2"), FRACTIONS ("4 16"),
-# MODES ("device host f16"; also: mapped, cpu), OPTIMIZER (sgd), MIN_COUNT (5), BUDGET, SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
+# MODES ("device host f16"; also: f16s, mapped, cpu), BATCH_SHARE (0.25, f16s's), OPTIMIZER (sgd), MIN_COUNT (5), BUDGET, SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
 # reported with its last progress line), DEVICE, BENCH_DIR, KEEP=1.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -58,6 +61,7 @@ THREADS=${THREADS:-$(nproc)}
 SEEDS=${SEEDS:-1 2}
 FRACTIONS=${FRACTIONS:-4 16}
 MODES=${MODES:-device host f16}
+BATCH_SHARE=${BATCH_SHARE:-0.25}
 OPTIMIZER=${OPTIMIZER:-sgd}
 # Floats per row: the vector padded to 16 (P), then the optimizer's state (optimizer.cpp's
 # registry: adagrad keeps one accumulator per element, rowadagrad 16 floats, adam two
@@ -116,9 +120,10 @@ gb() { stats gb "$1"; }
 # stamp NAME START: each line of standard input, after the seconds since START (date +%s.%N).
 stamp() { stats stamp "$1" "$2"; }
 
-# run MODE_NAME SEED ARGS...: trains, prints its row of the table, keeps its figures in
-# wps_of[MODE_NAME] and share_of[MODE_NAME].
+# run MODE_NAME SEED ARGS...: trains (with run_env's VAR=VALUE settings in its environment),
+# prints its row of the table, keeps its figures in wps_of[MODE_NAME] and share_of[MODE_NAME].
 declare -A wps_of=() share_of=()
+run_env=()
 run() {
   local name=$1 seed=$2 start end wall wps loss rss resident h2d d2h gpu_mem quality x_dev share thirds
   local file=$work/${name//\//-}  # host/4 -> host-4
@@ -126,7 +131,7 @@ run() {
   start=$(date +%s.%N)
   # Each log line goes to stderr as it comes, stamped with the seconds since this run began,
   # so that a run stopped by its timeout (or the caller's) still shows where its time went.
-  if ! timeout "$RUN_TIMEOUT" "$EMBED_TRAIN" --corpus "$corpus" --dim "$DIM" --epochs "$EPOCHS" --window 5 --negative 5 \
+  if ! env "${run_env[@]}" timeout "$RUN_TIMEOUT" "$EMBED_TRAIN" --corpus "$corpus" --dim "$DIM" --epochs "$EPOCHS" --window 5 --negative 5 \
     --sample 1e-4 --min-count "$MIN_COUNT" --optimizer "$OPTIMIZER" --threads "$THREADS" --seed "$seed" "$@" \
     -o "$file.emb" --metrics "$file.metrics" \
     2> >(tee "$file.log" | stamp "$name" "$start" >&2); then
@@ -195,17 +200,24 @@ rm -f "$work/device.emb"
 # Each budget's two transfers side by side, so that a step cut short by its cap still
 # compares them at the first budget.
 for n in $FRACTIONS; do
-  for name in host mapped f16; do
+  for name in host mapped f16 f16s; do
     has "$MODES" "$name" || continue
     budget=$((table_bytes / n))
+    share=()
     case $name in
       host) how=(--host-transfer gather) ;;
       mapped) how=(--host-transfer mapped) ;;
       f16) how=(--host-transfer gather --dtype f16) budget=$((table_bytes / 2 / n)) ;;  # its tables' bytes / n
+      f16s)
+        how=(--host-transfer gather --dtype f16) budget=$((table_bytes / 2 / n))
+        share=(EMBED_HOST_BATCH_SHARE="$BATCH_SHARE")
+        ;;
     esac
     budget_gb=$(gb "$budget")
+    run_env=("${share[@]}")
     # shellcheck disable=SC2046
     run "$name/$n" "$first_seed" $(placement --table host "${how[@]}" --gpu-memory "$budget") || true
+    run_env=()
   done
 done
 # The other seeds last: their spread is the quality's noise, the figure a slow step can lose.
@@ -227,7 +239,7 @@ spread=$(stats spread 3 -- "$shares")  # "-" for fewer than two seeds
 for n in $FRACTIONS; do
   target=0.67
   ((n >= 16)) && target=0.5
-  for name in host mapped f16; do
+  for name in host mapped f16 f16s; do
     [[ -n ${wps_of[$name/$n]:-} && -n ${wps_of[device]:-} ]] || continue
     x=$(ratio "${wps_of[$name/$n]}" "${wps_of[device]}")
     echo "target $name/$n >= ${target}x device: ${x}x, $(verdict "$x >= $target");" \

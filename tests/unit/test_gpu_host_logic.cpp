@@ -901,6 +901,30 @@ TEST_CASE("the GPU memory plan: device when the tables fit, else host, within th
   plan = plan_gpu_memory(big_half, options, 256 * MB);
   REQUIRE(plan.hot_rows > 0);
   REQUIRE(plan.total_bytes() <= 256 * MB);
+  // f16 host tables copy their hot rows as stored: no conversion buffer, and the memory
+  // it took holds hot rows (at big_table's 1/4 of 790,150 x 300 that doubled them).
+  big_half.half_host_tables = true;
+  const GpuMemoryPlan as_stored = plan_gpu_memory(big_half, options, 256 * MB);
+  REQUIRE(as_stored.batch_items == plan.batch_items);
+  REQUIRE(as_stored.fixed_bytes < plan.fixed_bytes);
+  REQUIRE(as_stored.hot_rows > plan.hot_rows);
+  REQUIRE(as_stored.total_bytes() <= 256 * MB);
+  REQUIRE(as_stored.total_bytes() > 250 * MB);  // the budget used, not left idle
+  GpuTrainShape big_table = shape_of(790150, 300, 16);
+  big_table.storage = DType::f16;
+  const std::uint64_t quarter = 2ull * 790150 * big_table.stride * 2 / 4;
+  const GpuMemoryPlan converted = plan_gpu_memory(big_table, options, quarter);
+  big_table.half_host_tables = true;
+  const GpuMemoryPlan stored = plan_gpu_memory(big_table, options, quarter);
+  REQUIRE(stored.hot_rows > converted.hot_rows * 19 / 10);
+  // A quarter of the budget for the batches (EMBED_HOST_BATCH_SHARE): smaller batches, more
+  // hot rows, the same budget.
+  options.batch_share = 0.25;
+  const GpuMemoryPlan lean = plan_gpu_memory(big_table, options, quarter);
+  REQUIRE(lean.batch_items < stored.batch_items * 6 / 10);
+  REQUIRE(lean.hot_rows > stored.hot_rows * 14 / 10);
+  REQUIRE(lean.total_bytes() <= quarter);
+  REQUIRE(lean.total_bytes() - lean.table_bytes <= quarter / 4);
 }
 
 TEST_CASE("a GPU memory plan that cannot fit names the sizes and what to change", "[gpu-host]") {

@@ -169,8 +169,8 @@ std::uint64_t hot_row_bytes(std::uint64_t rows, const HotRowCost& cost) {
 
 // Device placement when asked for or when it fits, else host placement; in either,
 // the largest batches (from full_batch down to min_batch) that fit with two slots per
-// worker, else one. Host placement's batches take half the budget when they fit in it,
-// else their smallest size, and its hot rows the rest; but where every row the batches
+// worker, else one. Host placement's batches take half the budget (options.batch_share)
+// when they fit in it, else their smallest size, and its hot rows the rest; but where every row the batches
 // can touch fits as a hot row beside batches no smaller (`touched_hot` sizes them
 // copying nothing: --subwords, whose words list only some of the buckets), that.
 // `tables` names the tables for the error messages.
@@ -206,7 +206,9 @@ GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, st
         "tables stay in host memory) or a larger --gpu-memory{}",
         tables, bytes(sized(TablePlacement::device, 1, min_batch).total_bytes()), bytes(budget), hint);
   }
-  const std::optional<GpuMemoryPlan> host = plan_in(sized, TablePlacement::host, budget / 2);
+  EMBED_ASSERT(options.batch_share > 0 && options.batch_share < 1);
+  const auto batch_budget = static_cast<std::uint64_t>(static_cast<double>(budget) * options.batch_share);
+  const std::optional<GpuMemoryPlan> host = plan_in(sized, TablePlacement::host, batch_budget);
   if (touched_hot) {
     const std::size_t limit = sized(TablePlacement::host, 1, min_batch).hot_row_limit;
     const std::uint64_t all_hot = hot_row_bytes(limit, hot_cost);
@@ -219,7 +221,7 @@ GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, st
     }
   }
   if (host) return with_hot_rows(*host, hot_cost, options, budget);
-  // Batches that do not fit in half the budget get their smallest size, one slot per
+  // Batches that do not fit in their share of the budget get their smallest size, one slot per
   // worker, so that the hot rows get what is left (rather than the batches all of it).
   const GpuMemoryPlan smallest = sized(TablePlacement::host, 1, min_batch);
   if (smallest.total_bytes() <= budget) return with_hot_rows(smallest, hot_cost, options, budget);
@@ -239,8 +241,11 @@ GpuMemoryPlan plan_gpu_memory(const GpuTrainShape& shape, const GpuOptions& opti
   const SizedPlan touched_hot = [&](TablePlacement placement, unsigned slots, std::size_t words) {
     return sized_plan(shape, placement, options.transfer, slots, words, true);
   };
+  // Hot rows converted between f32 host rows and f16/bf16 GPU rows pass through an f32
+  // buffer; f16 host tables' rows are copied as they are stored.
+  const bool converted = shape.storage != DType::f32 && !shape.half_host_tables;
   const HotRowCost hot_cost{std::uint64_t{shape.stride} * dtype_size(shape.storage),
-                            shape.storage == DType::f32 ? 0 : std::uint64_t{shape.stride} * sizeof(float), sum_row_bytes(shape)};
+                            converted ? std::uint64_t{shape.stride} * sizeof(float) : 0, sum_row_bytes(shape)};
   const std::string state = shape.state == 0 ? "" : fmt::format(" with {} floats of optimizer state per row", shape.state);
   return choose_plan(
       sized, hot_cost, kGpuBatchWords, kMinBatchWords, shape.workers,

@@ -54,6 +54,9 @@ struct GpuOptions {
   // Host placement: at most this many hot rows (the tests use it to try every mix of
   // hot and copied rows).
   std::size_t max_hot_rows = SIZE_MAX;
+  // Host placement: the share of the budget the batches' slots may take when they fit in
+  // it; the hot rows get the rest. For measuring the split (EMBED_HOST_BATCH_SHARE).
+  double batch_share = 0.5;
 };
 
 // What the run trains: the tables and the batch shape.
@@ -63,6 +66,9 @@ struct GpuTrainShape {
   std::size_t stride = 0;  // floats per row: the vector padded (RowMatrix::stride_for), then the state
   std::size_t state = 0;   // of which the optimizer's state (Word2vecLayout; f32 storage only)
   DType storage = DType::f32;
+  // Host placement with f16 host tables (row_matrix.h): the hot rows travel between host
+  // and GPU as stored, with no f32 conversion buffer on the GPU (DeviceTables' put/get).
+  bool half_host_tables = false;
   std::size_t max_inputs_per_window = 0;  // 2 × window
   std::size_t negatives = 0;
   unsigned workers = 1;

@@ -253,13 +253,29 @@ class Word2vecModel final : public TrainingModel {
     run.output_table = widened(run.output_table);
   }
 
+  // Host placement's share of the GPU budget for the batches (GpuOptions::batch_share):
+  // EMBED_HOST_BATCH_SHARE, a fraction in (0, 1), for measuring the split between batches
+  // and hot rows (scripts/bench/big_table.sh's f16s runs); else `plain`.
+  static double host_batch_share(double plain) {
+    const char* value = std::getenv("EMBED_HOST_BATCH_SHARE");
+    if (value == nullptr) return plain;
+    char* end = nullptr;
+    const double share = std::strtod(value, &end);
+    if (end == value || *end != '\0' || !(share > 0 && share < 1)) {
+      fail("EMBED_HOST_BATCH_SHARE={}: expected a fraction between 0 and 1, such as 0.25", value);
+    }
+    spdlog::info("EMBED_HOST_BATCH_SHARE: host placement's batches take at most {} of the GPU memory budget", share);
+    return share;
+  }
+
   // The GPU backend for `run` on context.gpu, within the budget; with `subwords`, fastText's
   // model.
   static std::unique_ptr<Word2vecBackend> gpu_backend(TrainingRun& run, const TrainContext& context,
                                                       const SubwordRows* subwords) {
     const TrainSettings& s = run.settings;
     const Word2vecLayout layout(s);
-    const GpuOptions& options = context.gpu_options;
+    GpuOptions options = context.gpu_options;
+    options.batch_share = host_batch_share(options.batch_share);
     GpuTrainShape shape;
     shape.rows = run.output_table.rows();  // the vocabulary's; the input table has the buckets' rows too
     if (subwords) {
@@ -281,6 +297,7 @@ class Word2vecModel final : public TrainingModel {
     // The optimizer's state needs f32: the rows stay f32 on the GPU, whatever --dtype
     // says of the vectors written.
     shape.storage = shape.state == 0 ? run.output.dtype : DType::f32;
+    shape.half_host_tables = run.input.half();
     if (shape.state > 0 && run.output.dtype != DType::f32) {
       spdlog::info("--optimizer {} keeps f32 rows on the GPU for its state; --dtype {} applies to the vectors written",
                    optimizer_name(s.optimizer), vector_dtype_name(run.output.dtype));
