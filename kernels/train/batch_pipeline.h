@@ -212,7 +212,10 @@ class BatchPipeline : public RowHome {
                           stream),
           "copying a batch to the GPU");
     check(cudaMemsetAsync(slot.device_totals.get(), 0, totals_bytes, stream), "clearing a batch's loss");
-    if (!device_placement()) host_.gather(slot, rows_of(slot), stream);
+    if (!device_placement()) {
+      const WorkerTimer copying(traffic_ ? &traffic_->row_copy_ns : nullptr);
+      host_.gather(slot, rows_of(slot), stream);
+    }
     check(cudaEventRecord(slot.ready.get(), stream), "ordering a batch's kernels");
     {
       // A batch's kernels are several launches where its steps are summed (summed_kernels.h:
@@ -258,8 +261,14 @@ class BatchPipeline : public RowHome {
   void complete(Slot& slot, BatchLoss& loss) {
     if (!slot.pending) return;
     slot.pending = false;
-    check(cudaEventSynchronize(slot.done.get()), "training a batch on the GPU");
-    if (!device_placement()) host_.add_deltas(slot, rows_of(slot));
+    {
+      const WorkerTimer waiting(traffic_ ? &traffic_->gpu_wait_ns : nullptr);
+      check(cudaEventSynchronize(slot.done.get()), "training a batch on the GPU");
+    }
+    if (!device_placement()) {
+      const WorkerTimer copying(traffic_ ? &traffic_->row_copy_ns : nullptr);
+      host_.add_deltas(slot, rows_of(slot));
+    }
     add_loss(slot, loss);
   }
 };

@@ -348,8 +348,16 @@ def last_epoch_figures(metrics_path: str) -> dict:
     """big_table.sh's figures of a run's last epoch, formatted: wps (words/s, 4 significant
     digits), loss, rss (peak bytes), and the GPU placement's resident (share of row touches
     served by rows resident on the GPU), h2d and d2h (bytes per corpus word each way),
-    gpu_mem (bytes the backend took); 0 for those a CPU run does not report."""
+    gpu_mem (bytes the backend took), wait and copy (percent of the workers' time spent
+    waiting for the GPU and copying rows; "-" from builds before 2026-11-27); 0 for those a
+    CPU run does not report."""
     e = epoch_events(metrics_path)[-1]
+
+    def percent(key: str) -> str:
+        if key not in e:
+            return "-" if "resident_share" in e else "0"
+        return f"{100 * e[key]:.0f}"
+
     return {
         "wps": f"{e['per_second']:.4g}",
         "loss": "nan" if e["loss"] is None else f"{e['loss']:.4f}",
@@ -358,6 +366,8 @@ def last_epoch_figures(metrics_path: str) -> dict:
         "h2d": f"{e.get('to_gpu_per_item', 0):.0f}",
         "d2h": f"{e.get('from_gpu_per_item', 0):.0f}",
         "gpu_mem": e.get("gpu_memory", 0),
+        "wait": percent("gpu_wait_share"),
+        "copy": percent("row_copy_share"),
     }
 
 

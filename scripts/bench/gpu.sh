@@ -105,13 +105,16 @@ echo "subsampling keeps $(printf '%.3f' "$keep") of text8-head's words"
 elapsed() { stats elapsed "$1" "$2" 1; }
 
 # run_embed NAME ARGS...: trains, leaves $wall, and from its --metrics file $epoch_wps (the
-# last epoch's words/s; GloVe: records/s) and $cost (the last epoch's loss; GloVe: its cost).
+# last epoch's words/s; GloVe: records/s), $cost (the last epoch's loss; GloVe: its cost)
+# and $wait_pct (the last epoch's share of the workers' time spent waiting for the GPU, in
+# percent; 0 on the CPU).
 run_embed() {
   local name=$1
   shift
-  # Every name epoch_figures sets is local, used or not, so that its eval leaves no globals.
+  # Every name epoch_figures and last-epoch set is local, used or not, so that their evals
+  # leave no globals.
   # shellcheck disable=SC2034
-  local start end figures epochs_run unit units train_s rate last_rate loss
+  local start end figures epochs_run unit units train_s rate last_rate loss wps rss resident h2d d2h gpu_mem wait copy
   start=$(date +%s.%N)
   "$EMBED_TRAIN" "$@" -o "$work/$name.emb" --metrics "$work/$name.metrics" 2>"$work/$name.log" ||
     { tail -3 "$work/$name.log"; return 1; }
@@ -121,6 +124,8 @@ run_embed() {
   eval "$figures"
   epoch_wps=$(printf '%.4g' "$last_rate")
   cost=$(printf '%.4f' "$loss")
+  eval "$(stats last-epoch "$work/$name.metrics")"
+  wait_pct=$wait
 }
 
 # run_fasttext DIM ARGS...: Debian's fastText skip-gram, 1 epoch on the throughput corpus at DIM with
@@ -168,25 +173,27 @@ if has "$PARTS" throughput; then
   make_big
   echo
   echo "== throughput: skip-gram, 1 epoch on text8-head x $copies ($big_words words), $THREADS threads"
-  printf '%-12s %5s %14s %9s %9s %9s %14s\n' mode dim words/s wall_s x_cpu x_fasttext roofline_w/s
+  printf '%-12s %5s %14s %9s %9s %9s %14s %6s\n' mode dim words/s wall_s x_cpu x_fasttext roofline_w/s wait%
   for dim in $DIMS; do
     declare -A wps=()
     for mode in $MODES; do
       if [[ $mode == fasttext ]]; then
         command -v fasttext >/dev/null || { echo "fasttext: not installed, skipped"; continue; }
         run_fasttext "$dim" -minn 0 -maxn 0 -lr 0.025
+        wait_pct=-
       else
         # shellcheck disable=SC2046
         run_embed "$mode-$dim" --corpus "$work/big.txt" --dim "$dim" --epochs 1 --threads "$THREADS" $(mode_args "$mode") ||
           { echo "$mode dim $dim: failed"; continue; }
       fi
       wps[$mode]=$epoch_wps
-      printf '%-12s %5s %14s %9s %9s %9s %14s\n' "$mode" "$dim" "$epoch_wps" "$wall" "$(x_mode cpu)" \
-        "$(x_mode fasttext)" "$(roofline "$dim")"
+      printf '%-12s %5s %14s %9s %9s %9s %14s %6s\n' "$mode" "$dim" "$epoch_wps" "$wall" "$(x_mode cpu)" \
+        "$(x_mode fasttext)" "$(roofline "$dim")" "$wait_pct"
     done
     unset wps
   done
-  echo "(fastText's words/s is whole-process: corpus words / wall seconds, reading included)"
+  echo "(fastText's words/s is whole-process: corpus words / wall seconds, reading included; wait%: the share of the" \
+    "workers' time spent waiting for the GPU: near 0, the CPU's batches bound the run)"
 fi
 
 if has "$PARTS" quality; then

@@ -244,9 +244,13 @@ class Metrics(TempFiles):
     def test_last_epoch_figures(self):
         figures = bs.last_epoch_figures(self.file("m.jsonl", GPU_METRICS))
         self.assertEqual(bs.assignments(figures),
-                         "wps=6.439e+05 loss=1.4688 rss=1049473024 resident=0.8765 h2d=123 d2h=62 gpu_mem=2147483648")
+                         "wps=6.439e+05 loss=1.4688 rss=1049473024 resident=0.8765 h2d=123 d2h=62 gpu_mem=2147483648 "
+                         "wait=- copy=-")
+        timed = bs.last_epoch_figures(self.file(
+            "t.jsonl", GPU_METRICS.replace('"gpu_memory"', '"gpu_wait_share":0.416,"row_copy_share":0.05,"gpu_memory"')))
+        self.assertEqual((timed["wait"], timed["copy"]), ("42", "5"))
         cpu = bs.last_epoch_figures(self.file("c.jsonl", SKIPGRAM_METRICS))
-        self.assertEqual((cpu["resident"], cpu["h2d"], cpu["gpu_mem"]), ("0.0000", "0", 0))
+        self.assertEqual((cpu["resident"], cpu["h2d"], cpu["gpu_mem"], cpu["wait"]), ("0.0000", "0", 0, "0"))
 
     def test_largest_cost_difference(self):
         memory = self.file("a.jsonl", SKIPGRAM_METRICS)

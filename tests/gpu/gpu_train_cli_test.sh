@@ -89,7 +89,7 @@ within "$(last_loss small.log)" "$cpu_loss" 0.05 && ok || bad "host placement in
 # is as the device counts it (its allocation granularity on top of the plan's 3M).
 grep -qE 'epoch 5/5: .*; GPU: 100\.0% of row touches on resident rows, [0-9]+ B/word to it' device.log && ok ||
   bad "device placement's traffic line: $(grep 'epoch 5/5' device.log)"
-grep -qE 'epoch 5/5: .*; GPU: [1-9][0-9]?\.[0-9]% of row touches' small.log && ok ||
+grep -qE 'epoch 5/5: .*; GPU: [1-9][0-9]?\.[0-9]% of row touches.*; workers waited for it [0-9]+% of their time, copied rows [0-9]+%' small.log && ok ||
   bad "host placement's traffic line: $(grep 'epoch 5/5' small.log)"
 python3 - small.jsonl <<'PY' && ok || bad "--metrics traffic fields: $(tail -1 small.jsonl)"
 import json, sys
@@ -100,6 +100,9 @@ for m in epochs:
     assert 20 < m["to_gpu_per_item"] < 100000 and 0 < m["from_gpu_per_item"] < m["to_gpu_per_item"] * 2, m
     assert 0 < m["gpu_memory"] < 64 * 2**20, m
     assert m["peak_rss"] > 2**20, m
+    # Where the workers' time went: host placement in 3M copies rows, and waits for the
+    # GPU some of the time (both shares of the workers' time, so at most 1).
+    assert 0 <= m["gpu_wait_share"] <= 1 and 0 < m["row_copy_share"] <= 1, m
 PY
 
 # Skip-gram and CBOW with an optimizer that keeps state: device placement and host placement

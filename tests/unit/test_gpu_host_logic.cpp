@@ -1079,10 +1079,21 @@ TEST_CASE("an epoch's GPU traffic is reported per item, and as the share of touc
   CHECK(epoch.from_gpu_per_item == Approx(6.0));
   CHECK(epoch.describe("words") ==
         "GPU: 50.0% of row touches on resident rows, 12 B/word to it, 6 B/word back, "
-        "5.24 MB of its memory");
+        "5.24 MB of its memory; workers waited for it 0% of their time");
+  // The workers' time: 3 s of waiting and 1 s of copying rows in an epoch of 4 workers x 2.5 s.
+  { const WorkerTimer waited(&traffic.gpu_wait_ns); }
+  CHECK(traffic.gpu_wait_ns.load() > 0);
+  const TableTraffic::Counts before_timing = traffic.counts();
+  traffic.gpu_wait_ns += 3'000'000'000;
+  traffic.row_copy_ns += 1'000'000'000;
+  const EpochTraffic timed = EpochTraffic::of(traffic.counts() - before_timing, 1000, 5u << 20, 4 * 2.5);
+  CHECK(timed.gpu_wait_share == Approx(0.3));
+  CHECK(timed.row_copy_share == Approx(0.1));
+  CHECK(timed.describe("words").ends_with("; workers waited for it 30% of their time, copied rows 10%"));
   // An epoch with nothing trained reports zeros, not a division by zero.
   const EpochTraffic idle = EpochTraffic::of({}, 0, 0);
   CHECK(idle.resident_share == 0);
   CHECK(idle.to_gpu_per_item == 0);
+  CHECK(idle.gpu_wait_share == 0);
   CHECK(peak_rss_bytes() > 1u << 20);
 }

@@ -2,14 +2,21 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/progress.h"
 
 namespace embed {
 
-EpochTraffic EpochTraffic::of(const TableTraffic::Counts& epoch, std::uint64_t items, std::uint64_t gpu_bytes) {
+EpochTraffic EpochTraffic::of(const TableTraffic::Counts& epoch, std::uint64_t items, std::uint64_t gpu_bytes,
+                              double worker_seconds) {
   EpochTraffic t;
+  if (worker_seconds > 0) {
+    t.gpu_wait_share = std::min(1.0, static_cast<double>(epoch.gpu_wait_ns) * 1e-9 / worker_seconds);
+    t.row_copy_share = std::min(1.0, static_cast<double>(epoch.row_copy_ns) * 1e-9 / worker_seconds);
+  }
   t.resident_share = epoch.row_touches ? static_cast<double>(epoch.resident_touches) / double(epoch.row_touches) : 0;
   if (items) {
     t.to_gpu_per_item = static_cast<double>(epoch.bytes_to_gpu) / static_cast<double>(items);
@@ -22,9 +29,12 @@ EpochTraffic EpochTraffic::of(const TableTraffic::Counts& epoch, std::uint64_t i
 std::string EpochTraffic::describe(std::string_view item) const {
   // "word" from "words": per item reads better singular.
   const std::string_view one = item.ends_with('s') ? item.substr(0, item.size() - 1) : item;
-  return fmt::format("GPU: {:.1f}% of row touches on resident rows, {:.0f} B/{} to it, {:.0f} B/{} back, {} of its memory",
-                     100 * resident_share, to_gpu_per_item, one, from_gpu_per_item, one,
-                     human_bytes(static_cast<double>(gpu_bytes)));
+  std::string text = fmt::format(
+      "GPU: {:.1f}% of row touches on resident rows, {:.0f} B/{} to it, {:.0f} B/{} back, {} of its memory", 100 * resident_share,
+      to_gpu_per_item, one, from_gpu_per_item, one, human_bytes(static_cast<double>(gpu_bytes)));
+  text += fmt::format("; workers waited for it {:.0f}% of their time", 100 * gpu_wait_share);
+  if (row_copy_share > 0) text += fmt::format(", copied rows {:.0f}%", 100 * row_copy_share);
+  return text;
 }
 
 std::uint64_t peak_rss_bytes() {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -21,17 +22,26 @@ struct TableTraffic {
   std::atomic<std::uint64_t> bytes_to_gpu{0};      // batches' ids, copied rows (mapped: rows read)
   std::atomic<std::uint64_t> bytes_from_gpu{0};    // trained rows (mapped: rows written), totals
   std::atomic<std::uint64_t> gpu_bytes{0};         // device memory the backend allocated (set once)
+  // Where the workers' time went, in nanoseconds summed over workers: blocked until the
+  // GPU had done the batch their slot last held (none: the GPU waits for the CPU), and,
+  // host placement with gather transfers, copying rows into staging and their changes
+  // back into the host tables.
+  std::atomic<std::uint64_t> gpu_wait_ns{0};
+  std::atomic<std::uint64_t> row_copy_ns{0};
 
   struct Counts {
     std::uint64_t row_touches = 0, resident_touches = 0, bytes_to_gpu = 0, bytes_from_gpu = 0;
+    std::uint64_t gpu_wait_ns = 0, row_copy_ns = 0;
     Counts operator-(const Counts& earlier) const {
-      return {row_touches - earlier.row_touches, resident_touches - earlier.resident_touches,
-              bytes_to_gpu - earlier.bytes_to_gpu, bytes_from_gpu - earlier.bytes_from_gpu};
+      return {row_touches - earlier.row_touches,   resident_touches - earlier.resident_touches,
+              bytes_to_gpu - earlier.bytes_to_gpu, bytes_from_gpu - earlier.bytes_from_gpu,
+              gpu_wait_ns - earlier.gpu_wait_ns,   row_copy_ns - earlier.row_copy_ns};
     }
   };
   Counts counts() const {
-    return {row_touches.load(std::memory_order_relaxed), resident_touches.load(std::memory_order_relaxed),
-            bytes_to_gpu.load(std::memory_order_relaxed), bytes_from_gpu.load(std::memory_order_relaxed)};
+    return {row_touches.load(std::memory_order_relaxed),  resident_touches.load(std::memory_order_relaxed),
+            bytes_to_gpu.load(std::memory_order_relaxed), bytes_from_gpu.load(std::memory_order_relaxed),
+            gpu_wait_ns.load(std::memory_order_relaxed),  row_copy_ns.load(std::memory_order_relaxed)};
   }
   void add(std::uint64_t touches, std::uint64_t resident, std::uint64_t to_gpu, std::uint64_t from_gpu) {
     row_touches.fetch_add(touches, std::memory_order_relaxed);
@@ -41,14 +51,41 @@ struct TableTraffic {
   }
 };
 
+// Adds the nanoseconds from its construction to its destruction to `total` (if not null):
+// a worker's time in one part of a batch's round trip.
+class WorkerTimer {
+ public:
+  explicit WorkerTimer(std::atomic<std::uint64_t>* total)
+      : total_(total), start_(total ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{}) {}
+  ~WorkerTimer() {
+    if (!total_) return;
+    const auto elapsed = std::chrono::steady_clock::now() - start_;
+    total_->fetch_add(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count()),
+                      std::memory_order_relaxed);
+  }
+  WorkerTimer(const WorkerTimer&) = delete;
+  WorkerTimer& operator=(const WorkerTimer&) = delete;
+
+ private:
+  std::atomic<std::uint64_t>* total_;
+  std::chrono::steady_clock::time_point start_;
+};
+
 // An epoch's traffic per item trained (word or record), for the log and --metrics.
 struct EpochTraffic {
-  double resident_share = 0;  // of row touches
+  double resident_share = 0;                          // of row touches
   double to_gpu_per_item = 0, from_gpu_per_item = 0;  // bytes
   std::uint64_t gpu_bytes = 0;
+  // Of the workers' time (threads x the epoch's seconds): waiting for the GPU, and copying
+  // rows (TableTraffic's). Much waiting: the GPU bounds the run; little: the CPU does.
+  double gpu_wait_share = 0, row_copy_share = 0;
 
-  static EpochTraffic of(const TableTraffic::Counts& epoch, std::uint64_t items, std::uint64_t gpu_bytes);
-  // "GPU: 93.1% of row touches on resident rows, 412 B/word to it, 398 B/word back, 12.3 GB of its memory"
+  // `worker_seconds`: the workers' threads times the epoch's seconds.
+  static EpochTraffic of(const TableTraffic::Counts& epoch, std::uint64_t items, std::uint64_t gpu_bytes,
+                         double worker_seconds = 0);
+  // "GPU: 93.1% of row touches on resident rows, 412 B/word to it, 398 B/word back, 12.3 GB
+  // of its memory; workers waited for it 41% of their time, copied rows 12%" (the copies'
+  // share where rows were copied)
   std::string describe(std::string_view item) const;
 };
 

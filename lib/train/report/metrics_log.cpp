@@ -32,9 +32,11 @@ void MetricsLog::progress(const TrainProgress& p, double per_second) {
 void MetricsLog::epoch(const TrainProgress& p, double per_second, std::uint64_t peak_rss, const EpochTraffic* gpu) {
   std::string more = fmt::format(",\"peak_rss\":{}", peak_rss);
   if (gpu) {
-    more +=
-        fmt::format(",\"resident_share\":{},\"to_gpu_per_item\":{},\"from_gpu_per_item\":{},\"gpu_memory\":{}",
-                    number(gpu->resident_share), number(gpu->to_gpu_per_item), number(gpu->from_gpu_per_item), gpu->gpu_bytes);
+    more += fmt::format(
+        ",\"resident_share\":{},\"to_gpu_per_item\":{},\"from_gpu_per_item\":{},\"gpu_memory\":{},"
+        "\"gpu_wait_share\":{},\"row_copy_share\":{}",
+        number(gpu->resident_share), number(gpu->to_gpu_per_item), number(gpu->from_gpu_per_item), gpu->gpu_bytes,
+        number(gpu->gpu_wait_share), number(gpu->row_copy_share));
   }
   write("epoch", p, per_second, more);
 }
