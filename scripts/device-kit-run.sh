@@ -328,12 +328,15 @@ case $mode in
     ;;
   largest)
     # Issue 36's largest tables: skip-gram dim 300 with host placement in 16 GB of GPU memory,
-    # f16 host tables, staging and vectors file, on a generated corpus of 80M ids (min-count
-    # 1: about 56M of them occur in 700M words, by the generator's law; 50M is the target).
+    # f16 host tables, staging and vectors file, on a generated corpus of 64M ids with Zipf
+    # laws of exponent 0.5 (min-count 1: about 56.7M of them occur in 300M words, scaled
+    # from 5.67M in 30M words of 6.4M ids counted on the dev VM; 50M is the target). Until
+    # 2026-11-27 80M ids in 700M words of the default laws (57.7M by the generator's law):
+    # 2.3x the words to train, too long for the call left after `all`.
     # Host memory bounds it: two f32 tables of 50M rows would be 122 GB of the 126 GiB, the
-    # f16 host tables of 56M rows are 68 GB. Not yet run (written 2026-11-27 without a GPU).
-    RESERVE_S=5 bench_step largest 520 "${bench_env[@]}" BUDGET=16G MODES=f16 MIN_COUNT=1 SEEDS=1 VOCAB=80000000 \
-      WORDS=700000000 RUN_TIMEOUT=450 bash "$kit/scripts/bench/big_table.sh"
+    # f16 host tables of 56.7M rows are 69 GB. Not yet run (written 2026-11-27 without a GPU).
+    RESERVE_S=5 bench_step largest 520 "${bench_env[@]}" BUDGET=16G MODES=f16 MIN_COUNT=1 SEEDS=1 VOCAB=64000000 \
+      WORDS=300000000 ZIPF=0.5 RUN_TIMEOUT=450 bash "$kit/scripts/bench/big_table.sh"
     ;;
   rules)
     prepare_shared

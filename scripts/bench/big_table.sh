@@ -3,8 +3,8 @@
 # run with the tables in GPU memory, at the vocabulary size host placement exists for.
 #
 # The corpus is generated (bench-gen-clusters): VOCAB token ids in planted clusters of
-# CLUSTER ids, each line drawn from one cluster (Zipf over clusters and over members), a
-# little noise from the whole vocabulary; WORDS words. With min-count 5 that leaves a
+# CLUSTER ids, each line drawn from one cluster (Zipf over clusters and over members, of
+# exponent ZIPF), a little noise from the whole vocabulary; WORDS words. With min-count 5 that leaves a
 # vocabulary of a few million words. Then, dim DIM, EPOCHS epoch(s), window 5, negative 5,
 # sample 1e-4, THREADS threads, one run per mode:
 #   device     --table device (the tables in GPU memory), seeds SEEDS (their spread is the
@@ -46,7 +46,7 @@
 # DEVICE=cpu runs every mode on the CPU instead (the script's own test on a machine without
 # a GPU: the figures then say nothing about placement). The device kit runs it from
 # .device-kit/scripts/bench/.
-# Environment: BUILD, PYTHON (python3), VOCAB (4000000), CLUSTER (20), WORDS (200000000),
+# Environment: BUILD, PYTHON (python3), VOCAB (4000000), CLUSTER (20), WORDS (200000000), ZIPF (1.0),
 # DIM (300), EPOCHS (1), THREADS (nproc), SEEDS ("1 2"), FRACTIONS ("4 16"),
 # MODES ("device host f16"; also: f16s, mapped, cpu), BATCH_SHARE (0.25, f16s's), OPTIMIZER (sgd), MIN_COUNT (5), BUDGET, SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
 # reported with its last progress line), DEVICE, BENCH_DIR, KEEP=1.
@@ -57,6 +57,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 VOCAB=${VOCAB:-4000000}
 CLUSTER=${CLUSTER:-20}
 WORDS=${WORDS:-200000000}
+ZIPF=${ZIPF:-1.0}
 DIM=${DIM:-300}
 EPOCHS=${EPOCHS:-1}
 THREADS=${THREADS:-$(nproc)}
@@ -106,7 +107,7 @@ machine_line
 # ---- the corpus ----------------------------------------------------------------------------
 corpus=$work/clusters.txt
 gen_start=$(date +%s.%N)
-"$GENERATE" --vocab "$VOCAB" --cluster-size "$CLUSTER" --words "$WORDS" --threads "$THREADS" --out "$corpus" \
+"$GENERATE" --vocab "$VOCAB" --cluster-size "$CLUSTER" --words "$WORDS" --zipf "$ZIPF" --threads "$THREADS" --out "$corpus" \
   2>"$work/generate.log" || die "bench-gen-clusters failed: $(tail -1 "$work/generate.log")"
 gen_s=$(stats elapsed "$gen_start" "$(date +%s.%N)" 1)
 corpus_bytes=$(stat -c %s "$corpus")
