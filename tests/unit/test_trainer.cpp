@@ -670,6 +670,52 @@ TEST_CASE("counting a corpus on the ranks' path gives read_corpus's vocabulary",
   REQUIRE_ERROR_CONTAINS(read_corpus_on_ranks({"-"}, options, *job), "standard input");
 }
 
+TEST_CASE("ranks counting on several threads each give read_corpus's vocabulary, ties included", "[mpi]") {
+  // Words that tie in frequency, first seen in different ranks' and threads' parts, and
+  // the parts sharing some words and not others.
+  test::TempDir dir;
+  const std::string a = dir.file("a.txt"), b = dir.file("b.txt");
+  {
+    std::ofstream out(a);
+    for (int line = 0; line < 400; ++line) {
+      out << "w" << line % 37 << " common x" << line << " y" << (line * 7) % 113 << (line % 5 == 0 ? "\n" : " ");
+    }
+  }
+  std::ofstream(b) << "common tail z1 z2 z1 x399 w3";  // no final newline
+  CorpusOptions options;
+  options.min_count = 1;
+  const Corpus one = read_corpus({a, b}, options);
+  for (unsigned ranks : {1u, 2u, 3u}) {
+    for (unsigned threads : {1u, 2u, 4u}) {
+      options.threads = threads;
+      test::ThreadJob job(ranks);
+      std::vector<Corpus> counted(ranks);
+      job.run([&](Cluster& rank) { counted[rank.rank()] = read_corpus_on_ranks({a, b}, options, rank); });
+      for (const Corpus& c : counted) {
+        INFO(ranks << " ranks, " << threads << " threads");
+        CHECK(c.vocab.words == one.vocab.words);
+        CHECK(c.vocab.counts == one.vocab.counts);
+        CHECK(c.tokens == one.tokens);
+        CHECK(c.words == one.words);
+        CHECK(c.distinct_words == one.distinct_words);
+      }
+    }
+  }
+  // Ranks that would cut the corpus differently refuse, every one of them.
+  test::ThreadJob job(2);
+  std::vector<std::string> errors(2);
+  job.run([&](Cluster& rank) {
+    CorpusOptions mine = options;
+    mine.threads = rank.rank() + 1;
+    try {
+      read_corpus_on_ranks({a, b}, mine, rank);
+    } catch (const Error& e) {
+      errors[rank.rank()] = e.what();
+    }
+  });
+  for (const std::string& error : errors) CHECK(error.find("the same --threads (between 1 and 2") != std::string::npos);
+}
+
 TEST_CASE("a job's checkpoint holds every rank's workers, and each rank of the resumed job takes its own", "[mpi]") {
   test::TempDir dir;
   const Corpus corpus = topic_corpus(3);

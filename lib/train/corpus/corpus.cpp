@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <numeric>
 #include <optional>
+#include <span>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -326,46 +327,86 @@ Corpus read_corpus(const std::vector<std::string>& paths, const CorpusOptions& o
 
 namespace {
 
-// One rank's counts, as all_gather carries them: the corpus-level tallies, then each word
-// (in its order of first appearance) as its length, bytes and count.
-std::vector<char> serialize_counts(const WordCounter& counter, const Corpus& part) {
+// One rank's counts, as all_gather carries them: how many parts (the rank's threads'
+// byte ranges, in order), then each part's corpus-level tallies, its word count and its
+// words (in its order of first appearance), each as its length, its hash
+// (WordCounter::hash, which picks its share in MergedCounts), its bytes and its count.
+std::vector<char> serialize_counts(std::span<const WordCounter> counters, std::span<const Corpus> parts) {
   std::vector<char> out;
-  auto put = [&](std::uint64_t v) {
+  auto put = [&](auto v) {
     const char* p = reinterpret_cast<const char*>(&v);
     out.insert(out.end(), p, p + sizeof v);
   };
-  put(part.tokens);
-  put(part.truncated_tokens);
-  put(counter.size());
-  for (std::uint32_t id = 0; id < counter.size(); ++id) {
-    const std::string_view word = counter.word(id);
-    put(word.size());
-    out.insert(out.end(), word.begin(), word.end());
-    put(counter.count(id));
+  put(std::uint64_t{counters.size()});
+  for (std::size_t i = 0; i < counters.size(); ++i) {
+    const WordCounter& counter = counters[i];
+    put(std::uint64_t{parts[i].tokens});
+    put(std::uint64_t{parts[i].truncated_tokens});
+    put(std::uint64_t{counter.size()});
+    for (std::uint32_t id = 0; id < counter.size(); ++id) {
+      const std::string_view word = counter.word(id);
+      put(static_cast<std::uint32_t>(word.size()));
+      put(counter.hash(id));
+      out.insert(out.end(), word.begin(), word.end());
+      put(std::uint64_t{counter.count(id)});
+    }
   }
   return out;
 }
 
-// Adds one rank's serialized counts to `counter` and `corpus`.
-void merge_counts(const std::vector<char>& bytes, WordCounter& counter, Corpus& corpus) {
-  std::size_t at = 0;
-  auto get = [&]() {
-    EMBED_ASSERT(at + 8 <= bytes.size());
-    std::uint64_t v;
-    std::memcpy(&v, bytes.data() + at, 8);
-    at += 8;
+// Reads serialize_counts' bytes in order.
+class CountsReader {
+ public:
+  CountsReader(const std::vector<char>& bytes, std::size_t at) : bytes_(bytes), at_(at) {}
+  template <typename T>
+  T number() {
+    EMBED_ASSERT(at_ + sizeof(T) <= bytes_.size());
+    T v;
+    std::memcpy(&v, bytes_.data() + at_, sizeof v);
+    at_ += sizeof v;
     return v;
-  };
-  corpus.tokens += get();
-  corpus.truncated_tokens += get();
-  const std::uint64_t words = get();
-  for (std::uint64_t i = 0; i < words; ++i) {
-    const std::uint64_t size = get();
-    EMBED_ASSERT(at + size <= bytes.size());
-    const std::string_view word(bytes.data() + at, size);
-    at += size;
-    counter.add(word, get());
   }
+  // The next word: calls fn(word, count, hash).
+  template <typename Fn>
+  void word(const Fn& fn) {
+    const auto size = number<std::uint32_t>();
+    const auto hash = number<std::uint32_t>();
+    EMBED_ASSERT(at_ + size <= bytes_.size());
+    const std::string_view word(bytes_.data() + at_, size);
+    at_ += size;
+    fn(word, number<std::uint64_t>(), hash);
+  }
+  std::size_t at() const { return at_; }
+
+ private:
+  const std::vector<char>& bytes_;
+  std::size_t at_;
+};
+
+// A part of some rank's serialize_counts: its bytes, where its words start, how many.
+struct SerializedPart {
+  const std::vector<char>* bytes = nullptr;
+  std::size_t words_at = 0;
+  std::uint64_t words = 0;
+};
+
+// Every rank's parts in the corpus's order (rank after rank, each rank's in order), from
+// all_gather's serialize_counts; their tallies added to `corpus`.
+std::vector<SerializedPart> serialized_parts(const std::vector<std::vector<char>>& ranks, Corpus& corpus) {
+  std::vector<SerializedPart> parts;
+  for (const std::vector<char>& bytes : ranks) {
+    CountsReader in(bytes, 0);
+    const auto count = in.number<std::uint64_t>();
+    for (std::uint64_t i = 0; i < count; ++i) {
+      corpus.tokens += in.number<std::uint64_t>();
+      corpus.truncated_tokens += in.number<std::uint64_t>();
+      SerializedPart part{&bytes, 0, in.number<std::uint64_t>()};
+      part.words_at = in.at();
+      for (std::uint64_t w = 0; w < part.words; ++w) in.word([](std::string_view, std::uint64_t, std::uint32_t) {});
+      parts.push_back(part);
+    }
+  }
+  return parts;
 }
 
 }  // namespace
@@ -395,18 +436,43 @@ Corpus read_corpus_on_ranks(const std::vector<std::string>& paths, const CorpusO
          ~low[0], high[0]);
   }
 
-  // This rank's share, tokenized exactly as read_corpus would (the cuts fall on whitespace).
-  const ByteRange share = token_aligned_ranges(corpus.files, job.size())[job.rank()];
-  WordCounter counter;
-  Corpus part;
-  Tokenizer tokenizer(counter, part, options.max_token_bytes);
-  tokenize_range(corpus.files, share, tokenizer, nullptr, nullptr);
+  // This rank's share, on options.threads threads: the corpus cut into ranks x threads
+  // token-aligned ranges (the cuts fall on whitespace), this rank's the threads' run of
+  // them, each tokenized exactly as read_corpus would.
+  // Every rank must cut the corpus alike: the same number of threads on each.
+  const unsigned threads = std::max(1u, options.threads);
+  std::vector<std::uint64_t> fewest{~std::uint64_t{threads}}, most{threads};
+  job.max(fewest);
+  job.max(most);
+  if (~fewest[0] != most[0]) {
+    fail("under mpirun every rank must count with the same --threads (between {} and {} here)", ~fewest[0], most[0]);
+  }
+  const std::vector<ByteRange> ranges = token_aligned_ranges(corpus.files, job.size() * threads);
+  EMBED_ASSERT(ranges.size() == std::size_t{job.size()} * threads);
+  const std::size_t first = std::size_t{job.rank()} * threads;
+  std::vector<WordCounter> counters(threads);
+  std::vector<Corpus> parts(threads);
+  parallel_for_workers(threads, threads, [&](std::size_t i, unsigned) {
+    Tokenizer tokenizer(counters[i], parts[i], options.max_token_bytes);
+    tokenize_range(corpus.files, ranges[first + i], tokenizer, nullptr, nullptr);
+  });
 
-  // Merged in rank order, which is the corpus's order: words first seen on rank 0 come
-  // first, so ties in frequency fall as in one process's count.
-  const std::vector<std::vector<char>> all = job.all_gather(serialize_counts(counter, part));
-  WordCounter merged;
-  for (const auto& bytes : all) merge_counts(bytes, merged, corpus);
+  // Every rank's parts, in rank order, which is the corpus's order, merged as
+  // read_corpus_in_parallel merges its threads' (merged_counts.h): the same counts, and
+  // words first seen earlier in the corpus first, so ties in frequency fall as in one
+  // process's count.
+  const std::vector<std::vector<char>> all = job.all_gather(serialize_counts(counters, parts));
+  counters.clear();
+  const std::vector<SerializedPart> serialized = serialized_parts(all, corpus);
+  const MergedCounts merged(
+      serialized.size(),
+      [&serialized](std::size_t i, const auto& fn) {
+        CountsReader in(*serialized[i].bytes, serialized[i].words_at);
+        for (std::uint32_t id = 0; id < serialized[i].words; ++id) {
+          in.word([&](std::string_view word, std::uint64_t count, std::uint32_t hash) { fn(id, word, count, hash); });
+        }
+      },
+      threads);
   finish_corpus(merged, options, corpus);
   return corpus;
 }
