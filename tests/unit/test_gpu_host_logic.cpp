@@ -3,6 +3,7 @@
 // CUDA kernels match), and the device-memory plan.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <optional>
@@ -925,6 +926,19 @@ TEST_CASE("the GPU memory plan: device when the tables fit, else host, within th
   REQUIRE(lean.hot_rows > stored.hot_rows * 14 / 10);
   REQUIRE(lean.total_bytes() <= quarter);
   REQUIRE(lean.total_bytes() - lean.table_bytes <= quarter / 4);
+}
+
+TEST_CASE("EMBED_HOST_BATCH_SHARE sets the batches' share of host placement's budget, and refuses what is not a fraction",
+          "[gpu-host]") {
+  ::unsetenv("EMBED_HOST_BATCH_SHARE");
+  CHECK(host_batch_share(0.5) == 0.5);
+  ::setenv("EMBED_HOST_BATCH_SHARE", "0.25", 1);
+  CHECK(host_batch_share(0.5) == 0.25);
+  for (const char* bad : {"0", "1", "1.5", "-0.2", "quarter", "0.25x", ""}) {
+    ::setenv("EMBED_HOST_BATCH_SHARE", bad, 1);
+    REQUIRE_ERROR_CONTAINS(host_batch_share(0.5), "expected a fraction between 0 and 1");
+  }
+  ::unsetenv("EMBED_HOST_BATCH_SHARE");
 }
 
 TEST_CASE("a GPU memory plan that cannot fit names the sizes and what to change", "[gpu-host]") {

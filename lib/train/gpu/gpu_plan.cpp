@@ -1,9 +1,11 @@
 #include "train/gpu/gpu_plan.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "core/enum_names.h"
 #include "core/error.h"
@@ -232,6 +234,18 @@ GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, st
 }
 
 }  // namespace
+
+double host_batch_share(double plain) {
+  const char* value = std::getenv("EMBED_HOST_BATCH_SHARE");
+  if (value == nullptr) return plain;
+  char* end = nullptr;
+  const double share = std::strtod(value, &end);
+  if (end == value || *end != '\0' || !(share > 0 && share < 1)) {
+    fail("EMBED_HOST_BATCH_SHARE={}: expected a fraction between 0 and 1, such as 0.25", value);
+  }
+  spdlog::info("EMBED_HOST_BATCH_SHARE: host placement's batches take at most {} of the GPU memory budget", share);
+  return share;
+}
 
 GpuMemoryPlan plan_gpu_memory(const GpuTrainShape& shape, const GpuOptions& options, std::uint64_t budget) {
   EMBED_ASSERT(shape.workers > 0 && shape.rows > 0 && shape.stride >= shape.dim);

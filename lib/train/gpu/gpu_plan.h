@@ -59,6 +59,12 @@ struct GpuOptions {
   double batch_share = 0.5;
 };
 
+// Host placement's share of the GPU budget for the batches (GpuOptions::batch_share):
+// EMBED_HOST_BATCH_SHARE, a fraction in (0, 1), for measuring the split between batches
+// and hot rows (scripts/bench/big_table.sh's f16s runs; logged), else `plain`. Throws
+// embed::Error for anything else.
+double host_batch_share(double plain);
+
 // What the run trains: the tables and the batch shape.
 struct GpuTrainShape {
   std::size_t rows = 0;  // vocabulary size (rows of each table)

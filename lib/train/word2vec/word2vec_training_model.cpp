@@ -253,21 +253,6 @@ class Word2vecModel final : public TrainingModel {
     run.output_table = widened(run.output_table);
   }
 
-  // Host placement's share of the GPU budget for the batches (GpuOptions::batch_share):
-  // EMBED_HOST_BATCH_SHARE, a fraction in (0, 1), for measuring the split between batches
-  // and hot rows (scripts/bench/big_table.sh's f16s runs); else `plain`.
-  static double host_batch_share(double plain) {
-    const char* value = std::getenv("EMBED_HOST_BATCH_SHARE");
-    if (value == nullptr) return plain;
-    char* end = nullptr;
-    const double share = std::strtod(value, &end);
-    if (end == value || *end != '\0' || !(share > 0 && share < 1)) {
-      fail("EMBED_HOST_BATCH_SHARE={}: expected a fraction between 0 and 1, such as 0.25", value);
-    }
-    spdlog::info("EMBED_HOST_BATCH_SHARE: host placement's batches take at most {} of the GPU memory budget", share);
-    return share;
-  }
-
   // The GPU backend for `run` on context.gpu, within the budget; with `subwords`, fastText's
   // model.
   static std::unique_ptr<Word2vecBackend> gpu_backend(TrainingRun& run, const TrainContext& context,
