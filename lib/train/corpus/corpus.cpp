@@ -436,23 +436,21 @@ Corpus read_corpus_on_ranks(const std::vector<std::string>& paths, const CorpusO
          ~low[0], high[0]);
   }
 
-  // This rank's share, on options.threads threads: the corpus cut into ranks x threads
-  // token-aligned ranges (the cuts fall on whitespace), this rank's the threads' run of
-  // them, each tokenized exactly as read_corpus would.
-  // Every rank must cut the corpus alike: the same number of threads on each.
+  // This rank's share, on options.threads threads: the corpus cut into ranks x per_rank
+  // token-aligned ranges (the cuts fall on whitespace), this rank's the per_rank of them
+  // from rank x per_rank on, each tokenized exactly as read_corpus would. Every rank must
+  // cut alike, so per_rank is the most threads any rank has (ranks on other machines may
+  // have other core counts, --threads' default).
   const unsigned threads = std::max(1u, options.threads);
-  std::vector<std::uint64_t> fewest{~std::uint64_t{threads}}, most{threads};
-  job.max(fewest);
+  std::vector<std::uint64_t> most{threads};
   job.max(most);
-  if (~fewest[0] != most[0]) {
-    fail("under mpirun every rank must count with the same --threads (between {} and {} here)", ~fewest[0], most[0]);
-  }
-  const std::vector<ByteRange> ranges = token_aligned_ranges(corpus.files, job.size() * threads);
-  EMBED_ASSERT(ranges.size() == std::size_t{job.size()} * threads);
-  const std::size_t first = std::size_t{job.rank()} * threads;
-  std::vector<WordCounter> counters(threads);
-  std::vector<Corpus> parts(threads);
-  parallel_for_workers(threads, threads, [&](std::size_t i, unsigned) {
+  const auto per_rank = static_cast<unsigned>(most[0]);
+  const std::vector<ByteRange> ranges = token_aligned_ranges(corpus.files, job.size() * per_rank);
+  EMBED_ASSERT(ranges.size() == std::size_t{job.size()} * per_rank);
+  const std::size_t first = std::size_t{job.rank()} * per_rank;
+  std::vector<WordCounter> counters(per_rank);
+  std::vector<Corpus> parts(per_rank);
+  parallel_for_workers(per_rank, threads, [&](std::size_t i, unsigned) {
     Tokenizer tokenizer(counters[i], parts[i], options.max_token_bytes);
     tokenize_range(corpus.files, ranges[first + i], tokenizer, nullptr, nullptr);
   });
