@@ -356,6 +356,11 @@ case $mode in
       OPT_MODES="cpu device" OPTIMIZERS="sgd adam adamw rmsprop adadelta" bash "$kit/scripts/bench/gpu.sh"
     ;;
   hostside)
+    # The most words/s the CPU's 16 threads can plan and pack batches at (bench-feed), on
+    # the throughput step's corpus: device placement's 41-58M words/s against it says
+    # whether the CPU or the GPU bounds device placement (H200, 2026-11-27: not known).
+    prepare_shared
+    bench_step feed_16 30 "$bin/bench-feed" --corpus "$scratch/shared/data/text8-head.txt" --copies 43 --threads 16
     # Issue 36's open question in about 3 minutes: whether host placement's CPU side
     # (remap, gather, scatter) scales with threads at big_table's 1M-id shape or the host's
     # memory bounds it, and what the mapped transfers give since their kernels move a row

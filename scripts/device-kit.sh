@@ -55,7 +55,7 @@ cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DEMBED_CUDA=ON -DEMBED_
   { cat "$build.configure.log"; die "configure failed"; }
 rm -f "$build.configure.log"
 tools=(glove-convert embed-query embed-train bench-search bench-gpu-bandwidth bench-gpu-search bench-gen-clusters
-  bench-cluster-quality bench-host-rows)
+  bench-cluster-quality bench-host-rows bench-feed)
 tests=(gpu_smoke_test gpu_train_tests gpu_glove_tests gpu_search_tests)
 cmake --build "$build" -j"$(nproc)" --target "${tools[@]}" "${tests[@]}"
 stage_done "kit build" $start

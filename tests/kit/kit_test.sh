@@ -22,7 +22,7 @@ mkdir -p "$work/unpacked"
 tar -C "$work/unpacked" -xJf "$kit/bin.tar.xz" && ok || bad "bin.tar.xz does not unpack"
 bin=$work/unpacked/bin
 for f in glove-convert embed-query embed-train gpu_smoke_test gpu_train_tests gpu_glove_tests gpu_search_tests \
-  bench-gpu-bandwidth bench-gpu-search bench-search bench-gen-clusters bench-cluster-quality bench-host-rows; do
+  bench-gpu-bandwidth bench-gpu-search bench-search bench-gen-clusters bench-cluster-quality bench-host-rows bench-feed; do
   [[ -x $bin/$f ]] && ok || bad "bin/$f missing"
 done
 for f in tests/gpu/gpu_train_cli_test.sh tests/gpu/gpu_query_cli_test.sh tests/cli/lib.sh data/text8-200k.txt.gz \
