@@ -206,18 +206,13 @@ for n in $FRACTIONS; do
   for name in host mapped f16 f16s; do
     has "$MODES" "$name" || continue
     budget=$((table_bytes / n))
-    share=()
     case $name in
       host) how=(--host-transfer gather) ;;
       mapped) how=(--host-transfer mapped) ;;
-      f16) how=(--host-transfer gather --dtype f16) budget=$((table_bytes / 2 / n)) ;;  # its tables' bytes / n
-      f16s)
-        how=(--host-transfer gather --dtype f16) budget=$((table_bytes / 2 / n))
-        share=(EMBED_HOST_BATCH_SHARE="$BATCH_SHARE")
-        ;;
+      f16 | f16s) how=(--host-transfer gather --dtype f16) budget=$((table_bytes / 2 / n)) ;;  # its tables' bytes / n
     esac
+    [[ $name == f16s ]] && run_env=(EMBED_HOST_BATCH_SHARE="$BATCH_SHARE")
     budget_gb=$(gb "$budget")
-    run_env=("${share[@]}")
     # shellcheck disable=SC2046
     run "$name/$n" "$first_seed" $(placement --table host "${how[@]}" --gpu-memory "$budget") || true
     run_env=()

@@ -328,8 +328,9 @@ Corpus read_corpus(const std::vector<std::string>& paths, const CorpusOptions& o
 namespace {
 
 // One rank's counts, as all_gather carries them: how many parts (the rank's threads'
-// byte ranges, in order), then each part's corpus-level tallies, its word count and its
-// words (in its order of first appearance), each as its length, its hash
+// byte ranges, in order), then each part's corpus-level tallies, its word count, the
+// bytes its words take (so that a reader can find the next part without reading them)
+// and its words (in its order of first appearance), each as its length, its hash
 // (WordCounter::hash, which picks its share in MergedCounts), its bytes and its count.
 std::vector<char> serialize_counts(std::span<const WordCounter> counters, std::span<const Corpus> parts) {
   std::vector<char> out;
@@ -343,6 +344,8 @@ std::vector<char> serialize_counts(std::span<const WordCounter> counters, std::s
     put(std::uint64_t{parts[i].tokens});
     put(std::uint64_t{parts[i].truncated_tokens});
     put(std::uint64_t{counter.size()});
+    const std::size_t length_at = out.size();
+    put(std::uint64_t{0});  // the words' bytes, written once known
     for (std::uint32_t id = 0; id < counter.size(); ++id) {
       const std::string_view word = counter.word(id);
       put(static_cast<std::uint32_t>(word.size()));
@@ -350,6 +353,8 @@ std::vector<char> serialize_counts(std::span<const WordCounter> counters, std::s
       out.insert(out.end(), word.begin(), word.end());
       put(std::uint64_t{counter.count(id)});
     }
+    const std::uint64_t length = out.size() - length_at - sizeof(std::uint64_t);
+    std::memcpy(out.data() + length_at, &length, sizeof length);
   }
   return out;
 }
@@ -377,6 +382,10 @@ class CountsReader {
     fn(word, number<std::uint64_t>(), hash);
   }
   std::size_t at() const { return at_; }
+  void skip(std::uint64_t bytes) {
+    EMBED_ASSERT(at_ + bytes <= bytes_.size());
+    at_ += bytes;
+  }
 
  private:
   const std::vector<char>& bytes_;
@@ -401,8 +410,9 @@ std::vector<SerializedPart> serialized_parts(const std::vector<std::vector<char>
       corpus.tokens += in.number<std::uint64_t>();
       corpus.truncated_tokens += in.number<std::uint64_t>();
       SerializedPart part{&bytes, 0, in.number<std::uint64_t>()};
+      const auto length = in.number<std::uint64_t>();
       part.words_at = in.at();
-      for (std::uint64_t w = 0; w < part.words; ++w) in.word([](std::string_view, std::uint64_t, std::uint32_t) {});
+      in.skip(length);
       parts.push_back(part);
     }
   }

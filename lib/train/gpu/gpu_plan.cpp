@@ -172,9 +172,10 @@ std::uint64_t hot_row_bytes(std::uint64_t rows, const HotRowCost& cost) {
 // Device placement when asked for or when it fits, else host placement; in either,
 // the largest batches (from full_batch down to min_batch) that fit with two slots per
 // worker, else one. Host placement's batches take half the budget (options.batch_share)
-// when they fit in it, else their smallest size, and its hot rows the rest; but where every row the batches
-// can touch fits as a hot row beside batches no smaller (`touched_hot` sizes them
-// copying nothing: --subwords, whose words list only some of the buckets), that.
+// when they fit in it, else their smallest size, and its hot rows the rest; but where
+// every row the batches can touch fits as a hot row beside batches no smaller
+// (`touched_hot` sizes them copying nothing: --subwords, whose words list only some of
+// the buckets), that.
 // `tables` names the tables for the error messages.
 GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, std::size_t full_batch, std::size_t min_batch,
                           unsigned workers, const std::string& tables, const GpuOptions& options, std::uint64_t budget,
@@ -223,8 +224,8 @@ GpuMemoryPlan choose_plan(const SizedPlan& sized, const HotRowCost& hot_cost, st
     }
   }
   if (host) return with_hot_rows(*host, hot_cost, options, budget);
-  // Batches that do not fit in their share of the budget get their smallest size, one slot per
-  // worker, so that the hot rows get what is left (rather than the batches all of it).
+  // Batches that do not fit in their share of the budget get their smallest size, one slot
+  // per worker, so that the hot rows get what is left (rather than the batches all of it).
   const GpuMemoryPlan smallest = sized(TablePlacement::host, 1, min_batch);
   if (smallest.total_bytes() <= budget) return with_hot_rows(smallest, hot_cost, options, budget);
   fail(

@@ -21,6 +21,7 @@
 #include "train/files/checkpoint.h"
 #include "train/files/fasttext_output.h"
 #include "train/files/vectors_output.h"
+#include "train/gpu/gpu_plan.h"
 #include "train/ranks/rank_state.h"
 #include "train/report/epoch_reporter.h"
 #include "train/report/metrics_log.h"
@@ -268,6 +269,7 @@ TrainContext train_context(const TrainCommand& command, const std::optional<GpuD
   context.gpu_required = command.gpu.device == DeviceChoice::cuda;
   context.gpu_options = command.gpu_options;
   if (gpu) {
+    context.gpu_options.batch_share = host_batch_share(context.gpu_options.batch_share);
     context.gpu_budget = gpu_budget(command.gpu, *gpu);
     context.gpu_traffic = &gpu_traffic;
   }

@@ -259,8 +259,7 @@ class Word2vecModel final : public TrainingModel {
                                                       const SubwordRows* subwords) {
     const TrainSettings& s = run.settings;
     const Word2vecLayout layout(s);
-    GpuOptions options = context.gpu_options;
-    options.batch_share = host_batch_share(options.batch_share);
+    const GpuOptions& options = context.gpu_options;
     GpuTrainShape shape;
     shape.rows = run.output_table.rows();  // the vocabulary's; the input table has the buckets' rows too
     if (subwords) {
