@@ -24,7 +24,8 @@
 #   run.sh memcheck [OUTDIR]  the Catch2 suites (but the [large] case) and short training
 #                             runs with cold rows under compute-sanitizer's memcheck: inside 9 minutes
 #   run.sh hostside [OUTDIR]  host placement's CPU side on 1, 8 and 16 threads (bench-host-rows), then
-#                             big_table at 1M ids, 1/4 and 1/16 of the budget: gathered f32 and f16, mapped
+#                             big_table at 1M ids, 1/4 and 1/16 of the budget: gathered f32 and f16,
+#                             mapped f32 and f16
 #   run.sh mpi [OUTDIR]       two ranks under the kit's mpirun sharing the GPU, and the Python package
 #                             with PyTorch (pip's offline install included), after the GPU's compute mode;
 #                             then two ranks' quality against one process's at several --sync-interval
@@ -276,11 +277,17 @@ case $mode in
     prepare_shared
     bench_step throughput 110 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
       MODES="cpu device host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
+    # Host placement's row moves on this machine's bus, a few seconds: a batch's rows copied
+    # from staging (gather) against the mapped kernels' gather, whole store and add (what
+    # bounds big_table's f16m below: the bus, or the kernels' round trips).
+    gpu_only bench_step row_moves 30 "$bin/bench-gpu-bandwidth" --rows
     # At a quarter of big's vocabulary (790,150 words, 1.9 GB of tables) it takes about 100 s
-    # (87 s on an H200, 2026-11-27), f16s's two runs about 25 s more: the full size (3M words)
-    # did not fit this step's cap twice and runs in `big`.
+    # (87 s on an H200, 2026-11-27): the full size (3M words) did not fit this step's cap
+    # twice and runs in `big`. Gathered f32 tables (0.17x and 0.12x of device, sixth run)
+    # make way for f16 host tables three ways: gathered, gathered with the batches in a
+    # quarter of the budget (f16s), and mapped, the kernels storing rows whole (f16m).
     bench_step big_table 200 "${bench_env[@]}" VOCAB=1000000 WORDS=50000000 RUN_TIMEOUT=40 \
-      MODES="device host f16 f16s" bash "$kit/scripts/bench/big_table.sh"
+      MODES="device f16 f16s f16m" bash "$kit/scripts/bench/big_table.sh"
     bench_step quality 70 "${bench_env[@]}" PARTS=quality SEEDS="1 2 3" bash "$kit/scripts/bench/gpu.sh"
     # 128 copies (838 MiB): at 64 the 16-thread runs took 0.45 s, and the figure moved between
     # 987 and 1,230 MB/s from one H200 call to the next, across the 1 GB/s target.
@@ -384,7 +391,7 @@ case $mode in
     # Also at 1/16, where the batches were 500 words (now planned for 1 input and 3 output
     # rows per word copied, not 1 + 6, and cut where a batch copies more).
     RESERVE_S=5 bench_step big_table_mapped 320 "${bench_env[@]}" VOCAB=1000000 WORDS=50000000 RUN_TIMEOUT=60 \
-      MODES="device host f16 f16s mapped" FRACTIONS="4 16" SEEDS=1 bash "$kit/scripts/bench/big_table.sh"
+      MODES="device host f16 f16s f16m mapped" FRACTIONS="4 16" SEEDS=1 bash "$kit/scripts/bench/big_table.sh"
     ;;
   mpi)
     # The two steps of `all` that failed on their first run (H100, 2026-11-27): two ranks

@@ -8,11 +8,12 @@
 namespace embed::cuda {
 namespace {
 
-// The mapped kernels read and write host memory across the bus, where each access waits
-// a round trip: a warp takes a row, and each thread moves 16 bytes at a time (rows are
-// padded to 16 floats and 64-byte aligned), so that a warp keeps 512 bytes in flight
-// per access where a float each kept 128. The element-wise kernels below are for rows
-// that are not so aligned.
+// The mapped kernels read and write host memory across the bus, where each read waits a
+// round trip: a warp takes a row, and each thread moves 16 bytes at a time (rows are
+// padded to 16 elements and RowMatrix's tables are page-aligned), so that a warp keeps
+// 512 bytes in flight per access where a float each kept 128. Stores are posted: the
+// write-back of a row stored whole waits for no reply, where adding a change reads the
+// host row first.
 constexpr unsigned kWarp = 32;
 constexpr unsigned kRowsPerBlock = 8;  // warps of a 256-thread block
 
@@ -30,85 +31,111 @@ __device__ inline float4 load4(const T* in) {
 }
 
 template <>
-__device__ inline void store4<float>(float* out, float4 v) {
-  *reinterpret_cast<float4*>(out) = v;
-}
-
-template <>
 __device__ inline float4 load4<float>(const float* in) {
   return *reinterpret_cast<const float4*>(in);
 }
 
-template <typename T>
-__global__ void gather_mapped_rows_kernel(const float* host_table, std::uint32_t stride, const std::uint32_t* rows,
-                                          std::uint32_t count, T* out) {
-  const unsigned lane = threadIdx.x % kWarp;
-  for (std::size_t k = blockIdx.x * std::size_t{kRowsPerBlock} + threadIdx.x / kWarp; k < count;
-       k += std::size_t{gridDim.x} * kRowsPerBlock) {
-    const float4* from = reinterpret_cast<const float4*>(host_table + std::size_t{rows[k]} * stride);
-    T* to = out + k * stride;
-    for (std::uint32_t q = lane; q < stride / 4; q += kWarp) store4(to + 4 * q, from[q]);
-  }
+// Elements e0.. of a 16-byte chunk at or past `dim` are padding, kept zero.
+__device__ inline float4 past_dim_zero(float4 v, std::uint32_t e0, std::uint32_t dim) {
+  return make_float4(e0 < dim ? v.x : 0.0f, e0 + 1 < dim ? v.y : 0.0f, e0 + 2 < dim ? v.z : 0.0f, e0 + 3 < dim ? v.w : 0.0f);
 }
 
-template <typename T>
-__global__ void scatter_mapped_rows_kernel(float* host_table, std::uint32_t stride, std::uint32_t dim, const std::uint32_t* rows,
-                                           std::uint32_t count, const T* updated, const T* original) {
+// 8 halves in 16 bytes.
+union Halves8 {
+  uint4 bits;
+  __half value[8];
+};
+
+// Host rows of H (float, or __half for f16 host tables) into the slot's copy of T; a
+// flagged row's copy to `originals` as well.
+template <typename H, typename T>
+__global__ void gather_mapped_kernel(const H* host_table, std::uint32_t stride, const std::uint32_t* rows, std::uint32_t count,
+                                     T* out, T* originals) {
+  static_assert(std::is_same_v<H, float> || std::is_same_v<H, T>);
+  constexpr std::uint32_t kChunk = 16 / sizeof(H);  // elements per 16 bytes of the host row
   const unsigned lane = threadIdx.x % kWarp;
   for (std::size_t k = blockIdx.x * std::size_t{kRowsPerBlock} + threadIdx.x / kWarp; k < count;
        k += std::size_t{gridDim.x} * kRowsPerBlock) {
-    float4* to = reinterpret_cast<float4*>(host_table + std::size_t{rows[k]} * stride);
-    for (std::uint32_t q = lane; q < stride / 4; q += kWarp) {
-      const std::size_t at = k * stride + 4 * q;
-      const float4 now = load4(updated + at), before = load4(original + at);
-      // The padding beyond dim stays zero.
-      const std::uint32_t e = 4 * q;
-      const float4 delta = make_float4(e < dim ? now.x - before.x : 0.0f, e + 1 < dim ? now.y - before.y : 0.0f,
-                                       e + 2 < dim ? now.z - before.z : 0.0f, e + 3 < dim ? now.w - before.w : 0.0f);
-      if (delta.x == 0 && delta.y == 0 && delta.z == 0 && delta.w == 0) continue;
-      float4 row = to[q];
-      row.x += delta.x;
-      row.y += delta.y;
-      row.z += delta.z;
-      row.w += delta.w;
-      to[q] = row;
+    const std::uint32_t id = rows[k];
+    const H* from = host_table + std::size_t{id & ~kRowAddsChange} * stride;
+    T* to = out + k * stride;
+    T* kept = (id & kRowAddsChange) ? originals + k * stride : nullptr;
+    for (std::uint32_t q = lane; q < stride / kChunk; q += kWarp) {
+      if constexpr (std::is_same_v<H, T>) {
+        const uint4 bits = reinterpret_cast<const uint4*>(from)[q];
+        reinterpret_cast<uint4*>(to)[q] = bits;
+        if (kept) reinterpret_cast<uint4*>(kept)[q] = bits;
+      } else {
+        const float4 v = reinterpret_cast<const float4*>(from)[q];
+        store4(to + kChunk * q, v);
+        if (kept) store4(kept + kChunk * q, v);
+      }
     }
   }
 }
 
-template <typename T>
-__global__ void gather_mapped_kernel(const float* host_table, std::uint32_t stride, const std::uint32_t* rows,
-                                     std::uint32_t count, T* out) {
-  const std::size_t total = static_cast<std::size_t>(count) * stride;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const std::size_t k = i / stride, e = i % stride;
-    out[i] = from_float<T>(host_table[static_cast<std::size_t>(rows[k]) * stride + e]);
+template <typename H, typename T>
+__global__ void write_back_mapped_kernel(H* host_table, std::uint32_t stride, std::uint32_t dim, const std::uint32_t* rows,
+                                         std::uint32_t count, const T* updated, const T* originals) {
+  static_assert(std::is_same_v<H, float> || std::is_same_v<H, T>);
+  constexpr std::uint32_t kChunk = 16 / sizeof(H);
+  const unsigned lane = threadIdx.x % kWarp;
+  for (std::size_t k = blockIdx.x * std::size_t{kRowsPerBlock} + threadIdx.x / kWarp; k < count;
+       k += std::size_t{gridDim.x} * kRowsPerBlock) {
+    const std::uint32_t id = rows[k];
+    const bool add = (id & kRowAddsChange) != 0;
+    H* to = host_table + std::size_t{id & ~kRowAddsChange} * stride;
+    const T* now = updated + k * stride;
+    const T* before = originals + k * stride;
+    for (std::uint32_t q = lane; q < stride / kChunk; q += kWarp) {
+      const std::uint32_t e0 = kChunk * q;
+      if (e0 >= dim) break;  // padding only from here on
+      if constexpr (std::is_same_v<H, float>) {
+        float4 row = past_dim_zero(load4(now + e0), e0, dim);
+        if (add) {
+          const float4 was = load4(before + e0);
+          const float4 change = past_dim_zero(make_float4(row.x - was.x, row.y - was.y, row.z - was.z, row.w - was.w), e0, dim);
+          if (change.x == 0 && change.y == 0 && change.z == 0 && change.w == 0) continue;
+          row = reinterpret_cast<const float4*>(to)[q];
+          row.x += change.x;
+          row.y += change.y;
+          row.z += change.z;
+          row.w += change.w;
+        }
+        reinterpret_cast<float4*>(to)[q] = row;
+      } else {
+        Halves8 row;
+        row.bits = reinterpret_cast<const uint4*>(now)[q];
+        if (add) {
+          Halves8 was, host;
+          was.bits = reinterpret_cast<const uint4*>(before)[q];
+          if (row.bits.x == was.bits.x && row.bits.y == was.bits.y && row.bits.z == was.bits.z && row.bits.w == was.bits.w) {
+            continue;
+          }
+          host.bits = reinterpret_cast<const uint4*>(to)[q];
+          for (unsigned i = 0; i < 8; ++i) {
+            row.value[i] =
+                __float2half_rn(__half2float(host.value[i]) + (__half2float(row.value[i]) - __half2float(was.value[i])));
+          }
+        }
+        for (unsigned i = 0; i < 8; ++i) {
+          if (e0 + i >= dim) row.value[i] = __float2half_rn(0.0f);
+        }
+        reinterpret_cast<uint4*>(to)[q] = row.bits;
+      }
+    }
   }
-}
-
-template <typename T>
-__global__ void scatter_mapped_kernel(float* host_table, std::uint32_t stride, std::uint32_t dim, const std::uint32_t* rows,
-                                      std::uint32_t count, const T* updated, const T* original) {
-  const std::size_t total = static_cast<std::size_t>(count) * stride;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < total;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const std::size_t k = i / stride, e = i % stride;
-    if (e >= dim) continue;
-    const float delta = to_float(updated[i]) - to_float(original[i]);
-    if (delta != 0) host_table[static_cast<std::size_t>(rows[k]) * stride + e] += delta;
-  }
-}
-
-// Whether rows of `stride` floats from `table` can be moved 16 bytes at a time (the
-// slot's copies are device allocations, aligned).
-bool rows_aligned(const float* table, std::uint32_t stride) {
-  return stride % 4 == 0 && reinterpret_cast<std::uintptr_t>(table) % 16 == 0;
 }
 
 unsigned row_blocks(std::uint32_t count) {
   const unsigned blocks = (count + kRowsPerBlock - 1) / kRowsPerBlock;
   return blocks < 1 ? 1 : blocks > 65535 ? 65535 : blocks;
+}
+
+// The 16-byte moves need 16-byte aligned rows.
+bool rows_aligned(const MappedTable& table) {
+  const std::size_t row_bytes = std::size_t{table.stride} * (table.half ? 2 : 4);
+  return row_bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(table.rows) % 16 == 0;
 }
 
 template <typename T>
@@ -137,35 +164,41 @@ __global__ void to_f32_kernel(const T* in, float* out, std::size_t count) {
 
 }  // namespace
 
-cudaError_t launch_gather_mapped(const float* host_table, std::uint32_t stride, const std::uint32_t* rows, std::uint32_t count,
-                                 void* out, Storage storage, cudaStream_t stream) {
+cudaError_t launch_gather_mapped(const MappedTable& table, const std::uint32_t* rows, std::uint32_t count, void* out,
+                                 void* originals, Storage storage, cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
+  if (!rows_aligned(table) || (table.half && storage != Storage::f16)) return cudaErrorInvalidValue;
+  const unsigned blocks = row_blocks(count), threads = kWarp * kRowsPerBlock;
+  if (table.half) {
+    gather_mapped_kernel<__half, __half><<<blocks, threads, 0, stream>>>(static_cast<const __half*>(table.rows), table.stride,
+                                                                         rows, count, static_cast<__half*>(out),
+                                                                         static_cast<__half*>(originals));
+    return cudaGetLastError();
+  }
   with_storage(storage, [&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
-    if (rows_aligned(host_table, stride)) {
-      gather_mapped_rows_kernel<T>
-          <<<row_blocks(count), kWarp * kRowsPerBlock, 0, stream>>>(host_table, stride, rows, count, static_cast<T*>(out));
-    } else {
-      gather_mapped_kernel<T>
-          <<<grid_for(std::size_t{count} * stride, 256), 256, 0, stream>>>(host_table, stride, rows, count, static_cast<T*>(out));
-    }
+    gather_mapped_kernel<float, T><<<blocks, threads, 0, stream>>>(static_cast<const float*>(table.rows), table.stride, rows,
+                                                                   count, static_cast<T*>(out), static_cast<T*>(originals));
   });
   return cudaGetLastError();
 }
 
-cudaError_t launch_scatter_mapped(float* host_table, std::uint32_t stride, std::uint32_t dim, const std::uint32_t* rows,
-                                  std::uint32_t count, const void* updated, const void* original, Storage storage,
-                                  cudaStream_t stream) {
+cudaError_t launch_write_back_mapped(const MappedTable& table, std::uint32_t dim, const std::uint32_t* rows, std::uint32_t count,
+                                     const void* updated, const void* originals, Storage storage, cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
+  if (!rows_aligned(table) || (table.half && storage != Storage::f16)) return cudaErrorInvalidValue;
+  const unsigned blocks = row_blocks(count), threads = kWarp * kRowsPerBlock;
+  if (table.half) {
+    write_back_mapped_kernel<__half, __half><<<blocks, threads, 0, stream>>>(static_cast<__half*>(table.rows), table.stride, dim,
+                                                                             rows, count, static_cast<const __half*>(updated),
+                                                                             static_cast<const __half*>(originals));
+    return cudaGetLastError();
+  }
   with_storage(storage, [&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
-    if (rows_aligned(host_table, stride)) {
-      scatter_mapped_rows_kernel<T><<<row_blocks(count), kWarp * kRowsPerBlock, 0, stream>>>(
-          host_table, stride, dim, rows, count, static_cast<const T*>(updated), static_cast<const T*>(original));
-    } else {
-      scatter_mapped_kernel<T><<<grid_for(std::size_t{count} * stride, 256), 256, 0, stream>>>(
-          host_table, stride, dim, rows, count, static_cast<const T*>(updated), static_cast<const T*>(original));
-    }
+    write_back_mapped_kernel<float, T><<<blocks, threads, 0, stream>>>(static_cast<float*>(table.rows), table.stride, dim, rows,
+                                                                       count, static_cast<const T*>(updated),
+                                                                       static_cast<const T*>(originals));
   });
   return cudaGetLastError();
 }

@@ -1,6 +1,6 @@
 // Moving table rows between host and device, shared by the training backends of every
-// model: gathering the rows a batch touches from a mapped pinned host table, adding
-// their changes back as deltas, and converting whole tables between f32 and the
+// model: gathering the rows a batch touches from a mapped pinned host table, storing
+// them back whole or adding their changes, and converting whole tables between f32 and the
 // storage type. Plain structs in, so that this header needs nothing from lib/.
 // The launchers queue their kernel on `stream` and return the launch's status.
 #pragma once
@@ -14,14 +14,28 @@
 
 namespace embed::cuda {
 
-// out[k] = host_table[rows[k]] converted to `storage`; host_table is the device
-// address of mapped pinned f32 memory, rows of `stride` floats.
-cudaError_t launch_gather_mapped(const float* host_table, std::uint32_t stride, const std::uint32_t* rows,
-                          std::uint32_t count, void* out, Storage storage, cudaStream_t stream);
-// host_table[rows[k]][e] += updated[k][e] - original[k][e] for e < dim.
-cudaError_t launch_scatter_mapped(float* host_table, std::uint32_t stride, std::uint32_t dim, const std::uint32_t* rows,
-                           std::uint32_t count, const void* updated, const void* original, Storage storage,
-                           cudaStream_t stream);
+// Mapped host tables: a row id with this bit set (rows < 2^31) is one whose write-back
+// adds the batch's change, because another batch in flight holds a copy of the row
+// (rows_in_flight.h); without it the trained row is stored whole.
+constexpr std::uint32_t kRowAddsChange = 0x80000000u;
+
+// A mapped pinned host table: its device address, rows of `stride` elements, f32 or
+// (f16 host tables, row_matrix.h) f16 as the slot's copies are.
+struct MappedTable {
+  void* rows;
+  bool half;
+  std::uint32_t stride;
+};
+
+// out[k] = table's row rows[k] (without kRowAddsChange) in `storage`; rows flagged
+// kRowAddsChange are copied to originals[k] too, for their write-back.
+cudaError_t launch_gather_mapped(const MappedTable& table, const std::uint32_t* rows, std::uint32_t count, void* out,
+                                 void* originals, Storage storage, cudaStream_t stream);
+// Row rows[k] of the table becomes updated[k] (its first `dim` elements; the padding stays
+// zero), or for rows flagged kRowAddsChange gets updated[k] − originals[k] added (an f16
+// table's sum rounded once, as the CPU's add_f16_change).
+cudaError_t launch_write_back_mapped(const MappedTable& table, std::uint32_t dim, const std::uint32_t* rows, std::uint32_t count,
+                                     const void* updated, const void* originals, Storage storage, cudaStream_t stream);
 
 // table[e] += added[e] for e < count (table in the storage type): a data-parallel round's
 // changes to device-resident rows while kernels train them.

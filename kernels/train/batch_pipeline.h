@@ -199,6 +199,13 @@ class BatchPipeline : public RowHome {
   template <typename Launch>
   void queue(Slot& slot, std::size_t id_words, std::size_t totals_bytes, RowTouches touches, Launch&& launch) {
     cudaStream_t stream = slot.stream.get();
+    // Mapped transfers: the batch claims its rows (flagging those its write-back adds to)
+    // before its ids go to the device, and holds the order until its write-back is queued.
+    std::unique_lock<std::mutex> write_back_order;
+    if (!device_placement()) {
+      write_back_order = host_.order_write_backs();
+      host_.claim_rows(rows_of(slot));
+    }
     if (traffic_) {
       std::uint64_t to_gpu = id_words * sizeof(std::uint32_t), from_gpu = totals_bytes;
       if (!device_placement()) {
@@ -257,7 +264,7 @@ class BatchPipeline : public RowHome {
   std::size_t hot_first_ = 0, hot_second_ = 0;  // host placement: each table's hot rows
 
   // Waits for the slot's batch; for gather transfers adds its deltas to the host
-  // tables; adds its loss.
+  // tables (mapped: releases its rows); adds its loss.
   void complete(Slot& slot, BatchLoss& loss) {
     if (!slot.pending) return;
     slot.pending = false;
@@ -267,7 +274,7 @@ class BatchPipeline : public RowHome {
     }
     if (!device_placement()) {
       const WorkerTimer copying(traffic_ ? &traffic_->row_copy_ns : nullptr);
-      host_.add_deltas(slot, rows_of(slot));
+      host_.complete(slot, rows_of(slot));
     }
     add_loss(slot, loss);
   }

@@ -127,7 +127,7 @@ class CudaGloveBackend final : public GloveBackend, BatchPipeline<Slot, LocalGlo
 
   // Host placement: the block's unique rows, as staged after its records.
   BatchRows rows_of(const Slot& slot) const override {
-    const auto* host = slot.host_ids.get<std::uint32_t>();
+    auto* host = slot.host_ids.get<std::uint32_t>();
     const auto* device = slot.device_ids.get<std::uint32_t>();
     return {{host + word_rows_at(slot), slot.word_rows},
             {host + context_rows_at(slot), slot.context_rows},

@@ -196,7 +196,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
 
   // Host placement: the batch's unique rows, as packed into the slot's ids.
   BatchRows rows_of(const Slot& slot) const override {
-    const auto* host = slot.host_ids.get<std::uint32_t>();
+    auto* host = slot.host_ids.get<std::uint32_t>();
     const auto* device = slot.device_ids.get<std::uint32_t>();
     const PackedBatchShape& shape = slot.shape;
     return {{host + shape.input_rows_at(), shape.input_rows},

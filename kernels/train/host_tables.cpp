@@ -19,8 +19,8 @@ HostTables::HostTables(RowMatrix& first, RowMatrix& second, DType storage, HostT
                        const char* second_name)
     : first_(&first), second_(&second), storage_(storage), transfer_(transfer), row_bytes_(first.stride() * dtype_size(storage)) {
   EMBED_ASSERT(first.stride() == second.stride() && first.dim() == second.dim());
-  // f16 host tables (row_matrix.h) are gathered in f16.
-  EMBED_ASSERT(first.half() == second.half() && (!first.half() || (storage == DType::f16 && transfer == HostTransfer::gather)));
+  // f16 host tables (row_matrix.h) travel in f16.
+  EMBED_ASSERT(first.half() == second.half() && (!first.half() || storage == DType::f16));
   if (transfer_ == HostTransfer::gather) {
     first_locks_ = std::make_unique<RowLocks>();
     second_locks_ = std::make_unique<RowLocks>();
@@ -33,18 +33,49 @@ HostTables::HostTables(RowMatrix& first, RowMatrix& second, DType storage, HostT
     }
     return;
   }
-  pinned_first_ = HostRegistration(first.data(), first.span().size_bytes(), first_name);
-  pinned_second_ = HostRegistration(second.data(), second.span().size_bytes(), second_name);
-  mapped_first_ = static_cast<float*>(pinned_first_.device_pointer());
-  mapped_second_ = static_cast<float*>(pinned_second_.device_pointer());
+  // Flagged row ids (kRowAddsChange) need the top bit free.
+  EMBED_ASSERT(first.rows() <= kRowAddsChange && second.rows() <= kRowAddsChange);
+  pinned_first_ = HostRegistration(first.row_bytes_at(0), first.bytes().size(), first_name);
+  pinned_second_ = HostRegistration(second.row_bytes_at(0), second.bytes().size(), second_name);
+  const auto stride = static_cast<std::uint32_t>(first.stride());
+  mapped_first_ = {pinned_first_.device_pointer(), first.half(), stride};
+  mapped_second_ = {pinned_second_.device_pointer(), second.half(), stride};
   write_back_stream_ = std::make_unique<Stream>();
+  claims_ = std::make_unique<Claims>(first.rows(), second.rows());
+  // f32 host tables trained as f16 or bf16 copies keep their f32 bits: only the change is
+  // added, as gather transfers do. Copies in the host tables' own type are the row.
+  if (storage != DType::f32 && !first.half()) claims_->add_every_change = true;
+}
+
+void HostTables::claim_rows(const BatchRows& rows) const {
+  if (!claims_) return;
+  const bool add_all = claims_->add_every_change.load(std::memory_order_relaxed);
+  auto claim = [add_all](const RowsInFlight& holders, std::span<std::uint32_t> ids) {
+    for (std::uint32_t& id : ids) {
+      EMBED_ASSERT((id & kRowAddsChange) == 0);
+      if (!holders.claim(id) || add_all) id |= kRowAddsChange;
+    }
+  };
+  claim(claims_->first, rows.first);
+  claim(claims_->second, rows.second);
+}
+
+std::pair<std::uint64_t, std::uint64_t> HostTables::bytes_moved(const BatchRows& rows) const {
+  const std::uint64_t n = rows.first.size() + rows.second.size();
+  if (transfer_ == HostTransfer::gather) return {n * row_bytes_, n * row_bytes_};
+  std::uint64_t adds = 0;
+  for (const auto ids : {rows.first, rows.second}) {
+    for (const std::uint32_t id : ids) adds += (id & kRowAddsChange) != 0;
+  }
+  const std::uint64_t host_row = first_->row_bytes();
+  return {(n + adds) * host_row, n * host_row};
 }
 
 void HostTables::gather(BatchSlot& slot, const BatchRows& rows, cudaStream_t stream) const {
   auto* copy = slot.rows.get<std::byte>();
   const std::size_t offset = second_offset(rows);
-  const std::size_t bytes = offset + rows.second.size() * row_bytes_;
   if (transfer_ == HostTransfer::gather) {
+    const std::size_t bytes = offset + rows.second.size() * row_bytes_;
     auto* staged = slot.staged.get<std::byte>();
     EMBED_ASSERT(slot.seen.size() >= rows.first.size() + rows.second.size());
     gather_rows(*first_, rows.first, storage_, staged, first_versions_.get(), slot.seen.data());
@@ -52,15 +83,15 @@ void HostTables::gather(BatchSlot& slot, const BatchRows& rows, cudaStream_t str
     check(cudaMemcpyAsync(copy, staged, bytes, cudaMemcpyHostToDevice, stream), "copying rows to the GPU");
     return;
   }
-  const auto stride = static_cast<std::uint32_t>(first_->stride());
+  // The rows whose change the write-back adds are kept as gathered too.
+  auto* originals = slot.originals.get<std::byte>();
   const Storage storage = storage_of(storage_);
-  check(launch_gather_mapped(mapped_first_, stride, rows.device_first, static_cast<std::uint32_t>(rows.first.size()), copy,
+  check(launch_gather_mapped(mapped_first_, rows.device_first, static_cast<std::uint32_t>(rows.first.size()), copy, originals,
                              storage, stream),
         "launching the row gather");
-  check(launch_gather_mapped(mapped_second_, stride, rows.device_second, static_cast<std::uint32_t>(rows.second.size()),
-                             copy + offset, storage, stream),
+  check(launch_gather_mapped(mapped_second_, rows.device_second, static_cast<std::uint32_t>(rows.second.size()), copy + offset,
+                             originals + offset, storage, stream),
         "launching the row gather");
-  check(cudaMemcpyAsync(slot.originals.get(), copy, bytes, cudaMemcpyDeviceToDevice, stream), "keeping the gathered rows");
 }
 
 void HostTables::write_back(BatchSlot& slot, const BatchRows& rows, cudaStream_t stream) const {
@@ -71,28 +102,32 @@ void HostTables::write_back(BatchSlot& slot, const BatchRows& rows, cudaStream_t
           "copying trained rows back");
     return;
   }
-  // The padding beyond dim() stays zero, as scatter_deltas leaves it. Each scatter lists
-  // a row once, and scatters run one at a time on the write-back stream, so the plain
-  // adds of the kernel never overlap on one element.
-  const auto stride = static_cast<std::uint32_t>(first_->stride());
+  // The padding beyond dim() stays zero, as scatter_deltas leaves it. Each write-back
+  // lists a row once, and write-backs run one at a time on the write-back stream in the
+  // order their batches claimed rows (claim_rows), so the plain adds of the kernel never
+  // overlap on one element, and a row stored whole is stored before any add to it.
   const auto elements = static_cast<std::uint32_t>(first_->dim());
   const Storage storage = storage_of(storage_);
   const auto* originals = slot.originals.get<std::byte>();
   cudaStream_t serial = write_back_stream_->get();
   check(cudaEventRecord(slot.trained.get(), stream), "ordering the row write-back");
   check(cudaStreamWaitEvent(serial, slot.trained.get(), 0), "ordering the row write-back");
-  check(launch_scatter_mapped(mapped_first_, stride, elements, rows.device_first, static_cast<std::uint32_t>(rows.first.size()),
-                              copy, originals, storage, serial),
+  check(launch_write_back_mapped(mapped_first_, elements, rows.device_first, static_cast<std::uint32_t>(rows.first.size()), copy,
+                                 originals, storage, serial),
         "launching the row write-back");
-  check(launch_scatter_mapped(mapped_second_, stride, elements, rows.device_second,
-                              static_cast<std::uint32_t>(rows.second.size()), copy + offset, originals + offset, storage, serial),
+  check(launch_write_back_mapped(mapped_second_, elements, rows.device_second, static_cast<std::uint32_t>(rows.second.size()),
+                                 copy + offset, originals + offset, storage, serial),
         "launching the row write-back");
   check(cudaEventRecord(slot.written.get(), serial), "ordering the row write-back");
   check(cudaStreamWaitEvent(stream, slot.written.get(), 0), "ordering the row write-back");
 }
 
-void HostTables::add_deltas(const BatchSlot& slot, const BatchRows& rows) const {
-  if (transfer_ != HostTransfer::gather) return;
+void HostTables::complete(const BatchSlot& slot, const BatchRows& rows) const {
+  if (claims_) {
+    for (const std::uint32_t id : rows.first) claims_->first.release(id & ~kRowAddsChange);
+    for (const std::uint32_t id : rows.second) claims_->second.release(id & ~kRowAddsChange);
+    return;
+  }
   const std::size_t offset = second_offset(rows);
   const auto* updated = slot.updated.get<std::byte>();
   const auto* staged = slot.staged.get<std::byte>();

@@ -7,13 +7,19 @@
 //   completes a batch adds its deltas holding each row's stripe lock (row_locks.h); f16
 //   tables store the trained row whole where no other batch wrote it meanwhile
 //   (row_versions.h: one row copied instead of three converted);
-// - mapped: the tables are pinned and mapped into the device's address space; kernels
-//   read the rows through it and add the deltas there, all write-back kernels queued on
-//   one stream so that no two run at once (a scatter lists each row once).
+// - mapped: the tables (f32, or f16 host tables) are pinned and mapped into the device's
+//   address space; kernels read the rows through it and write them back there: whole,
+//   where no other batch in flight holds the row, else adding the change
+//   (rows_in_flight.h). The write-backs run one at a time on one stream, in the order the
+//   batches claimed their rows, so that no two adds to one element overlap and every add
+//   follows the store it must not be lost under.
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <utility>
 
@@ -27,16 +33,18 @@
 #include "train/gpu/gpu_plan.h"
 #include "train/gpu/row_locks.h"
 #include "train/gpu/row_versions.h"
+#include "train/gpu/rows_in_flight.h"
 
 namespace embed::cuda {
 
 // The kernels' name for a vector dtype (f32, f16, bf16).
 Storage storage_of(DType dtype);
 
-// The rows a batch touches, as the slot holds them: on the host (its pinned ids) and
-// on the device (its uploaded ids).
+// The rows a batch touches, as the slot holds them: on the host (its pinned ids, where
+// mapped transfers flag rows before the upload: claim_rows) and on the device (its
+// uploaded ids).
 struct BatchRows {
-  std::span<const std::uint32_t> first, second;
+  std::span<std::uint32_t> first, second;
   const std::uint32_t* device_first;
   const std::uint32_t* device_second;
 };
@@ -44,38 +52,44 @@ struct BatchRows {
 class HostTables {
  public:
   HostTables() = default;
-  // Both tables are f32 on the host (or both f16, gathered: row_matrix.h); the slot
-  // copies are in `storage`. Mapped transfers pin and map the tables (the device must be
+  // Both tables are f32 on the host (or both f16: row_matrix.h, the slot's copies f16
+  // too); the slot copies are in `storage`. Mapped transfers pin and map the tables (the device must be
   // current); gather transfers leave them be.
   HostTables(RowMatrix& first, RowMatrix& second, DType storage, HostTransfer transfer, const char* first_name,
              const char* second_name);
 
   // Where the second table's rows start in the slot's copy.
   std::size_t second_offset(const BatchRows& rows) const { return rows.first.size() * row_bytes_; }
+  // Held from claim_rows until the batch's write_back is queued (mapped transfers; no
+  // lock for gather), so that write-backs queue in the order their batches claimed rows.
+  std::unique_lock<std::mutex> order_write_backs() const {
+    return claims_ ? std::unique_lock(claims_->write_back_order) : std::unique_lock<std::mutex>();
+  }
+  // Mapped transfers, before the slot's ids go to the device: counts the batch's copy of
+  // each row, and flags (kRowAddsChange) the rows whose write-back must add the change
+  // rather than store the row: another batch in flight holds them (rows_in_flight.h).
+  void claim_rows(const BatchRows& rows) const;
   // Queues the copy of the rows into slot.rows, before the batch's kernels.
   void gather(BatchSlot& slot, const BatchRows& rows, cudaStream_t stream) const;
   // Queues what brings the trained rows home, after the batch's kernels: their copy
-  // back (gather) or the delta scatter into the mapped tables (mapped), after which
+  // back (gather) or their write-back into the mapped tables (mapped), after which
   // `stream` goes on.
   void write_back(BatchSlot& slot, const BatchRows& rows, cudaStream_t stream) const;
-  // Once the batch is done: gather transfers add its deltas to the host tables. Safe
-  // from several threads at once.
-  void add_deltas(const BatchSlot& slot, const BatchRows& rows) const;
+  // Once the batch is done: gather transfers add its deltas to the host tables; mapped
+  // transfers release its rows. Safe from several threads at once.
+  void complete(const BatchSlot& slot, const BatchRows& rows) const;
   // Other writers (mpirun's rounds: rank_averaging.h) add to the host rows while batches
   // train, uncounted: from now on every write-back adds its changes.
   void add_every_change() {
     first_versions_.reset();
     second_versions_.reset();
+    if (claims_) claims_->add_every_change = true;
   }
-  // Bytes that gather and write_back move over the bus for `rows`: {to the GPU, back}.
-  // Gather copies the rows in the slot's storage both ways; mapped kernels read each f32
-  // row twice (the gather, and the scatter's add) and write it once.
-  std::pair<std::uint64_t, std::uint64_t> bytes_moved(const BatchRows& rows) const {
-    const std::uint64_t n = rows.first.size() + rows.second.size();
-    if (transfer_ == HostTransfer::gather) return {n * row_bytes_, n * row_bytes_};
-    const std::uint64_t f32_row = first_->stride() * sizeof(float);
-    return {2 * n * f32_row, n * f32_row};
-  }
+  // Bytes that gather and write_back move over the bus for `rows` (claimed): {to the
+  // GPU, back}. Gather copies the rows in the slot's storage both ways; mapped kernels
+  // read each host row once and write it once, and read a row whose change they add
+  // a second time.
+  std::pair<std::uint64_t, std::uint64_t> bytes_moved(const BatchRows& rows) const;
 
  private:
   RowMatrix* first_ = nullptr;
@@ -85,9 +99,18 @@ class HostTables {
   std::size_t row_bytes_ = 0;  // one row of the slot's copy
   // mapped
   HostRegistration pinned_first_, pinned_second_;
-  float* mapped_first_ = nullptr;
-  float* mapped_second_ = nullptr;
+  MappedTable mapped_first_{}, mapped_second_{};
   std::unique_ptr<Stream> write_back_stream_;
+  // Which rows batches in flight hold, and the order their write-backs queue in.
+  struct Claims {
+    Claims(std::size_t first_rows, std::size_t second_rows) : first(first_rows), second(second_rows) {}
+    RowsInFlight first, second;
+    std::mutex write_back_order;
+    // mpirun's rounds add to the host rows, or the copies are rounded (f32 host tables,
+    // f16 or bf16 copies): no row is stored whole.
+    std::atomic<bool> add_every_change{false};
+  };
+  std::unique_ptr<Claims> claims_;
   // gather
   std::unique_ptr<RowLocks> first_locks_, second_locks_;
   std::unique_ptr<RowVersions> first_versions_, second_versions_;  // f16 tables; none: add every change

@@ -13,10 +13,13 @@
 #              frequent rows stay in GPU memory, the others travel per batch, CPU threads
 #              copying them through pinned staging buffers (--host-transfer gather)
 #   mapped/N   the same, the GPU reading and writing the rows through the mapped host tables
-#              (--host-transfer mapped): no CPU copies, each row crosses the bus three times
+#              (--host-transfer mapped): no CPU copies; each row crosses the bus once each
+#              way, and once more where another batch in flight holds it (its change added)
 #   f16/N      --table host --dtype f16: the host tables, the staged rows and the GPU's rows
 #              all f16 (row_matrix.h), with --gpu-memory the f16 tables' bytes / N (until
 #              2026-11-27 the f32 tables' bytes / N, and the host tables stayed f32)
+#   f16m/N     f16/N with mapped transfers: the f16 host tables pinned and mapped, kernels
+#              reading and writing their rows (2026-11-27, not yet run on a GPU)
 #   f16s/N     f16/N with the batches' slots in BATCH_SHARE (0.25) of the budget rather than
 #              half (EMBED_HOST_BATCH_SHARE): smaller batches, more hot rows, fewer rows
 #              copied per word (on the dev VM's 2 threads, 1.71 rather than 2.14 at 1/4)
@@ -48,7 +51,7 @@
 # .device-kit/scripts/bench/.
 # Environment: BUILD, PYTHON (python3), VOCAB (4000000), CLUSTER (20), WORDS (200000000), ZIPF (1.0),
 # DIM (300), EPOCHS (1), THREADS (nproc), SEEDS ("1 2"), FRACTIONS ("4 16"),
-# MODES ("device host f16"; also: f16s, mapped, cpu), BATCH_SHARE (0.25, f16s's), OPTIMIZER (sgd), MIN_COUNT (5), BUDGET, SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
+# MODES ("device host f16"; also: f16s, f16m, mapped, cpu), BATCH_SHARE (0.25, f16s's), OPTIMIZER (sgd), MIN_COUNT (5), BUDGET, SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
 # reported with its last progress line), DEVICE, BENCH_DIR, KEEP=1.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -174,18 +177,19 @@ if [[ -n $BUDGET ]]; then
   # The largest tables: host placement alone in a fixed budget. Each run's vectors stay
   # until their rows are counted.
   budget_gb=$BUDGET
-  for name in host f16; do
+  for name in host f16 f16m; do
     has "$MODES" "$name" || continue
     first_run=$name/fixed
     how=(--host-transfer gather)
     [[ $name == f16 ]] && how+=(--dtype f16)
+    [[ $name == f16m ]] && how=(--host-transfer mapped --dtype f16)
     # shellcheck disable=SC2046
     run "$name/fixed" "$first_seed" $(placement --table host "${how[@]}" --gpu-memory "$BUDGET") || continue
     file=$work/$name-fixed.emb
     rows=$("$GLOVE_CONVERT" --info "$file" | awk '$1 == "rows" {print $2; exit}')
     rm -f "$file"
     element_bytes=4
-    [[ $name == f16 ]] && element_bytes=2  # --table host --dtype f16: f16 host tables
+    [[ $name == f16* ]] && element_bytes=2  # --table host --dtype f16: f16 host tables
     echo "   ($name: $rows rows x $DIM dims trained in --gpu-memory $BUDGET; the two host tables take" \
       "$(gb $((2 * rows * width * element_bytes))) GB)"
     echo "target (issue 36) >= 50000000 rows x 300 dims in at most 16 GB of GPU memory: $rows x $DIM," \
@@ -203,13 +207,14 @@ rm -f "$work/device.emb"
 # Each budget's two transfers side by side, so that a step cut short by its cap still
 # compares them at the first budget.
 for n in $FRACTIONS; do
-  for name in host mapped f16 f16s; do
+  for name in host mapped f16 f16m f16s; do
     has "$MODES" "$name" || continue
     budget=$((table_bytes / n))
     case $name in
       host) how=(--host-transfer gather) ;;
       mapped) how=(--host-transfer mapped) ;;
       f16 | f16s) how=(--host-transfer gather --dtype f16) budget=$((table_bytes / 2 / n)) ;;  # its tables' bytes / n
+      f16m) how=(--host-transfer mapped --dtype f16) budget=$((table_bytes / 2 / n)) ;;
     esac
     [[ $name == f16s ]] && run_env=(EMBED_HOST_BATCH_SHARE="$BATCH_SHARE")
     budget_gb=$(gb "$budget")
@@ -237,7 +242,7 @@ spread=$(stats spread 3 -- "$shares")  # "-" for fewer than two seeds
 for n in $FRACTIONS; do
   target=0.67
   ((n >= 16)) && target=0.5
-  for name in host mapped f16 f16s; do
+  for name in host mapped f16 f16m f16s; do
     [[ -n ${wps_of[$name/$n]:-} && -n ${wps_of[device]:-} ]] || continue
     x=$(ratio "${wps_of[$name/$n]}" "${wps_of[device]}")
     echo "target $name/$n >= ${target}x device: ${x}x, $(verdict "$x >= $target");" \

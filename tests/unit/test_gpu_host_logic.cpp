@@ -22,6 +22,7 @@
 #include "train/gpu/row_locks.h"
 #include "train/gpu/row_remap.h"
 #include "train/gpu/row_versions.h"
+#include "train/gpu/rows_in_flight.h"
 #include "train/gpu/table_traffic.h"
 #include "train/word2vec/word2vec_layout.h"
 #include "train/word2vec/word2vec_trainer.h"
@@ -681,6 +682,34 @@ TEST_CASE("a row no other batch wrote since its gather comes back whole; one ano
     gather_rows(table, std::vector<std::uint32_t>{5}, c.storage, again.data(), &versions, &seen);
     CHECK(seen == 2);
   }
+}
+
+TEST_CASE("a mapped write-back stores a row whole only as its first holder in flight", "[gpu-host]") {
+  // rows_in_flight.h: the first batch to claim a row stores it whole; one that claims it
+  // while another holds it adds its change; once every holder is done the next is first.
+  const RowsInFlight holders(10);
+  CHECK(holders.claim(3));
+  CHECK_FALSE(holders.claim(3));
+  CHECK(holders.claim(4));
+  holders.release(3);
+  CHECK_FALSE(holders.claim(3));  // one holder is still in flight
+  holders.release(3);
+  holders.release(3);
+  CHECK(holders.holders(3) == 0);
+  CHECK(holders.claim(3));
+
+  // Threads claiming the same rows at once: each row has exactly one first holder.
+  const RowsInFlight shared(1000);
+  std::atomic<int> firsts{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (std::uint32_t r = 0; r < 1000; ++r) firsts += shared.claim(r) ? 1 : 0;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  CHECK(firsts == 1000);
+  CHECK(shared.holders(999) == 4);
 }
 
 TEST_CASE("threads gathering and writing back the same rows at once lose no change, whole or added", "[gpu-host]") {

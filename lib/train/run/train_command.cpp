@@ -416,8 +416,7 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   }
 
   const GpuOptions& placement = command.gpu_options;
-  if (gpu && placement.table == TablePlacement::host && placement.transfer == HostTransfer::gather &&
-      run.output.dtype == DType::f16 && job.size() == 1) {
+  if (gpu && placement.table == TablePlacement::host && run.output.dtype == DType::f16 && job.size() == 1) {
     command.input.host_tables = DType::f16;
   }
   // Until training starts there is nothing to save: Ctrl-C just ends the process (and

@@ -172,9 +172,9 @@ class Word2vecModel final : public TrainingModel {
     const SubwordRows subwords = s.subwords ? SubwordRows(run.corpus.vocab, subword_settings(s)) : SubwordRows();
     std::unique_ptr<Word2vecBackend> backend;
     Cluster& job = this_job();
-    // f16 host tables train only through a GPU's gathered batches in one process; a run
+    // f16 host tables train only through a GPU's host placement in one process; a run
     // resumed otherwise goes on in f32.
-    if (run.input.half() && (!context.gpu || context.gpu_options.transfer != HostTransfer::gather || job.size() > 1)) {
+    if (run.input.half() && (!context.gpu || job.size() > 1)) {
       widen_tables(run);
     }
     if (context.gpu) backend = gpu_backend(run, context, s.subwords ? &subwords : nullptr);

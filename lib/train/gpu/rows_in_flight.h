@@ -1,0 +1,43 @@
+// Host placement with mapped transfers (host_tables.h): how many batches in flight hold a
+// copy of each row of a host table, so that a batch's write-back, a kernel storing into
+// the pinned table through the bus, can store a row whole (one write across the bus)
+// rather than add its change (a read of the host row and a write, each waiting a round
+// trip, and the original copy kept on the GPU).
+//
+// Storing whole is right when the batch's copy was the row: every batch that held the row
+// before had written it back, and every batch that takes it later adds its change after
+// this store. So, with the write-backs queued in the order the batches claimed their rows
+// (one lock from claim to queuing the write-back, batch_pipeline.h):
+// - claim() when the batch is queued: the first holder (no other batch holds the row, so
+//   every earlier write-back has run: a batch releases its rows once its write-back is
+//   done) stores whole; any other adds its change, queued after that store;
+// - release() once the batch's write-back is done.
+// A later holder's gather may read the row before or after an earlier holder's store:
+// either way its change (trained − gathered) added after that store is exact per element.
+// The rows a batch copies are the rarer ones, so two batches in flight seldom share one.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace embed {
+
+class RowsInFlight {
+ public:
+  explicit RowsInFlight(std::size_t rows) : holders_(std::make_unique<std::atomic<std::uint16_t>[]>(rows)) {}
+
+  // Counts a batch's copy of `row`; true when no other batch in flight holds one.
+  bool claim(std::uint32_t row) const { return holders_[row].fetch_add(1, std::memory_order_relaxed) == 0; }
+  // The batch's write-back of `row` is done.
+  void release(std::uint32_t row) const { holders_[row].fetch_sub(1, std::memory_order_relaxed); }
+  std::uint16_t holders(std::uint32_t row) const { return holders_[row].load(std::memory_order_relaxed); }
+
+ private:
+  // At most a batch per slot holds a row (a batch lists each row once): far fewer than
+  // 65,536 slots.
+  std::unique_ptr<std::atomic<std::uint16_t>[]> holders_;
+};
+
+}  // namespace embed
