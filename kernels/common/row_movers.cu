@@ -11,9 +11,8 @@ namespace {
 // The mapped kernels read and write host memory across the bus, where each read waits a
 // round trip: a warp takes a row, and each thread moves 16 bytes at a time (rows are
 // padded to 16 elements and RowMatrix's tables are page-aligned), so that a warp keeps
-// 512 bytes in flight per access where a float each kept 128. Stores are posted: the
-// write-back of a row stored whole waits for no reply, where adding a change reads the
-// host row first.
+// 512 bytes in flight per access where a float each kept 128. Their writes are posted:
+// they wait for no reply.
 constexpr unsigned kWarp = 32;
 constexpr unsigned kRowsPerBlock = 8;  // warps of a 256-thread block
 
@@ -33,11 +32,6 @@ __device__ inline float4 load4(const T* in) {
 template <>
 __device__ inline float4 load4<float>(const float* in) {
   return *reinterpret_cast<const float4*>(in);
-}
-
-// Elements e0.. of a 16-byte chunk at or past `dim` are padding, kept zero.
-__device__ inline float4 past_dim_zero(float4 v, std::uint32_t e0, std::uint32_t dim) {
-  return make_float4(e0 < dim ? v.x : 0.0f, e0 + 1 < dim ? v.y : 0.0f, e0 + 2 < dim ? v.z : 0.0f, e0 + 3 < dim ? v.w : 0.0f);
 }
 
 // 8 halves in 16 bytes.
@@ -74,50 +68,38 @@ __global__ void gather_mapped_kernel(const H* host_table, std::uint32_t stride, 
   }
 }
 
+// Each trained row of T stored whole into the host table of H, or (flagged) copied as it
+// is to `flagged`; the elements past `dim` are stored as zero.
 template <typename H, typename T>
 __global__ void write_back_mapped_kernel(H* host_table, std::uint32_t stride, std::uint32_t dim, const std::uint32_t* rows,
-                                         std::uint32_t count, const T* updated, const T* originals) {
+                                         std::uint32_t count, const T* updated, T* flagged) {
   static_assert(std::is_same_v<H, float> || std::is_same_v<H, T>);
-  constexpr std::uint32_t kChunk = 16 / sizeof(H);
   const unsigned lane = threadIdx.x % kWarp;
   for (std::size_t k = blockIdx.x * std::size_t{kRowsPerBlock} + threadIdx.x / kWarp; k < count;
        k += std::size_t{gridDim.x} * kRowsPerBlock) {
     const std::uint32_t id = rows[k];
-    const bool add = (id & kRowAddsChange) != 0;
-    H* to = host_table + std::size_t{id & ~kRowAddsChange} * stride;
     const T* now = updated + k * stride;
-    const T* before = originals + k * stride;
+    if (id & kRowAddsChange) {
+      // As trained, in the slot's type: the CPU converts when it adds.
+      constexpr std::uint32_t kChunk = 16 / sizeof(T);
+      T* to = flagged + k * stride;
+      for (std::uint32_t q = lane; q < stride / kChunk; q += kWarp) {
+        reinterpret_cast<uint4*>(to)[q] = reinterpret_cast<const uint4*>(now)[q];
+      }
+      continue;
+    }
+    constexpr std::uint32_t kChunk = 16 / sizeof(H);
+    H* to = host_table + std::size_t{id} * stride;
     for (std::uint32_t q = lane; q < stride / kChunk; q += kWarp) {
       const std::uint32_t e0 = kChunk * q;
-      if (e0 >= dim) break;  // padding only from here on
+      if (e0 >= dim) break;  // padding only from here on, zero in the host row already
       if constexpr (std::is_same_v<H, float>) {
-        float4 row = past_dim_zero(load4(now + e0), e0, dim);
-        if (add) {
-          const float4 was = load4(before + e0);
-          const float4 change = past_dim_zero(make_float4(row.x - was.x, row.y - was.y, row.z - was.z, row.w - was.w), e0, dim);
-          if (change.x == 0 && change.y == 0 && change.z == 0 && change.w == 0) continue;
-          row = reinterpret_cast<const float4*>(to)[q];
-          row.x += change.x;
-          row.y += change.y;
-          row.z += change.z;
-          row.w += change.w;
-        }
-        reinterpret_cast<float4*>(to)[q] = row;
+        const float4 v = load4(now + e0);
+        reinterpret_cast<float4*>(to)[q] =
+            make_float4(e0 < dim ? v.x : 0.0f, e0 + 1 < dim ? v.y : 0.0f, e0 + 2 < dim ? v.z : 0.0f, e0 + 3 < dim ? v.w : 0.0f);
       } else {
         Halves8 row;
         row.bits = reinterpret_cast<const uint4*>(now)[q];
-        if (add) {
-          Halves8 was, host;
-          was.bits = reinterpret_cast<const uint4*>(before)[q];
-          if (row.bits.x == was.bits.x && row.bits.y == was.bits.y && row.bits.z == was.bits.z && row.bits.w == was.bits.w) {
-            continue;
-          }
-          host.bits = reinterpret_cast<const uint4*>(to)[q];
-          for (unsigned i = 0; i < 8; ++i) {
-            row.value[i] =
-                __float2half_rn(__half2float(host.value[i]) + (__half2float(row.value[i]) - __half2float(was.value[i])));
-          }
-        }
         for (unsigned i = 0; i < 8; ++i) {
           if (e0 + i >= dim) row.value[i] = __float2half_rn(0.0f);
         }
@@ -184,21 +166,21 @@ cudaError_t launch_gather_mapped(const MappedTable& table, const std::uint32_t* 
 }
 
 cudaError_t launch_write_back_mapped(const MappedTable& table, std::uint32_t dim, const std::uint32_t* rows, std::uint32_t count,
-                                     const void* updated, const void* originals, Storage storage, cudaStream_t stream) {
+                                     const void* updated, void* flagged, Storage storage, cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
   if (!rows_aligned(table) || (table.half && storage != Storage::f16)) return cudaErrorInvalidValue;
   const unsigned blocks = row_blocks(count), threads = kWarp * kRowsPerBlock;
   if (table.half) {
     write_back_mapped_kernel<__half, __half><<<blocks, threads, 0, stream>>>(static_cast<__half*>(table.rows), table.stride, dim,
                                                                              rows, count, static_cast<const __half*>(updated),
-                                                                             static_cast<const __half*>(originals));
+                                                                             static_cast<__half*>(flagged));
     return cudaGetLastError();
   }
   with_storage(storage, [&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
     write_back_mapped_kernel<float, T><<<blocks, threads, 0, stream>>>(static_cast<float*>(table.rows), table.stride, dim, rows,
                                                                        count, static_cast<const T*>(updated),
-                                                                       static_cast<const T*>(originals));
+                                                                       static_cast<T*>(flagged));
   });
   return cudaGetLastError();
 }

@@ -1,6 +1,6 @@
 // Moving table rows between host and device, shared by the training backends of every
 // model: gathering the rows a batch touches from a mapped pinned host table, storing
-// them back whole or adding their changes, and converting whole tables between f32 and the
+// them back whole or staging them for the CPU to add their changes, and converting whole tables between f32 and the
 // storage type. Plain structs in, so that this header needs nothing from lib/.
 // The launchers queue their kernel on `stream` and return the launch's status.
 #pragma once
@@ -14,9 +14,9 @@
 
 namespace embed::cuda {
 
-// Mapped host tables: a row id with this bit set (rows < 2^31) is one whose write-back
-// adds the batch's change, because another batch in flight holds a copy of the row
-// (rows_in_flight.h); without it the trained row is stored whole.
+// Mapped host tables: a row id with this bit set (rows < 2^31) is one whose change the
+// CPU adds once the batch is done, because another batch in flight holds a copy of the
+// row (rows_in_flight.h); the kernels below store the others whole.
 constexpr std::uint32_t kRowAddsChange = 0x80000000u;
 
 // A mapped pinned host table: its device address, rows of `stride` elements, f32 or
@@ -28,14 +28,15 @@ struct MappedTable {
 };
 
 // out[k] = table's row rows[k] (without kRowAddsChange) in `storage`; rows flagged
-// kRowAddsChange are copied to originals[k] too, for their write-back.
+// kRowAddsChange are copied to originals[k] too (pinned host memory, for the CPU's add).
 cudaError_t launch_gather_mapped(const MappedTable& table, const std::uint32_t* rows, std::uint32_t count, void* out,
                                  void* originals, Storage storage, cudaStream_t stream);
-// Row rows[k] of the table becomes updated[k] (its first `dim` elements; the padding stays
-// zero), or for rows flagged kRowAddsChange gets updated[k] − originals[k] added (an f16
-// table's sum rounded once, as the CPU's add_f16_change).
+// The trained rows come home: row rows[k] of the table becomes updated[k] (its first
+// `dim` elements, converted; the padding stays zero), or for rows flagged kRowAddsChange
+// updated[k] is copied to flagged[k] (pinned host memory, in `storage`) for the CPU to
+// add its change.
 cudaError_t launch_write_back_mapped(const MappedTable& table, std::uint32_t dim, const std::uint32_t* rows, std::uint32_t count,
-                                     const void* updated, const void* originals, Storage storage, cudaStream_t stream);
+                                     const void* updated, void* flagged, Storage storage, cudaStream_t stream);
 
 // table[e] += added[e] for e < count (table in the storage type): a data-parallel round's
 // changes to device-resident rows while kernels train them.

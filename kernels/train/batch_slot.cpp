@@ -11,13 +11,11 @@ void BatchSlot::allocate(const GpuMemoryPlan& plan, std::size_t row_bytes, std::
   if (plan.placement == TablePlacement::device) return;
   const std::size_t rows_bytes = (plan.max_input_rows + plan.max_output_rows) * row_bytes;
   rows = DeviceBuffer(rows_bytes, "a batch's rows");
-  if (plan.transfer == HostTransfer::mapped) {
-    originals = DeviceBuffer(rows_bytes, "a batch's original rows");
-  } else {
-    staged = PinnedBuffer(rows_bytes, "a batch's rows");
-    updated = PinnedBuffer(rows_bytes, "a batch's trained rows");
-    seen.resize(plan.max_input_rows + plan.max_output_rows);
-  }
+  // Mapped transfers' kernels write into these through unified addressing (every pinned
+  // allocation is mapped at the same address on the device).
+  staged = PinnedBuffer(rows_bytes, "a batch's rows");
+  updated = PinnedBuffer(rows_bytes, "a batch's trained rows");
+  if (plan.transfer == HostTransfer::gather) seen.resize(plan.max_input_rows + plan.max_output_rows);
 }
 
 }  // namespace embed::cuda

@@ -21,17 +21,16 @@ struct BatchSlot {
   // its kernels are (the slot's stream waits).
   Event ready, computed;
   // Host placement, mapped transfers: the batch's kernels have run (the shared write-back
-  // stream waits for it), and its deltas are in the host tables (the slot's stream waits).
+  // stream waits for it), and its rows are written back (the slot's stream waits).
   Event trained, written;
   PinnedBuffer host_ids;  // the batch as the kernels read it (plan.ids_words uint32 words)
   DeviceBuffer device_ids;
   PinnedBuffer host_totals;  // what the kernels add up (the loss), copied back
   DeviceBuffer device_totals;
   // Host placement: the rows the batch touches.
-  DeviceBuffer rows;       // trained in place
-  DeviceBuffer originals;  // mapped: the rows as gathered, for the deltas
-  PinnedBuffer staged;     // gather: the rows as gathered
-  PinnedBuffer updated;    // gather: the rows as trained
+  DeviceBuffer rows;     // trained in place
+  PinnedBuffer staged;   // the rows as gathered (mapped: only those whose change the CPU adds)
+  PinnedBuffer updated;  // the rows as trained (mapped: likewise)
   // gather: each row's write count as its gather began (row_versions.h), in the order of
   // the copy
   std::vector<std::uint16_t> seen;

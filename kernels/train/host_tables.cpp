@@ -21,9 +21,10 @@ HostTables::HostTables(RowMatrix& first, RowMatrix& second, DType storage, HostT
   EMBED_ASSERT(first.stride() == second.stride() && first.dim() == second.dim());
   // f16 host tables (row_matrix.h) travel in f16.
   EMBED_ASSERT(first.half() == second.half() && (!first.half() || storage == DType::f16));
+  // The CPU adds changes to rows that several batches may hold at once.
+  first_locks_ = std::make_unique<RowLocks>();
+  second_locks_ = std::make_unique<RowLocks>();
   if (transfer_ == HostTransfer::gather) {
-    first_locks_ = std::make_unique<RowLocks>();
-    second_locks_ = std::make_unique<RowLocks>();
     // f16 tables store a row no other batch wrote meanwhile whole (row_versions.h): a copy
     // where adding converts three rows. An f32 table's write-back is bound by the row's
     // own misses, and gained nothing measurable so (bench-host-rows --write-back).
@@ -43,7 +44,8 @@ HostTables::HostTables(RowMatrix& first, RowMatrix& second, DType storage, HostT
   write_back_stream_ = std::make_unique<Stream>();
   claims_ = std::make_unique<Claims>(first.rows(), second.rows());
   // f32 host tables trained as f16 or bf16 copies keep their f32 bits: only the change is
-  // added, as gather transfers do. Copies in the host tables' own type are the row.
+  // added, by the CPU, as gather transfers do. Copies in the host tables' own type are the
+  // row.
   if (storage != DType::f32 && !first.half()) claims_->add_every_change = true;
 }
 
@@ -67,8 +69,10 @@ std::pair<std::uint64_t, std::uint64_t> HostTables::bytes_moved(const BatchRows&
   for (const auto ids : {rows.first, rows.second}) {
     for (const std::uint32_t id : ids) adds += (id & kRowAddsChange) != 0;
   }
+  // Every row read from the table; stored back whole, or for the CPU's add staged twice
+  // (as gathered and as trained) in the slot's type.
   const std::uint64_t host_row = first_->row_bytes();
-  return {(n + adds) * host_row, n * host_row};
+  return {n * host_row, (n - adds) * host_row + 2 * adds * row_bytes_};
 }
 
 void HostTables::gather(BatchSlot& slot, const BatchRows& rows, cudaStream_t stream) const {
@@ -83,8 +87,8 @@ void HostTables::gather(BatchSlot& slot, const BatchRows& rows, cudaStream_t str
     check(cudaMemcpyAsync(copy, staged, bytes, cudaMemcpyHostToDevice, stream), "copying rows to the GPU");
     return;
   }
-  // The rows whose change the write-back adds are kept as gathered too.
-  auto* originals = slot.originals.get<std::byte>();
+  // The rows whose change the CPU adds are kept as gathered too, in host staging.
+  auto* originals = slot.staged.get<std::byte>();
   const Storage storage = storage_of(storage_);
   check(launch_gather_mapped(mapped_first_, rows.device_first, static_cast<std::uint32_t>(rows.first.size()), copy, originals,
                              storage, stream),
@@ -102,35 +106,48 @@ void HostTables::write_back(BatchSlot& slot, const BatchRows& rows, cudaStream_t
           "copying trained rows back");
     return;
   }
-  // The padding beyond dim() stays zero, as scatter_deltas leaves it. Each write-back
-  // lists a row once, and write-backs run one at a time on the write-back stream in the
-  // order their batches claimed rows (claim_rows), so the plain adds of the kernel never
-  // overlap on one element, and a row stored whole is stored before any add to it.
+  // The padding beyond dim() stays zero, as scatter_deltas leaves it. The write-backs run
+  // one at a time on the write-back stream in the order their batches claimed rows
+  // (claim_rows), so a row stored whole is stored before the batch that claimed it next
+  // is done, and that batch's change is added (complete) after the store, not under it.
   const auto elements = static_cast<std::uint32_t>(first_->dim());
   const Storage storage = storage_of(storage_);
-  const auto* originals = slot.originals.get<std::byte>();
+  auto* flagged = slot.updated.get<std::byte>();
   cudaStream_t serial = write_back_stream_->get();
   check(cudaEventRecord(slot.trained.get(), stream), "ordering the row write-back");
   check(cudaStreamWaitEvent(serial, slot.trained.get(), 0), "ordering the row write-back");
   check(launch_write_back_mapped(mapped_first_, elements, rows.device_first, static_cast<std::uint32_t>(rows.first.size()), copy,
-                                 originals, storage, serial),
+                                 flagged, storage, serial),
         "launching the row write-back");
   check(launch_write_back_mapped(mapped_second_, elements, rows.device_second, static_cast<std::uint32_t>(rows.second.size()),
-                                 copy + offset, originals + offset, storage, serial),
+                                 copy + offset, flagged + offset, storage, serial),
         "launching the row write-back");
   check(cudaEventRecord(slot.written.get(), serial), "ordering the row write-back");
   check(cudaStreamWaitEvent(stream, slot.written.get(), 0), "ordering the row write-back");
 }
 
 void HostTables::complete(const BatchSlot& slot, const BatchRows& rows) const {
-  if (claims_) {
-    for (const std::uint32_t id : rows.first) claims_->first.release(id & ~kRowAddsChange);
-    for (const std::uint32_t id : rows.second) claims_->second.release(id & ~kRowAddsChange);
-    return;
-  }
   const std::size_t offset = second_offset(rows);
   const auto* updated = slot.updated.get<std::byte>();
   const auto* staged = slot.staged.get<std::byte>();
+  if (claims_) {
+    // The flagged rows' changes (as trained − as gathered, staged by the kernels), each
+    // under its stripe lock, then the batch lets go of its rows.
+    auto add_flagged = [&](RowMatrix& table, std::span<const std::uint32_t> ids, std::size_t at, RowLocks& locks,
+                           const RowsInFlight& holders) {
+      for (std::size_t k = 0; k < ids.size(); ++k) {
+        const std::uint32_t row = ids[k] & ~kRowAddsChange;
+        if (ids[k] & kRowAddsChange) {
+          const std::size_t bytes = at + k * row_bytes_;
+          scatter_deltas(table, {&row, 1}, storage_, updated + bytes, staged + bytes, &locks, nullptr, nullptr);
+        }
+        holders.release(row);
+      }
+    };
+    add_flagged(*first_, rows.first, 0, *first_locks_, claims_->first);
+    add_flagged(*second_, rows.second, offset, *second_locks_, claims_->second);
+    return;
+  }
   scatter_deltas(*first_, rows.first, storage_, updated, staged, first_locks_.get(), first_versions_.get(), slot.seen.data());
   scatter_deltas(*second_, rows.second, storage_, updated + offset, staged + offset, second_locks_.get(), second_versions_.get(),
                  slot.seen.data() + rows.first.size());

@@ -8,11 +8,12 @@
 //   tables store the trained row whole where no other batch wrote it meanwhile
 //   (row_versions.h: one row copied instead of three converted);
 // - mapped: the tables (f32, or f16 host tables) are pinned and mapped into the device's
-//   address space; kernels read the rows through it and write them back there: whole,
-//   where no other batch in flight holds the row, else adding the change
-//   (rows_in_flight.h). The write-backs run one at a time on one stream, in the order the
-//   batches claimed their rows, so that no two adds to one element overlap and every add
-//   follows the store it must not be lost under.
+//   address space; kernels read the rows through it and store them back whole where no
+//   other batch in flight holds the row (rows_in_flight.h); the other rows they stage, as
+//   gathered and as trained, and the worker that completes the batch adds their changes
+//   as gather does. The CPU copies nothing else, and the host's memory carries a row once
+//   each way. The write-backs run one at a time on one stream, in the order the batches
+//   claimed their rows, so that every add follows the store it must not be lost under.
 #pragma once
 
 #include <atomic>
@@ -72,11 +73,11 @@ class HostTables {
   // Queues the copy of the rows into slot.rows, before the batch's kernels.
   void gather(BatchSlot& slot, const BatchRows& rows, cudaStream_t stream) const;
   // Queues what brings the trained rows home, after the batch's kernels: their copy
-  // back (gather) or their write-back into the mapped tables (mapped), after which
-  // `stream` goes on.
+  // back (gather) or their write-back into the mapped tables and staging (mapped), after
+  // which `stream` goes on.
   void write_back(BatchSlot& slot, const BatchRows& rows, cudaStream_t stream) const;
-  // Once the batch is done: gather transfers add its deltas to the host tables; mapped
-  // transfers release its rows. Safe from several threads at once.
+  // Once the batch is done: adds its deltas to the host tables (mapped: those of the
+  // flagged rows) and, mapped, releases its rows. Safe from several threads at once.
   void complete(const BatchSlot& slot, const BatchRows& rows) const;
   // Other writers (mpirun's rounds: rank_averaging.h) add to the host rows while batches
   // train, uncounted: from now on every write-back adds its changes.
@@ -87,8 +88,7 @@ class HostTables {
   }
   // Bytes that gather and write_back move over the bus for `rows` (claimed): {to the
   // GPU, back}. Gather copies the rows in the slot's storage both ways; mapped kernels
-  // read each host row once and write it once, and read a row whose change they add
-  // a second time.
+  // read each host row once and store it once, or stage a flagged row twice.
   std::pair<std::uint64_t, std::uint64_t> bytes_moved(const BatchRows& rows) const;
 
  private:
@@ -111,8 +111,8 @@ class HostTables {
     std::atomic<bool> add_every_change{false};
   };
   std::unique_ptr<Claims> claims_;
-  // gather
   std::unique_ptr<RowLocks> first_locks_, second_locks_;
+  // gather
   std::unique_ptr<RowVersions> first_versions_, second_versions_;  // f16 tables; none: add every change
 };
 

@@ -13,8 +13,8 @@
 #              frequent rows stay in GPU memory, the others travel per batch, CPU threads
 #              copying them through pinned staging buffers (--host-transfer gather)
 #   mapped/N   the same, the GPU reading and writing the rows through the mapped host tables
-#              (--host-transfer mapped): no CPU copies; each row crosses the bus once each
-#              way, and once more where another batch in flight holds it (its change added)
+#              (--host-transfer mapped): each row crosses the bus once each way (a row another
+#              batch in flight holds comes back staged twice, and the CPU adds its change)
 #   f16/N      --table host --dtype f16: the host tables, the staged rows and the GPU's rows
 #              all f16 (row_matrix.h), with --gpu-memory the f16 tables' bytes / N (until
 #              2026-11-27 the f32 tables' bytes / N, and the host tables stayed f32)

@@ -6,9 +6,10 @@
 // of a 1,000,000-row table, dim 300): for f16 and f32 rows, a batch's rows copied from a
 // pinned staging buffer as gather transfers move them, and the mapped transfers' kernels
 // (kernels/common/row_movers.h) gathering them through the mapped table, storing them
-// whole and adding their changes: "mapped_f16_gather_GBps X" and so on, bytes of rows per
-// second, one batch after another on one stream. Which bounds host placement, the bus or
-// the kernels' round trips, is what these say.
+// whole, staging them for the CPU's add, and a gather beside a store on two streams:
+// "mapped_gather_f16_GBps X" and so on, bytes of rows per second (each way, for the
+// duplex), one batch after another. Which bounds host placement, the bus or the kernels'
+// round trips, is what these say.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -102,22 +103,24 @@ void measure_row_moves(std::size_t element_bytes) {
   std::iota(ids.begin(), ids.end(), 0u);
   std::shuffle(ids.begin(), ids.end(), std::mt19937(7));
   ids.resize(kBatchRows);
-  std::vector<std::uint32_t> adding = ids;
-  for (std::uint32_t& id : adding) id |= kRowAddsChange;
+  std::vector<std::uint32_t> flagged_ids = ids;
+  for (std::uint32_t& id : flagged_ids) id |= kRowAddsChange;
   DeviceBuffer whole_ids(kBatchRows * sizeof(std::uint32_t), "the row ids"),
-      add_ids(kBatchRows * sizeof(std::uint32_t), "the row ids");
+      flagged_ids_on_device(kBatchRows * sizeof(std::uint32_t), "the row ids");
   check(cudaMemcpy(whole_ids.get(), ids.data(), kBatchRows * sizeof(std::uint32_t), cudaMemcpyHostToDevice), "copying ids");
-  check(cudaMemcpy(add_ids.get(), adding.data(), kBatchRows * sizeof(std::uint32_t), cudaMemcpyHostToDevice), "copying ids");
+  check(cudaMemcpy(flagged_ids_on_device.get(), flagged_ids.data(), kBatchRows * sizeof(std::uint32_t), cudaMemcpyHostToDevice),
+        "copying ids");
   const std::size_t batch_bytes = kBatchRows * row_bytes;
-  DeviceBuffer rows(batch_bytes, "a batch's rows"), originals(batch_bytes, "a batch's rows");
+  DeviceBuffer rows(batch_bytes, "a batch's rows"), more_rows(batch_bytes, "a batch's rows");
+  // Host staging, which the kernels write through unified addressing (as a slot's).
   PinnedBuffer staged(batch_bytes, "a batch's staged rows");
   check(cudaMemset(rows.get(), 0, batch_bytes), "clearing the rows");
-  check(cudaMemset(originals.get(), 0, batch_bytes), "clearing the rows");
+  check(cudaMemset(more_rows.get(), 0, batch_bytes), "clearing the rows");
   std::memset(staged.get(), 0, batch_bytes);
-  const Stream stream;
+  const Stream stream, other_stream;
   cudaStream_t s = stream.get();
   const auto* whole = whole_ids.get<std::uint32_t>();
-  const auto* add = add_ids.get<std::uint32_t>();
+  const auto* flagged = flagged_ids_on_device.get<std::uint32_t>();
 
   const double gb = static_cast<double>(batch_bytes) / 1e9;
   auto report = [&](const char* what, double seconds) {
@@ -130,17 +133,28 @@ void measure_row_moves(std::size_t element_bytes) {
   report("staged_d2h", seconds_per_run(s, kRuns, [&] {
            check(cudaMemcpyAsync(staged.get(), rows.get(), batch_bytes, cudaMemcpyDeviceToHost, s), "copying rows");
          }));
+  // A batch's rows read through the mapping (none kept for an add).
   report("mapped_gather", seconds_per_run(s, kRuns, [&] {
-           check(launch_gather_mapped(mapped, whole, kBatchRows, rows.get(), originals.get(), storage, s), "gathering rows");
+           check(launch_gather_mapped(mapped, whole, kBatchRows, rows.get(), staged.get(), storage, s), "gathering rows");
          }));
+  // Stored whole into the table, and staged for the CPU's add.
   report("mapped_store", seconds_per_run(s, kRuns, [&] {
-           check(launch_write_back_mapped(mapped, kDim, whole, kBatchRows, rows.get(), originals.get(), storage, s),
-                 "storing rows");
+           check(launch_write_back_mapped(mapped, kDim, whole, kBatchRows, rows.get(), staged.get(), storage, s), "storing rows");
          }));
-  // Changes that are not zero (an unchanged chunk is skipped): the originals differ.
-  check(cudaMemset(originals.get(), 0x11, batch_bytes), "changing the originals");
-  report("mapped_add", seconds_per_run(s, kRuns, [&] {
-           check(launch_write_back_mapped(mapped, kDim, add, kBatchRows, rows.get(), originals.get(), storage, s), "adding rows");
+  report("mapped_stage", seconds_per_run(s, kRuns, [&] {
+           check(launch_write_back_mapped(mapped, kDim, flagged, kBatchRows, rows.get(), staged.get(), storage, s),
+                 "staging rows");
+         }));
+  // One batch's gather beside another's store, as a slot's stream and the write-back
+  // stream run them: GB/s each way, if the bus carries both at once.
+  cudaStream_t o = other_stream.get();
+  const embed::cuda::Event other_done;
+  report("mapped_duplex", seconds_per_run(s, kRuns, [&] {
+           check(launch_gather_mapped(mapped, whole, kBatchRows, rows.get(), staged.get(), storage, s), "gathering rows");
+           check(launch_write_back_mapped(mapped, kDim, whole, kBatchRows, more_rows.get(), staged.get(), storage, o),
+                 "storing rows");
+           check(cudaEventRecord(other_done.get(), o), "timing row moves");
+           check(cudaStreamWaitEvent(s, other_done.get(), 0), "timing row moves");
          }));
 }
 

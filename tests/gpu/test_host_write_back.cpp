@@ -2,9 +2,9 @@
 // slots on several threads gather the same rows, train them (every element + 1 exactly)
 // and write them back at once, many times over, as BatchPipeline::queue and complete take
 // a batch through it. With small integers every float sum is exact (f16's too, up to
-// 2,048), so the host tables must end at exactly the number of write-backs: a write-back
-// that overlapped another on one element, or a row stored whole over another batch's
-// change (mapped transfers: rows_in_flight.h), would lose an add.
+// 2,048), so the host tables must end at exactly the number of write-backs: two adds to
+// one element at once, or a row stored whole over another batch's change (mapped
+// transfers: rows_in_flight.h), would lose one.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -140,19 +140,32 @@ TEST_CASE("mapped write-backs store a row whole only where no other batch in fli
   const BatchRows batch_c{{c.data(), 2}, {c.data() + 2, 2}, nullptr, nullptr};  // first 2, 1; second 4, 6
   tables.claim_rows(batch_c);
   CHECK(c == std::vector<std::uint32_t>{2 | kRowAddsChange, 1 | kRowAddsChange, 4 | kRowAddsChange, 6 | kRowAddsChange});
-  // The bus bytes: c reads its four rows, and again to add to each; writes each once.
+  // The bus bytes: c reads its four rows, and stages each twice (as gathered, as trained)
+  // for the CPU's add.
   const auto [to_gpu, from_gpu] = tables.bytes_moved(batch_c);
-  CHECK(to_gpu == 8 * first.row_bytes());
-  CHECK(from_gpu == 4 * first.row_bytes());
-  BatchSlot unused;
-  tables.complete(unused, batch_a);
-  tables.complete(unused, batch_b);
-  tables.complete(unused, batch_c);
+  CHECK(to_gpu == 4 * first.row_bytes());
+  CHECK(from_gpu == 8 * first.row_bytes());
+  const auto [a_to, a_from] = tables.bytes_moved(batch_a);  // stored whole
+  CHECK(a_to == 4 * first.row_bytes());
+  CHECK(a_from == 4 * first.row_bytes());
+  // Completing adds the flagged rows' staged changes (none here: both copies zero).
+  GpuMemoryPlan plan;
+  plan.placement = TablePlacement::host;
+  plan.transfer = HostTransfer::mapped;
+  plan.max_input_rows = plan.max_output_rows = 2;
+  plan.ids_words = 4;
+  BatchSlot slot;
+  slot.allocate(plan, first.row_bytes(), sizeof(double));
+  std::memset(slot.staged.get(), 0, 4 * first.row_bytes());
+  std::memset(slot.updated.get(), 0, 4 * first.row_bytes());
+  tables.complete(slot, batch_a);
+  tables.complete(slot, batch_b);
+  tables.complete(slot, batch_c);
   std::vector<std::uint32_t> d{1, 2, 4, 6};
   const BatchRows batch_d{{d.data(), 2}, {d.data() + 2, 2}, nullptr, nullptr};
   tables.claim_rows(batch_d);
   CHECK(d == std::vector<std::uint32_t>{1, 2, 4, 6});  // all released: whole again
-  tables.complete(unused, batch_d);
+  tables.complete(slot, batch_d);
   // mpirun's rounds add to the host rows too: from then on every row's change is added.
   tables.add_every_change();
   tables.claim_rows(batch_d);

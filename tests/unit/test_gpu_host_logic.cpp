@@ -892,11 +892,13 @@ TEST_CASE("the GPU memory plan: device when the tables fit, else host, within th
   REQUIRE(plan.max_input_rows == plan.batch_items);
   // Output rows planned at kCopiedOutputRowsPerWord, not at every touch a row of its own (6).
   REQUIRE(plan.max_output_rows == plan.batch_items * kCopiedOutputRowsPerWord);
-  // Mapped transfers keep the originals on the device too: smaller batches.
+  // Mapped transfers keep the originals in host staging too (since 2026-11-27; on the
+  // device before): the same batches and hot rows.
   options.transfer = HostTransfer::mapped;
   const GpuMemoryPlan mapped = plan_gpu_memory(shape_of(2000000, 128, 16), options, 256 * MB);
-  REQUIRE(mapped.total_bytes() <= 256 * MB);
-  REQUIRE(mapped.batch_items * mapped.slots_per_worker < plan.batch_items * plan.slots_per_worker);
+  REQUIRE(mapped.total_bytes() == plan.total_bytes());
+  REQUIRE(mapped.batch_items == plan.batch_items);
+  REQUIRE(mapped.hot_rows == plan.hot_rows);
 
   // f16 storage halves the tables: 2 x 71k x 112 x 2 bytes.
   GpuTrainShape half = shape_of(71000, 100, 4);

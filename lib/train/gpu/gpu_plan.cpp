@@ -131,9 +131,8 @@ GpuMemoryPlan sized_plan(const GpuTrainShape& shape, TablePlacement placement, H
   plan.ids_words =
       packed_words_bound(batch_items, shape.max_inputs_per_window, shape.negatives, shape.negatives_per_input, rows) +
       (subwords ? 2 * plan.max_words + 1 + plan.max_listed : 0);
-  // Host placement: the working copy of the rows, and for mapped transfers their
-  // originals too (gather keeps the originals in host staging).
-  const std::uint64_t copies = !host ? 0 : transfer == HostTransfer::mapped ? 2 : 1;
+  // Host placement: the working copy of the rows (the originals stay in host staging).
+  const std::uint64_t copies = host ? 1 : 0;
   plan.slot_bytes = plan.ids_words * sizeof(std::uint32_t) + sizeof(double) + copies * rows * row_bytes;
   return plan;
 }
@@ -288,7 +287,7 @@ GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions
     plan.max_output_rows = plan.max_input_rows;
     // The records, then (host placement) the rows they touch, for the mapped kernels.
     plan.ids_words = records * (sizeof(GloveRecord) / sizeof(std::uint32_t)) + plan.max_input_rows + plan.max_output_rows;
-    const std::uint64_t copies = !host ? 0 : options.transfer == HostTransfer::mapped ? 2 : 1;
+    const std::uint64_t copies = host ? 1 : 0;
     plan.slot_bytes = plan.ids_words * sizeof(std::uint32_t) + sizeof(double) +
                       copies * (plan.max_input_rows + plan.max_output_rows) * row_bytes;
     // Summed steps: one set of sums for every slot (host placement's hot rows add theirs).
