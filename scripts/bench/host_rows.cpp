@@ -10,7 +10,7 @@
 //   bench-host-rows [--rows 3056312] [--dim 300] [--hot 380000] [--words 2000000]
 //                   [--batch 20000] [--window 5] [--negative 5] [--zipf 1.0] [--seed 1]
 //                   [--storage f32|f16|bf16 [--half-tables]] [--threads 1] [--subwords BUCKETS] [--first-rows]
-//                   [--corpus FILE [--min-count 5]] [--write-back auto|whole|add]
+//                   [--corpus FILE [--min-count 5]] [--write-back auto|whole|add] [--in-flight N]
 //
 // --subwords BUCKETS: fastText's skip-gram (issue 41) instead, its input table the
 // vocabulary's rows then BUCKETS n-gram rows: each batch's centres become local words
@@ -38,6 +38,12 @@
 // scatter as the trained copy (row_versions.h), as embed-train does for f16 host tables;
 // --write-back add adds every row's change, as it does for f32 ones (auto: the same).
 //
+// --in-flight N also counts, untimed, what mapped transfers leave to the CPU: with N
+// batches in flight in turn (embed-train holds two per GPU worker, claimed in order), the
+// share of a batch's copied rows that another in flight holds when it claims them
+// (rows_in_flight.h). The write-back kernel stores the others whole; these the worker
+// adds as gather transfers add every row.
+//
 // --corpus FILE batches a real text's words instead (its words of --min-count occurrences,
 // most frequent first, cycled to --words; --rows and --zipf are then the text's): with
 // --subwords, real words share n-grams ("<th", "ing>") as made-up ones do not.
@@ -56,6 +62,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <random>
 #include <string>
@@ -71,6 +78,7 @@
 #include "train/gpu/hot_rows.h"
 #include "train/gpu/row_locks.h"
 #include "train/gpu/row_remap.h"
+#include "train/gpu/rows_in_flight.h"
 #include "train/word2vec/subword_rows.h"
 #include "train/word2vec/window_batch.h"
 
@@ -219,6 +227,10 @@ int main(int argc, char** argv) {
   std::size_t min_count = 5;
   app.add_option("--corpus", corpus_path, "batch this text's words (its vocabulary's, cycled to --words) instead of drawn ones");
   app.add_option("--min-count", min_count, "--corpus: the vocabulary's words occur at least this often");
+  std::size_t in_flight = 0;
+  app.add_option("--in-flight", in_flight,
+                 "also count the share of copied rows another of this many batches in flight holds (mapped transfers: "
+                 "the rows whose change the CPU adds)");
   CLI11_PARSE(app, argc, argv);
   if (half_tables && storage_name != "f16") {
     std::fprintf(stderr, "bench-host-rows: --half-tables needs --storage f16\n");
@@ -424,5 +436,34 @@ int main(int argc, char** argv) {
       gathered * traffic_per_row(static_cast<double>(input.row_bytes()), static_cast<double>(row_bytes), whole);
   std::printf("together: %u thread%s, %.3f s, %.0f words/s; host memory traffic about %.0f KB per word, %.1f GB/s\n", threads,
               threads == 1 ? "" : "s", wall, w / wall, traffic / w / 1e3, traffic / wall / 1e9);
+
+  if (in_flight > 0) {
+    // The batches claimed in order, each letting go of its rows `in_flight` batches later.
+    embed::RowRemapper remapper(input.rows(), hot_rows);
+    const embed::RowsInFlight input_holders(input.rows()), output_holders(output.rows());
+    std::deque<embed::LocalBatch> held;
+    std::uint64_t claimed = 0, shared = 0;
+    for (const embed::WindowBatch& b : batches) {
+      if (held.size() == in_flight) {
+        for (const std::uint32_t row : held.front().input_rows) input_holders.release(row);
+        for (const std::uint32_t row : held.front().output_rows) output_holders.release(row);
+        held.pop_front();
+      }
+      embed::LocalBatch& local = held.emplace_back();
+      if (subword_model) {
+        remapper.remap_subwords(b, 0, b.windows(), subwords, true, local);
+      } else {
+        remapper.remap(b, local);
+      }
+      for (const std::uint32_t row : local.input_rows) shared += input_holders.claim(row) ? 0 : 1;
+      for (const std::uint32_t row : local.output_rows) shared += output_holders.claim(row) ? 0 : 1;
+      claimed += local.input_rows.size() + local.output_rows.size();
+    }
+    std::printf(
+        "mapped transfers, %zu batches in flight: %.1f%% of the copied rows held by another (the CPU adds their "
+        "change), %.2f per word\n",
+        in_flight, claimed > 0 ? 100.0 * static_cast<double>(shared) / static_cast<double>(claimed) : 0.0,
+        static_cast<double>(shared) / w);
+  }
   return 0;
 }
