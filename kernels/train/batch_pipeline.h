@@ -203,6 +203,7 @@ class BatchPipeline : public RowHome {
     // before its ids go to the device, and holds the order until its write-back is queued.
     std::unique_lock<std::mutex> write_back_order;
     if (!device_placement()) {
+      host_.prefetch_claims(rows_of(slot));
       write_back_order = host_.order_write_backs();
       host_.claim_rows(rows_of(slot));
     }

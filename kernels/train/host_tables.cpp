@@ -62,6 +62,12 @@ void HostTables::claim_rows(const BatchRows& rows) const {
   claim(claims_->second, rows.second);
 }
 
+void HostTables::prefetch_claims(const BatchRows& rows) const {
+  if (!claims_) return;
+  for (const std::uint32_t id : rows.first) claims_->first.prefetch(id);
+  for (const std::uint32_t id : rows.second) claims_->second.prefetch(id);
+}
+
 std::pair<std::uint64_t, std::uint64_t> HostTables::bytes_moved(const BatchRows& rows) const {
   const std::uint64_t n = rows.first.size() + rows.second.size();
   if (transfer_ == HostTransfer::gather) return {n * row_bytes_, n * row_bytes_};

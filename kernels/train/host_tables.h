@@ -70,6 +70,8 @@ class HostTables {
   // each row, and flags (kRowAddsChange) the rows whose write-back must add the change
   // rather than store the row: another batch in flight holds them (rows_in_flight.h).
   void claim_rows(const BatchRows& rows) const;
+  // Brings the rows' claim counts into the cache before order_write_backs is taken.
+  void prefetch_claims(const BatchRows& rows) const;
   // Queues the copy of the rows into slot.rows, before the batch's kernels.
   void gather(BatchSlot& slot, const BatchRows& rows, cudaStream_t stream) const;
   // Queues what brings the trained rows home, after the batch's kernels: their copy
