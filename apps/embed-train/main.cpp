@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
                for_models("--subwords",
                           "fastText's model: a word's input vector is the average of its row and its character n-grams' "
                           "rows (hashed into --buckets rows), so words outside the vocabulary get vectors; the .emb keeps "
-                          "the n-gram rows (CPU)"));
+                          "the n-gram rows (on a GPU with --optimizer sgd)"));
   app.add_option("--minn", s.minn, for_models("--minn", "with --subwords: the shortest n-gram, in characters (fastText's -minn)"))
       ->check(whole_range(embed::kNgramLengthRange))
       ->capture_default_str();
@@ -151,7 +151,9 @@ int main(int argc, char** argv) {
                    ->check(embed::cli::input_file());
 
   embed::cli::add_device_options(
-      app, command.gpu, "where to train: cpu, cuda (the GPU; glove with adagrad or sgd), or auto (cuda when a GPU is usable)",
+      app, command.gpu,
+      "where to train: cpu, cuda (the GPU: every model and optimizer, --subwords with sgd), or auto (cuda when a GPU is "
+      "usable)",
       "GPU: device memory the trainer may allocate, e.g. 256M (default: 90% of the free memory)");
   app.add_option_function<std::string>(
          "--table", [&command](const std::string& name) { command.gpu_options.table = *embed::parse_table_placement(name); },
