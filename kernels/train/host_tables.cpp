@@ -1,5 +1,7 @@
 #include "kernels/train/host_tables.h"
 
+#include <vector>
+
 #include "core/error.h"
 #include "train/gpu/row_remap.h"
 
@@ -141,14 +143,13 @@ void HostTables::complete(const BatchSlot& slot, const BatchRows& rows) const {
     // under its stripe lock, then the batch lets go of its rows.
     auto add_flagged = [&](RowMatrix& table, std::span<const std::uint32_t> ids, std::size_t at, RowLocks& locks,
                            const RowsInFlight& holders) {
+      std::vector<std::uint32_t> rows_of_ids(ids.size()), flagged;
       for (std::size_t k = 0; k < ids.size(); ++k) {
-        const std::uint32_t row = ids[k] & ~kRowAddsChange;
-        if (ids[k] & kRowAddsChange) {
-          const std::size_t bytes = at + k * row_bytes_;
-          scatter_deltas(table, {&row, 1}, storage_, updated + bytes, staged + bytes, &locks, nullptr, nullptr);
-        }
-        holders.release(row);
+        rows_of_ids[k] = ids[k] & ~kRowAddsChange;
+        if (ids[k] & kRowAddsChange) flagged.push_back(static_cast<std::uint32_t>(k));
       }
+      add_deltas_at(table, rows_of_ids, flagged, storage_, updated + at, staged + at, locks);
+      for (const std::uint32_t row : rows_of_ids) holders.release(row);
     };
     add_flagged(*first_, rows.first, 0, *first_locks_, claims_->first);
     add_flagged(*second_, rows.second, offset, *second_locks_, claims_->second);

@@ -11,6 +11,7 @@
 //                   [--batch 20000] [--window 5] [--negative 5] [--zipf 1.0] [--seed 1]
 //                   [--storage f32|f16|bf16 [--half-tables]] [--threads 1] [--subwords BUCKETS] [--first-rows]
 //                   [--corpus FILE [--min-count 5]] [--write-back auto|whole|add] [--in-flight N]
+//                   [--transfer gather|mapped] [--slots 2]
 //
 // --subwords BUCKETS: fastText's skip-gram (issue 41) instead, its input table the
 // vocabulary's rows then BUCKETS n-gram rows: each batch's centres become local words
@@ -38,6 +39,14 @@
 // scatter as the trained copy (row_versions.h), as embed-train does for f16 host tables;
 // --write-back add adds every row's change, as it does for f32 ones (auto: the same).
 //
+// --transfer mapped times what mapped transfers leave to the CPU instead (host_tables.h):
+// the remap, the claims (under one lock, their counts asked for first: rows_in_flight.h),
+// and, once a batch is done, the changes of the rows another batch in flight held, added
+// from their staged copies, and the release of its rows. The kernels' gather, store and
+// staging are the GPU's (the staging is done here untimed, as is the stand-in training).
+// The "gather" line is then the claims. --slots S holds S batches in flight per worker
+// rather than 2, so that 2 threads hold as many as the GPU machines' 16 workers (32).
+//
 // --in-flight N also counts, untimed, what mapped transfers leave to the CPU: with N
 // batches in flight in turn (embed-train holds two per GPU worker, claimed in order), the
 // share of a batch's copied rows that another in flight holds when it claims them
@@ -64,6 +73,7 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -173,7 +183,8 @@ embed::Vocabulary read_corpus(const std::string& path, std::size_t min_count, st
 struct WorkerTimes {
   double remap = 0, gather = 0, scatter = 0;
   std::uint64_t hot_touches = 0, touches = 0, gathered_rows = 0, gathered_inputs = 0, most_inputs = 0;
-  std::uint64_t whole_rows = 0;  // set to the trained copy rather than added to
+  std::uint64_t shared_rows = 0;  // --transfer mapped: rows another batch in flight held (the CPU adds them)
+  std::uint64_t whole_rows = 0;   // set to the trained copy rather than added to
 };
 
 // Host memory bytes one gathered row moves through the path, for a row of `table_bytes`
@@ -227,6 +238,16 @@ int main(int argc, char** argv) {
   std::size_t min_count = 5;
   app.add_option("--corpus", corpus_path, "batch this text's words (its vocabulary's, cycled to --words) instead of drawn ones");
   app.add_option("--min-count", min_count, "--corpus: the vocabulary's words occur at least this often");
+  std::size_t slots_per_worker = 2;
+  app.add_option("--slots", slots_per_worker,
+                 "batches each worker holds in flight (embed-train's GPU workers: 2): with --transfer mapped, threads x "
+                 "slots batches hold rows at once")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
+  std::string transfer = "gather";
+  app.add_option("--transfer", transfer,
+                 "gather: CPU threads copy every row both ways; mapped: the GPU moves them, the CPU adds the rows another "
+                 "batch in flight holds")
+      ->check(CLI::IsMember({"gather", "mapped"}));
   std::size_t in_flight = 0;
   app.add_option("--in-flight", in_flight,
                  "also count the share of copied rows another of this many batches in flight holds (mapped transfers: "
@@ -322,7 +343,31 @@ int main(int argc, char** argv) {
     embed::LocalBatch local;
     std::vector<std::uint8_t> staged, original;
     std::vector<std::uint16_t> seen;
+    std::vector<std::uint8_t> shared;  // --transfer mapped: per copied row, 1 where another batch held it
     bool pending = false;
+  };
+  const bool mapped = transfer == "mapped";
+  const embed::RowsInFlight input_claims(mapped ? input.rows() : 0), output_claims(mapped ? output.rows() : 0);
+  std::mutex claim_order;  // embed-train's write-back order (batch_pipeline.h)
+  // --transfer mapped, once the batch is done: the shared rows' changes added, every row let go.
+  auto complete_mapped = [&](InFlight& batch, WorkerTimes& times) {
+    const std::size_t in_rows = batch.local.input_rows.size();
+    const auto t = Clock::now();
+    // As HostTables::complete: the shared rows' indexes, their changes added, every row let go.
+    auto add = [&](embed::RowMatrix& table, const std::vector<std::uint32_t>& ids, std::size_t first,
+                   const embed::RowsInFlight& claims) {
+      std::vector<std::uint32_t> shared_at;
+      for (std::size_t k = 0; k < ids.size(); ++k) {
+        if (batch.shared[first + k]) shared_at.push_back(static_cast<std::uint32_t>(k));
+      }
+      const std::size_t at = first * row_bytes;
+      embed::add_deltas_at(table, ids, shared_at, storage, batch.staged.data() + at, batch.original.data() + at, locks);
+      for (const std::uint32_t row : ids) claims.release(row);
+    };
+    add(input, batch.local.input_rows, 0, input_claims);
+    add(output, batch.local.output_rows, in_rows, output_claims);
+    times.scatter += seconds_since(t);
+    batch.pending = false;
   };
   auto scatter = [&](InFlight& batch, WorkerTimes& times) {
     const std::size_t in_rows = batch.local.input_rows.size();
@@ -342,13 +387,13 @@ int main(int argc, char** argv) {
   // changes come back.
   auto work = [&](unsigned worker, WorkerTimes& times) {
     embed::RowRemapper remapper(input.rows(), hot_rows);
-    InFlight slots[2];
-    unsigned next = 0;
+    std::vector<InFlight> slots(slots_per_worker);
+    std::size_t next = 0;
     for (std::size_t index = worker; index < batches.size(); index += threads) {
       const embed::WindowBatch& b = batches[index];
       InFlight& batch = slots[next];
-      next ^= 1u;
-      if (batch.pending) scatter(batch, times);
+      next = (next + 1) % slots.size();
+      if (batch.pending) mapped ? complete_mapped(batch, times) : scatter(batch, times);
       embed::LocalBatch& local = batch.local;
       auto t = Clock::now();
       times.hot_touches +=
@@ -362,6 +407,34 @@ int main(int argc, char** argv) {
       times.gathered_inputs += in_rows;
       times.most_inputs = std::max<std::uint64_t>(times.most_inputs, in_rows);
       batch.staged.resize((in_rows + out_rows) * row_bytes);
+      if (mapped) {
+        // The claims, timed as "gather": counts asked for, then claimed under the order's lock.
+        batch.shared.assign(in_rows + out_rows, 0);
+        batch.original.resize(batch.staged.size());
+        t = Clock::now();
+        for (const std::uint32_t row : local.input_rows) input_claims.prefetch(row);
+        for (const std::uint32_t row : local.output_rows) output_claims.prefetch(row);
+        {
+          const std::lock_guard<std::mutex> in_order(claim_order);
+          for (std::size_t k = 0; k < in_rows; ++k) batch.shared[k] = !input_claims.claim(local.input_rows[k]);
+          for (std::size_t k = 0; k < out_rows; ++k) batch.shared[in_rows + k] = !output_claims.claim(local.output_rows[k]);
+        }
+        times.gather += seconds_since(t);
+        // The GPU's part, untimed: the shared rows staged as gathered and as trained (a
+        // stand-in: every value changes).
+        for (std::size_t k = 0; k < in_rows + out_rows; ++k) {
+          if (!batch.shared[k]) continue;
+          ++times.shared_rows;
+          const bool is_input = k < in_rows;
+          const std::uint32_t row = is_input ? local.input_rows[k] : local.output_rows[k - in_rows];
+          std::uint8_t* at = batch.staged.data() + k * row_bytes;
+          embed::gather_rows(is_input ? input : output, {&row, 1}, storage, at, nullptr, nullptr);
+          std::memcpy(batch.original.data() + k * row_bytes, at, row_bytes);
+          at[0] ^= 1;  // the lowest mantissa bit of the first value (f32 or f16 staging)
+        }
+        batch.pending = true;
+        continue;
+      }
       batch.seen.resize(in_rows + out_rows);
       t = Clock::now();
       embed::gather_rows(input, local.input_rows, storage, batch.staged.data(), whole_rows ? &input_versions : nullptr,
@@ -384,7 +457,7 @@ int main(int argc, char** argv) {
       batch.pending = true;
     }
     for (InFlight& batch : slots) {
-      if (batch.pending) scatter(batch, times);
+      if (batch.pending) mapped ? complete_mapped(batch, times) : scatter(batch, times);
     }
   };
   std::vector<WorkerTimes> times(threads);
@@ -408,14 +481,15 @@ int main(int argc, char** argv) {
     all.gathered_inputs += t.gathered_inputs;
     all.most_inputs = std::max(all.most_inputs, t.most_inputs);
     all.whole_rows += t.whole_rows;
+    all.shared_rows += t.shared_rows;
   }
   const double w = static_cast<double>(words);
   // Per stage: seconds summed over the threads, and words/s per thread.
   std::printf("stage    seconds      words/s (per thread, %u thread%s, %s staging, %s tables)\n", threads,
               threads == 1 ? "" : "s", storage_name.c_str(), half_tables ? "f16" : "f32");
   std::printf("remap    %7.3f %12.0f\n", all.remap, w / all.remap);
-  std::printf("gather   %7.3f %12.0f\n", all.gather, w / all.gather);
-  std::printf("scatter  %7.3f %12.0f\n", all.scatter, w / all.scatter);
+  std::printf("%-7s  %7.3f %12.0f\n", mapped ? "claim" : "gather", all.gather, w / all.gather);
+  std::printf("%-7s  %7.3f %12.0f\n", mapped ? "add" : "scatter", all.scatter, w / all.scatter);
   const double busy = all.remap + all.gather + all.scatter;
   std::printf("all      %7.3f %12.0f\n", busy, w / busy);
   const double gathered = static_cast<double>(all.gathered_rows);
@@ -430,10 +504,17 @@ int main(int argc, char** argv) {
   const double batch = static_cast<double>(std::min(batch_words, words));
   std::printf("input rows copied per word: %.2f on average, %.2f in the batch that copied most\n",
               static_cast<double>(all.gathered_inputs) / w, static_cast<double>(all.most_inputs) / batch);
-  const double whole = gathered > 0 ? static_cast<double>(all.whole_rows) / gathered : 0.0;
-  std::printf("rows set whole on their way back (no other batch wrote them meanwhile): %.1f%%\n", 100.0 * whole);
+  const double shared_rows = static_cast<double>(all.shared_rows);
+  const double whole = gathered <= 0 ? 0.0 : mapped ? 1 - shared_rows / gathered : static_cast<double>(all.whole_rows) / gathered;
+  std::printf("rows set whole on their way back (%s): %.1f%%\n",
+              mapped ? "no other batch in flight held them, stored by the GPU" : "no other batch wrote them meanwhile",
+              100.0 * whole);
+  // Mapped: the DMA reads every row and stores the unshared ones; a shared one it stages
+  // twice, and the CPU reads both copies and reads and writes the table's row.
+  const double table_row = static_cast<double>(input.row_bytes()), staged_row = static_cast<double>(row_bytes);
   const double traffic =
-      gathered * traffic_per_row(static_cast<double>(input.row_bytes()), static_cast<double>(row_bytes), whole);
+      mapped ? gathered * table_row + (gathered - shared_rows) * table_row + shared_rows * (4 * staged_row + 2 * table_row)
+             : gathered * traffic_per_row(table_row, staged_row, whole);
   std::printf("together: %u thread%s, %.3f s, %.0f words/s; host memory traffic about %.0f KB per word, %.1f GB/s\n", threads,
               threads == 1 ? "" : "s", wall, w / wall, traffic / w / 1e3, traffic / wall / 1e9);
 

@@ -780,6 +780,45 @@ TEST_CASE("gather and write-back in f16 and bf16 round once each way", "[gpu-hos
   }
 }
 
+TEST_CASE("add_deltas_at adds the changes of the listed rows only", "[gpu-host]") {
+  // Mapped transfers (host_tables.h): the kernels store most rows; the CPU adds the change
+  // of the rows another batch in flight held, at their indexes in the batch's copies.
+  RowMatrix wide(8, 21);  // odd dim: padding must stay zero
+  fill_uniform(wide, 9, 0.5f);
+  const std::vector<std::uint32_t> rows{6, 1, 4, 3};
+  const std::vector<std::uint32_t> at{1, 3};  // rows 1 and 3 of the table
+  RowLocks locks;
+  for (const bool half : {false, true}) {
+    INFO((half ? "f16" : "f32") << " host table");
+    RowMatrix table = half ? half_copy_of(wide) : copy_of(wide);
+    const DType storage = half ? DType::f16 : DType::f32;
+    const std::size_t stride = table.stride(), bytes = table.row_bytes();
+    std::vector<std::byte> gathered(rows.size() * bytes), trained(rows.size() * bytes);
+    gather_rows(table, rows, storage, gathered.data());
+    // Training adds 0.25 to every element of every copy (padding aside).
+    std::vector<float> row(stride);
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      table.load_row(rows[k], row.data(), table.dim());
+      for (std::size_t e = 0; e < table.dim(); ++e) row[e] += 0.25f;
+      RowMatrix one(1, table.dim(), table.element());
+      one.store_row(0, row.data(), table.dim());
+      std::memcpy(trained.data() + k * bytes, one.row_bytes_at(0), bytes);
+    }
+    const RowMatrix before = half ? half_copy_of(wide) : copy_of(wide);
+    add_deltas_at(table, rows, at, storage, trained.data(), gathered.data(), locks);
+    std::vector<float> now(stride), then(stride);
+    for (std::uint32_t r = 0; r < table.rows(); ++r) {
+      table.load_row(r, now.data(), stride);
+      before.load_row(r, then.data(), stride);
+      const bool listed = r == 1 || r == 3;
+      for (std::size_t e = 0; e < table.dim(); ++e) {
+        REQUIRE(now[e] == Approx(then[e] + (listed ? 0.25f : 0.0f)).margin(half ? 2e-3 : 1e-6));
+      }
+      for (std::size_t e = table.dim(); e < stride; ++e) REQUIRE(now[e] == 0.0f);
+    }
+  }
+}
+
 TEST_CASE("f16 host tables are staged as they are and take each delta rounded once", "[gpu-host]") {
   // --table host --dtype f16: the host tables are f16 (row_matrix.h). A gather copies
   // their bytes; a write-back adds the batch's change to each value in f32 and rounds the

@@ -275,79 +275,136 @@ void gather_rows(const RowMatrix& table, std::span<const std::uint32_t> rows, DT
                 [&](std::size_t k) { convert(table.row(rows[k]), static_cast<std::uint16_t*>(out) + k * stride, stride); });
 }
 
+namespace {
+
+// What a batch's write-back does to one table row from its staged copies (updated and
+// original, rows of the table's stride in `storage`): set it to the trained copy, or add
+// what training changed.
+class RowChanges {
+ public:
+  RowChanges(RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, const void* updated, const void* original)
+      : table_(table),
+        rows_(rows),
+        storage_(storage),
+        stride_(table.stride()),
+        dim_(table.dim()),
+        updated_(updated),
+        original_(original),
+        // bf16's copies widened to f32 first by the vectorised conversion (a value at a
+        // time through half.h's took 3x as long as the f32 scatter: bench-host-rows);
+        // f16's are widened in registers (half_array.h).
+        widened_(storage == DType::bf16 ? 2 * table.stride() : 0) {
+    EMBED_ASSERT(!table.half() || storage == DType::f16);
+    EMBED_ASSERT(storage == DType::f32 || storage == DType::f16 || storage == DType::bf16);
+  }
+
+  // Row k becomes the trained copy (no other batch wrote it since the gather). The
+  // padding stays zero.
+  void set_row(std::size_t k) {
+    if (storage_ == DType::f32) {
+      std::memcpy(table_.row(rows_[k]), static_cast<const float*>(updated_) + k * stride_, dim_ * sizeof(float));
+    } else if (table_.half()) {
+      std::memcpy(table_.row_bytes_at(rows_[k]), trained16() + k * stride_, dim_ * sizeof(std::uint16_t));
+    } else if (storage_ == DType::f16) {
+      f16_to_f32_array(trained16() + k * stride_, table_.row(rows_[k]), dim_);
+    } else {
+      bf16_to_f32_array(trained16() + k * stride_, table_.row(rows_[k]), dim_);
+    }
+  }
+
+  // Row k gets what training changed (updated - original) added.
+  void add_change(std::size_t k) {
+    if (storage_ == DType::f32) {
+      float* __restrict row = table_.row(rows_[k]);
+      // Restrict-qualified: the staged copies never overlap the table, and without it GCC
+      // checks for overlap per row before it vectorises.
+      const float* __restrict now = static_cast<const float*>(updated_) + k * stride_;
+      const float* __restrict before = static_cast<const float*>(original_) + k * stride_;
+      for (std::size_t e = 0; e < dim_; ++e) row[e] += now[e] - before[e];
+    } else if (table_.half()) {
+      // The sum rounded once: a row no other batch changed meanwhile becomes exactly the
+      // batch's f16 row, as it would on the GPU.
+      add_f16_change(reinterpret_cast<std::uint16_t*>(table_.row_bytes_at(rows_[k])), trained16() + k * stride_,
+                     gathered16() + k * stride_, dim_);
+    } else if (storage_ == DType::f16) {
+      add_f16_change(table_.row(rows_[k]), trained16() + k * stride_, gathered16() + k * stride_, dim_);
+    } else {
+      float* __restrict now = widened_.data();
+      float* __restrict before = widened_.data() + stride_;
+      bf16_to_f32_array(trained16() + k * stride_, now, dim_);
+      bf16_to_f32_array(gathered16() + k * stride_, before, dim_);
+      float* __restrict row = table_.row(rows_[k]);
+      for (std::size_t e = 0; e < dim_; ++e) row[e] += now[e] - before[e];
+    }
+  }
+
+  // Asks for row k's staged copies ahead (mapped transfers' are written by the GPU, so
+  // not in any cache).
+  void prefetch_copies(std::size_t k) const {
+    const std::size_t bytes = stride_ * dtype_size(storage_);
+    const auto* now = static_cast<const char*>(updated_) + k * bytes;
+    const auto* before = static_cast<const char*>(original_) + k * bytes;
+    for (std::size_t b = 0; b < bytes; b += 64) {
+      __builtin_prefetch(now + b, 0);
+      __builtin_prefetch(before + b, 0);
+    }
+  }
+
+ private:
+  const std::uint16_t* trained16() const { return static_cast<const std::uint16_t*>(updated_); }
+  const std::uint16_t* gathered16() const { return static_cast<const std::uint16_t*>(original_); }
+
+  RowMatrix& table_;
+  std::span<const std::uint32_t> rows_;
+  DType storage_;
+  std::size_t stride_, dim_;
+  const void* updated_;
+  const void* original_;
+  std::vector<float> widened_;
+};
+
+}  // namespace
+
 std::size_t scatter_deltas(RowMatrix& table, std::span<const std::uint32_t> rows, DType storage, const void* updated,
                            const void* original, RowLocks* locks, RowVersions* versions, const std::uint16_t* seen) {
   EMBED_ASSERT(!versions || (locks && seen));
-  EMBED_ASSERT(!table.half() || storage == DType::f16);
-  EMBED_ASSERT(storage == DType::f32 || storage == DType::f16 || storage == DType::bf16);
-  const std::size_t stride = table.stride();
-  const std::size_t dim = table.dim();  // padding stays zero
-  const auto* trained16 = static_cast<const std::uint16_t*>(updated);
-  const auto* gathered16 = static_cast<const std::uint16_t*>(original);
-  // bf16's copies widened to f32 first by the vectorised conversion (a value at a time
-  // through half.h's took 3x as long as the f32 scatter: bench-host-rows); f16's are
-  // widened in registers (half_array.h).
-  std::vector<float> widened(storage == DType::bf16 ? 2 * stride : 0);
-
-  // Row k becomes the trained copy (no other batch wrote it since the gather).
-  auto set_row = [&](std::size_t k) {
-    if (storage == DType::f32) {
-      std::memcpy(table.row(rows[k]), static_cast<const float*>(updated) + k * stride, dim * sizeof(float));
-    } else if (table.half()) {
-      std::memcpy(table.row_bytes_at(rows[k]), trained16 + k * stride, dim * sizeof(std::uint16_t));
-    } else if (storage == DType::f16) {
-      f16_to_f32_array(trained16 + k * stride, table.row(rows[k]), dim);
-    } else {
-      bf16_to_f32_array(trained16 + k * stride, table.row(rows[k]), dim);
-    }
-  };
-  // Row k gets what training changed (updated - original) added.
-  auto add_change = [&](std::size_t k) {
-    if (storage == DType::f32) {
-      float* __restrict row = table.row(rows[k]);
-      // Restrict-qualified: the staged copies never overlap the table, and without it GCC
-      // checks for overlap per row before it vectorises.
-      const float* __restrict now = static_cast<const float*>(updated) + k * stride;
-      const float* __restrict before = static_cast<const float*>(original) + k * stride;
-      for (std::size_t e = 0; e < dim; ++e) row[e] += now[e] - before[e];
-    } else if (table.half()) {
-      // The sum rounded once: a row no other batch changed meanwhile becomes exactly the
-      // batch's f16 row, as it would on the GPU.
-      add_f16_change(reinterpret_cast<std::uint16_t*>(table.row_bytes_at(rows[k])), trained16 + k * stride,
-                     gathered16 + k * stride, dim);
-    } else if (storage == DType::f16) {
-      add_f16_change(table.row(rows[k]), trained16 + k * stride, gathered16 + k * stride, dim);
-    } else {
-      float* __restrict now = widened.data();
-      float* __restrict before = widened.data() + stride;
-      bf16_to_f32_array(trained16 + k * stride, now, dim);
-      bf16_to_f32_array(gathered16 + k * stride, before, dim);
-      float* __restrict row = table.row(rows[k]);
-      for (std::size_t e = 0; e < dim; ++e) row[e] += now[e] - before[e];
-    }
-  };
-
+  RowChanges changes(table, rows, storage, updated, original);
   std::size_t whole = 0;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     prefetch_row(table, rows, k + kPrefetchRows, true, versions);
     std::unique_lock<std::mutex> lock;
     if (locks) lock = std::unique_lock(locks->of(rows[k]));
     if (!versions) {
-      add_change(k);
+      changes.add_change(k);
       continue;
     }
     // The row's writes take turns under its stripe lock (row_versions.h).
     std::atomic<std::uint16_t>& count = versions->of(rows[k]);
     const std::uint16_t written = count.load(std::memory_order_relaxed);
     if (written == seen[k]) {
-      set_row(k);
+      changes.set_row(k);
       ++whole;
     } else {
-      add_change(k);
+      changes.add_change(k);
     }
     count.store(static_cast<std::uint16_t>(written + 1), std::memory_order_release);
   }
   return whole;
+}
+
+void add_deltas_at(RowMatrix& table, std::span<const std::uint32_t> rows, std::span<const std::uint32_t> at, DType storage,
+                   const void* updated, const void* original, RowLocks& locks) {
+  RowChanges changes(table, rows, storage, updated, original);
+  for (std::size_t j = 0; j < at.size(); ++j) {
+    if (j + kPrefetchRows < at.size()) {
+      prefetch_row(table, rows, at[j + kPrefetchRows], true, nullptr);
+      changes.prefetch_copies(at[j + kPrefetchRows]);
+    }
+    const std::size_t k = at[j];
+    EMBED_ASSERT(k < rows.size());
+    const std::lock_guard<std::mutex> lock(locks.of(rows[k]));
+    changes.add_change(k);
+  }
 }
 
 }  // namespace embed

@@ -153,4 +153,10 @@ std::size_t scatter_deltas(RowMatrix& table, std::span<const std::uint32_t> rows
                            const void* original, RowLocks* locks = nullptr, RowVersions* versions = nullptr,
                            const std::uint16_t* seen = nullptr);
 
+// scatter_deltas' adds for the rows at the indexes `at` lists only (rows[at[j]], whose
+// copies lie at index at[j] of `updated` and `original`), each under its stripe lock: the
+// rows whose change a mapped write-back leaves to the CPU (host_tables.h).
+void add_deltas_at(RowMatrix& table, std::span<const std::uint32_t> rows, std::span<const std::uint32_t> at, DType storage,
+                   const void* updated, const void* original, RowLocks& locks);
+
 }  // namespace embed
