@@ -109,9 +109,16 @@ __global__ void write_back_mapped_kernel(H* host_table, std::uint32_t stride, st
   }
 }
 
-unsigned row_blocks(std::uint32_t count) {
+// Blocks for `count` rows, at most kMappedBlocks: the kernels of several slots' batches
+// run beside the training kernels, which they would otherwise crowd off the SMs with warps
+// waiting on the bus. 128 blocks keep 1,024 warps' 512 bytes in flight, 512 KB, several
+// times what a round trip of a couple of microseconds at 55 GB/s needs; each block then
+// takes several rows in turn.
+constexpr unsigned kMappedBlocks = 128;
+unsigned row_blocks(std::uint32_t count, unsigned max_blocks) {
+  const unsigned most = max_blocks == 0 ? kMappedBlocks : max_blocks;
   const unsigned blocks = (count + kRowsPerBlock - 1) / kRowsPerBlock;
-  return blocks < 1 ? 1 : blocks > 65535 ? 65535 : blocks;
+  return blocks < 1 ? 1 : blocks > most ? most : blocks;
 }
 
 // The 16-byte moves need 16-byte aligned rows.
@@ -147,10 +154,10 @@ __global__ void to_f32_kernel(const T* in, float* out, std::size_t count) {
 }  // namespace
 
 cudaError_t launch_gather_mapped(const MappedTable& table, const std::uint32_t* rows, std::uint32_t count, void* out,
-                                 void* originals, Storage storage, cudaStream_t stream) {
+                                 void* originals, Storage storage, cudaStream_t stream, unsigned max_blocks) {
   if (count == 0) return cudaSuccess;
   if (!rows_aligned(table) || (table.half && storage != Storage::f16)) return cudaErrorInvalidValue;
-  const unsigned blocks = row_blocks(count), threads = kWarp * kRowsPerBlock;
+  const unsigned blocks = row_blocks(count, max_blocks), threads = kWarp * kRowsPerBlock;
   if (table.half) {
     gather_mapped_kernel<__half, __half><<<blocks, threads, 0, stream>>>(static_cast<const __half*>(table.rows), table.stride,
                                                                          rows, count, static_cast<__half*>(out),
@@ -166,10 +173,11 @@ cudaError_t launch_gather_mapped(const MappedTable& table, const std::uint32_t* 
 }
 
 cudaError_t launch_write_back_mapped(const MappedTable& table, std::uint32_t dim, const std::uint32_t* rows, std::uint32_t count,
-                                     const void* updated, void* flagged, Storage storage, cudaStream_t stream) {
+                                     const void* updated, void* flagged, Storage storage, cudaStream_t stream,
+                                     unsigned max_blocks) {
   if (count == 0) return cudaSuccess;
   if (!rows_aligned(table) || (table.half && storage != Storage::f16)) return cudaErrorInvalidValue;
-  const unsigned blocks = row_blocks(count), threads = kWarp * kRowsPerBlock;
+  const unsigned blocks = row_blocks(count, max_blocks), threads = kWarp * kRowsPerBlock;
   if (table.half) {
     write_back_mapped_kernel<__half, __half><<<blocks, threads, 0, stream>>>(static_cast<__half*>(table.rows), table.stride, dim,
                                                                              rows, count, static_cast<const __half*>(updated),

@@ -29,14 +29,17 @@ struct MappedTable {
 
 // out[k] = table's row rows[k] (without kRowAddsChange) in `storage`; rows flagged
 // kRowAddsChange are copied to originals[k] too (pinned host memory, for the CPU's add).
+// `max_blocks` (0: 128) caps the blocks, a warp per row at a time (bench-gpu-bandwidth
+// --rows tries others).
 cudaError_t launch_gather_mapped(const MappedTable& table, const std::uint32_t* rows, std::uint32_t count, void* out,
-                                 void* originals, Storage storage, cudaStream_t stream);
+                                 void* originals, Storage storage, cudaStream_t stream, unsigned max_blocks = 0);
 // The trained rows come home: row rows[k] of the table becomes updated[k] (its first
 // `dim` elements, converted; the padding stays zero), or for rows flagged kRowAddsChange
 // updated[k] is copied to flagged[k] (pinned host memory, in `storage`) for the CPU to
 // add its change.
 cudaError_t launch_write_back_mapped(const MappedTable& table, std::uint32_t dim, const std::uint32_t* rows, std::uint32_t count,
-                                     const void* updated, void* flagged, Storage storage, cudaStream_t stream);
+                                     const void* updated, void* flagged, Storage storage, cudaStream_t stream,
+                                     unsigned max_blocks = 0);
 
 // table[e] += added[e] for e < count (table in the storage type): a data-parallel round's
 // changes to device-resident rows while kernels train them.

@@ -6,7 +6,8 @@
 // of a 1,000,000-row table, dim 300): for f16 and f32 rows, a batch's rows copied from a
 // pinned staging buffer as gather transfers move them, and the mapped transfers' kernels
 // (kernels/common/row_movers.h) gathering them through the mapped table, storing them
-// whole, staging them for the CPU's add, and a gather beside a store on two streams:
+// whole, staging them for the CPU's add, and a gather beside a store on two streams (the
+// gather also at 32 and 512 blocks beside the kernels' cap of 128):
 // "mapped_gather_f16_GBps X" and so on, bytes of rows per second (each way, for the
 // duplex), one batch after another. Which bounds host placement, the bus or the kernels'
 // round trips, is what these say.
@@ -133,10 +134,18 @@ void measure_row_moves(std::size_t element_bytes) {
   report("staged_d2h", seconds_per_run(s, kRuns, [&] {
            check(cudaMemcpyAsync(staged.get(), rows.get(), batch_bytes, cudaMemcpyDeviceToHost, s), "copying rows");
          }));
-  // A batch's rows read through the mapping (none kept for an add).
+  // A batch's rows read through the mapping (none kept for an add), at the kernels' cap
+  // of blocks (128) and beside it: whether the cap leaves the bus idle.
   report("mapped_gather", seconds_per_run(s, kRuns, [&] {
            check(launch_gather_mapped(mapped, whole, kBatchRows, rows.get(), staged.get(), storage, s), "gathering rows");
          }));
+  for (const unsigned blocks : {32u, 512u}) {
+    const std::string what = "mapped_gather_" + std::to_string(blocks) + "_blocks";
+    report(what.c_str(), seconds_per_run(s, kRuns, [&] {
+             check(launch_gather_mapped(mapped, whole, kBatchRows, rows.get(), staged.get(), storage, s, blocks),
+                   "gathering rows");
+           }));
+  }
   // Stored whole into the table, and staged for the CPU's add.
   report("mapped_store", seconds_per_run(s, kRuns, [&] {
            check(launch_write_back_mapped(mapped, kDim, whole, kBatchRows, rows.get(), staged.get(), storage, s), "storing rows");
