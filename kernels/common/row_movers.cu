@@ -94,9 +94,9 @@ __global__ void write_back_mapped_kernel(H* host_table, std::uint32_t stride, st
       const std::uint32_t e0 = kChunk * q;
       if (e0 >= dim) break;  // padding only from here on, zero in the host row already
       if constexpr (std::is_same_v<H, float>) {
-        const float4 v = load4(now + e0);
+        const float4 v = load4(now + e0);  // e0 < dim: v.x is a value
         reinterpret_cast<float4*>(to)[q] =
-            make_float4(e0 < dim ? v.x : 0.0f, e0 + 1 < dim ? v.y : 0.0f, e0 + 2 < dim ? v.z : 0.0f, e0 + 3 < dim ? v.w : 0.0f);
+            make_float4(v.x, e0 + 1 < dim ? v.y : 0.0f, e0 + 2 < dim ? v.z : 0.0f, e0 + 3 < dim ? v.w : 0.0f);
       } else {
         Halves8 row;
         row.bits = reinterpret_cast<const uint4*>(now)[q];

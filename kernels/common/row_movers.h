@@ -1,7 +1,7 @@
 // Moving table rows between host and device, shared by the training backends of every
 // model: gathering the rows a batch touches from a mapped pinned host table, storing
-// them back whole or staging them for the CPU to add their changes, and converting whole tables between f32 and the
-// storage type. Plain structs in, so that this header needs nothing from lib/.
+// them back whole or staging them for the CPU to add their changes, and converting whole
+// tables between f32 and the storage type. Plain structs in, so that this header needs nothing from lib/.
 // The launchers queue their kernel on `stream` and return the launch's status.
 #pragma once
 

@@ -199,7 +199,7 @@ class BatchPipeline : public RowHome {
   template <typename Launch>
   void queue(Slot& slot, std::size_t id_words, std::size_t totals_bytes, RowTouches touches, Launch&& launch) {
     cudaStream_t stream = slot.stream.get();
-    // Mapped transfers: the batch claims its rows (flagging those its write-back adds to)
+    // Mapped transfers: the batch claims its rows (flagging those whose change the CPU adds)
     // before its ids go to the device, and holds the order until its write-back is queued.
     std::unique_lock<std::mutex> write_back_order;
     if (!device_placement()) {

@@ -54,8 +54,8 @@ class HostTables {
  public:
   HostTables() = default;
   // Both tables are f32 on the host (or both f16: row_matrix.h, the slot's copies f16
-  // too); the slot copies are in `storage`. Mapped transfers pin and map the tables (the device must be
-  // current); gather transfers leave them be.
+  // too); the slot copies are in `storage`. Mapped transfers pin and map the tables (the
+  // device must be current); gather transfers leave them be.
   HostTables(RowMatrix& first, RowMatrix& second, DType storage, HostTransfer transfer, const char* first_name,
              const char* second_name);
 
@@ -67,8 +67,9 @@ class HostTables {
     return claims_ ? std::unique_lock(claims_->write_back_order) : std::unique_lock<std::mutex>();
   }
   // Mapped transfers, before the slot's ids go to the device: counts the batch's copy of
-  // each row, and flags (kRowAddsChange) the rows whose write-back must add the change
-  // rather than store the row: another batch in flight holds them (rows_in_flight.h).
+  // each row, and flags (kRowAddsChange) the rows whose change complete() must add rather
+  // than the write-back store the row: another batch in flight holds them
+  // (rows_in_flight.h).
   void claim_rows(const BatchRows& rows) const;
   // Brings the rows' claim counts into the cache before order_write_backs is taken.
   void prefetch_claims(const BatchRows& rows) const;

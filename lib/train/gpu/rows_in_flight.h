@@ -1,17 +1,17 @@
 // Host placement with mapped transfers (host_tables.h): how many batches in flight hold a
 // copy of each row of a host table, so that a batch's write-back, a kernel storing into
 // the pinned table through the bus, can store a row whole (one write across the bus)
-// rather than add its change (a read of the host row and a write, each waiting a round
-// trip, and the original copy kept on the GPU).
+// rather than stage it for the CPU to add its change (two copies staged, read, and the
+// table's row read and written).
 //
 // Storing whole is right when the batch's copy was the row: every batch that held the row
 // before had written it back, and every batch that takes it later adds its change after
 // this store. So, with the write-backs queued in the order the batches claimed their rows
 // (one lock from claim to queuing the write-back, batch_pipeline.h):
 // - claim() when the batch is queued: the first holder (no other batch holds the row, so
-//   every earlier write-back has run: a batch releases its rows once its write-back is
-//   done) stores whole; any other adds its change, queued after that store;
-// - release() once the batch's write-back is done.
+//   every earlier batch is done: a batch releases its rows once it is) stores whole; any
+//   other has its change added by the CPU once it is done, which is after that store;
+// - release() once the batch is done (its write-back run, its changes added).
 // A later holder's gather may read the row before or after an earlier holder's store:
 // either way its change (trained − gathered) added after that store is exact per element.
 // The rows a batch copies are the rarer ones, so two batches in flight seldom share one.

@@ -24,8 +24,9 @@ struct TableTraffic {
   std::atomic<std::uint64_t> gpu_bytes{0};         // device memory the backend allocated (set once)
   // Where the workers' time went, in nanoseconds summed over workers: blocked until the
   // GPU had done the batch their slot last held (none: the GPU waits for the CPU), and,
-  // host placement with gather transfers, copying rows into staging and their changes
-  // back into the host tables.
+  // host placement, moving rows: with gather transfers copying them into staging and
+  // their changes back into the host tables, with mapped ones queuing the kernels and
+  // adding the shared rows' changes.
   std::atomic<std::uint64_t> gpu_wait_ns{0};
   std::atomic<std::uint64_t> row_copy_ns{0};
 
