@@ -184,6 +184,7 @@ note "$(grep '^products' <<<"$version" || echo 'products: ?')"
 
 # --- running steps ------------------------------------------------------------------------
 passed=0 failed=0 skipped=0
+last_verdict=  # the last step's: PASS, FAIL, TIMEOUT, SKIP or NOTRUN (empty: not chosen)
 # chosen NAME: whether ONLY (steps' names, space-separated; empty: all) names the step.
 chosen() { [[ -z ${ONLY:-} || " $ONLY " == *" $1 "* ]]; }
 # step NAME CAP_S COMMAND...: runs COMMAND under timeout (CAP_S, or what is left of the
@@ -192,12 +193,14 @@ step() {
   local name=$1 cap=$2 reserve=${RESERVE_S:-20}
   shift 2
   : > "$scratch/step.txt"  # a step that does not run leaves no output of the last one behind
+  last_verdict=
   if ! chosen "$name"; then return; fi
   local allowed=$(($(left) - reserve))
   ((allowed < cap)) && cap=$allowed
   if ((cap < 5)); then
     note "$(printf '%-8s %-22s %7s  %s' NOTRUN "$name" - "no time left in the $budget s budget")"
     failed=$((failed + 1))
+    last_verdict=NOTRUN
     return
   fi
   local t0=$SECONDS status
@@ -221,6 +224,7 @@ step() {
     verdict=SKIP
     detail=$(grep -m1 -E 'skipped|skipping' "$scratch/step.txt")
   }
+  last_verdict=$verdict
   case $verdict in
     PASS) passed=$((passed + 1)) ;;
     SKIP) skipped=$((skipped + 1)) ;;
@@ -265,8 +269,16 @@ case $mode in
     # Each cap is several times what the step took on an H200 (2026-11-26), so that a
     # step that hangs costs its cap and the steps after it still run.
     step gpu_smoke 30 "$bin/gpu_smoke_test"
+    # Skip-gram's warp kernel (the default since 2026-11-27, written without a GPU) and the
+    # block kernel before it, each one batch against the CPU: where the warp kernel fails,
+    # every later step takes the block kernel, so that the run's figures still stand.
+    step skipgram_kernel 40 "$bin/gpu_train_tests" "[skipgram-kernel]"
+    if [[ $last_verdict == FAIL || $last_verdict == TIMEOUT ]]; then
+      export EMBED_GPU_SKIPGRAM_KERNEL=block
+      note "skip-gram's warp kernel failed: every later step trains skip-gram with EMBED_GPU_SKIPGRAM_KERNEL=block"
+    fi
     step gpu_search 60 "$bin/gpu_search_tests"
-    step gpu_train 90 "$bin/gpu_train_tests"
+    step gpu_train 90 "$bin/gpu_train_tests" "~[skipgram-kernel]"
     step gpu_glove 40 "$bin/gpu_glove_tests"
     step gpu_query_cli 50 bash "$tests/gpu/gpu_query_cli_test.sh" "$bin/embed-query" "$bin/glove-convert"
     # The Python package with PyTorch (to_torch, nn.Embedding: the dev VMs have no PyTorch).
@@ -276,8 +288,10 @@ case $mode in
     # rank asked for a GPU 1 that was not there; its 60 s cap was then spent on failures).
     step gpu_mpi_cli 90 bash "$tests/gpu/gpu_mpi_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     prepare_shared
-    bench_step throughput 110 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
-      MODES="cpu device host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
+    # device-block: skip-gram's block-per-window kernel beside the warp's (device), the
+    # warp kernel's first figures (written 2026-11-27 without a GPU).
+    bench_step throughput 120 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
+      MODES="cpu device device-block host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
     # Host placement's row moves on this machine's bus, a few seconds: a batch's rows copied
     # from staging (gather) against the mapped kernels' gather, whole store and add (what
     # bounds big_table's f16m below: the bus, or the kernels' round trips).
@@ -359,7 +373,7 @@ case $mode in
     # 2026-11-27 without a GPU, not yet run), each from the GPU's own starting rate:
     # the tests compare a batch with the CPU's summed steps, then each optimizer's words/s
     # and quality on the GPU against the CPU's per-window steps at the CPU's rate.
-    step gpu_train 60 "$bin/gpu_train_tests" "~[large]"
+    step gpu_train 60 "$bin/gpu_train_tests" "~[large]~[skipgram-kernel]"
     step gpu_train_cli 90 bash "$tests/gpu/gpu_train_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     step gpu_glove 60 "$bin/gpu_glove_tests"
     RESERVE_S=5 bench_step optimizers 300 "${bench_env[@]}" PARTS=optimizers WORDS=20000000 EPOCHS=5 \
@@ -430,7 +444,7 @@ case $mode in
     # an optimizer's state first (their per-batch comparison with the CPU is in gpu_train),
     # then words/s and quality per optimizer, then a host-placement run whose tables and
     # adam's state (three times SGD's bytes, in summed steps) are 4 times the budget, at 1M ids.
-    step gpu_train 120 "$bin/gpu_train_tests" "~[large]"
+    step gpu_train 120 "$bin/gpu_train_tests" "~[large]~[skipgram-kernel]"
     bench_step optimizers 280 "${bench_env[@]}" PARTS=optimizers WORDS=20000000 EPOCHS=5 bash "$kit/scripts/bench/gpu.sh"
     RESERVE_S=5 bench_step big_table_adam 200 "${bench_env[@]}" OPTIMIZER=adam VOCAB=1000000 WORDS=50000000 \
       MODES=host FRACTIONS=4 SEEDS=1 RUN_TIMEOUT=80 bash "$kit/scripts/bench/big_table.sh"
@@ -454,8 +468,10 @@ case $mode in
       memcheck=("$sanitizer" --tool memcheck --leak-check no --error-exitcode 99)
       step memcheck_search 120 "${memcheck[@]}" "$bin/gpu_search_tests"
       # The [large] 2M-row case takes minutes under memcheck; the CLI steps below cover
-      # the same cold-row paths (a --gpu-memory that holds a third of the rows hot).
-      step memcheck_train 150 "${memcheck[@]}" "$bin/gpu_train_tests" "~[large]"
+      # the same cold-row paths (a --gpu-memory that holds a third of the rows hot). The
+      # warp and block kernels' 78 one-batch runs too: the one-batch tests here train
+      # skip-gram with the warp kernel (the default).
+      step memcheck_train 150 "${memcheck[@]}" "$bin/gpu_train_tests" "~[large]~[skipgram-kernel]"
       step memcheck_glove 120 "${memcheck[@]}" "$bin/gpu_glove_tests"
       # Mapped with f16 host tables (the write-back test covers f32 ones under memcheck too).
       for transfer in mapped gather; do

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -85,8 +86,11 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
                                  : host_placement_description(plan_, hot_rows_of(false), hot_buckets_, hot_rows_of(true));
     const std::string where =
         device_placement() ? "tables in GPU memory" : fmt::format("{}, batches of {} words", host, plan_.batch_items);
-    const std::string at_once = summed_windows_ > 0 ? fmt::format("steps summed over {} windows", summed_windows_)
-                                                    : fmt::format("{} windows at a time", max_blocks_);
+    const bool by_warp =
+        model_ == Model::skipgram && !subwords_ && padded_ == shape_.stride && skipgram_kernel_ == SkipgramKernel::warp;
+    const std::string at_once = summed_windows_ > 0
+                                    ? fmt::format("steps summed over {} windows", summed_windows_)
+                                    : fmt::format("{} windows at a time, {} each", max_blocks_, by_warp ? "a warp" : "a block");
     return fmt::format("cuda ({}; {}, {}{}; {} of GPU memory planned; {})", device_.description(), where,
                        vector_dtype_name(shape_.storage), subwords_ ? ", subwords" : "",
                        human_bytes(static_cast<double>(plan_.total_bytes())), at_once);
@@ -189,7 +193,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
                                                                device_loss, max_blocks_, stream);
       }
       return model_ == Model::skipgram
-                 ? launch_skipgram(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, max_blocks_, stream)
+                 ? launch_skipgram(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, max_blocks_, stream,
+                                   skipgram_kernel_)
                  : launch_cbow(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, max_blocks_, stream);
     });
   }
@@ -281,6 +286,13 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     return static_cast<unsigned>(std::clamp<std::size_t>(rows / 8, 1, kConcurrentWindows));
   }
 
+  // Skip-gram with SGD: a warp per window, or under EMBED_GPU_SKIPGRAM_KERNEL=block the
+  // block-per-window kernel it replaced, for comparison (word2vec_kernels.h).
+  static SkipgramKernel skipgram_kernel_chosen() {
+    const char* chosen = std::getenv("EMBED_GPU_SKIPGRAM_KERNEL");
+    return chosen != nullptr && std::string_view(chosen) == "block" ? SkipgramKernel::block : SkipgramKernel::warp;
+  }
+
   void add_loss(const Slot& slot, BatchLoss& loss) const override {
     loss.sum += *slot.host_totals.get<double>();
     loss.examples += slot.examples;
@@ -302,6 +314,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   // ended 0.5% above the CPU's loss with its analogy score, 1024 1.4% above.
   static constexpr unsigned kConcurrentWindows = 512;
   const unsigned max_blocks_ = concurrent_windows(input_.rows());
+  const SkipgramKernel skipgram_kernel_ = skipgram_kernel_chosen();
   // --subwords (use_subwords): each word's rows, and device placement's copy of them.
   const SubwordRows* subwords_ = nullptr;
   const bool most_touched_;            // host placement: hot rows by touches (GpuBackendRequest::hot_rows)

@@ -37,7 +37,8 @@ __device__ inline void add_weighted_row(const SplitTable& table, std::uint32_t t
 
 // Skip-gram with a rule without state (SGD): every step is an add. Its gradient_scale
 // (the learning rate) is applied where the gradients are formed. Rows of `width` (which
-// is `stride`: no state) elements of T.
+// is `stride`: no state) elements of T. A block of 256 threads per window: the kernel
+// before skipgram_warp_kernel (below), under EMBED_GPU_SKIPGRAM_KERNEL=block.
 template <typename T, typename Rule>
 __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable output, std::uint32_t stride, std::uint32_t width,
                                 std::uint32_t dim, KernelLogistic logistic, Rule rule, double* loss_out) {
@@ -124,6 +125,227 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
     __syncthreads();
   }
   if (threadIdx.x == 0 && block_loss != 0) atomicAdd(loss_out, block_loss);
+}
+
+// What a warp's lanes all take part in: shuffles and __syncwarp over the whole warp.
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+// The warp copies the vectors of `count` table rows of `width` elements (the first `pairs`
+// element pairs of each) into shared memory as f32, row k at dst[k * stride], lane l
+// taking pairs l, l + 32, ... of every row (the pairs it steps and adds later, so that it
+// reads back only what it wrote itself). Eight loads in flight per lane: a lane waiting
+// on each row in turn would wait a window's 16 rows' latency one after another.
+template <typename T>
+__device__ inline void warp_load_rows(const SplitTable& table, const std::uint32_t* ids, std::uint32_t count, std::uint32_t width,
+                                      std::uint32_t stride, std::uint32_t pairs, float* dst) {
+  constexpr std::uint32_t kInFlight = 8;
+  const unsigned lane = threadIdx.x & 31;
+  const std::uint32_t own = pairs > lane ? (pairs - lane + 31) / 32 : 0;  // this lane's pairs of each row
+  const std::uint32_t items = count * own;
+  std::uint32_t row = 0, q = 0;  // the next item: row `row`, the lane's q-th pair
+  for (std::uint32_t first = 0; first < items; first += kInFlight) {
+    float2 value[kInFlight];
+    std::uint32_t at[kInFlight];
+#pragma unroll
+    for (std::uint32_t j = 0; j < kInFlight; ++j) {
+      if (first + j < items) {
+        const std::uint32_t e = 2 * (lane + 32 * q);
+        value[j] = load_pair(row_at<T>(table, ids[row], width) + e);
+        at[j] = row * stride + e;
+        if (++q == own) {
+          q = 0;
+          ++row;
+        }
+      }
+    }
+#pragma unroll
+    for (std::uint32_t j = 0; j < kInFlight; ++j) {
+      if (first + j < items) {
+        dst[at[j]] = value[j].x;
+        dst[at[j] + 1] = value[j].y;
+      }
+    }
+  }
+}
+
+// Asks the L2 cache for window w's rows (its inputs, target and negatives), a 128-byte
+// line per lane at a time, so that the warp's loads of them a window later find them
+// there rather than in the GPU's memory (dim 300 tables of text8's words are 3.5 times the
+// H100's 50 MB of L2). A prefetch carries no value: the rows are still read after this
+// window's adds land, at the L2, where every atomic add is made.
+template <typename T>
+__device__ inline void warp_prefetch_window(const KernelBatch& b, std::uint32_t w, const SplitTable& input,
+                                            const SplitTable& output, std::uint32_t width) {
+  const unsigned lane = threadIdx.x & 31;
+  const std::uint32_t first_input = b.offsets[w], n_in = b.offsets[w + 1] - first_input;
+  const std::uint32_t rows = n_in + 1 + b.negatives_per_window;
+  const std::uint32_t row_bytes = width * sizeof(T), lines = (row_bytes + 127) / 128 + 1;  // +1: a row that starts mid-line
+  for (std::uint32_t i = lane; i < rows * lines; i += 32) {
+    const std::uint32_t r = i / lines, line = i % lines;
+    const char* row =
+        r < n_in ? reinterpret_cast<const char*>(row_at<T>(input, b.inputs[first_input + r], width))
+        : r == n_in
+            ? reinterpret_cast<const char*>(row_at<T>(output, b.targets[w], width))
+            : reinterpret_cast<const char*>(row_at<T>(output, b.negatives[w * b.negatives_per_window + (r - n_in - 1)], width));
+    const char* at = row + min(line * 128, row_bytes - 1);
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(at));
+  }
+}
+
+// Input x's scores against the window's n_out output rows (row o at out_rows[o * stride]),
+// over the warp: each lane sums its element pairs' products for up to eight rows at
+// once, then the eight butterfly sums run side by side (each row's total is what
+// warp_sum gives, in every lane). Lane 0 writes the rule's gradient_scale of (label -
+// sigmoid) into gradient[o] and adds the loss to `loss`.
+template <typename Rule>
+__device__ inline void warp_score_input(const Rule& rule, const float* x, const float* out_rows, std::uint32_t stride,
+                                        std::uint32_t n_out, std::uint32_t pairs, const KernelLogistic& logistic, float* gradient,
+                                        float& loss) {
+  constexpr std::uint32_t kRows = 8;
+  const unsigned lane = threadIdx.x & 31;
+  for (std::uint32_t first = 0; first < n_out; first += kRows) {
+    float part[kRows];
+#pragma unroll
+    for (std::uint32_t j = 0; j < kRows; ++j) part[j] = 0;
+    for (std::uint32_t p = lane; p < pairs; p += 32) {
+      const float x0 = x[2 * p], x1 = x[2 * p + 1];
+#pragma unroll
+      for (std::uint32_t j = 0; j < kRows; ++j) {
+        if (first + j < n_out) {
+          const float* out = out_rows + (first + j) * stride + 2 * p;
+          part[j] += x0 * out[0] + x1 * out[1];
+        }
+      }
+    }
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+#pragma unroll
+      for (std::uint32_t j = 0; j < kRows; ++j) part[j] += __shfl_xor_sync(kFullWarp, part[j], offset);
+    }
+    if (lane == 0) {
+#pragma unroll
+      for (std::uint32_t j = 0; j < kRows; ++j) {
+        const std::uint32_t o = first + j;
+        if (o >= n_out) break;
+        const float score = part[j], label = o == 0 ? 1.0f : 0.0f;
+        gradient[o] = rule.gradient_scale(label - sigmoid(score, logistic));
+        loss += log_loss(o == 0 ? score : -score, logistic);
+      }
+    }
+  }
+}
+
+// Floats of shared memory one warp's window takes in skipgram_warp_kernel: the inputs'
+// and the outputs' vectors, the gradients, the outputs' summed steps (a negative drawn
+// twice), the inputs' ids, the outputs' ids and first copies.
+__host__ __device__ inline std::size_t warp_window_floats(std::size_t max_inputs, std::size_t max_out, std::size_t stride) {
+  return (max_inputs + max_out) * stride + max_inputs * max_out + max_out + max_inputs + 2 * max_out;
+}
+
+// skipgram_kernel's window, trained by one warp (the block is one warp): the same steps
+// in the same order, lane l owning element pairs l, l + 32, ... of every row in every
+// phase (loading, scoring its part, stepping, adding to the tables), so that no lane
+// reads what another wrote but lane 0's lists (the outputs, the gradients, behind a
+// __syncwarp) and the sums' shuffles. A lane's next window loads the rows its own atomic
+// adds changed, which it sees in program order.
+template <typename T, typename Rule>
+__global__ void __launch_bounds__(32)
+    skipgram_warp_kernel(KernelBatch b, SplitTable input, SplitTable output, std::uint32_t stride, std::uint32_t width,
+                         std::uint32_t dim, KernelLogistic logistic, Rule rule, double* loss_out) {
+  static_assert(!kKeepsState<Rule>, "rules with state take skipgram_state_kernel");
+  extern __shared__ float shared[];
+  const unsigned lane = threadIdx.x & 31;
+  const std::uint32_t max_in = b.max_inputs, max_out = b.negatives_per_window + 1;
+  float* in_rows = shared;                            // max_in × stride
+  float* out_rows = in_rows + max_in * stride;        // max_out × stride
+  float* gradient = out_rows + max_out * stride;      // max_in × max_out: the rule's scale of (label - sigmoid)
+  float* summed_steps = gradient + max_in * max_out;  // max_out: each copy's step when a negative repeats
+  auto* in_ids = reinterpret_cast<std::uint32_t*>(summed_steps + max_out);
+  std::uint32_t* out_ids = in_ids + max_in;
+  std::uint32_t* first_copy = out_ids + max_out;
+  const std::uint32_t pairs = (dim + 1) / 2;  // an odd dim reads one padding zero
+  double warp_loss = 0;                       // lane 0's
+  std::uint32_t first_window, last_window;
+  block_windows(b.windows, first_window, last_window);
+  for (std::uint32_t w = first_window; w < last_window; ++w) {
+    const std::uint32_t* batch_in_ids;
+    std::uint32_t n_in;
+    if (!window_inputs(b, w, batch_in_ids, n_in)) continue;  // the same for every lane
+    std::uint32_t n_out = 0;
+    bool repeat = false;
+    if (lane == 0) repeat = list_outputs(b, w, out_ids, first_copy, n_out);
+    for (std::uint32_t c = lane; c < n_in; c += 32) in_ids[c] = batch_in_ids[c];
+    __syncwarp();
+    n_out = __shfl_sync(kFullWarp, n_out, 0);
+    repeat = __shfl_sync(kFullWarp, repeat ? 1 : 0, 0) != 0;
+    warp_load_rows<T>(input, in_ids, n_in, width, stride, pairs, in_rows);
+    warp_load_rows<T>(output, out_ids, n_out, width, stride, pairs, out_rows);
+    if (w + 1 < last_window) warp_prefetch_window<T>(b, w + 1, input, output, width);
+
+    // The CPU's order, as skipgram_kernel: input after input, each scored against the
+    // output rows as the previous input left them and then stepped.
+    float window_loss = 0;  // lane 0's
+    for (std::uint32_t c = 0; c < n_in; ++c) {
+      const float* x = in_rows + c * stride;
+      const float* g = gradient + c * max_out;
+      warp_score_input(rule, x, out_rows, stride, n_out, pairs, logistic, gradient + c * max_out, window_loss);
+      __syncwarp();  // lane 0's gradients (and every lane is past the last input's summed_steps)
+      // A negative drawn twice is one row on the CPU, stepped by both copies.
+      const float* step = g;
+      if (repeat) {
+        for (std::uint32_t o = lane; o < n_out; o += 32) {
+          float sum = 0;
+          for (std::uint32_t q = 0; q < n_out; ++q) sum += out_ids[q] == out_ids[o] ? g[q] : 0.0f;
+          summed_steps[o] = sum;
+        }
+        __syncwarp();
+        step = summed_steps;
+      }
+      // Input c's gradient from the output rows before this step (summed in the CPU's
+      // order) goes to the table at once, the output rows' copies take their step, and
+      // later copies of the same input word see its new value, as on the CPU.
+      const std::uint32_t id = in_ids[c];
+      T* in_row = row_at<T>(input, id, width);
+      for (std::uint32_t p = lane; p < pairs; p += 32) {
+        const std::uint32_t e = 2 * p;
+        const float x0 = x[e], x1 = x[e + 1];
+        float d0 = 0, d1 = 0;
+        for (std::uint32_t o = 0; o < n_out; ++o) {
+          d0 += g[o] * out_rows[o * stride + e];
+          d1 += g[o] * out_rows[o * stride + e + 1];
+        }
+        for (std::uint32_t o = 0; o < n_out; ++o) {
+          out_rows[o * stride + e] += step[o] * x0;
+          out_rows[o * stride + e + 1] += step[o] * x1;
+        }
+        add_pair(in_row + e, d0, d1);
+        for (std::uint32_t later = c + 1; later < n_in; ++later) {
+          if (in_ids[later] != id) continue;
+          in_rows[later * stride + e] += d0;
+          in_rows[later * stride + e + 1] += d1;
+        }
+      }
+    }
+    if (lane == 0) warp_loss += window_loss;
+
+    // The output rows' steps, summed over the inputs in the CPU's order: in_rows[c] still
+    // holds the value input c had when it was scored.
+    for (std::uint32_t o = 0; o < n_out; ++o) {
+      T* out_row = row_at<T>(output, out_ids[o], width);
+      for (std::uint32_t p = lane; p < pairs; p += 32) {
+        const std::uint32_t e = 2 * p;
+        float a = 0, a1 = 0;
+        for (std::uint32_t c = 0; c < n_in; ++c) {
+          const float gc = gradient[c * max_out + o];
+          a += gc * in_rows[c * stride + e];
+          a1 += gc * in_rows[c * stride + e + 1];
+        }
+        add_pair(out_row + e, a, a1);
+      }
+    }
+    __syncwarp();  // every lane is done with this window's lists before lane 0 writes the next's
+  }
+  if (lane == 0 && warp_loss != 0) atomicAdd(loss_out, warp_loss);
 }
 
 // A rule's values for one step of a row whose state is in the table (`state`), computed
@@ -377,11 +599,12 @@ unsigned window_threads() { return 256; }
 
 std::size_t skipgram_shared_bytes(std::uint32_t max_inputs, std::uint32_t negatives, std::uint32_t stride, std::uint32_t width) {
   const std::size_t max_out = negatives + 1;
-  // The inputs' vectors, the gradients, the output rows' ids and first copies; then the
-  // output rows' vectors, or (a rule with state) their whole rows twice and their sums.
+  // SGD: a warp's window (the block kernel's layout and the inputs' ids and summed steps).
+  if (width == stride) return warp_window_floats(max_inputs, max_out, stride) * sizeof(float);
+  // A rule with state: the inputs' vectors, the gradients, the output rows' ids and first
+  // copies, and their whole rows twice and their sums.
   const std::size_t common = max_inputs * stride + max_inputs * max_out + 2 * max_out;
-  const std::size_t outputs = width == stride ? max_out * stride : 2 * max_out * width + max_out;
-  return (common + outputs) * sizeof(float);
+  return (common + 2 * max_out * width + max_out) * sizeof(float);
 }
 
 std::size_t cbow_shared_bytes(std::uint32_t stride) { return 2 * std::size_t{stride} * sizeof(float); }
@@ -401,18 +624,22 @@ void with_rule_and_storage(const KernelRuleSpec& kernel_rule, float learning_rat
   });
 }
 
-// Calls f(rule, kernel) for skip-gram's or CBOW's kernel for that rule and storage.
+// Calls f(rule, kernel, threads per block) for skip-gram's or CBOW's kernel for that rule
+// and storage: for skip-gram with SGD, the warp's (`warp`) or the block's.
 template <typename F>
-void with_window_kernel(bool skipgram, const KernelRuleSpec& kernel_rule, float learning_rate, Storage storage, F&& f) {
+void with_window_kernel(bool skipgram, bool warp, const KernelRuleSpec& kernel_rule, float learning_rate, Storage storage,
+                        F&& f) {
   with_rule_and_storage(kernel_rule, learning_rate, storage, [&](const auto& rule, auto* type) {
     using Rule = std::decay_t<decltype(rule)>;
     using T = std::remove_pointer_t<decltype(type)>;
     if (!skipgram) {
-      f(rule, cbow_kernel<T, Rule>);
+      f(rule, cbow_kernel<T, Rule>, window_threads());
     } else if constexpr (kKeepsState<Rule>) {
-      f(rule, skipgram_state_kernel<Rule>);
+      f(rule, skipgram_state_kernel<Rule>, window_threads());
+    } else if (warp) {
+      f(rule, skipgram_warp_kernel<T, Rule>, 32u);
     } else {
-      f(rule, skipgram_kernel<T, Rule>);
+      f(rule, skipgram_kernel<T, Rule>, window_threads());
     }
   });
 }
@@ -423,15 +650,18 @@ cudaError_t allow_shared_memory(std::size_t bytes) {
   cudaError_t status = cudaSuccess;
   // Every kernel launch_skipgram and launch_cbow instantiate.
   for (bool skipgram : {true, false}) {
-    for_each_kernel_rule([&](KernelRule kernel_rule) {
-      for (Storage storage : {Storage::f32, Storage::f16, Storage::bf16}) {
-        with_window_kernel(skipgram, KernelRuleSpec{kernel_rule}, 0.0f, storage, [&](const auto&, auto* kernel) {
-          const cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                                     cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
-          if (e != cudaSuccess) status = e;
-        });
-      }
-    });
+    for (bool warp : {true, false}) {
+      for_each_kernel_rule([&](KernelRule kernel_rule) {
+        for (Storage storage : {Storage::f32, Storage::f16, Storage::bf16}) {
+          with_window_kernel(
+              skipgram, warp, KernelRuleSpec{kernel_rule}, 0.0f, storage, [&](const auto&, auto* kernel, unsigned) {
+                const cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                                           cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+                if (e != cudaSuccess) status = e;
+              });
+        }
+      });
+    }
   }
   return status;
 }
@@ -440,20 +670,21 @@ namespace {
 
 // Skip-gram's or CBOW's kernel for the rule: SGD's for the tables' storage type, or the
 // rule with state's (f32 rows with their state after the padded vector).
-cudaError_t launch_window_kernel(bool skipgram, const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic,
-                                 const KernelRuleSpec& kernel_rule, float learning_rate, double* loss, unsigned max_blocks,
-                                 cudaStream_t stream) {
+cudaError_t launch_window_kernel(bool skipgram, bool warp, const KernelBatch& batch, const KernelTables& t,
+                                 const KernelLogistic& logistic, const KernelRuleSpec& kernel_rule, float learning_rate,
+                                 double* loss, unsigned max_blocks, cudaStream_t stream) {
   if (batch.windows == 0) return cudaSuccess;
   const std::size_t shared = skipgram ? skipgram_shared_bytes(batch.max_inputs, batch.negatives_per_window, t.stride, t.width)
                                       : cbow_shared_bytes(t.stride);
-  const unsigned blocks = blocks_for(batch, max_blocks), threads = window_threads();
+  const unsigned blocks = blocks_for(batch, max_blocks);
   bool launched = false;
-  with_window_kernel(skipgram, kernel_rule, learning_rate, t.storage, [&](const auto& rule, auto* kernel) {
-    // A rule keeps state after the vector exactly when the rows are wider than it.
-    if (kKeepsState<std::decay_t<decltype(rule)>> != (t.width > t.stride)) return;
-    kernel<<<blocks, threads, shared, stream>>>(batch, t.input, t.output, t.stride, t.width, t.dim, logistic, rule, loss);
-    launched = true;
-  });
+  with_window_kernel(
+      skipgram, warp, kernel_rule, learning_rate, t.storage, [&](const auto& rule, auto* kernel, unsigned threads) {
+        // A rule keeps state after the vector exactly when the rows are wider than it.
+        if (kKeepsState<std::decay_t<decltype(rule)>> != (t.width > t.stride)) return;
+        kernel<<<blocks, threads, shared, stream>>>(batch, t.input, t.output, t.stride, t.width, t.dim, logistic, rule, loss);
+        launched = true;
+      });
   return launched ? cudaGetLastError() : cudaErrorInvalidValue;
 }
 
@@ -461,14 +692,15 @@ cudaError_t launch_window_kernel(bool skipgram, const KernelBatch& batch, const 
 
 cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic,
                             const KernelRuleSpec& kernel_rule, float learning_rate, double* loss, unsigned max_blocks,
-                            cudaStream_t stream) {
-  return launch_window_kernel(true, batch, t, logistic, kernel_rule, learning_rate, loss, max_blocks, stream);
+                            cudaStream_t stream, SkipgramKernel kernel) {
+  return launch_window_kernel(true, kernel == SkipgramKernel::warp, batch, t, logistic, kernel_rule, learning_rate, loss,
+                              max_blocks, stream);
 }
 
 cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic,
                         const KernelRuleSpec& kernel_rule, float learning_rate, double* loss, unsigned max_blocks,
                         cudaStream_t stream) {
-  return launch_window_kernel(false, batch, t, logistic, kernel_rule, learning_rate, loss, max_blocks, stream);
+  return launch_window_kernel(false, false, batch, t, logistic, kernel_rule, learning_rate, loss, max_blocks, stream);
 }
 
 }  // namespace embed::cuda

@@ -1,20 +1,29 @@
 // Word2vec's kernels (skip-gram and CBOW), behind launch functions. Plain structs in, so that this header needs nothing from
 // lib/.
 //
-// A thread block trains a window at a time, as the CPU backend does: skip-gram loads the
-// window's C input rows and 1 + K output rows (target, negatives shared by the window)
-// into shared memory and takes the inputs in turn, as word2vec does: an input's 1 + K
-// scores (a warp per score) read the output copies as the previous input left them,
-// its gradient goes to the table at once, and the copies take their step. The output
-// rows' steps are added to the tables at the end of the window. Every update is an
-// atomic add, so that windows training the same rows at once lose no update. CBOW
-// averages the inputs and trains the outputs one after another, as word2vec does.
+// Each window is trained as the CPU backend trains it: skip-gram loads the window's C
+// input rows and 1 + K output rows (target, negatives shared by the window) into shared
+// memory and takes the inputs in turn, as word2vec does: an input's 1 + K scores read the
+// output copies as the previous input left them, its gradient goes to the table at once,
+// and the copies take their step. The output rows' steps are added to the tables at the
+// end of the window. Every update is an atomic add, so that windows training the same
+// rows at once lose no update. CBOW averages the inputs and trains the outputs one after
+// another, as word2vec does.
+//
+// Skip-gram with SGD trains a window per warp (SkipgramKernel::warp, the default): lane l
+// owns element pairs l, l + 32, ... of every row in every phase, so a window needs no
+// barrier beyond its sums' shuffles. The other kernels, and skip-gram under
+// EMBED_GPU_SKIPGRAM_KERNEL=block, train a window per thread block of 256 threads (a warp
+// per score, a thread per element pair): at dim 100 most of its threads wait at its two
+// barriers per input, and the 512 windows in flight filled the GPU's thread slots at
+// 58M words/s on an H200 (1024 gave 60M), where the kernel before word2vec's order (one
+// barrier per window) reached 93M on an H100.
 // Tables are stored as f32, f16 or bf16 and every product is computed in f32. The
 // sigmoid and loss come from the CPU's tables, so one window gives the CPU's result up
 // to the order of float sums.
 //
-// A block trains a run of consecutive windows in order, and the grid is capped
-// (max_blocks): windows trained at once all read a row before any of them adds to it,
+// A block (skip-gram's SGD: a warp) trains a run of consecutive windows in order, and
+// the grid is capped (max_blocks): windows trained at once all read a row before any of them adds to it,
 // so thousands at once over a Zipfian vocabulary ("the" is a negative in one window of
 // twelve) add hundreds of stale steps to the same rows and the loss diverges. The cap
 // bounds how many windows train at once. Each block's run is at least max_inputs + 1
@@ -77,8 +86,11 @@ struct KernelLogistic {
   int steps;
 };
 
-// Shared memory one skip-gram window needs; more than the device allows per block
-// means the window or dimension is too large for these kernels.
+// Which kernel trains skip-gram with SGD: a warp per window, or a block of 256 threads.
+enum class SkipgramKernel { warp, block };
+
+// Shared memory one skip-gram window needs (either kernel); more than the device allows
+// per block means the window or dimension is too large for these kernels.
 // `width` as in KernelTables: the output rows' copies hold their state too.
 std::size_t skipgram_shared_bytes(std::uint32_t max_inputs, std::uint32_t negatives, std::uint32_t stride, std::uint32_t width);
 std::size_t cbow_shared_bytes(std::uint32_t stride);
@@ -94,11 +106,12 @@ cudaError_t allow_shared_memory(std::size_t bytes);
 // the device, too much shared memory) without any later call saying why.
 
 // Adds the batch's loss to *loss (device memory).
-// At most `max_blocks` blocks (0: no cap). A rule with state needs f32 tables whose
-// width exceeds their stride (else cudaErrorInvalidValue).
+// At most `max_blocks` windows at once (blocks, or warps for SkipgramKernel::warp; 0: no
+// cap). A rule with state needs f32 tables whose width exceeds their stride (else
+// cudaErrorInvalidValue); it always takes a block per window.
 cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic,
                             const KernelRuleSpec& rule, float learning_rate, double* loss, unsigned max_blocks,
-                            cudaStream_t stream);
+                            cudaStream_t stream, SkipgramKernel kernel = SkipgramKernel::warp);
 cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic,
                         const KernelRuleSpec& rule, float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream);
 

@@ -8,8 +8,10 @@
 #               (corpus words before subsampling, as word2vec counts them, per wall-clock
 #               second of training: the epoch's per_second in embed-train's --metrics file)
 #               and the whole process's wall seconds. Modes: fasttext (Debian's, whole-process
-#               words/s: reading included), cpu, device (--table device), host-gather and
-#               host-mapped (--table host with each --host-transfer).
+#               words/s: reading included), cpu, device (--table device), device-block
+#               (the same with EMBED_GPU_SKIPGRAM_KERNEL=block: a block of 256 threads per
+#               window, the kernel before the warp's), host-gather and host-mapped (--table
+#               host with each --host-transfer).
 #   quality     text8-head, EPOCHS epochs, dim 100, per seed in SEEDS: cpu, device and
 #               host-gather vectors evaluated with embed-query eval (Google analogies
 #               restricted to the 30,000 most frequent words, WordSim-353 Spearman).
@@ -54,7 +56,7 @@
 # Environment: BUILD, PYTHON (python3), PARTS ("throughput quality glove glove-quality"; optimizers and
 # subwords on request), SUB_MODELS, SUB_MODES, OPT_MODELS ("skipgram cbow"), OPTIMIZERS, OPT_DIMS ("100"), OPT_MODES, GLOVE_COPIES (8),
 # GLOVE_EPOCHS (3), GLOVE_QUALITY_EPOCHS (15), DIMS ("100 300"), WORDS (100000000), THREADS
-# (nproc), SEEDS ("1 2"), EPOCHS (5), MODES ("fasttext cpu device host-gather host-mapped"),
+# (nproc), SEEDS ("1 2"), EPOCHS (5), MODES ("fasttext cpu device device-block host-gather host-mapped"),
 # SHARED, BENCH_DIR, KEEP=1.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -69,7 +71,7 @@ WORDS=${WORDS:-100000000}
 THREADS=${THREADS:-$(nproc)}
 SEEDS=${SEEDS:-1 2}
 EPOCHS=${EPOCHS:-5}
-MODES=${MODES:-fasttext cpu device host-gather host-mapped}
+MODES=${MODES:-fasttext cpu device device-block host-gather host-mapped}
 OPT_MODELS=${OPT_MODELS:-skipgram cbow}
 OPTIMIZERS=${OPTIMIZERS:-sgd adagrad rowadagrad adam}
 OPT_DIMS=${OPT_DIMS:-100}
@@ -149,7 +151,7 @@ x_mode() {
 mode_args() {
   case $1 in
     cpu) echo "--device cpu" ;;
-    device) echo "--device cuda --table device" ;;
+    device | device-block) echo "--device cuda --table device" ;;
     host-gather) echo "--device cuda --table host --host-transfer gather" ;;
     host-mapped) echo "--device cuda --table host --host-transfer mapped" ;;
     # --subwords on text8-head (the tables: 0.9 GB at dim 100, 2.5 GB at dim 300), 16 workers:
@@ -182,8 +184,10 @@ if has "$PARTS" throughput; then
         run_fasttext "$dim" -minn 0 -maxn 0 -lr 0.025
         wait_pct=-
       else
+        # device-block: skip-gram's block-per-window kernel, beside the warp's (device).
         # shellcheck disable=SC2046
-        run_embed "$mode-$dim" --corpus "$work/big.txt" --dim "$dim" --epochs 1 --threads "$THREADS" $(mode_args "$mode") ||
+        EMBED_GPU_SKIPGRAM_KERNEL=$([[ $mode == device-block ]] && echo block || echo "${EMBED_GPU_SKIPGRAM_KERNEL:-warp}") \
+          run_embed "$mode-$dim" --corpus "$work/big.txt" --dim "$dim" --epochs 1 --threads "$THREADS" $(mode_args "$mode") ||
           { echo "$mode dim $dim: failed"; continue; }
       fi
       wps[$mode]=$epoch_wps
