@@ -34,6 +34,7 @@
 #include "train/gpu/hot_rows.h"
 #include "train/gpu/row_remap.h"
 #include "train/gpu/table_traffic.h"
+#include "train/gpu/write_back_turns.h"
 #include "train/ranks/rank_averaging.h"
 
 namespace embed::cuda {
@@ -200,12 +201,12 @@ class BatchPipeline : public RowHome {
   void queue(Slot& slot, std::size_t id_words, std::size_t totals_bytes, RowTouches touches, Launch&& launch) {
     cudaStream_t stream = slot.stream.get();
     // Mapped transfers: the batch claims its rows (flagging those whose change the CPU adds)
-    // before its ids go to the device, and holds the order until its write-back is queued.
-    std::unique_lock<std::mutex> write_back_order;
+    // before its ids go to the device, and takes its turn to queue its write-back in
+    // (write_back_turns.h): what comes between holds no lock the other workers wait for.
+    WriteBackTurns::Turn write_back_turn;
     if (!device_placement()) {
       host_.prefetch_claims(rows_of(slot));
-      write_back_order = host_.order_write_backs();
-      host_.claim_rows(rows_of(slot));
+      write_back_turn = host_.claim_rows(rows_of(slot));
     }
     if (traffic_) {
       std::uint64_t to_gpu = id_words * sizeof(std::uint32_t), from_gpu = totals_bytes;
@@ -236,7 +237,11 @@ class BatchPipeline : public RowHome {
       check(cudaEventRecord(slot.computed.get(), compute_->get()), "ordering a batch's kernels");
     }
     check(cudaStreamWaitEvent(stream, slot.computed.get(), 0), "ordering a batch's kernels");
-    if (!device_placement()) host_.write_back(slot, rows_of(slot), stream);
+    if (!device_placement()) {
+      write_back_turn.wait();
+      host_.write_back(slot, rows_of(slot), stream);
+      write_back_turn.pass();
+    }
     check(cudaMemcpyAsync(slot.host_totals.get(), slot.device_totals.get(), totals_bytes, cudaMemcpyDeviceToHost, stream),
           "copying a batch's loss");
     check(cudaEventRecord(slot.done.get(), stream), "recording a batch's end");

@@ -51,8 +51,8 @@ HostTables::HostTables(RowMatrix& first, RowMatrix& second, DType storage, HostT
   if (storage != DType::f32 && !first.half()) claims_->add_every_change = true;
 }
 
-void HostTables::claim_rows(const BatchRows& rows) const {
-  if (!claims_) return;
+WriteBackTurns::Turn HostTables::claim_rows(const BatchRows& rows) const {
+  if (!claims_) return {};
   const bool add_all = claims_->add_every_change.load(std::memory_order_relaxed);
   auto claim = [add_all](const RowsInFlight& holders, std::span<std::uint32_t> ids) {
     for (std::uint32_t& id : ids) {
@@ -60,8 +60,10 @@ void HostTables::claim_rows(const BatchRows& rows) const {
       if (!holders.claim(id) || add_all) id |= kRowAddsChange;
     }
   };
-  claim(claims_->first, rows.first);
-  claim(claims_->second, rows.second);
+  return claims_->turns.claim([&] {
+    claim(claims_->first, rows.first);
+    claim(claims_->second, rows.second);
+  });
 }
 
 void HostTables::prefetch_claims(const BatchRows& rows) const {
@@ -115,9 +117,10 @@ void HostTables::write_back(BatchSlot& slot, const BatchRows& rows, cudaStream_t
     return;
   }
   // The padding beyond dim() stays zero, as scatter_deltas leaves it. The write-backs run
-  // one at a time on the write-back stream in the order their batches claimed rows
-  // (claim_rows), so a row stored whole is stored before the batch that claimed it next
-  // is done, and that batch's change is added (complete) after the store, not under it.
+  // one at a time on the write-back stream in the order their batches claimed rows (the
+  // caller queues this in the batch's turn: claim_rows), so a row stored whole is stored
+  // before the batch that claimed it next is done, and that batch's change is added
+  // (complete) after the store, not under it.
   const auto elements = static_cast<std::uint32_t>(first_->dim());
   const Storage storage = storage_of(storage_);
   auto* flagged = slot.updated.get<std::byte>();

@@ -13,7 +13,8 @@
 //   gathered and as trained, and the worker that completes the batch adds their changes
 //   as gather does. The CPU copies nothing else, and the host's memory carries a row once
 //   each way. The write-backs run one at a time on one stream, in the order the batches
-//   claimed their rows, so that every add follows the store it must not be lost under.
+//   claimed their rows (write_back_turns.h), so that every add follows the store it must
+//   not be lost under.
 #pragma once
 
 #include <atomic>
@@ -35,6 +36,7 @@
 #include "train/gpu/row_locks.h"
 #include "train/gpu/row_versions.h"
 #include "train/gpu/rows_in_flight.h"
+#include "train/gpu/write_back_turns.h"
 
 namespace embed::cuda {
 
@@ -61,17 +63,14 @@ class HostTables {
 
   // Where the second table's rows start in the slot's copy.
   std::size_t second_offset(const BatchRows& rows) const { return rows.first.size() * row_bytes_; }
-  // Held from claim_rows until the batch's write_back is queued (mapped transfers; no
-  // lock for gather), so that write-backs queue in the order their batches claimed rows.
-  std::unique_lock<std::mutex> order_write_backs() const {
-    return claims_ ? std::unique_lock(claims_->write_back_order) : std::unique_lock<std::mutex>();
-  }
   // Mapped transfers, before the slot's ids go to the device: counts the batch's copy of
   // each row, and flags (kRowAddsChange) the rows whose change complete() must add rather
   // than the write-back store the row: another batch in flight holds them
-  // (rows_in_flight.h).
-  void claim_rows(const BatchRows& rows) const;
-  // Brings the rows' claim counts into the cache before order_write_backs is taken.
+  // (rows_in_flight.h). Returns the batch's turn: write_back is queued between its wait()
+  // and its pass(), so that write-backs queue in the order their batches claimed rows.
+  // Gather transfers: no claims, and a turn that waits for nothing.
+  [[nodiscard]] WriteBackTurns::Turn claim_rows(const BatchRows& rows) const;
+  // Brings the rows' claim counts into the cache before the claims' lock is taken.
   void prefetch_claims(const BatchRows& rows) const;
   // Queues the copy of the rows into slot.rows, before the batch's kernels.
   void gather(BatchSlot& slot, const BatchRows& rows, cudaStream_t stream) const;
@@ -108,7 +107,7 @@ class HostTables {
   struct Claims {
     Claims(std::size_t first_rows, std::size_t second_rows) : first(first_rows), second(second_rows) {}
     RowsInFlight first, second;
-    std::mutex write_back_order;
+    WriteBackTurns turns;
     // mpirun's rounds add to the host rows, or the copies are rounded (f32 host tables,
     // f16 or bf16 copies): no row is stored whole.
     std::atomic<bool> add_every_change{false};

@@ -50,13 +50,16 @@ void write_back_rounds(int device, const HostTables& tables, const GpuMemoryPlan
   for (unsigned round = 0; round < kRounds; ++round) {
     for (std::uint32_t r = 0; r < kRows; ++r) ids[r] = ids[kRows + r] = r;
     {
-      const auto in_order = tables.order_write_backs();
-      tables.claim_rows(rows);
+      // As BatchPipeline::queue: the claims and the turn, then everything up to the
+      // write-back with no lock held, then the write-back queued in the batch's turn.
+      WriteBackTurns::Turn turn = tables.claim_rows(rows);
       check(cudaMemcpyAsync(slot.device_ids.get(), ids, 2 * kRows * sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream),
             "copying the rows");
       tables.gather(slot, rows, stream);
       check(launch_add_f32(ones.get<float>(), slot.rows.get(), 2 * kRows * stride, storage, stream), "training");
+      turn.wait();
       tables.write_back(slot, rows, stream);
+      turn.pass();
     }
     check(cudaStreamSynchronize(stream), "writing back");
     tables.complete(slot, rows);
@@ -125,20 +128,27 @@ TEST_CASE("batches in flight on several slots write back every change exactly", 
   }
 }
 
+// Claims `rows` and lets the batch's turn pass at once (these batches queue nothing).
+void claim(const HostTables& tables, const BatchRows& rows) {
+  WriteBackTurns::Turn turn = tables.claim_rows(rows);
+  turn.wait();
+  turn.pass();
+}
+
 TEST_CASE("mapped write-backs store a row whole only where no other batch in flight holds it", "[gpu]") {
   RowMatrix first(8, kDim), second(8, kDim);
   HostTables tables(first, second, DType::f32, HostTransfer::mapped, "the first table", "the second table");
   std::vector<std::uint32_t> a{1, 2, 3, 4}, b{3, 4, 5, 6};
   const BatchRows batch_a{{a.data(), 2}, {a.data() + 2, 2}, nullptr, nullptr};  // first 1, 2; second 3, 4
   const BatchRows batch_b{{b.data(), 2}, {b.data() + 2, 2}, nullptr, nullptr};  // first 3, 4; second 5, 6
-  tables.claim_rows(batch_a);
+  claim(tables, batch_a);
   CHECK(a == std::vector<std::uint32_t>{1, 2, 3, 4});  // nobody else holds them: stored whole
   // b's first-table rows 3 and 4 are not a's (a holds the second table's 3 and 4).
-  tables.claim_rows(batch_b);
+  claim(tables, batch_b);
   CHECK(b == std::vector<std::uint32_t>{3, 4, 5, 6});
   std::vector<std::uint32_t> c{2, 1, 4, 6};
   const BatchRows batch_c{{c.data(), 2}, {c.data() + 2, 2}, nullptr, nullptr};  // first 2, 1; second 4, 6
-  tables.claim_rows(batch_c);
+  claim(tables, batch_c);
   CHECK(c == std::vector<std::uint32_t>{2 | kRowAddsChange, 1 | kRowAddsChange, 4 | kRowAddsChange, 6 | kRowAddsChange});
   // The bus bytes: c reads its four rows, and stages each twice (as gathered, as trained)
   // for the CPU's add.
@@ -163,11 +173,11 @@ TEST_CASE("mapped write-backs store a row whole only where no other batch in fli
   tables.complete(slot, batch_c);
   std::vector<std::uint32_t> d{1, 2, 4, 6};
   const BatchRows batch_d{{d.data(), 2}, {d.data() + 2, 2}, nullptr, nullptr};
-  tables.claim_rows(batch_d);
+  claim(tables, batch_d);
   CHECK(d == std::vector<std::uint32_t>{1, 2, 4, 6});  // all released: whole again
   tables.complete(slot, batch_d);
   // mpirun's rounds add to the host rows too: from then on every row's change is added.
   tables.add_every_change();
-  tables.claim_rows(batch_d);
+  claim(tables, batch_d);
   CHECK(d == std::vector<std::uint32_t>{1 | kRowAddsChange, 2 | kRowAddsChange, 4 | kRowAddsChange, 6 | kRowAddsChange});
 }

@@ -24,6 +24,7 @@
 #include "train/gpu/row_versions.h"
 #include "train/gpu/rows_in_flight.h"
 #include "train/gpu/table_traffic.h"
+#include "train/gpu/write_back_turns.h"
 #include "train/word2vec/word2vec_layout.h"
 #include "train/word2vec/word2vec_trainer.h"
 #include "train_fixtures.h"
@@ -710,6 +711,64 @@ TEST_CASE("a mapped write-back stores a row whole only as its first holder in fl
   for (std::thread& thread : threads) thread.join();
   CHECK(firsts == 1000);
   CHECK(shared.holders(999) == 4);
+}
+
+TEST_CASE("write-backs queue in the order their batches claimed rows with no lock held between", "[gpu-host]") {
+  // write_back_turns.h, as BatchPipeline::queue takes the turns: threads claim (recording
+  // the order), do their batch's work between (here a yield or two), then in their turn
+  // record the write-back order. The two orders must be equal, and one thread at a time
+  // between wait() and pass().
+  constexpr unsigned kThreads = 8, kBatches = 300;
+  WriteBackTurns turns;
+  std::vector<std::uint64_t> claimed, written;
+  std::atomic<int> in_turn{0}, most_in_turn{0};
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (unsigned b = 0; b < kBatches; ++b) {
+        const std::uint64_t batch = t * kBatches + b;
+        WriteBackTurns::Turn turn = turns.claim([&] { claimed.push_back(batch); });
+        for (unsigned y = 0; y < (batch * 7) % 3; ++y) std::this_thread::yield();
+        turn.wait();
+        most_in_turn = std::max(most_in_turn.load(), ++in_turn);
+        written.push_back(batch);
+        --in_turn;
+        turn.pass();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  CHECK(claimed.size() == kThreads * kBatches);
+  CHECK(written == claimed);
+  CHECK(most_in_turn == 1);
+
+  // A turn dropped on the way (an exception between claim and write-back) passes when it
+  // is destroyed, so the batches after it do not wait for ever.
+  WriteBackTurns dropped;
+  std::optional<WriteBackTurns::Turn> first(dropped.claim([] {}));
+  WriteBackTurns::Turn second = dropped.claim([] {});
+  CHECK(second.number() == first->number() + 1);
+  std::thread waiter([&] {
+    second.wait();
+    second.pass();
+  });
+  first.reset();
+  waiter.join();
+  WriteBackTurns::Turn third = dropped.claim([] {});
+  third.wait();  // returns: both before it passed
+  third.pass();
+
+  // A moved turn passes once, from where it went; gather transfers' empty turn waits for nothing.
+  WriteBackTurns::Turn moved = dropped.claim([] {});
+  WriteBackTurns::Turn taken = std::move(moved);
+  taken.wait();
+  taken.pass();
+  WriteBackTurns::Turn none;
+  none.wait();
+  none.pass();
+  WriteBackTurns::Turn last = dropped.claim([] {});
+  CHECK(last.number() == 4);
+  last.wait();
 }
 
 TEST_CASE("threads gathering and writing back the same rows at once lose no change, whole or added", "[gpu-host]") {

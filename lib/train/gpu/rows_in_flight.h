@@ -7,7 +7,7 @@
 // Storing whole is right when the batch's copy was the row: every batch that held the row
 // before had written it back, and every batch that takes it later adds its change after
 // this store. So, with the write-backs queued in the order the batches claimed their rows
-// (one lock from claim to queuing the write-back, batch_pipeline.h):
+// (a turn taken with the claims: write_back_turns.h):
 // - claim() when the batch is queued: the first holder (no other batch holds the row, so
 //   every earlier batch is done: a batch releases its rows once it is) stores whole; any
 //   other has its change added by the CPU once it is done, which is after that store;
