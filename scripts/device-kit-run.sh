@@ -269,9 +269,10 @@ case $mode in
     # Each cap is several times what the step took on an H200 (2026-11-26), so that a
     # step that hangs costs its cap and the steps after it still run.
     step gpu_smoke 30 "$bin/gpu_smoke_test"
-    # Skip-gram's warp kernel (the default since 2026-11-27, written without a GPU) and the
-    # block kernel before it, each one batch against the CPU: where the warp kernel fails,
-    # every later step takes the block kernel, so that the run's figures still stand.
+    # Skip-gram's warp kernels, word2vec's and fastText's (the default since 2026-11-27,
+    # written without a GPU), and the block kernels before them, each one batch against the
+    # CPU: where a warp kernel fails, every later step takes the block kernels, so that the
+    # run's figures still stand.
     step skipgram_kernel 40 "$bin/gpu_train_tests" "[skipgram-kernel]"
     if [[ $last_verdict == FAIL || $last_verdict == TIMEOUT ]]; then
       export EMBED_GPU_SKIPGRAM_KERNEL=block

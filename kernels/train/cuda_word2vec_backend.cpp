@@ -86,8 +86,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
                                  : host_placement_description(plan_, hot_rows_of(false), hot_buckets_, hot_rows_of(true));
     const std::string where =
         device_placement() ? "tables in GPU memory" : fmt::format("{}, batches of {} words", host, plan_.batch_items);
-    const bool by_warp =
-        model_ == Model::skipgram && !subwords_ && padded_ == shape_.stride && skipgram_kernel_ == SkipgramKernel::warp;
+    const bool by_warp = model_ == Model::skipgram && padded_ == shape_.stride && skipgram_kernel_ == SkipgramKernel::warp;
     const std::string at_once = summed_windows_ > 0
                                     ? fmt::format("steps summed over {} windows", summed_windows_)
                                     : fmt::format("{} windows at a time, {} each", max_blocks_, by_warp ? "a warp" : "a block");
@@ -188,7 +187,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
       }
       if (subwords_) {
         return model_ == Model::skipgram ? launch_subword_skipgram(kernel_batch, subwords, tables, logistic_, batch.learning_rate,
-                                                                   device_loss, max_blocks_, stream)
+                                                                   device_loss, max_blocks_, stream, skipgram_kernel_)
                                          : launch_subword_cbow(kernel_batch, subwords, tables, logistic_, batch.learning_rate,
                                                                device_loss, max_blocks_, stream);
       }
@@ -247,7 +246,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
           "reading the GPU's shared memory size");
     const auto padded = static_cast<std::uint32_t>(padded_);
     const std::size_t needed =
-        subwords ? subword_shared_bytes(padded)
+        subwords ? subword_shared_bytes(padded, static_cast<std::uint32_t>(shape_.negatives))
         : summed_windows_ > 0
             ? summed_shared_bytes(model_ == Model::skipgram, static_cast<std::uint32_t>(shape_.max_inputs_per_window),
                                   static_cast<std::uint32_t>(shape_.negatives), padded)
@@ -263,6 +262,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
           human_bytes(limit));
     }
     check(allow_shared_memory(needed), "raising the kernels' shared memory limit");
+    if (subwords) check(allow_subword_shared_memory(needed), "raising the kernels' shared memory limit");
     if (summed_windows_ > 0) check(allow_summed_shared_memory(needed), "raising the kernels' shared memory limit");
   }
 
@@ -286,8 +286,9 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     return static_cast<unsigned>(std::clamp<std::size_t>(rows / 8, 1, kConcurrentWindows));
   }
 
-  // Skip-gram with SGD: a warp per window, or under EMBED_GPU_SKIPGRAM_KERNEL=block the
-  // block-per-window kernel it replaced, for comparison (word2vec_kernels.h).
+  // Skip-gram with SGD (word2vec's or fastText's): a warp per window, or under
+  // EMBED_GPU_SKIPGRAM_KERNEL=block the block-per-window kernels they replaced, for
+  // comparison (word2vec_kernels.h, subword_kernels.h).
   static SkipgramKernel skipgram_kernel_chosen() {
     const char* chosen = std::getenv("EMBED_GPU_SKIPGRAM_KERNEL");
     return chosen != nullptr && std::string_view(chosen) == "block" ? SkipgramKernel::block : SkipgramKernel::warp;

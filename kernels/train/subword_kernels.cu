@@ -147,6 +147,128 @@ __global__ void subword_skipgram_kernel(KernelBatch b, KernelSubwords s, SplitTa
   });
 }
 
+// subword_skipgram_kernel's window, trained by one warp (the block is one warp): the same
+// steps in the same order, lane l owning element pairs l, l + 32, ... of h, its gradients
+// and every row, so that no lane reads what another wrote but lane 0's list of a pair's
+// outputs (behind a __syncwarp) and the scores' shuffles. A pair's 1 + K output rows are
+// loaded together (the block kernel read each, in turn, from the GPU's memory after the
+// last one's barriers), each row's copy taking its step in shared memory so that a
+// negative drawn twice is scored, as on the CPU, after its first copy's step; the next
+// pair's rows, or the next window's centre rows, are asked of the L2 cache meanwhile.
+template <typename T>
+__global__ void __launch_bounds__(32)
+    subword_skipgram_warp_kernel(KernelBatch b, KernelSubwords s, SplitTable input, SplitTable output, std::uint32_t stride,
+                                 std::uint32_t dim, KernelLogistic logistic, float lr, double* loss_out) {
+  extern __shared__ float shared[];
+  const unsigned lane = threadIdx.x & 31;
+  const std::uint32_t K = b.negatives_per_window, max_out = K + 1;
+  float* hidden = shared;                      // h: the centre's rows' average, moved pair by pair (stride)
+  float* gradient = hidden + stride;           // h's gradient from one pair's outputs (stride)
+  float* window_gradient = gradient + stride;  // the window's summed gradient of h (stride)
+  float* out_rows = window_gradient + stride;  // max_out × stride: a pair's output rows as its steps leave them
+  auto* out_ids = reinterpret_cast<std::uint32_t*>(out_rows + max_out * stride);  // max_out
+  std::uint32_t* first_copy = out_ids + max_out;                                  // max_out: where a row's copy is
+  const std::uint32_t pairs = (dim + 1) / 2;
+  double warp_loss = 0;  // lane 0's
+  std::uint32_t first_window, last_window;
+  block_windows(b.windows, first_window, last_window);
+  for (std::uint32_t w = first_window; w < last_window; ++w) {
+    const std::uint32_t* contexts;
+    std::uint32_t n_contexts;
+    if (!window_inputs(b, w, contexts, n_contexts)) continue;  // the same for every lane
+    const std::uint32_t centre = b.targets[w];
+    std::uint32_t n_rows;
+    const std::uint32_t* rows = rows_of_word(s, centre, n_rows);
+    const float gain = s.gains[centre];
+    // h: the centre's rows summed in order (0 + the first row is the first row, as the
+    // CPU's copy of it), then scaled by the f32 of 1 / count, as fasttext_average does.
+    const float scale = n_rows == 0 ? 1.0f : static_cast<float>(1.0 / static_cast<double>(n_rows));
+    for (std::uint32_t p = lane; p < pairs; p += 32) {
+      const std::uint32_t e = 2 * p;
+      float a = 0, a1 = 0;
+#pragma unroll 8
+      for (std::uint32_t r = 0; r < n_rows; ++r) {
+        const float2 v = load_pair(row_at<T>(input, rows[r], stride) + e);
+        a += v.x;
+        a1 += v.y;
+      }
+      hidden[e] = a * scale;
+      hidden[e + 1] = a1 * scale;
+      window_gradient[e] = 0;
+      window_gradient[e + 1] = 0;
+    }
+    float window_loss = 0;  // lane 0's
+    for (std::uint32_t c = 0; c < n_contexts; ++c) {
+      // The pair (centre, context c): the context word, then that pair's negatives but
+      // those equal to it (fastText draws again where word2vec skips), in order.
+      const std::uint32_t* negatives = b.negatives + std::size_t{b.offsets[w] + c} * K;
+      std::uint32_t n_out = 0;
+      if (lane == 0) {
+        const std::uint32_t context = contexts[c];
+        out_ids[0] = context;
+        first_copy[0] = 0;
+        n_out = 1;
+        for (std::uint32_t k = 0; k < K; ++k) {
+          if (negatives[k] == context) continue;
+          first_copy[n_out] = n_out;
+          for (std::uint32_t o = n_out; o-- > 1;) {
+            if (out_ids[o] == negatives[k]) first_copy[n_out] = o;
+          }
+          out_ids[n_out++] = negatives[k];
+        }
+      }
+      __syncwarp();
+      n_out = __shfl_sync(kFullWarp, n_out, 0);
+      warp_load_rows<T>(output, out_ids, n_out, stride, stride, pairs, out_rows);
+      if (c + 1 < n_contexts) {
+        warp_prefetch_rows<T>(output, contexts + c + 1, 1, stride);
+        warp_prefetch_rows<T>(output, negatives + K, K, stride);
+      } else if (w + 1 < last_window) {
+        std::uint32_t n_next;
+        const std::uint32_t* next_rows = rows_of_word(s, b.targets[w + 1], n_next);
+        warp_prefetch_rows<T>(input, next_rows, n_next, stride);
+      }
+      // The outputs one after another: each scored against h, h's gradient from the row
+      // before its step, then the row's step (its copy here, for a later copy of it; and
+      // the table's, by an atomic add).
+      for (std::uint32_t o = 0; o < n_out; ++o) {
+        float* out = out_rows + first_copy[o] * stride;
+        float part = 0;
+        for (std::uint32_t p = lane; p < pairs; p += 32) part += hidden[2 * p] * out[2 * p] + hidden[2 * p + 1] * out[2 * p + 1];
+        const float score = warp_sum(part);  // the same in every lane
+        const float label = o == 0 ? 1.0f : 0.0f;
+        const float g = (label - sigmoid(score, logistic)) * lr;  // SgdRule::gradient_scale
+        if (lane == 0) window_loss += log_loss(label > 0 ? score : -score, logistic);
+        T* row = row_at<T>(output, out_ids[o], stride);
+        for (std::uint32_t p = lane; p < pairs; p += 32) {
+          const std::uint32_t e = 2 * p;
+          const float v0 = out[e], v1 = out[e + 1];
+          gradient[e] = o == 0 ? g * v0 : gradient[e] + g * v0;
+          gradient[e + 1] = o == 0 ? g * v1 : gradient[e + 1] + g * v1;
+          out[e] = v0 + g * hidden[e];
+          out[e + 1] = v1 + g * hidden[e + 1];
+          add_pair(row + e, g * hidden[e], g * hidden[e + 1]);
+        }
+      }
+      // Every row of the centre takes the same step, so h moves by it times the gain.
+      for (std::uint32_t p = lane; p < pairs; p += 32) {
+        for (std::uint32_t e = 2 * p; e < 2 * p + 2; ++e) {
+          hidden[e] += gain * gradient[e];
+          window_gradient[e] += gradient[e];
+        }
+      }
+      __syncwarp();  // every lane is done with this pair's list before lane 0 writes the next
+    }
+    if (lane == 0) warp_loss += window_loss;
+    // The centre's rows take the window's summed gradient (a row listed twice, twice).
+    for (std::uint32_t r = 0; r < n_rows; ++r) {
+      T* row = row_at<T>(input, rows[r], stride);
+      for (std::uint32_t p = lane; p < pairs; p += 32) add_pair(row + 2 * p, window_gradient[2 * p], window_gradient[2 * p + 1]);
+    }
+  }
+  if (lane == 0 && warp_loss != 0) atomicAdd(loss_out, warp_loss);
+}
+
 template <typename T>
 __global__ void subword_cbow_kernel(KernelBatch b, KernelSubwords s, SplitTable input, SplitTable output, std::uint32_t stride,
                                     std::uint32_t dim, KernelLogistic logistic, float lr, double* loss_out) {
@@ -178,17 +300,18 @@ unsigned subword_threads(std::uint32_t dim) {
   return std::clamp<std::uint32_t>((pairs + 31) / 32 * 32, 32, 256);
 }
 
-// Skip-gram's kernel or CBOW's for the tables' storage type.
-cudaError_t launch_subword_kernel(bool skipgram, const KernelBatch& batch, const KernelSubwords& subwords, const KernelTables& t,
-                                  const KernelLogistic& logistic, float learning_rate, double* loss, unsigned max_blocks,
-                                  cudaStream_t stream) {
+// Skip-gram's kernel (the warp's or the block's) or CBOW's for the tables' storage type.
+cudaError_t launch_subword_kernel(bool skipgram, bool warp, const KernelBatch& batch, const KernelSubwords& subwords,
+                                  const KernelTables& t, const KernelLogistic& logistic, float learning_rate, double* loss,
+                                  unsigned max_blocks, cudaStream_t stream) {
   if (batch.windows == 0) return cudaSuccess;
   if (t.width != t.stride) return cudaErrorInvalidValue;  // SGD only: no state after the vector
-  const std::size_t shared = subword_shared_bytes(t.stride);
-  const unsigned blocks = blocks_for(batch, max_blocks), threads = subword_threads(t.dim);
+  const std::size_t shared = subword_shared_bytes(t.stride, batch.negatives_per_window);
+  const bool by_warp = skipgram && warp;
+  const unsigned blocks = blocks_for(batch, max_blocks), threads = by_warp ? 32 : subword_threads(t.dim);
   with_storage(t.storage, [&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
-    auto* kernel = skipgram ? subword_skipgram_kernel<T> : subword_cbow_kernel<T>;
+    auto* kernel = by_warp ? subword_skipgram_warp_kernel<T> : skipgram ? subword_skipgram_kernel<T> : subword_cbow_kernel<T>;
     kernel<<<blocks, threads, shared, stream>>>(batch, subwords, t.input, t.output, t.stride, t.dim, logistic, learning_rate,
                                                 loss);
   });
@@ -197,18 +320,40 @@ cudaError_t launch_subword_kernel(bool skipgram, const KernelBatch& batch, const
 
 }  // namespace
 
-std::size_t subword_shared_bytes(std::uint32_t stride) { return 3 * std::size_t{stride} * sizeof(float); }
+std::size_t subword_shared_bytes(std::uint32_t stride, std::uint32_t negatives) {
+  // The block kernels: three vectors; skip-gram's warp kernel: those, a pair's output rows,
+  // their ids and first copies.
+  const std::size_t max_out = negatives + 1;
+  return ((3 + max_out) * stride + 2 * max_out) * sizeof(float);
+}
+
+cudaError_t allow_subword_shared_memory(std::size_t bytes) {
+  cudaError_t status = cudaSuccess;
+  for (Storage storage : {Storage::f32, Storage::f16, Storage::bf16}) {
+    with_storage(storage, [&](auto* type) {
+      using T = std::remove_pointer_t<decltype(type)>;
+      for (const void* kernel :
+           {reinterpret_cast<const void*>(subword_skipgram_warp_kernel<T>),
+            reinterpret_cast<const void*>(subword_skipgram_kernel<T>), reinterpret_cast<const void*>(subword_cbow_kernel<T>)}) {
+        const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+        if (e != cudaSuccess) status = e;
+      }
+    });
+  }
+  return status;
+}
 
 cudaError_t launch_subword_skipgram(const KernelBatch& batch, const KernelSubwords& subwords, const KernelTables& t,
                                     const KernelLogistic& logistic, float learning_rate, double* loss, unsigned max_blocks,
-                                    cudaStream_t stream) {
-  return launch_subword_kernel(true, batch, subwords, t, logistic, learning_rate, loss, max_blocks, stream);
+                                    cudaStream_t stream, SkipgramKernel kernel) {
+  return launch_subword_kernel(true, kernel == SkipgramKernel::warp, batch, subwords, t, logistic, learning_rate, loss,
+                               max_blocks, stream);
 }
 
 cudaError_t launch_subword_cbow(const KernelBatch& batch, const KernelSubwords& subwords, const KernelTables& t,
                                 const KernelLogistic& logistic, float learning_rate, double* loss, unsigned max_blocks,
                                 cudaStream_t stream) {
-  return launch_subword_kernel(false, batch, subwords, t, logistic, learning_rate, loss, max_blocks, stream);
+  return launch_subword_kernel(false, false, batch, subwords, t, logistic, learning_rate, loss, max_blocks, stream);
 }
 
 }  // namespace embed::cuda

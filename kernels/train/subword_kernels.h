@@ -14,7 +14,9 @@
 //   the same arithmetic but where two words of a window share a row.)
 //
 // A block trains a run of consecutive windows, as the word2vec kernels do (the same cap
-// on windows in flight), a thread per element pair; every add to a table is atomic, so
+// on windows in flight), a thread per element pair; skip-gram's block is one warp, whose
+// lanes own element pairs lane, lane + 32, ... (SkipgramKernel::warp, the default; the
+// block kernel under EMBED_GPU_SKIPGRAM_KERNEL=block). Every add to a table is atomic, so
 // that windows training one row at once lose no step. Tables are f32, f16 or bf16 and
 // every product is f32. The input table holds the vocabulary's rows, then the buckets';
 // with host placement the ids are the batch's local ones (a word: its number in the
@@ -39,15 +41,18 @@ struct KernelSubwords {
   const float* gains;
 };
 
-// Shared memory either kernel needs per block: three vectors of `stride` floats.
-std::size_t subword_shared_bytes(std::uint32_t stride);
+// Shared memory any of the kernels needs per block: three vectors of `stride` floats, and
+// for skip-gram's warp kernel a pair's 1 + `negatives` output rows with their ids.
+std::size_t subword_shared_bytes(std::uint32_t stride, std::uint32_t negatives);
+// Lets the kernels use up to `bytes` of shared memory per block (above the 48 KB default).
+cudaError_t allow_subword_shared_memory(std::size_t bytes);
 
 // Skip-gram's batch has each input's (context word's) negatives, negatives_per_window of
 // them per input, in the inputs' order; CBOW's the window's. tables.width must equal
 // tables.stride (SGD: no state). Adds the batch's loss to *loss (device memory).
 cudaError_t launch_subword_skipgram(const KernelBatch& batch, const KernelSubwords& subwords, const KernelTables& tables,
                                     const KernelLogistic& logistic, float learning_rate, double* loss, unsigned max_blocks,
-                                    cudaStream_t stream);
+                                    cudaStream_t stream, SkipgramKernel kernel = SkipgramKernel::warp);
 cudaError_t launch_subword_cbow(const KernelBatch& batch, const KernelSubwords& subwords, const KernelTables& tables,
                                 const KernelLogistic& logistic, float learning_rate, double* loss, unsigned max_blocks,
                                 cudaStream_t stream);

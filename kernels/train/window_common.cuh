@@ -1,7 +1,7 @@
 // What the window kernels share (word2vec_kernels.cu, summed_kernels.cu,
 // subword_kernels.cu): the CPU's logistic tables, block-wide sums, which windows of a
-// batch a block trains, loading a window's rows, listing its outputs and scoring its
-// inputs. For .cu files only.
+// batch a block trains, loading a window's rows (by a block or by a warp), listing its
+// outputs, scoring its inputs and asking the L2 cache for rows ahead. For .cu files only.
 #pragma once
 
 #include <algorithm>
@@ -158,6 +158,63 @@ __device__ inline void window_mean(const SplitTable& input, const std::uint32_t*
     mean[e + 1] = sum.y * inv;
     mean_gradient[e] = 0;
     mean_gradient[e + 1] = 0;
+  }
+}
+
+// What a warp's lanes all take part in: shuffles and __syncwarp over the whole warp.
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+// The warp copies the vectors of `count` table rows of `width` elements (the first `pairs`
+// element pairs of each) into shared memory as f32, row k at dst[k * stride], lane l
+// taking pairs l, l + 32, ... of every row (the pairs it steps and adds later, so that it
+// reads back only what it wrote itself). Eight loads in flight per lane: a lane waiting
+// on each row in turn would wait a window's 16 rows' latency one after another.
+template <typename T>
+__device__ inline void warp_load_rows(const SplitTable& table, const std::uint32_t* ids, std::uint32_t count, std::uint32_t width,
+                                      std::uint32_t stride, std::uint32_t pairs, float* dst) {
+  constexpr std::uint32_t kInFlight = 8;
+  const unsigned lane = threadIdx.x & 31;
+  const std::uint32_t own = pairs > lane ? (pairs - lane + 31) / 32 : 0;  // this lane's pairs of each row
+  const std::uint32_t items = count * own;
+  std::uint32_t row = 0, q = 0;  // the next item: row `row`, the lane's q-th pair
+  for (std::uint32_t first = 0; first < items; first += kInFlight) {
+    float2 value[kInFlight];
+    std::uint32_t at[kInFlight];
+#pragma unroll
+    for (std::uint32_t j = 0; j < kInFlight; ++j) {
+      if (first + j < items) {
+        const std::uint32_t e = 2 * (lane + 32 * q);
+        value[j] = load_pair(row_at<T>(table, ids[row], width) + e);
+        at[j] = row * stride + e;
+        if (++q == own) {
+          q = 0;
+          ++row;
+        }
+      }
+    }
+#pragma unroll
+    for (std::uint32_t j = 0; j < kInFlight; ++j) {
+      if (first + j < items) {
+        dst[at[j]] = value[j].x;
+        dst[at[j] + 1] = value[j].y;
+      }
+    }
+  }
+}
+
+// Asks the L2 cache for the rows `ids` of `table` (rows of `width` elements of T), a
+// 128-byte line per lane at a time, so that the warp's loads of them a step later find
+// them there rather than in the GPU's memory. A prefetch carries no value: the rows are
+// still read after every add made before, at the L2, where the atomic adds are made.
+template <typename T>
+__device__ inline void warp_prefetch_rows(const SplitTable& table, const std::uint32_t* ids, std::uint32_t count,
+                                          std::uint32_t width) {
+  const unsigned lane = threadIdx.x & 31;
+  const std::uint32_t row_bytes = width * sizeof(T), lines = (row_bytes + 127) / 128 + 1;  // +1: a row that starts mid-line
+  for (std::uint32_t i = lane; i < count * lines; i += 32) {
+    const std::uint32_t r = i / lines, line = i % lines;
+    const char* at = reinterpret_cast<const char*>(row_at<T>(table, ids[r], width)) + min(line * 128, row_bytes - 1);
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(at));
   }
 }
 

@@ -127,69 +127,15 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
   if (threadIdx.x == 0 && block_loss != 0) atomicAdd(loss_out, block_loss);
 }
 
-// What a warp's lanes all take part in: shuffles and __syncwarp over the whole warp.
-constexpr unsigned kFullWarp = 0xffffffffu;
-
-// The warp copies the vectors of `count` table rows of `width` elements (the first `pairs`
-// element pairs of each) into shared memory as f32, row k at dst[k * stride], lane l
-// taking pairs l, l + 32, ... of every row (the pairs it steps and adds later, so that it
-// reads back only what it wrote itself). Eight loads in flight per lane: a lane waiting
-// on each row in turn would wait a window's 16 rows' latency one after another.
-template <typename T>
-__device__ inline void warp_load_rows(const SplitTable& table, const std::uint32_t* ids, std::uint32_t count, std::uint32_t width,
-                                      std::uint32_t stride, std::uint32_t pairs, float* dst) {
-  constexpr std::uint32_t kInFlight = 8;
-  const unsigned lane = threadIdx.x & 31;
-  const std::uint32_t own = pairs > lane ? (pairs - lane + 31) / 32 : 0;  // this lane's pairs of each row
-  const std::uint32_t items = count * own;
-  std::uint32_t row = 0, q = 0;  // the next item: row `row`, the lane's q-th pair
-  for (std::uint32_t first = 0; first < items; first += kInFlight) {
-    float2 value[kInFlight];
-    std::uint32_t at[kInFlight];
-#pragma unroll
-    for (std::uint32_t j = 0; j < kInFlight; ++j) {
-      if (first + j < items) {
-        const std::uint32_t e = 2 * (lane + 32 * q);
-        value[j] = load_pair(row_at<T>(table, ids[row], width) + e);
-        at[j] = row * stride + e;
-        if (++q == own) {
-          q = 0;
-          ++row;
-        }
-      }
-    }
-#pragma unroll
-    for (std::uint32_t j = 0; j < kInFlight; ++j) {
-      if (first + j < items) {
-        dst[at[j]] = value[j].x;
-        dst[at[j] + 1] = value[j].y;
-      }
-    }
-  }
-}
-
-// Asks the L2 cache for window w's rows (its inputs, target and negatives), a 128-byte
-// line per lane at a time, so that the warp's loads of them a window later find them
-// there rather than in the GPU's memory (dim 300 tables of text8's words are 3.5 times the
-// H100's 50 MB of L2). A prefetch carries no value: the rows are still read after this
-// window's adds land, at the L2, where every atomic add is made.
+// Asks the L2 cache for window w's rows (its inputs, target and negatives) while the warp
+// trains the window before (dim 300 tables of text8's words are 3.5 times the H100's 50 MB
+// of L2).
 template <typename T>
 __device__ inline void warp_prefetch_window(const KernelBatch& b, std::uint32_t w, const SplitTable& input,
                                             const SplitTable& output, std::uint32_t width) {
-  const unsigned lane = threadIdx.x & 31;
-  const std::uint32_t first_input = b.offsets[w], n_in = b.offsets[w + 1] - first_input;
-  const std::uint32_t rows = n_in + 1 + b.negatives_per_window;
-  const std::uint32_t row_bytes = width * sizeof(T), lines = (row_bytes + 127) / 128 + 1;  // +1: a row that starts mid-line
-  for (std::uint32_t i = lane; i < rows * lines; i += 32) {
-    const std::uint32_t r = i / lines, line = i % lines;
-    const char* row =
-        r < n_in ? reinterpret_cast<const char*>(row_at<T>(input, b.inputs[first_input + r], width))
-        : r == n_in
-            ? reinterpret_cast<const char*>(row_at<T>(output, b.targets[w], width))
-            : reinterpret_cast<const char*>(row_at<T>(output, b.negatives[w * b.negatives_per_window + (r - n_in - 1)], width));
-    const char* at = row + min(line * 128, row_bytes - 1);
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(at));
-  }
+  warp_prefetch_rows<T>(input, b.inputs + b.offsets[w], b.offsets[w + 1] - b.offsets[w], width);
+  warp_prefetch_rows<T>(output, b.targets + w, 1, width);
+  warp_prefetch_rows<T>(output, b.negatives + std::size_t{w} * b.negatives_per_window, b.negatives_per_window, width);
 }
 
 // Input x's scores against the window's n_out output rows (row o at out_rows[o * stride]),
