@@ -41,7 +41,8 @@ struct SubwordWindow {
       for (std::uint32_t i = 0; i < lists; ++i) {
         std::uint32_t n;
         const std::uint32_t* rows = rows_of(i, n);
-        for (std::uint32_t r = 0; r < n; ++r) {
+#pragma unroll 4
+        for (std::uint32_t r = 0; r < n; ++r) {  // unrolled: several rows' loads in flight
           const float2 v = load_pair(row_at<T>(input, rows[r], stride) + e);
           a += v.x;
           b += v.y;
@@ -169,7 +170,8 @@ __global__ void __launch_bounds__(32)
   auto* out_ids = reinterpret_cast<std::uint32_t*>(out_rows + max_out * stride);  // max_out
   std::uint32_t* first_copy = out_ids + max_out;                                  // max_out: where a row's copy is
   const std::uint32_t pairs = (dim + 1) / 2;
-  double warp_loss = 0;  // lane 0's
+  SubwordWindow<T> window{input, output, stride, pairs, logistic, lr, hidden, gradient, nullptr};  // its average alone
+  double warp_loss = 0;                                                                            // lane 0's
   std::uint32_t first_window, last_window;
   block_windows(b.windows, first_window, last_window);
   for (std::uint32_t w = first_window; w < last_window; ++w) {
@@ -180,22 +182,14 @@ __global__ void __launch_bounds__(32)
     std::uint32_t n_rows;
     const std::uint32_t* rows = rows_of_word(s, centre, n_rows);
     const float gain = s.gains[centre];
-    // h: the centre's rows summed in order (0 + the first row is the first row, as the
-    // CPU's copy of it), then scaled by the f32 of 1 / count, as fasttext_average does.
-    const float scale = n_rows == 0 ? 1.0f : static_cast<float>(1.0 / static_cast<double>(n_rows));
+    // h (the block is this warp: thread p is lane p, as below).
+    window.average(1, [&](std::uint32_t, std::uint32_t& n) {
+      n = n_rows;
+      return rows;
+    });
     for (std::uint32_t p = lane; p < pairs; p += 32) {
-      const std::uint32_t e = 2 * p;
-      float a = 0, a1 = 0;
-#pragma unroll 8
-      for (std::uint32_t r = 0; r < n_rows; ++r) {
-        const float2 v = load_pair(row_at<T>(input, rows[r], stride) + e);
-        a += v.x;
-        a1 += v.y;
-      }
-      hidden[e] = a * scale;
-      hidden[e + 1] = a1 * scale;
-      window_gradient[e] = 0;
-      window_gradient[e + 1] = 0;
+      window_gradient[2 * p] = 0;
+      window_gradient[2 * p + 1] = 0;
     }
     float window_loss = 0;  // lane 0's
     for (std::uint32_t c = 0; c < n_contexts; ++c) {
@@ -203,20 +197,7 @@ __global__ void __launch_bounds__(32)
       // those equal to it (fastText draws again where word2vec skips), in order.
       const std::uint32_t* negatives = b.negatives + std::size_t{b.offsets[w] + c} * K;
       std::uint32_t n_out = 0;
-      if (lane == 0) {
-        const std::uint32_t context = contexts[c];
-        out_ids[0] = context;
-        first_copy[0] = 0;
-        n_out = 1;
-        for (std::uint32_t k = 0; k < K; ++k) {
-          if (negatives[k] == context) continue;
-          first_copy[n_out] = n_out;
-          for (std::uint32_t o = n_out; o-- > 1;) {
-            if (out_ids[o] == negatives[k]) first_copy[n_out] = o;
-          }
-          out_ids[n_out++] = negatives[k];
-        }
-      }
+      if (lane == 0) list_outputs(contexts[c], negatives, K, out_ids, first_copy, n_out);
       __syncwarp();
       n_out = __shfl_sync(kFullWarp, n_out, 0);
       warp_load_rows<T>(output, out_ids, n_out, stride, stride, pairs, out_rows);

@@ -83,18 +83,18 @@ __device__ inline void load_rows(const SplitTable& table, const std::uint32_t* i
   }
 }
 
-// Thread 0 lists window w's output rows: the target, then its negatives other than the
-// target (word2vec skips a negative equal to it), in order. first_copy[o] is the first
-// q <= o with the same row (a negative drawn twice). Returns whether any row repeats.
-__device__ inline bool list_outputs(const KernelBatch& b, std::uint32_t w, std::uint32_t* out_ids, std::uint32_t* first_copy,
-                                    std::uint32_t& n_out) {
-  const std::uint32_t K = b.negatives_per_window, target = b.targets[w];
+// One thread lists a step's output rows: `target`, then its K `negatives` other than the
+// target (word2vec skips a negative equal to it, fastText draws again), in order.
+// first_copy[o] is the first q <= o with the same row (a negative drawn twice). Returns
+// whether any row repeats.
+__device__ inline bool list_outputs(std::uint32_t target, const std::uint32_t* negatives, std::uint32_t K, std::uint32_t* out_ids,
+                                    std::uint32_t* first_copy, std::uint32_t& n_out) {
   out_ids[0] = target;
   first_copy[0] = 0;
   std::uint32_t n = 1;
   bool repeat = false;
   for (std::uint32_t k = 0; k < K; ++k) {
-    const std::uint32_t negative = b.negatives[w * K + k];
+    const std::uint32_t negative = negatives[k];
     if (negative == target) continue;
     first_copy[n] = n;
     for (std::uint32_t o = n; o-- > 1;) {
@@ -105,6 +105,13 @@ __device__ inline bool list_outputs(const KernelBatch& b, std::uint32_t w, std::
   }
   n_out = n;
   return repeat;
+}
+
+// Window w's output rows: its target and the window's negatives (list_outputs above).
+__device__ inline bool list_outputs(const KernelBatch& b, std::uint32_t w, std::uint32_t* out_ids, std::uint32_t* first_copy,
+                                    std::uint32_t& n_out) {
+  const std::uint32_t K = b.negatives_per_window;
+  return list_outputs(b.targets[w], b.negatives + std::size_t{w} * K, K, out_ids, first_copy, n_out);
 }
 
 // Input c's scores against the window's n_out output rows (out_row(o): its shared copy,
