@@ -86,6 +86,11 @@ MIN_COUNT=${MIN_COUNT:-5}
 BUDGET=${BUDGET:-}
 SAMPLE=${SAMPLE:-300}
 RUN_TIMEOUT=${RUN_TIMEOUT:-150}
+# A run past RUN_TIMEOUT is stopped as Ctrl-C stops it, leaving a checkpoint, but the
+# largest tables' (BUDGET: 69 GB) would not fit the GPU machine's 64 GB of disk: those are
+# killed, and their metrics' last progress line says how far they got.
+timeout_signal=TERM
+[[ -n ${BUDGET:-} ]] && timeout_signal=KILL
 DEVICE=${DEVICE:-cuda}
 PYTHON=$(command -v "${PYTHON:-python3}" || echo "${PYTHON:-python3}")
 EMBED_TRAIN=$BUILD/embed-train
@@ -137,7 +142,7 @@ run() {
   start=$(date +%s.%N)
   # Each log line goes to stderr as it comes, stamped with the seconds since this run began,
   # so that a run stopped by its timeout (or the caller's) still shows where its time went.
-  if ! env "${run_env[@]}" timeout "$RUN_TIMEOUT" "$EMBED_TRAIN" --corpus "$corpus" --dim "$DIM" --epochs "$EPOCHS" --window 5 --negative 5 \
+  if ! env "${run_env[@]}" timeout -s "$timeout_signal" "$RUN_TIMEOUT" "$EMBED_TRAIN" --corpus "$corpus" --dim "$DIM" --epochs "$EPOCHS" --window 5 --negative 5 \
     --sample 1e-4 --min-count "$MIN_COUNT" --optimizer "$OPTIMIZER" --threads "$THREADS" --seed "$seed" "$@" \
     -o "$file.emb" --metrics "$file.metrics" \
     2> >(tee "$file.log" | stamp "$name" "$start" >&2); then
