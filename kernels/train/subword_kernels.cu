@@ -215,7 +215,10 @@ __global__ void __launch_bounds__(32)
       for (std::uint32_t o = 0; o < n_out; ++o) {
         float* out = out_rows + first_copy[o] * stride;
         float part = 0;
-        for (std::uint32_t p = lane; p < pairs; p += 32) part += hidden[2 * p] * out[2 * p] + hidden[2 * p + 1] * out[2 * p + 1];
+        for (std::uint32_t p = lane; p < pairs; p += 32) {
+          const float2 h = shared_pair(hidden, 2 * p), v = shared_pair(out, 2 * p);
+          part += h.x * v.x + h.y * v.y;
+        }
         const float score = warp_sum(part);  // the same in every lane
         const float label = o == 0 ? 1.0f : 0.0f;
         const float g = (label - sigmoid(score, logistic)) * lr;  // SgdRule::gradient_scale
@@ -223,12 +226,14 @@ __global__ void __launch_bounds__(32)
         T* row = row_at<T>(output, out_ids[o], stride);
         for (std::uint32_t p = lane; p < pairs; p += 32) {
           const std::uint32_t e = 2 * p;
-          const float v0 = out[e], v1 = out[e + 1];
-          gradient[e] = o == 0 ? g * v0 : gradient[e] + g * v0;
-          gradient[e + 1] = o == 0 ? g * v1 : gradient[e + 1] + g * v1;
-          out[e] = v0 + g * hidden[e];
-          out[e + 1] = v1 + g * hidden[e + 1];
-          add_pair(row + e, g * hidden[e], g * hidden[e + 1]);
+          const float2 h = shared_pair(hidden, e);
+          float2& v = shared_pair(out, e);
+          float2& d = shared_pair(gradient, e);
+          d.x = o == 0 ? g * v.x : d.x + g * v.x;
+          d.y = o == 0 ? g * v.y : d.y + g * v.y;
+          v.x += g * h.x;
+          v.y += g * h.y;
+          add_pair(row + e, g * h.x, g * h.y);
         }
       }
       // Every row of the centre takes the same step, so h moves by it times the gain.

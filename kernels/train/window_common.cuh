@@ -171,6 +171,14 @@ __device__ inline void window_mean(const SplitTable& input, const std::uint32_t*
 // What a warp's lanes all take part in: shuffles and __syncwarp over the whole warp.
 constexpr unsigned kFullWarp = 0xffffffffu;
 
+// Element pair e, e + 1 (e even) of a row copy in shared memory, as one 8-byte access: a
+// warp's lanes reading pairs 2 × lane as two 4-byte accesses each would meet two lanes in
+// every bank (lanes l and l + 16), one 8-byte access per lane is served without conflict.
+__device__ inline float2& shared_pair(float* row, std::uint32_t e) { return *reinterpret_cast<float2*>(row + e); }
+__device__ inline const float2& shared_pair(const float* row, std::uint32_t e) {
+  return *reinterpret_cast<const float2*>(row + e);
+}
+
 // The warp copies the vectors of `count` table rows of `width` elements (the first `pairs`
 // element pairs of each) into shared memory as f32, row k at dst[k * stride], lane l
 // taking pairs l, l + 32, ... of every row (the pairs it steps and adds later, so that it
@@ -201,10 +209,7 @@ __device__ inline void warp_load_rows(const SplitTable& table, const std::uint32
     }
 #pragma unroll
     for (std::uint32_t j = 0; j < kInFlight; ++j) {
-      if (first + j < items) {
-        dst[at[j]] = value[j].x;
-        dst[at[j] + 1] = value[j].y;
-      }
+      if (first + j < items) shared_pair(dst, at[j]) = value[j];
     }
   }
 }

@@ -154,12 +154,12 @@ __device__ inline void warp_score_input(const Rule& rule, const float* x, const 
 #pragma unroll
     for (std::uint32_t j = 0; j < kRows; ++j) part[j] = 0;
     for (std::uint32_t p = lane; p < pairs; p += 32) {
-      const float x0 = x[2 * p], x1 = x[2 * p + 1];
+      const float2 xp = shared_pair(x, 2 * p);
 #pragma unroll
       for (std::uint32_t j = 0; j < kRows; ++j) {
         if (first + j < n_out) {
-          const float* out = out_rows + (first + j) * stride + 2 * p;
-          part[j] += x0 * out[0] + x1 * out[1];
+          const float2 out = shared_pair(out_rows + (first + j) * stride, 2 * p);
+          part[j] += xp.x * out.x + xp.y * out.y;
         }
       }
     }
@@ -254,21 +254,24 @@ __global__ void __launch_bounds__(32)
       T* in_row = row_at<T>(input, id, width);
       for (std::uint32_t p = lane; p < pairs; p += 32) {
         const std::uint32_t e = 2 * p;
-        const float x0 = x[e], x1 = x[e + 1];
+        const float2 xp = shared_pair(x, e);
         float d0 = 0, d1 = 0;
         for (std::uint32_t o = 0; o < n_out; ++o) {
-          d0 += g[o] * out_rows[o * stride + e];
-          d1 += g[o] * out_rows[o * stride + e + 1];
+          const float2 out = shared_pair(out_rows + o * stride, e);
+          d0 += g[o] * out.x;
+          d1 += g[o] * out.y;
         }
         for (std::uint32_t o = 0; o < n_out; ++o) {
-          out_rows[o * stride + e] += step[o] * x0;
-          out_rows[o * stride + e + 1] += step[o] * x1;
+          float2& out = shared_pair(out_rows + o * stride, e);
+          out.x += step[o] * xp.x;
+          out.y += step[o] * xp.y;
         }
         add_pair(in_row + e, d0, d1);
         for (std::uint32_t later = c + 1; later < n_in; ++later) {
           if (in_ids[later] != id) continue;
-          in_rows[later * stride + e] += d0;
-          in_rows[later * stride + e + 1] += d1;
+          float2& copy = shared_pair(in_rows + later * stride, e);
+          copy.x += d0;
+          copy.y += d1;
         }
       }
     }
@@ -283,8 +286,9 @@ __global__ void __launch_bounds__(32)
         float a = 0, a1 = 0;
         for (std::uint32_t c = 0; c < n_in; ++c) {
           const float gc = gradient[c * max_out + o];
-          a += gc * in_rows[c * stride + e];
-          a1 += gc * in_rows[c * stride + e + 1];
+          const float2 in = shared_pair(in_rows + c * stride, e);
+          a += gc * in.x;
+          a1 += gc * in.y;
         }
         add_pair(out_row + e, a, a1);
       }
