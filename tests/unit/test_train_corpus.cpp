@@ -3,14 +3,18 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include <unistd.h>
 #include <map>
 #include <random>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/ascii_space.h"
+#include "core/parallel_sort.h"
 #include "test_util.h"
 #include "train/corpus/corpus.h"
 #include "train/corpus/corpus_reader.h"
@@ -445,4 +449,30 @@ TEST_CASE("GloVe counts from a streamed corpus do not depend on where its long l
     REQUIRE(same(count_cooccurrences(corpus, tiny, tiny_stats)));
     REQUIRE(pieces_stats.pairs == whole_stats.pairs);
   }
+}
+
+TEST_CASE("parallel_sort gives std::sort's order on any number of threads", "[train]") {
+  // Parts of 65,536 and more: 300,001 values make 4 parts on 4 threads (and 4 on 8: no
+  // part under the smallest), an odd part count on 3, a merge tree with a part left over.
+  std::vector<std::uint64_t> values(300001);
+  std::uint64_t x = 88172645463325252ull;
+  for (auto& v : values) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    v = x % 1000003;  // many equal values: the order of equals is the comparator's
+  }
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed;  // (value, index): a strict total order
+  for (std::uint32_t i = 0; i < values.size(); ++i) keyed.emplace_back(values[i], i);
+  auto expected = keyed;
+  std::sort(expected.begin(), expected.end());
+  for (unsigned threads : {1u, 2u, 3u, 4u, 8u}) {
+    auto sorted = keyed;
+    parallel_sort(sorted, threads, std::less<>());
+    INFO(threads << " threads");
+    CHECK(sorted == expected);
+  }
+  std::vector<int> small{3, 1, 2};  // one part
+  parallel_sort(small, 8, std::less<>());
+  CHECK(small == std::vector<int>{1, 2, 3});
 }

@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/parallel.h"
+#include "core/parallel_sort.h"
 #include "core/progress.h"
 #include "core/utf8.h"
 #include "train/corpus/corpus_shards.h"
@@ -128,21 +129,28 @@ void finish_corpus(const Counts& counter, const CorpusOptions& options, Corpus& 
   corpus.distinct_words = counter.size();
   if (corpus.tokens == 0) fail("{}: the corpus has no words", corpus.name);
 
-  std::vector<std::uint32_t> order;
+  // Each kept word's count beside its id (ids number the words in order of first
+  // appearance), so that sorting reads no counter.
+  struct Kept {
+    std::uint64_t count;
+    std::uint32_t id;
+  };
+  std::vector<Kept> order;
   std::uint32_t most_frequent = 0;
   for (std::uint32_t id = 0; id < counter.size(); ++id) {
-    if (counter.count(id) > counter.count(most_frequent)) most_frequent = id;
-    if (counter.count(id) < options.min_count) continue;
+    const std::uint64_t count = counter.count(id);
+    if (count > counter.count(most_frequent)) most_frequent = id;
+    if (count < options.min_count) continue;
     if (!is_valid_utf8(counter.word(id))) {
       ++corpus.invalid_utf8_words;
       continue;
     }
-    order.push_back(id);
+    order.push_back({count, id});
   }
   // Most frequent first; ties keep the order of first appearance, so the vocabulary
-  // does not depend on anything but the text.
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return counter.count(a) > counter.count(b); });
+  // does not depend on anything but the text (or on the threads that sort it).
+  parallel_sort(order, options.threads,
+                [](const Kept& a, const Kept& b) { return a.count != b.count ? a.count > b.count : a.id < b.id; });
   if (options.max_vocab > 0 && order.size() > options.max_vocab) order.resize(options.max_vocab);
   if (order.empty()) {
     fail("{}: no word occurs at least {} times (the most frequent, \"{}\", occurs {} times); lower --min-count", corpus.name,
@@ -150,9 +158,9 @@ void finish_corpus(const Counts& counter, const CorpusOptions& options, Corpus& 
   }
   corpus.vocab.words.reserve(order.size());
   corpus.vocab.counts.reserve(order.size());
-  for (std::uint32_t id : order) {
-    corpus.vocab.words.emplace_back(counter.word(id));
-    corpus.vocab.counts.push_back(static_cast<std::int64_t>(counter.count(id)));
+  for (const Kept& kept : order) {
+    corpus.vocab.words.emplace_back(counter.word(kept.id));
+    corpus.vocab.counts.push_back(static_cast<std::int64_t>(kept.count));
   }
   corpus.words = corpus.vocab.total_count();
   corpus.max_token_bytes = options.max_token_bytes;
