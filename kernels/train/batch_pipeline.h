@@ -238,6 +238,9 @@ class BatchPipeline : public RowHome {
     }
     check(cudaStreamWaitEvent(stream, slot.computed.get(), 0), "ordering a batch's kernels");
     if (!device_placement()) {
+      // Timed as moving rows: mapped transfers may wait here for the batches that claimed
+      // rows before this one to queue their write-backs.
+      const WorkerTimer copying(traffic_ ? &traffic_->row_copy_ns : nullptr);
       write_back_turn.wait();
       host_.write_back(slot, rows_of(slot), stream);
       write_back_turn.pass();

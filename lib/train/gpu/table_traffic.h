@@ -25,8 +25,9 @@ struct TableTraffic {
   // Where the workers' time went, in nanoseconds summed over workers: blocked until the
   // GPU had done the batch their slot last held (none: the GPU waits for the CPU), and,
   // host placement, moving rows: with gather transfers copying them into staging and
-  // their changes back into the host tables, with mapped ones queuing the kernels and
-  // adding the shared rows' changes.
+  // their changes back into the host tables, with mapped ones queuing the kernels (the
+  // write-back in the batch's turn, after the batches that claimed rows before it:
+  // write_back_turns.h) and adding the shared rows' changes.
   std::atomic<std::uint64_t> gpu_wait_ns{0};
   std::atomic<std::uint64_t> row_copy_ns{0};
 
