@@ -27,8 +27,8 @@
 # Per run: the last epoch's words/s (corpus words per second of training, --metrics), its
 # ratio to device placement's, the share of row touches served by rows resident on the GPU,
 # bytes host->GPU and GPU->host per corpus word, the share of the workers' time spent waiting
-# for the GPU (wait%: high, the GPU bounds the run; low, the CPU does) and copying rows
-# (copy%, gather transfers), GPU memory the backend took, peak RSS, the
+# for the GPU (wait%: high, the GPU bounds the run; low, the CPU does) and moving rows
+# (copy%: gather's copies; mapped's queuing, turns and adds), GPU memory the backend took, peak RSS, the
 # last epoch's loss, whole-process seconds (counting and writing included), and quality:
 # the share of a word's 10 nearest neighbours in its own planted cluster
 # (bench-cluster-quality, over a sample spread over the frequency ranks: head, middle, tail).
