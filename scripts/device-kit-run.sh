@@ -22,7 +22,8 @@
 #                             100 and 300 beside the CPU and the roofline, GloVe records/s, GPU
 #                             query q/s against the CPU, GPU-trained vectors' quality: inside 9 minutes
 #   run.sh memcheck [OUTDIR]  the Catch2 suites (but the [large] case) and short training
-#                             runs with cold rows under compute-sanitizer's memcheck: inside 9 minutes
+#                             runs with cold rows under compute-sanitizer's memcheck, skip-gram's
+#                             warp kernels under its racecheck: inside 9 minutes
 #   run.sh hostside [OUTDIR]  host placement's CPU side on 1, 8 and 16 threads (bench-host-rows), then
 #                             big_table at 1M ids, 1/4 and 1/16 of the budget: gathered f32 and f16,
 #                             mapped f32 and f16
@@ -484,6 +485,20 @@ case $mode in
         step "memcheck_train_cli_$transfer" 100 "${memcheck[@]}" "$bin/embed-train" \
           --corpus "$kit/data/text8-200k.txt.gz" -o "$scratch/m.emb" --dim 200 --epochs 1 --threads 1 \
           --device cuda --table host --host-transfer "$transfer" --dtype "$dtype" --gpu-memory 9M
+      done
+      # The warp kernels' shared memory under racecheck (a lane reading what another wrote
+      # with no __syncwarp between): skip-gram, word2vec's and fastText's, on 17k words.
+      racecheck=("$sanitizer" --tool racecheck --error-exitcode 99)
+      if command -v gzip > /dev/null; then
+        gzip -dc "$kit/data/text8-200k.txt.gz"
+      else
+        python3 -c 'import gzip, sys; sys.stdout.buffer.write(gzip.open(sys.argv[1]).read()[:100000])' "$kit/data/text8-200k.txt.gz"
+      fi 2> /dev/null | head -c 100000 > "$scratch/tiny.txt"
+      for model in skipgram subwords; do
+        args=(--model skipgram)
+        [[ $model == subwords ]] && args+=(--subwords --buckets 20000)
+        step "racecheck_$model" 60 "${racecheck[@]}" "$bin/embed-train" "${args[@]}" --corpus "$scratch/tiny.txt" \
+          -o "$scratch/r.emb" --dim 100 --epochs 1 --threads 1 --device cuda --table device
       done
       RESERVE_S=5 step memcheck_glove_cli 100 "${memcheck[@]}" "$bin/embed-train" --model glove \
         --corpus "$kit/data/text8-200k.txt.gz" -o "$scratch/g.emb" --dim 200 --epochs 2 --threads 1 \
