@@ -146,7 +146,10 @@ void HostTables::complete(const BatchSlot& slot, const BatchRows& rows) const {
     // under its stripe lock, then the batch lets go of its rows.
     auto add_flagged = [&](RowMatrix& table, std::span<const std::uint32_t> ids, std::size_t at, RowLocks& locks,
                            const RowsInFlight& holders) {
-      std::vector<std::uint32_t> rows_of_ids(ids.size()), flagged;
+      // The worker's lists, kept from batch to batch (thousands of batches a second).
+      thread_local std::vector<std::uint32_t> rows_of_ids, flagged;
+      rows_of_ids.resize(ids.size());
+      flagged.clear();
       for (std::size_t k = 0; k < ids.size(); ++k) {
         rows_of_ids[k] = ids[k] & ~kRowAddsChange;
         if (ids[k] & kRowAddsChange) flagged.push_back(static_cast<std::uint32_t>(k));
