@@ -348,7 +348,7 @@ int main(int argc, char** argv) {
   };
   const bool mapped = transfer == "mapped";
   const embed::RowsInFlight input_claims(mapped ? input.rows() : 0), output_claims(mapped ? output.rows() : 0);
-  std::mutex claim_order;  // embed-train's write-back order (batch_pipeline.h)
+  std::mutex claim_order;  // embed-train's claims' lock (write_back_turns.h)
   // --transfer mapped, once the batch is done: the shared rows' changes added, every row let go.
   auto complete_mapped = [&](InFlight& batch, WorkerTimes& times) {
     const std::size_t in_rows = batch.local.input_rows.size();
@@ -356,7 +356,8 @@ int main(int argc, char** argv) {
     // As HostTables::complete: the shared rows' indexes, their changes added, every row let go.
     auto add = [&](embed::RowMatrix& table, const std::vector<std::uint32_t>& ids, std::size_t first,
                    const embed::RowsInFlight& claims) {
-      std::vector<std::uint32_t> shared_at;
+      thread_local std::vector<std::uint32_t> shared_at;  // kept from batch to batch, as there
+      shared_at.clear();
       for (std::size_t k = 0; k < ids.size(); ++k) {
         if (batch.shared[first + k]) shared_at.push_back(static_cast<std::uint32_t>(k));
       }
@@ -408,7 +409,7 @@ int main(int argc, char** argv) {
       times.most_inputs = std::max<std::uint64_t>(times.most_inputs, in_rows);
       batch.staged.resize((in_rows + out_rows) * row_bytes);
       if (mapped) {
-        // The claims, timed as "gather": counts asked for, then claimed under the order's lock.
+        // The claims, timed as "gather": counts asked for, then claimed under the claims' lock.
         batch.shared.assign(in_rows + out_rows, 0);
         batch.original.resize(batch.staged.size());
         t = Clock::now();
