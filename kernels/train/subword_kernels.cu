@@ -9,9 +9,10 @@
 namespace embed::cuda {
 namespace {
 
-// What both kernels do per window, a thread per element pair: every thread owns the same
-// pairs of every row and of the block's vectors throughout (so it alone reads and writes
-// them, its own atomics included, and needs no barrier between them).
+// What the kernels do per window, a thread per element pair (skip-gram's warp kernel: a
+// lane): every thread owns the same pairs of every row and of the block's vectors
+// throughout (so it alone reads and writes them, its own atomics included, and needs no
+// barrier between them).
 template <typename T>
 struct SubwordWindow {
   SplitTable input;
@@ -70,6 +71,30 @@ struct SubwordWindow {
     return log_loss(label > 0 ? score : -score, logistic);
   }
 
+  // Skip-gram's start of a window: h = the average of the centre word's `n` rows, and the
+  // window's summed gradient of h (`summed`) cleared.
+  __device__ void start_word(const std::uint32_t* rows, std::uint32_t n, float* summed) {
+    average(1, [&](std::uint32_t, std::uint32_t& count) {
+      count = n;
+      return rows;
+    });
+    for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) {
+      summed[2 * p] = 0;
+      summed[2 * p + 1] = 0;
+    }
+  }
+
+  // Skip-gram's end of a pair: every row of the centre takes the same step, so h moves by
+  // it times the word's `gain`; the window's sum takes it too.
+  __device__ void end_pair(float gain, float* summed) {
+    for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) {
+      for (std::uint32_t e = 2 * p; e < 2 * p + 2; ++e) {
+        hidden[e] += gain * gradient[e];
+        summed[e] += gradient[e];
+      }
+    }
+  }
+
   // Each of rows[0, n) of the input table += step (a row listed twice steps twice, as on the CPU).
   __device__ void step_rows(const std::uint32_t* rows, std::uint32_t n, const float* step) {
     for (std::uint32_t r = 0; r < n; ++r) {
@@ -117,15 +142,7 @@ __global__ void subword_skipgram_kernel(KernelBatch b, KernelSubwords s, SplitTa
     const std::uint32_t centre = b.targets[w];
     std::uint32_t n_rows;
     const std::uint32_t* rows = rows_of_word(s, centre, n_rows);
-    const float gain = s.gains[centre];
-    window.average(1, [&](std::uint32_t, std::uint32_t& n) {
-      n = n_rows;
-      return rows;
-    });
-    for (std::uint32_t p = threadIdx.x; p < window.pairs; p += blockDim.x) {
-      window_gradient[2 * p] = 0;
-      window_gradient[2 * p + 1] = 0;
-    }
+    window.start_word(rows, n_rows, window_gradient);
     for (std::uint32_t c = 0; c < n_contexts; ++c) {
       // The pair (centre, context c): the context word, then that pair's negatives but
       // those equal to it (fastText draws again where word2vec skips).
@@ -135,13 +152,7 @@ __global__ void subword_skipgram_kernel(KernelBatch b, KernelSubwords s, SplitTa
       for (std::uint32_t k = 0; k < K; ++k) {
         if (negatives[k] != context) loss += window.train_output(negatives[k], 0.0f, false);
       }
-      // Every row of the centre takes the same step, so h moves by it times the gain.
-      for (std::uint32_t p = threadIdx.x; p < window.pairs; p += blockDim.x) {
-        for (std::uint32_t e = 2 * p; e < 2 * p + 2; ++e) {
-          window.hidden[e] += gain * window.gradient[e];
-          window_gradient[e] += window.gradient[e];
-        }
-      }
+      window.end_pair(s.gains[centre], window_gradient);
     }
     window.step_rows(rows, n_rows, window_gradient);
     return loss;
@@ -163,35 +174,22 @@ __global__ void __launch_bounds__(32)
   extern __shared__ float shared[];
   const unsigned lane = threadIdx.x & 31;
   const std::uint32_t K = b.negatives_per_window, max_out = K + 1;
-  float* hidden = shared;                      // h: the centre's rows' average, moved pair by pair (stride)
-  float* gradient = hidden + stride;           // h's gradient from one pair's outputs (stride)
-  float* window_gradient = gradient + stride;  // the window's summed gradient of h (stride)
-  float* out_rows = window_gradient + stride;  // max_out × stride: a pair's output rows as its steps leave them
+  float* window_gradient = shared + 2 * stride;  // the window's summed gradient of h
+  float* out_rows = window_gradient + stride;    // max_out × stride: a pair's output rows as its steps leave them
   auto* out_ids = reinterpret_cast<std::uint32_t*>(out_rows + max_out * stride);  // max_out
   std::uint32_t* first_copy = out_ids + max_out;                                  // max_out: where a row's copy is
-  const std::uint32_t pairs = (dim + 1) / 2;
-  SubwordWindow<T> window{input, output, stride, pairs, logistic, lr, hidden, gradient, nullptr};  // its average alone
-  double warp_loss = 0;                                                                            // lane 0's
-  std::uint32_t first_window, last_window;
-  block_windows(b.windows, first_window, last_window);
-  for (std::uint32_t w = first_window; w < last_window; ++w) {
-    const std::uint32_t* contexts;
-    std::uint32_t n_contexts;
-    if (!window_inputs(b, w, contexts, n_contexts)) continue;  // the same for every lane
+  // The block is this warp, so SubwordWindow's thread p is lane p, owning the pairs this
+  // kernel gives it (its block_dot, which needs `partial`, is the block kernel's alone).
+  SubwordWindow<T> window{input, output, stride, (dim + 1) / 2, logistic, lr, shared, shared + stride, nullptr};
+  const std::uint32_t pairs = window.pairs;
+  float* hidden = window.hidden;      // h
+  float* gradient = window.gradient;  // h's gradient from one pair's outputs
+  train_block_windows(b, loss_out, [&](std::uint32_t w, const std::uint32_t* contexts, std::uint32_t n_contexts) {
+    double loss = 0;  // the same in every lane, as the scores are
     const std::uint32_t centre = b.targets[w];
     std::uint32_t n_rows;
     const std::uint32_t* rows = rows_of_word(s, centre, n_rows);
-    const float gain = s.gains[centre];
-    // h (the block is this warp: thread p is lane p, as below).
-    window.average(1, [&](std::uint32_t, std::uint32_t& n) {
-      n = n_rows;
-      return rows;
-    });
-    for (std::uint32_t p = lane; p < pairs; p += 32) {
-      window_gradient[2 * p] = 0;
-      window_gradient[2 * p + 1] = 0;
-    }
-    float window_loss = 0;  // lane 0's
+    window.start_word(rows, n_rows, window_gradient);
     for (std::uint32_t c = 0; c < n_contexts; ++c) {
       // The pair (centre, context c): the context word, then that pair's negatives but
       // those equal to it (fastText draws again where word2vec skips), in order.
@@ -204,7 +202,7 @@ __global__ void __launch_bounds__(32)
       if (c + 1 < n_contexts) {
         warp_prefetch_rows<T>(output, contexts + c + 1, 1, stride);
         warp_prefetch_rows<T>(output, negatives + K, K, stride);
-      } else if (w + 1 < last_window) {
+      } else if (w + 1 < b.windows) {  // the next window's centre rows (at a run's end, another warp's)
         std::uint32_t n_next;
         const std::uint32_t* next_rows = rows_of_word(s, b.targets[w + 1], n_next);
         warp_prefetch_rows<T>(input, next_rows, n_next, stride);
@@ -222,7 +220,7 @@ __global__ void __launch_bounds__(32)
         const float score = warp_sum(part);  // the same in every lane
         const float label = o == 0 ? 1.0f : 0.0f;
         const float g = (label - sigmoid(score, logistic)) * lr;  // SgdRule::gradient_scale
-        if (lane == 0) window_loss += log_loss(label > 0 ? score : -score, logistic);
+        loss += log_loss(label > 0 ? score : -score, logistic);
         T* row = row_at<T>(output, out_ids[o], stride);
         for (std::uint32_t p = lane; p < pairs; p += 32) {
           const std::uint32_t e = 2 * p;
@@ -236,23 +234,12 @@ __global__ void __launch_bounds__(32)
           add_pair(row + e, g * h.x, g * h.y);
         }
       }
-      // Every row of the centre takes the same step, so h moves by it times the gain.
-      for (std::uint32_t p = lane; p < pairs; p += 32) {
-        for (std::uint32_t e = 2 * p; e < 2 * p + 2; ++e) {
-          hidden[e] += gain * gradient[e];
-          window_gradient[e] += gradient[e];
-        }
-      }
+      window.end_pair(s.gains[centre], window_gradient);
       __syncwarp();  // every lane is done with this pair's list before lane 0 writes the next
     }
-    if (lane == 0) warp_loss += window_loss;
-    // The centre's rows take the window's summed gradient (a row listed twice, twice).
-    for (std::uint32_t r = 0; r < n_rows; ++r) {
-      T* row = row_at<T>(input, rows[r], stride);
-      for (std::uint32_t p = lane; p < pairs; p += 32) add_pair(row + 2 * p, window_gradient[2 * p], window_gradient[2 * p + 1]);
-    }
-  }
-  if (lane == 0 && warp_loss != 0) atomicAdd(loss_out, warp_loss);
+    window.step_rows(rows, n_rows, window_gradient);
+    return loss;
+  });
 }
 
 template <typename T>

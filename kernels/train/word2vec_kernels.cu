@@ -233,8 +233,8 @@ __global__ void __launch_bounds__(32)
     float window_loss = 0;  // lane 0's
     for (std::uint32_t c = 0; c < n_in; ++c) {
       const float* x = in_rows + c * stride;
-      const float* g = gradient + c * max_out;
-      warp_score_input(rule, x, out_rows, stride, n_out, pairs, logistic, gradient + c * max_out, window_loss);
+      float* g = gradient + c * max_out;
+      warp_score_input(rule, x, out_rows, stride, n_out, pairs, logistic, g, window_loss);
       __syncwarp();  // lane 0's gradients (and every lane is past the last input's summed_steps)
       // A negative drawn twice is one row on the CPU, stepped by both copies.
       const float* step = g;

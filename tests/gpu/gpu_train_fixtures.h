@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -45,6 +46,32 @@ inline const Placement kQualityPlacements[] = {{TablePlacement::device, HostTran
                                                {TablePlacement::host, HostTransfer::gather, "host, gather, all hot"},
                                                {TablePlacement::host, HostTransfer::mapped, "host, mapped, all hot"}};
 inline constexpr int kQualityCount = static_cast<int>(std::size(kQualityPlacements));
+
+// Skip-gram's two kernels with SGD (EMBED_GPU_SKIPGRAM_KERNEL: cuda_word2vec_backend.cpp),
+// and what the backend's name() says of each.
+struct SkipgramKernelCase {
+  const char* env;
+  const char* named;
+};
+inline const SkipgramKernelCase kSkipgramKernels[] = {{"warp", "a warp each"}, {"block", "a block each"}};
+
+// Chooses skip-gram's kernel for the backends made while it lives, then puts back what the
+// environment held: the later tests take the kernel they were given (run.sh may have
+// chosen one for the whole run).
+class SkipgramKernelChoice {
+ public:
+  SkipgramKernelChoice() {
+    if (const char* was = std::getenv(kVariable)) was_ = was;
+  }
+  ~SkipgramKernelChoice() { was_ ? setenv(kVariable, was_->c_str(), 1) : unsetenv(kVariable); }
+  SkipgramKernelChoice(const SkipgramKernelChoice&) = delete;
+  SkipgramKernelChoice& operator=(const SkipgramKernelChoice&) = delete;
+  void use(const SkipgramKernelCase& kernel) const { setenv(kVariable, kernel.env, 1); }
+
+ private:
+  static constexpr const char* kVariable = "EMBED_GPU_SKIPGRAM_KERNEL";
+  std::optional<std::string> was_;
+};
 
 // The body of main(): finds the device, or returns 77 without one.
 inline int run_gpu_tests(int argc, char** argv) {

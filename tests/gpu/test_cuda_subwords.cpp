@@ -6,7 +6,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <iterator>
 #include <memory>
 #include <set>
@@ -73,6 +72,19 @@ std::unique_ptr<Word2vecBackend> cuda_subword_backend(Model model, RowMatrix& in
   return gpu_trainer().make_backend(request);
 }
 
+// One batch trained on the GPU (gpu_in, gpu_out, gpu_loss) against the CPU's, within the
+// storage type's precision, and its input rows moved from where they started (`input`).
+void check_batch_as_cpu(DType storage, const RowMatrix& input, const RowMatrix& gpu_in, const RowMatrix& gpu_out,
+                        const BatchLoss& gpu_loss, const RowMatrix& cpu_in, const RowMatrix& cpu_out, const BatchLoss& cpu_loss) {
+  // f16 and bf16 round the stored rows (to 2^-11 and 2^-8 of their size) at each step.
+  const double tolerance = storage == DType::f32 ? 1e-5 : storage == DType::f16 ? 5e-3 : 4e-2;
+  CHECK(max_relative_error(gpu_in, cpu_in, 0.05) < tolerance);
+  CHECK(max_relative_error(gpu_out, cpu_out, 0.05) < tolerance);
+  CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(storage == DType::f32 ? 1e-5 : 1e-2));
+  CHECK(gpu_loss.examples == cpu_loss.examples);
+  CHECK(max_relative_error(gpu_in, input, 0.05) > 1e-3);  // the rows moved
+}
+
 }  // namespace
 
 TEST_CASE("fastText's model: one batch on the GPU equals the CPU subword backend's", "[gpu][subwords]") {
@@ -115,13 +127,7 @@ TEST_CASE("fastText's model: one batch on the GPU equals the CPU subword backend
             gpu->train(batch, 0, gpu_loss);
             gpu->finish(0, gpu_loss);
             gpu->copy_tables_to_host();
-            // f16 and bf16 round the stored rows (to 2^-11 and 2^-8 of their size) at each step.
-            const double tolerance = storage == DType::f32 ? 1e-5 : storage == DType::f16 ? 5e-3 : 4e-2;
-            CHECK(max_relative_error(gpu_in, cpu_in, 0.05) < tolerance);
-            CHECK(max_relative_error(gpu_out, cpu_out, 0.05) < tolerance);
-            CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(storage == DType::f32 ? 1e-5 : 1e-2));
-            CHECK(gpu_loss.examples == cpu_loss.examples);
-            CHECK(max_relative_error(gpu_in, input, 0.05) > 1e-3);  // the rows moved
+            check_batch_as_cpu(storage, input, gpu_in, gpu_out, gpu_loss, cpu_in, cpu_out, cpu_loss);
             // Every row the words touch hot: every touch served in GPU memory.
             const TableTraffic::Counts counts = traffic.counts();
             if (placement.hot_fraction == 1) CHECK(counts.resident_touches == counts.row_touches);
@@ -141,16 +147,12 @@ TEST_CASE("fastText's skip-gram: the warp and block kernels each train one batch
   // repeated across words and within one), at dims with idle lanes (37), two pairs per
   // lane (100) and five (300), in every storage type; device placement and host placement
   // with every row copied.
-  struct Restore {
-    const char* was = std::getenv("EMBED_GPU_SKIPGRAM_KERNEL");
-    std::string value = was ? was : "";
-    ~Restore() { was ? setenv("EMBED_GPU_SKIPGRAM_KERNEL", value.c_str(), 1) : unsetenv("EMBED_GPU_SKIPGRAM_KERNEL"); }
-  } restore;
+  const SkipgramKernelChoice choice;
   const SubwordSettings settings{3, 4, 37};
   const SubwordRows subwords(kSubwordWords, settings);
   const WindowBatch batch = subword_skipgram_batch();
-  for (const char* kernel : {"warp", "block"}) {
-    setenv("EMBED_GPU_SKIPGRAM_KERNEL", kernel, 1);
+  for (const SkipgramKernelCase& kernel : kSkipgramKernels) {
+    choice.use(kernel);
     for (std::size_t dim : {37u, 100u, 300u}) {
       RowMatrix input(kSubwordWords.size() + settings.buckets, dim), output(kSubwordWords.size(), dim);
       fill_uniform(input, 13, 0.5f);
@@ -165,17 +167,13 @@ TEST_CASE("fastText's skip-gram: the warp and block kernels each train one batch
           RowMatrix gpu_in = copy_of(input), gpu_out = copy_of(output);
           BatchLoss gpu_loss;
           auto gpu = cuda_subword_backend(Model::skipgram, gpu_in, gpu_out, subwords, 2, 3, storage, placement, false, nullptr);
-          INFO(kernel << " kernel, dim " << dim << ", " << dtype_name(storage) << ", " << placement.name << ", " << gpu->name());
-          CHECK(gpu->name().find(std::string(kernel) == "warp" ? "a warp each" : "a block each") != std::string::npos);
+          INFO(kernel.env << " kernel, dim " << dim << ", " << dtype_name(storage) << ", " << placement.name << ", "
+                          << gpu->name());
+          CHECK(gpu->name().find(kernel.named) != std::string::npos);
           gpu->train(batch, 0, gpu_loss);
           gpu->finish(0, gpu_loss);
           gpu->copy_tables_to_host();
-          const double tolerance = storage == DType::f32 ? 1e-5 : storage == DType::f16 ? 5e-3 : 4e-2;
-          CHECK(max_relative_error(gpu_in, cpu_in, 0.05) < tolerance);
-          CHECK(max_relative_error(gpu_out, cpu_out, 0.05) < tolerance);
-          CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(storage == DType::f32 ? 1e-5 : 1e-2));
-          CHECK(gpu_loss.examples == cpu_loss.examples);
-          CHECK(max_relative_error(gpu_in, input, 0.05) > 1e-3);  // the rows moved
+          check_batch_as_cpu(storage, input, gpu_in, gpu_out, gpu_loss, cpu_in, cpu_out, cpu_loss);
         }
       }
     }

@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -135,10 +134,6 @@ TEST_CASE("skip-gram's warp and block kernels each train one batch as the CPU do
   // and five (300); 16 output rows (two of the warp's score chunks of 8); a negative drawn
   // twice; f16 and bf16 tables within their precision (with 5 negatives, as in their test
   // below: more steps per row add up their rounding).
-  struct Kernel {
-    const char* env;
-    const char* named;
-  };
   struct Shape {
     DType storage;
     std::size_t negatives;
@@ -147,13 +142,9 @@ TEST_CASE("skip-gram's warp and block kernels each train one batch as the CPU do
   const Shape shapes[] = {
       {DType::f32, 5, false}, {DType::f32, 5, true}, {DType::f32, 15, true}, {DType::f16, 5, true}, {DType::bf16, 5, true}};
   const Placement placements[] = {kPlacements[0], kPlacements[1], kPlacements[4]};  // device; every row copied; half hot
-  struct Restore {  // the later tests take the kernel they were given (run.sh may have chosen)
-    const char* was = std::getenv("EMBED_GPU_SKIPGRAM_KERNEL");
-    std::string value = was ? was : "";
-    ~Restore() { was ? setenv("EMBED_GPU_SKIPGRAM_KERNEL", value.c_str(), 1) : unsetenv("EMBED_GPU_SKIPGRAM_KERNEL"); }
-  } restore;
-  for (const Kernel kernel : {Kernel{"warp", "a warp each"}, Kernel{"block", "a block each"}}) {
-    setenv("EMBED_GPU_SKIPGRAM_KERNEL", kernel.env, 1);
+  const SkipgramKernelChoice choice;
+  for (const SkipgramKernelCase& kernel : kSkipgramKernels) {
+    choice.use(kernel);
     for (const Shape& shape : shapes) {
       for (std::size_t dim : {37u, 100u, 300u}) {
         if (shape.storage != DType::f32 && dim == 100) continue;  // the test of their tables below has 64
