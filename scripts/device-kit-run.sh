@@ -185,7 +185,6 @@ note "$(grep '^products' <<<"$version" || echo 'products: ?')"
 
 # --- running steps ------------------------------------------------------------------------
 passed=0 failed=0 skipped=0
-last_verdict=  # the last step's: PASS, FAIL, TIMEOUT, SKIP or NOTRUN (empty: not chosen)
 # chosen NAME: whether ONLY (steps' names, space-separated; empty: all) names the step.
 chosen() { [[ -z ${ONLY:-} || " $ONLY " == *" $1 "* ]]; }
 # step NAME CAP_S COMMAND...: runs COMMAND under timeout (CAP_S, or what is left of the
@@ -194,14 +193,12 @@ step() {
   local name=$1 cap=$2 reserve=${RESERVE_S:-20}
   shift 2
   : > "$scratch/step.txt"  # a step that does not run leaves no output of the last one behind
-  last_verdict=
   if ! chosen "$name"; then return; fi
   local allowed=$(($(left) - reserve))
   ((allowed < cap)) && cap=$allowed
   if ((cap < 5)); then
     note "$(printf '%-8s %-22s %7s  %s' NOTRUN "$name" - "no time left in the $budget s budget")"
     failed=$((failed + 1))
-    last_verdict=NOTRUN
     return
   fi
   local t0=$SECONDS status
@@ -225,7 +222,6 @@ step() {
     verdict=SKIP
     detail=$(grep -m1 -E 'skipped|skipping' "$scratch/step.txt")
   }
-  last_verdict=$verdict
   case $verdict in
     PASS) passed=$((passed + 1)) ;;
     SKIP) skipped=$((skipped + 1)) ;;
@@ -270,15 +266,10 @@ case $mode in
     # Each cap is several times what the step took on an H200 (2026-11-26), so that a
     # step that hangs costs its cap and the steps after it still run.
     step gpu_smoke 30 "$bin/gpu_smoke_test"
-    # Skip-gram's warp kernels, word2vec's and fastText's (the default since 2026-11-27,
-    # written without a GPU), and the block kernels before them, each one batch against the
-    # CPU: where a warp kernel fails, every later step takes the block kernels, so that the
-    # run's figures still stand.
+    # Skip-gram's two kernels, word2vec's and fastText's, each one batch against the CPU: the
+    # block kernels (the default) and the warp kernels (EMBED_GPU_SKIPGRAM_KERNEL=warp, slower
+    # at 512 windows in flight: H200, 2026-11-28), whose throughput row is device-warp below.
     step skipgram_kernel 40 "$bin/gpu_train_tests" "[skipgram-kernel]"
-    if [[ $last_verdict == FAIL || $last_verdict == TIMEOUT ]]; then
-      export EMBED_GPU_SKIPGRAM_KERNEL=block
-      note "skip-gram's warp kernel failed: every later step trains skip-gram with EMBED_GPU_SKIPGRAM_KERNEL=block"
-    fi
     step gpu_search 60 "$bin/gpu_search_tests"
     step gpu_train 90 "$bin/gpu_train_tests" "~[skipgram-kernel]"
     step gpu_glove 40 "$bin/gpu_glove_tests"
@@ -290,10 +281,11 @@ case $mode in
     # rank asked for a GPU 1 that was not there; its 60 s cap was then spent on failures).
     step gpu_mpi_cli 90 bash "$tests/gpu/gpu_mpi_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     prepare_shared
-    # device-block: skip-gram's block-per-window kernel beside the warp's (device), the
-    # warp kernel's first figures (written 2026-11-27 without a GPU).
+    # device-warp: skip-gram's warp-per-window kernel with as many warps in flight as the
+    # block kernel's (4,096 windows), beside the block kernel's 512 (device): whether one
+    # warp's longer window is paid back by more windows at once (quality: seed 1 below).
     bench_step throughput 120 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
-      MODES="cpu device device-block host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
+      MODES="cpu device device-warp host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
     # Host placement's row moves on this machine's bus, a few seconds: a batch's rows copied
     # from staging (gather) against the mapped kernels' gather, whole store and add (what
     # bounds big_table's f16m below: the bus, or the kernels' round trips).
@@ -306,7 +298,8 @@ case $mode in
     # 40M words (50M until 2026-11-27) so that its eight runs fit where six did.
     bench_step big_table 200 "${bench_env[@]}" VOCAB=1000000 WORDS=40000000 RUN_TIMEOUT=40 \
       MODES="device f16 f16s f16m" bash "$kit/scripts/bench/big_table.sh"
-    bench_step quality 70 "${bench_env[@]}" PARTS=quality SEEDS="1 2 3" bash "$kit/scripts/bench/gpu.sh"
+    # With seed 1 also the warp kernel at its 4,096 windows in flight (the throughput step's device-warp).
+    bench_step quality 70 "${bench_env[@]}" PARTS=quality SEEDS="1 2 3" QUALITY_TRY=device-warp bash "$kit/scripts/bench/gpu.sh"
     # 128 copies (838 MiB): at 64 the 16-thread runs took 0.45 s, and the figure moved between
     # 987 and 1,230 MB/s from one H200 call to the next, across the 1 GB/s target.
     gpu_only bench_step count 60 "${bench_env[@]}" COPIES=128 RUNS=3 bash "$kit/scripts/bench/count.sh"

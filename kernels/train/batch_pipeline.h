@@ -200,6 +200,7 @@ class BatchPipeline : public RowHome {
   template <typename Launch>
   void queue(Slot& slot, std::size_t id_words, std::size_t totals_bytes, RowTouches touches, Launch&& launch) {
     cudaStream_t stream = slot.stream.get();
+    check(cudaEventRecord(slot.started.get(), stream), "timing a batch");
     // Mapped transfers: the batch claims its rows (flagging those whose change the CPU adds)
     // before its ids go to the device, and takes its turn to queue its write-back in
     // (write_back_turns.h): what comes between holds no lock the other workers wait for.
@@ -233,6 +234,7 @@ class BatchPipeline : public RowHome {
       // another's sums.
       const std::lock_guard<std::mutex> one_batch_at_a_time(compute_queue_);
       check(cudaStreamWaitEvent(compute_->get(), slot.ready.get(), 0), "ordering a batch's kernels");
+      check(cudaEventRecord(slot.computing.get(), compute_->get()), "timing a batch");
       check(std::forward<Launch>(launch)(compute_->get()), "launching the training kernel");
       check(cudaEventRecord(slot.computed.get(), compute_->get()), "ordering a batch's kernels");
     }
@@ -272,14 +274,24 @@ class BatchPipeline : public RowHome {
   HostTables host_;                             // host placement
   std::size_t hot_first_ = 0, hot_second_ = 0;  // host placement: each table's hot rows
 
-  // Waits for the slot's batch; for gather transfers adds its deltas to the host
-  // tables (mapped: releases its rows); adds its loss.
+  // Waits for the slot's batch and adds its times on the GPU to the run's traffic; for
+  // gather transfers adds its deltas to the host tables (mapped: releases its rows); adds
+  // its loss.
   void complete(Slot& slot, BatchLoss& loss) {
     if (!slot.pending) return;
     slot.pending = false;
     {
       const WorkerTimer waiting(traffic_ ? &traffic_->gpu_wait_ns : nullptr);
       check(cudaEventSynchronize(slot.done.get()), "training a batch on the GPU");
+    }
+    if (traffic_) {
+      const auto nanoseconds = [](const Event& from, const Event& to) {
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, from.get(), to.get()), "timing a batch on the GPU");
+        return static_cast<std::uint64_t>(std::max(0.0f, ms) * 1e6f);
+      };
+      traffic_->add_batch(nanoseconds(slot.started, slot.ready), nanoseconds(slot.ready, slot.computing),
+                          nanoseconds(slot.computing, slot.computed), nanoseconds(slot.computed, slot.done));
     }
     if (!device_placement()) {
       const WorkerTimer copying(traffic_ ? &traffic_->row_copy_ns : nullptr);

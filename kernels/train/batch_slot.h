@@ -16,10 +16,10 @@ namespace embed::cuda {
 
 struct BatchSlot {
   Stream stream;
-  Event done;
-  // The batch's copies to the device are done (the compute stream waits for it), and
-  // its kernels are (the slot's stream waits).
-  Event ready, computed;
+  // The batch's events, timed (TableTraffic's batch times): queued, on the GPU (the
+  // compute stream waits for `ready`), its kernels begun and done (the slot's stream waits
+  // for `computed`), and all of it, its rows and loss back, done.
+  Event started{true}, ready{true}, computing{true}, computed{true}, done{true};
   // Host placement, mapped transfers: the batch's kernels have run (the shared write-back
   // stream waits for it), and its rows are written back (the slot's stream waits).
   Event trained, written;

@@ -14,9 +14,10 @@
 //   the same arithmetic but where two words of a window share a row.)
 //
 // A block trains a run of consecutive windows, as the word2vec kernels do (the same cap
-// on windows in flight), a thread per element pair; skip-gram's block is one warp, whose
-// lanes own element pairs lane, lane + 32, ... (SkipgramKernel::warp, the default; the
-// block kernel under EMBED_GPU_SKIPGRAM_KERNEL=block). Every add to a table is atomic, so
+// on windows in flight), a thread per element pair; skip-gram's block can instead be one
+// warp, whose lanes own element pairs lane, lane + 32, ... (SkipgramKernel::warp, under
+// EMBED_GPU_SKIPGRAM_KERNEL=warp, for experiments: word2vec_kernels.h says why the
+// block kernel is the default). Every add to a table is atomic, so
 // that windows training one row at once lose no step. Tables are f32, f16 or bf16 and
 // every product is f32. The input table holds the vocabulary's rows, then the buckets';
 // with host placement the ids are the batch's local ones (a word: its number in the
@@ -52,7 +53,7 @@ cudaError_t allow_subword_shared_memory(std::size_t bytes);
 // tables.stride (SGD: no state). Adds the batch's loss to *loss (device memory).
 cudaError_t launch_subword_skipgram(const KernelBatch& batch, const KernelSubwords& subwords, const KernelTables& tables,
                                     const KernelLogistic& logistic, float learning_rate, double* loss, unsigned max_blocks,
-                                    cudaStream_t stream, SkipgramKernel kernel = SkipgramKernel::warp);
+                                    cudaStream_t stream, SkipgramKernel kernel = SkipgramKernel::block);
 cudaError_t launch_subword_cbow(const KernelBatch& batch, const KernelSubwords& subwords, const KernelTables& tables,
                                 const KernelLogistic& logistic, float learning_rate, double* loss, unsigned max_blocks,
                                 cudaStream_t stream);

@@ -37,8 +37,8 @@ __device__ inline void add_weighted_row(const SplitTable& table, std::uint32_t t
 
 // Skip-gram with a rule without state (SGD): every step is an add. Its gradient_scale
 // (the learning rate) is applied where the gradients are formed. Rows of `width` (which
-// is `stride`: no state) elements of T. A block of 256 threads per window: the kernel
-// before skipgram_warp_kernel (below), under EMBED_GPU_SKIPGRAM_KERNEL=block.
+// is `stride`: no state) elements of T. A block of 256 threads per window (the default;
+// skipgram_warp_kernel below, a warp per window, under EMBED_GPU_SKIPGRAM_KERNEL=warp).
 template <typename T, typename Rule>
 __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable output, std::uint32_t stride, std::uint32_t width,
                                 std::uint32_t dim, KernelLogistic logistic, Rule rule, double* loss_out) {

@@ -10,14 +10,18 @@
 // rows at once lose no update. CBOW averages the inputs and trains the outputs one after
 // another, as word2vec does.
 //
-// Skip-gram with SGD trains a window per warp (SkipgramKernel::warp, the default): lane l
+// Every kernel trains a window per thread block of 256 threads (a warp per score, a
+// thread per element pair). Skip-gram with SGD can instead train a window per warp
+// (SkipgramKernel::warp, under EMBED_GPU_SKIPGRAM_KERNEL=warp, for experiments): lane l
 // owns element pairs l, l + 32, ... of every row in every phase, so a window needs no
-// barrier beyond its sums' shuffles. The other kernels, and skip-gram under
-// EMBED_GPU_SKIPGRAM_KERNEL=block, train a window per thread block of 256 threads (a warp
-// per score, a thread per element pair): at dim 100 most of its threads wait at its two
-// barriers per input, and the 512 windows in flight filled the GPU's thread slots at
-// 58M words/s on an H200 (1024 gave 60M), where the kernel before word2vec's order (one
-// barrier per window) reached 93M on an H100.
+// barrier beyond its sums' shuffles. It was written to fit more windows on the GPU (the
+// block kernel's 40 registers a thread let an SM hold 6 blocks, 792 windows on 132 SMs),
+// but windows in flight are capped at 512 (below), where every block is resident
+// already: there a window's latency bounds the words/s, and one warp takes longer over a
+// window than eight. On an H200 (2026-11-28, text8-head x 43, 16 threads) the warp
+// kernel gave 25.9M words/s at dim 100 and 13.6M at dim 300, the block kernel 58.0M and
+// 41.2M. Whether it wins with more windows in flight (as many warps as the block
+// kernel's 4,096) is what the throughput benchmark's device-warp mode measures.
 // Tables are stored as f32, f16 or bf16 and every product is computed in f32. The
 // sigmoid and loss come from the CPU's tables, so one window gives the CPU's result up
 // to the order of float sums.
@@ -111,7 +115,7 @@ cudaError_t allow_shared_memory(std::size_t bytes);
 // cudaErrorInvalidValue); it always takes a block per window.
 cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic,
                             const KernelRuleSpec& rule, float learning_rate, double* loss, unsigned max_blocks,
-                            cudaStream_t stream, SkipgramKernel kernel = SkipgramKernel::warp);
+                            cudaStream_t stream, SkipgramKernel kernel = SkipgramKernel::block);
 cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& tables, const KernelLogistic& logistic,
                         const KernelRuleSpec& rule, float learning_rate, double* loss, unsigned max_blocks, cudaStream_t stream);
 

@@ -349,8 +349,10 @@ def last_epoch_figures(metrics_path: str) -> dict:
     digits), loss, rss (peak bytes), and the GPU placement's resident (share of row touches
     served by rows resident on the GPU), h2d and d2h (bytes per corpus word each way),
     gpu_mem (bytes the backend took), wait and copy (percent of the workers' time spent
-    waiting for the GPU and copying rows; "-" from builds before 2026-11-27); 0 for those a
-    CPU run does not report."""
+    waiting for the GPU and copying rows; "-" from builds before 2026-11-27), kernel (percent
+    of the epoch the GPU's kernels ran) and batch_ms (a batch's mean milliseconds on the GPU:
+    in/queued/kernels/out; "-" from builds before 2026-11-28); 0 for those a CPU run does not
+    report."""
     e = epoch_events(metrics_path)[-1]
 
     def percent(key: str) -> str:
@@ -368,6 +370,9 @@ def last_epoch_figures(metrics_path: str) -> dict:
         "gpu_mem": e.get("gpu_memory", 0),
         "wait": percent("gpu_wait_share"),
         "copy": percent("row_copy_share"),
+        "kernel": percent("kernel_share"),
+        "batch_ms": "/".join(f"{1e3 * e[k]:.2f}" for k in ("batch_in_s", "batch_queued_s", "batch_kernel_s", "batch_out_s"))
+        if "batch_kernel_s" in e else ("-" if "resident_share" in e else "0"),
     }
 
 

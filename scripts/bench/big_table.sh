@@ -28,7 +28,10 @@
 # ratio to device placement's, the share of row touches served by rows resident on the GPU,
 # bytes host->GPU and GPU->host per corpus word, the share of the workers' time spent waiting
 # for the GPU (wait%: high, the GPU bounds the run; low, the CPU does) and moving rows
-# (copy%: gather's copies; mapped's queuing, turns and adds), GPU memory the backend took, peak RSS, the
+# (copy%: gather's copies; mapped's queuing, turns and adds), the share of the epoch the GPU's
+# kernels ran (kern%: near 100, the kernels bound the run) and a batch's mean milliseconds on
+# the GPU (batch_ms: its ids and rows moving in, queued behind other batches' kernels, its
+# kernels, its rows and loss moving out), GPU memory the backend took, peak RSS, the
 # last epoch's loss, whole-process seconds (counting and writing included), and quality:
 # the share of a word's 10 nearest neighbours in its own planted cluster
 # (bench-cluster-quality, over a sample spread over the frequency ranks: head, middle, tail).
@@ -136,7 +139,7 @@ stamp() { stats stamp "$1" "$2"; }
 declare -A wps_of=() share_of=()
 run_env=()
 run() {
-  local name=$1 seed=$2 start end wall wps loss rss resident h2d d2h gpu_mem wait copy quality x_dev share thirds
+  local name=$1 seed=$2 start end wall wps loss rss resident h2d d2h gpu_mem wait copy kernel batch_ms quality x_dev share thirds
   local file=$work/${name//\//-}  # host/4 -> host-4
   shift 2
   start=$(date +%s.%N)
@@ -161,9 +164,9 @@ run() {
   wps_of[$name]=$wps
   x_dev=-
   [[ -n ${wps_of[device]:-} ]] && x_dev=$(ratio "$wps" "${wps_of[device]}")
-  printf '%-10s %9s %11s %7s %9s %8s %8s %6s %6s %8s %9s %8s %7s %17s %7s\n' "$name" "${budget_gb:--}" "$wps" "$x_dev" \
-    "$(stats scaled "$resident" --times 100 --format .1f --suffix %)" "$h2d" "$d2h" "$wait" "$copy" "$(gb "$gpu_mem")" \
-    "$(gb "$rss")" "$loss" "${share_of[$name]}" "$thirds" "$wall"
+  printf '%-10s %9s %11s %7s %9s %8s %8s %6s %6s %6s %24s %8s %9s %8s %7s %17s %7s\n' "$name" "${budget_gb:--}" "$wps" "$x_dev" \
+    "$(stats scaled "$resident" --times 100 --format .1f --suffix %)" "$h2d" "$d2h" "$wait" "$copy" "$kernel" "$batch_ms" \
+    "$(gb "$gpu_mem")" "$(gb "$rss")" "$loss" "${share_of[$name]}" "$thirds" "$wall"
   # The vectors are gigabytes: only the first run's are kept (for the table's size).
   [[ $name == "$first_run" ]] || rm -f "$file.emb"
 }
@@ -173,8 +176,8 @@ placement() { [[ $DEVICE == cuda ]] && echo "--device cuda $*" || echo "--device
 echo
 echo "== skip-gram dim $DIM, $EPOCHS epoch(s), window 5, negative 5, sample 1e-4, min-count $MIN_COUNT, optimizer $OPTIMIZER," \
   "$THREADS threads"
-printf '%-10s %9s %11s %7s %9s %8s %8s %6s %6s %8s %9s %8s %7s %17s %7s\n' mode budget_GB words/s x_dev resident \
-  B/w_h2d B/w_d2h wait% copy% gpu_GB rss_GB loss share10 head/mid/tail wall_s
+printf '%-10s %9s %11s %7s %9s %8s %8s %6s %6s %6s %24s %8s %9s %8s %7s %17s %7s\n' mode budget_GB words/s x_dev resident \
+  B/w_h2d B/w_d2h wait% copy% kern% batch_ms_in/q/kern/out gpu_GB rss_GB loss share10 head/mid/tail wall_s
 first_run=device
 first_seed=${SEEDS%% *}
 budget_gb=

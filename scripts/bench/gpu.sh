@@ -8,13 +8,16 @@
 #               (corpus words before subsampling, as word2vec counts them, per wall-clock
 #               second of training: the epoch's per_second in embed-train's --metrics file)
 #               and the whole process's wall seconds. Modes: fasttext (Debian's, whole-process
-#               words/s: reading included), cpu, device (--table device), device-block
-#               (the same with EMBED_GPU_SKIPGRAM_KERNEL=block: a block of 256 threads per
-#               window, the kernel before the warp's), host-gather and host-mapped (--table
-#               host with each --host-transfer).
+#               words/s: reading included), cpu, device (--table device), device-warp
+#               (the same with EMBED_GPU_SKIPGRAM_KERNEL=warp, a warp per window, and
+#               EMBED_GPU_WINDOWS=WARP_WINDOWS, 4096 by default: as many warps in flight as
+#               the block kernel's 512 windows), host-gather and host-mapped (--table host
+#               with each --host-transfer).
 #   quality     text8-head, EPOCHS epochs, dim 100, per seed in SEEDS: cpu, device and
 #               host-gather vectors evaluated with embed-query eval (Google analogies
-#               restricted to the 30,000 most frequent words, WordSim-353 Spearman).
+#               restricted to the 30,000 most frequent words, WordSim-353 Spearman); with
+#               the first seed also the modes in QUALITY_TRY (none by default; device-warp:
+#               what its windows in flight cost).
 #
 # Roofline (../shared/design/gpu-training.md §2): with window-shared negatives a kept word
 # reads and writes C + K + 1 rows (C = window + 1 on average under word2vec's reduced
@@ -56,7 +59,7 @@
 # Environment: BUILD, PYTHON (python3), PARTS ("throughput quality glove glove-quality"; optimizers and
 # subwords on request), SUB_MODELS, SUB_MODES, OPT_MODELS ("skipgram cbow"), OPTIMIZERS, OPT_DIMS ("100"), OPT_MODES, GLOVE_COPIES (8),
 # GLOVE_EPOCHS (3), GLOVE_QUALITY_EPOCHS (15), DIMS ("100 300"), WORDS (100000000), THREADS
-# (nproc), SEEDS ("1 2"), EPOCHS (5), MODES ("fasttext cpu device device-block host-gather host-mapped"),
+# (nproc), SEEDS ("1 2"), EPOCHS (5), MODES ("fasttext cpu device host-gather host-mapped"), WARP_WINDOWS (4096), QUALITY_TRY,
 # SHARED, BENCH_DIR, KEEP=1.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -71,7 +74,7 @@ WORDS=${WORDS:-100000000}
 THREADS=${THREADS:-$(nproc)}
 SEEDS=${SEEDS:-1 2}
 EPOCHS=${EPOCHS:-5}
-MODES=${MODES:-fasttext cpu device device-block host-gather host-mapped}
+MODES=${MODES:-fasttext cpu device host-gather host-mapped}
 OPT_MODELS=${OPT_MODELS:-skipgram cbow}
 OPTIMIZERS=${OPTIMIZERS:-sgd adagrad rowadagrad adam}
 OPT_DIMS=${OPT_DIMS:-100}
@@ -109,16 +112,20 @@ elapsed() { stats elapsed "$1" "$2" 1; }
 # run_embed NAME ARGS...: trains, leaves $wall, and from its --metrics file $epoch_wps (the
 # last epoch's words/s; GloVe: records/s), $cost (the last epoch's loss; GloVe: its cost)
 # and $wait_pct (the last epoch's share of the workers' time spent waiting for the GPU, in
-# percent; 0 on the CPU).
+# percent; 0 on the CPU), $kernel_pct (the share of the epoch the GPU's kernels ran) and
+# $batch_ms (a batch's mean milliseconds on the GPU: in/queued/kernels/out).
 run_embed() {
   local name=$1
   shift
   # Every name epoch_figures and last-epoch set is local, used or not, so that their evals
   # leave no globals.
   # shellcheck disable=SC2034
-  local start end figures epochs_run unit units train_s rate last_rate loss wps rss resident h2d d2h gpu_mem wait copy
+  local start end figures epochs_run unit units train_s rate last_rate loss wps rss resident h2d d2h gpu_mem wait copy \
+    kernel batch_ms
   start=$(date +%s.%N)
-  "$EMBED_TRAIN" "$@" -o "$work/$name.emb" --metrics "$work/$name.metrics" 2>"$work/$name.log" ||
+  # MODE_ENV (mode_env's, for the call): variables to train with.
+  # shellcheck disable=SC2086
+  env ${MODE_ENV:-} "$EMBED_TRAIN" "$@" -o "$work/$name.emb" --metrics "$work/$name.metrics" 2>"$work/$name.log" ||
     { tail -3 "$work/$name.log"; return 1; }
   end=$(date +%s.%N)
   wall=$(elapsed "$start" "$end")
@@ -127,7 +134,7 @@ run_embed() {
   epoch_wps=$(printf '%.4g' "$last_rate")
   cost=$(printf '%.4f' "$loss")
   eval "$(stats last-epoch "$work/$name.metrics")"
-  wait_pct=$wait
+  wait_pct=$wait kernel_pct=$kernel batch_ms_of=$batch_ms
 }
 
 # run_fasttext DIM ARGS...: Debian's fastText skip-gram, 1 epoch on the throughput corpus at DIM with
@@ -151,7 +158,7 @@ x_mode() {
 mode_args() {
   case $1 in
     cpu) echo "--device cpu" ;;
-    device | device-block) echo "--device cuda --table device" ;;
+    device | device-warp) echo "--device cuda --table device" ;;
     host-gather) echo "--device cuda --table host --host-transfer gather" ;;
     host-mapped) echo "--device cuda --table host --host-transfer mapped" ;;
     # --subwords on text8-head (the tables: 0.9 GB at dim 100, 2.5 GB at dim 300), 16 workers:
@@ -159,6 +166,13 @@ mode_args() {
     # rows its words touch (the plan: 11k to 16k hot rows of each table's worth, batches of
     # 500 words), so batches copy the rest; from 70 and 170 MB all of them are hot.
     host-tight) echo "--device cuda --table host --host-transfer gather --gpu-memory $((dim * 45 / 100 + 5))M" ;;
+  esac
+}
+
+# mode_env MODE: the environment a mode trains in (device-warp: the warp kernel, WARP_WINDOWS windows at once).
+mode_env() {
+  case $1 in
+    device-warp) echo "EMBED_GPU_SKIPGRAM_KERNEL=warp EMBED_GPU_WINDOWS=${WARP_WINDOWS:-4096}" ;;
   esac
 }
 
@@ -175,38 +189,41 @@ if has "$PARTS" throughput; then
   make_big
   echo
   echo "== throughput: skip-gram, 1 epoch on text8-head x $copies ($big_words words), $THREADS threads"
-  printf '%-12s %5s %14s %9s %9s %9s %14s %6s\n' mode dim words/s wall_s x_cpu x_fasttext roofline_w/s wait%
+  printf '%-12s %5s %14s %9s %9s %9s %14s %6s %6s %24s\n' mode dim words/s wall_s x_cpu x_fasttext roofline_w/s wait% \
+    kern% batch_ms_in/q/kern/out
   for dim in $DIMS; do
     declare -A wps=()
     for mode in $MODES; do
       if [[ $mode == fasttext ]]; then
         command -v fasttext >/dev/null || { echo "fasttext: not installed, skipped"; continue; }
         run_fasttext "$dim" -minn 0 -maxn 0 -lr 0.025
-        wait_pct=-
+        wait_pct=- kernel_pct=- batch_ms_of=-
       else
-        # device-block: skip-gram's block-per-window kernel, beside the warp's (device).
         # shellcheck disable=SC2046
-        EMBED_GPU_SKIPGRAM_KERNEL=$([[ $mode == device-block ]] && echo block || echo "${EMBED_GPU_SKIPGRAM_KERNEL:-warp}") \
-          run_embed "$mode-$dim" --corpus "$work/big.txt" --dim "$dim" --epochs 1 --threads "$THREADS" $(mode_args "$mode") ||
+        MODE_ENV=$(mode_env "$mode") run_embed "$mode-$dim" --corpus "$work/big.txt" --dim "$dim" --epochs 1 --threads "$THREADS" $(mode_args "$mode") ||
           { echo "$mode dim $dim: failed"; continue; }
       fi
       wps[$mode]=$epoch_wps
-      printf '%-12s %5s %14s %9s %9s %9s %14s %6s\n' "$mode" "$dim" "$epoch_wps" "$wall" "$(x_mode cpu)" \
-        "$(x_mode fasttext)" "$(roofline "$dim")" "$wait_pct"
+      printf '%-12s %5s %14s %9s %9s %9s %14s %6s %6s %24s\n' "$mode" "$dim" "$epoch_wps" "$wall" "$(x_mode cpu)" \
+        "$(x_mode fasttext)" "$(roofline "$dim")" "$wait_pct" "$kernel_pct" "$batch_ms_of"
     done
     unset wps
   done
   echo "(fastText's words/s is whole-process: corpus words / wall seconds, reading included; wait%: the share of the" \
-    "workers' time spent waiting for the GPU: near 0, the CPU's batches bound the run)"
+    "workers' time spent waiting for the GPU: near 0, the CPU's batches bound the run; kern%: the share of the epoch" \
+    "the GPU's kernels ran, one batch's at a time; batch_ms: a batch's mean milliseconds moving in, queued behind" \
+    "other batches' kernels, in its kernels, moving out)"
 fi
 
 if has "$PARTS" quality; then
   echo
   echo "== quality: skip-gram dim 100, $EPOCHS epochs on text8-head, $THREADS threads, seeds: $SEEDS"
+  first_seed=${SEEDS%% *}
   for seed in $SEEDS; do
-    for mode in cpu device host-gather; do
+    # shellcheck disable=SC2086
+    for mode in cpu device host-gather $([[ $seed == "$first_seed" ]] && echo ${QUALITY_TRY:-}); do
       # shellcheck disable=SC2046
-      run_embed "q-$mode-$seed" --corpus "$data/text8-head.txt" --epochs "$EPOCHS" --seed "$seed" --threads "$THREADS" \
+      MODE_ENV=$(mode_env "$mode") run_embed "q-$mode-$seed" --corpus "$data/text8-head.txt" --epochs "$EPOCHS" --seed "$seed" --threads "$THREADS" \
         $(mode_args "$mode") || { echo "$mode seed $seed: failed"; continue; }
       figures=$(evaluate "$work/q-$mode-$seed.emb" "$work/q.json") || exit 1
       read -r acc _ _ _ ws _ <<<"$figures"
@@ -319,8 +336,10 @@ fi
 if has "$PARTS" glove-quality; then
   echo
   echo "== glove quality: dim 100, window 10, $GLOVE_QUALITY_EPOCHS epochs on text8-head, $THREADS threads, seeds: $SEEDS"
+  first_seed=${SEEDS%% *}
   for seed in $SEEDS; do
-    for mode in cpu device host-gather; do
+    # shellcheck disable=SC2086
+    for mode in cpu device host-gather $([[ $seed == "$first_seed" ]] && echo ${QUALITY_TRY:-}); do
       # shellcheck disable=SC2046
       run_embed "gq-$mode-$seed" --corpus "$data/text8-head.txt" --model glove --window 10 --dim 100 \
         --epochs "$GLOVE_QUALITY_EPOCHS" --seed "$seed" --threads "$THREADS" $(mode_args "$mode") ||

@@ -245,12 +245,17 @@ class Metrics(TempFiles):
         figures = bs.last_epoch_figures(self.file("m.jsonl", GPU_METRICS))
         self.assertEqual(bs.assignments(figures),
                          "wps=6.439e+05 loss=1.4688 rss=1049473024 resident=0.8765 h2d=123 d2h=62 gpu_mem=2147483648 "
-                         "wait=- copy=-")
+                         "wait=- copy=- kernel=- batch_ms=-")
         timed = bs.last_epoch_figures(self.file(
             "t.jsonl", GPU_METRICS.replace('"gpu_memory"', '"gpu_wait_share":0.416,"row_copy_share":0.05,"gpu_memory"')))
         self.assertEqual((timed["wait"], timed["copy"]), ("42", "5"))
+        batches = bs.last_epoch_figures(self.file(
+            "b.jsonl", GPU_METRICS.replace('"gpu_memory"', '"kernel_share":0.634,"batch_in_s":0.00021,"batch_queued_s":0.0014,'
+                                           '"batch_kernel_s":0.000356,"batch_out_s":0.00018,"gpu_memory"')))
+        self.assertEqual((batches["kernel"], batches["batch_ms"]), ("63", "0.21/1.40/0.36/0.18"))
         cpu = bs.last_epoch_figures(self.file("c.jsonl", SKIPGRAM_METRICS))
-        self.assertEqual((cpu["resident"], cpu["h2d"], cpu["gpu_mem"], cpu["wait"]), ("0.0000", "0", 0, "0"))
+        self.assertEqual((cpu["resident"], cpu["h2d"], cpu["gpu_mem"], cpu["wait"], cpu["kernel"], cpu["batch_ms"]),
+                         ("0.0000", "0", 0, "0", "0", "0"))
 
     def test_largest_cost_difference(self):
         memory = self.file("a.jsonl", SKIPGRAM_METRICS)

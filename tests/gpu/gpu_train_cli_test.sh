@@ -93,7 +93,7 @@ within "$(last_loss small.log)" "$cpu_loss" 0.05 && ok || bad "host placement in
 # is as the device counts it (its allocation granularity on top of the plan's 3M).
 grep -qE 'epoch 5/5: .*; GPU: 100\.0% of row touches on resident rows, [0-9]+ B/word to it' device.log && ok ||
   bad "device placement's traffic line: $(grep 'epoch 5/5' device.log)"
-grep -qE 'epoch 5/5: .*; GPU: [1-9][0-9]?\.[0-9]% of row touches.*; workers waited for it [0-9]+% of their time, copied rows [0-9]+%' small.log && ok ||
+grep -qE 'epoch 5/5: .*; GPU: [1-9][0-9]?\.[0-9]% of row touches.*; workers waited for it [0-9]+% of their time, copied rows [0-9]+%; kernels busy [0-9]+% of the epoch; a batch [0-9.]+ ms in, [0-9.]+ ms queued, [0-9.]+ ms in kernels, [0-9.]+ ms out' small.log && ok ||
   bad "host placement's traffic line: $(grep 'epoch 5/5' small.log)"
 python3 - small.jsonl <<'PY' && ok || bad "--metrics traffic fields: $(tail -1 small.jsonl)"
 import json, sys
@@ -107,6 +107,10 @@ for m in epochs:
     # Where the workers' time went: host placement in 3M copies rows, and waits for the
     # GPU some of the time (both shares of the workers' time, so at most 1).
     assert 0 <= m["gpu_wait_share"] <= 1 and 0 < m["row_copy_share"] <= 1, m
+    # The batches' times on the GPU: its kernels ran some of the epoch, and a batch's parts
+    # each took less than the epoch.
+    assert 0 < m["kernel_share"] <= 1 and 0 < m["batch_kernel_s"] and 0 < m["batch_in_s"] and 0 < m["batch_out_s"], m
+    assert all(0 <= m[k] < m["time"] for k in ("batch_in_s", "batch_queued_s", "batch_kernel_s", "batch_out_s")), m
 PY
 
 # Skip-gram and CBOW with an optimizer that keeps state: device placement and host placement

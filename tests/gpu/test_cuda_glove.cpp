@@ -102,7 +102,10 @@ namespace {
 
 // How close the GPU must come to the CPU: `same`, its last cost within 5% of the CPU's and
 // its topic separation within 15%; `no_worse`: a cost at most 10% higher, a separation at
-// least 80% of the CPU's; `summed`: as no_worse, with a cost at most 50% higher.
+// least 70% of the CPU's; `summed`: as no_worse, with a cost at most 50% higher. The CPU's
+// 4 threads race too, so its separation swings from run to run: rmsprop's was 1.302 in one
+// H200 call and 1.010 in the next (2026-11-28), the GPU's 1.017 to 1.163 in its three
+// placements over both, which failed 80% once (an untrained model's is near 0).
 enum class Match { same, no_worse, summed };
 
 // Trains the same co-occurrences with `rules` on the CPU and in each placement on the GPU.
@@ -151,7 +154,7 @@ void train_like_the_cpu(std::span<const Rule> rules, Match match) {
         CHECK(separation == Approx(cpu_separation).epsilon(0.15));
         CHECK(cost == Approx(cpu_cost).epsilon(0.05));
       } else {
-        CHECK(separation > 0.8 * cpu_separation);
+        CHECK(separation > 0.7 * cpu_separation);
         CHECK(cost < (match == Match::summed ? 1.5 : 1.1) * cpu_cost);
       }
     }

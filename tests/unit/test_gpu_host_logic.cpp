@@ -1233,6 +1233,19 @@ TEST_CASE("an epoch's GPU traffic is reported per item, and as the share of touc
   CHECK(timed.gpu_wait_share == Approx(0.3));
   CHECK(timed.row_copy_share == Approx(0.1));
   CHECK(timed.describe("words").ends_with("; workers waited for it 30% of their time, copied rows 10%"));
+  // The batches' times on the GPU: 2 batches in an epoch of 2.5 s whose kernels took 1 s.
+  const TableTraffic::Counts before_batches = traffic.counts();
+  traffic.add_batch(100'000, 2'000'000, 400'000'000, 50'000);
+  traffic.add_batch(300'000, 4'000'000, 600'000'000, 150'000);
+  const EpochTraffic batches = EpochTraffic::of(traffic.counts() - before_batches, 1000, 5u << 20, 4 * 2.5, 2.5);
+  CHECK(batches.kernel_share == Approx(0.4));
+  CHECK(batches.batch_in_s == Approx(200e-6));
+  CHECK(batches.batch_queued_s == Approx(3e-3));
+  CHECK(batches.batch_kernel_s == Approx(0.5));
+  CHECK(batches.batch_out_s == Approx(100e-6));
+  CHECK(batches.describe("words").ends_with(
+      "; kernels busy 40% of the epoch; a batch 0.20 ms in, 3.00 ms queued, 500.00 ms in kernels, 0.10 ms out"));
+  CHECK(timed.kernel_share == 0);  // no batch timed in that epoch
   // An epoch with nothing trained reports zeros, not a division by zero.
   const EpochTraffic idle = EpochTraffic::of({}, 0, 0);
   CHECK(idle.resident_share == 0);

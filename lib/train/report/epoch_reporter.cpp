@@ -37,7 +37,7 @@ void EpochReporter::epoch(const TrainProgress& p) {
   const TableTraffic::Counts now = gpu_traffic_ ? gpu_traffic_->counts() : TableTraffic::Counts{};
   if (now.row_touches > 0) {
     traffic = EpochTraffic::of(now - traffic_at_epoch_start_, done / run_.ranks, gpu_traffic_->gpu_bytes.load(),
-                               seconds * run_.threads / run_.ranks);  // this rank's workers
+                               seconds * run_.threads / run_.ranks, seconds);  // this rank's workers
     traffic_at_epoch_start_ = now;
     traffic_note = "; " + traffic->describe(run_.items);
   }

@@ -34,9 +34,11 @@ void MetricsLog::epoch(const TrainProgress& p, double per_second, std::uint64_t 
   if (gpu) {
     more += fmt::format(
         ",\"resident_share\":{},\"to_gpu_per_item\":{},\"from_gpu_per_item\":{},\"gpu_memory\":{},"
-        "\"gpu_wait_share\":{},\"row_copy_share\":{}",
+        "\"gpu_wait_share\":{},\"row_copy_share\":{},\"kernel_share\":{},\"batch_in_s\":{},\"batch_queued_s\":{},"
+        "\"batch_kernel_s\":{},\"batch_out_s\":{}",
         number(gpu->resident_share), number(gpu->to_gpu_per_item), number(gpu->from_gpu_per_item), gpu->gpu_bytes,
-        number(gpu->gpu_wait_share), number(gpu->row_copy_share));
+        number(gpu->gpu_wait_share), number(gpu->row_copy_share), number(gpu->kernel_share), number(gpu->batch_in_s),
+        number(gpu->batch_queued_s), number(gpu->batch_kernel_s), number(gpu->batch_out_s));
   }
   write("epoch", p, per_second, more);
 }
