@@ -9,11 +9,17 @@
 // The kernels of all slots run one after another on one compute stream, while the
 // copies of other slots overlap them: each model's kernels cap how many of its items
 // train at once (word2vec_kernels.h says why), and kernels of several slots running
-// side by side would multiply that number.
+// side by side would multiply that number. A model whose batches are too small to fill
+// its cap may ask for several compute streams (kernel lanes), each batch's kernels on
+// the next, and cap each lane's kernels at its share: host placement's batches shrink
+// with --gpu-memory (a few hundred words at 1/16 of the tables' bytes), and one such
+// batch's kernel runs a few dozen blocks on a GPU of 132 multiprocessors.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -95,6 +101,15 @@ class BatchPipeline : public RowHome {
   }
   void select_device() const { check(cudaSetDevice(device_.ordinal), "selecting the GPU"); }
 
+  // Before place_tables: the compute streams that run the batches' kernels, each batch's
+  // on the next (1, the default: one batch's kernels at a time). The model caps each
+  // kernel's windows in flight at its share of the whole.
+  void set_kernel_lanes(unsigned lanes) {
+    EMBED_ASSERT(lanes >= 1 && !lanes_);
+    lane_count_ = lanes;
+  }
+  unsigned kernel_lanes() const { return lane_count_; }
+
   // Puts the two host tables where the plan says (copies in GPU memory, or pinned in
   // place with the rows each batch touches moved), then makes a worker per
   // plan.workers, each with plan.slots_per_worker slots of `totals_bytes` totals and,
@@ -113,7 +128,7 @@ class BatchPipeline : public RowHome {
     second_ = &second;
     std::size_t free_before = 0, free_after = 0, total = 0;
     check(cudaMemGetInfo(&free_before, &total), "reading the GPU's free memory");
-    compute_.emplace();
+    lanes_ = std::make_unique<Lane[]>(lane_count_);
     if (device_placement()) {
       device_tables_ = DeviceTables(first, second, first.rows(), second.rows(), storage_of(storage), first_name, second_name);
     } else {
@@ -179,7 +194,7 @@ class BatchPipeline : public RowHome {
     for (Worker& worker : workers_) {
       for (Slot& slot : worker.slots) cudaStreamSynchronize(slot.stream.get());
     }
-    if (compute_) cudaStreamSynchronize(compute_->get());
+    for (unsigned l = 0; lanes_ && l < lane_count_; ++l) cudaStreamSynchronize(lanes_[l].stream.get());
   }
 
   // `worker`'s next slot, after completing the batch it last held.
@@ -232,11 +247,13 @@ class BatchPipeline : public RowHome {
       // runs of sum, step and clear, sharing one set of sums), so each worker queues all of
       // its batch's before another queues any: interleaved, one batch's clears would undo
       // another's sums.
-      const std::lock_guard<std::mutex> one_batch_at_a_time(compute_queue_);
-      check(cudaStreamWaitEvent(compute_->get(), slot.ready.get(), 0), "ordering a batch's kernels");
-      check(cudaEventRecord(slot.computing.get(), compute_->get()), "timing a batch");
-      check(std::forward<Launch>(launch)(compute_->get()), "launching the training kernel");
-      check(cudaEventRecord(slot.computed.get(), compute_->get()), "ordering a batch's kernels");
+      Lane& lane = lanes_[lane_count_ == 1 ? 0 : next_lane_.fetch_add(1, std::memory_order_relaxed) % lane_count_];
+      const std::lock_guard<std::mutex> one_batch_at_a_time(lane.queue);
+      cudaStream_t compute = lane.stream.get();
+      check(cudaStreamWaitEvent(compute, slot.ready.get(), 0), "ordering a batch's kernels");
+      check(cudaEventRecord(slot.computing.get(), compute), "timing a batch");
+      check(std::forward<Launch>(launch)(compute), "launching the training kernel");
+      check(cudaEventRecord(slot.computed.get(), compute), "ordering a batch's kernels");
     }
     check(cudaStreamWaitEvent(stream, slot.computed.get(), 0), "ordering a batch's kernels");
     if (!device_placement()) {
@@ -268,8 +285,15 @@ class BatchPipeline : public RowHome {
  private:
   RowMatrix* first_ = nullptr;
   RowMatrix* second_ = nullptr;
-  std::optional<Stream> compute_;               // every slot's kernels, one batch at a time (made on the GPU in place_tables)
-  std::mutex compute_queue_;                    // held while a worker queues its batch's kernels on compute_
+  // A compute stream (made on the GPU in place_tables): its batches' kernels one batch at a
+  // time, queued under its lock.
+  struct Lane {
+    Stream stream;
+    std::mutex queue;
+  };
+  unsigned lane_count_ = 1;
+  std::unique_ptr<Lane[]> lanes_;
+  std::atomic<unsigned> next_lane_{0};          // the lane of the next batch, modulo lane_count_
   DeviceTables device_tables_;                  // device placement; host placement's hot rows
   HostTables host_;                             // host placement
   std::size_t hot_first_ = 0, hot_second_ = 0;  // host placement: each table's hot rows

@@ -72,6 +72,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     logistic_ = {sigmoid_.get<float>(), loss_table_.get<float>(), LogisticTable::kRange, LogisticTable::kSteps};
     if (request.subwords) use_subwords(*request.subwords);
 
+    set_kernel_lanes(kernel_lanes_chosen());
+    kernel_blocks_ = std::max(1u, max_blocks_ / kernel_lanes());
     place_tables(input_, output_, shape_.storage, "the input table", "the output table", sizeof(double), request.hot_rows);
     if (summed_windows_ > 0) allocate_row_sums();
   }
@@ -87,9 +89,11 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     const std::string where =
         device_placement() ? "tables in GPU memory" : fmt::format("{}, batches of {} words", host, plan_.batch_items);
     const bool by_warp = model_ == Model::skipgram && padded_ == shape_.stride && skipgram_kernel_ == SkipgramKernel::warp;
-    const std::string at_once = summed_windows_ > 0
-                                    ? fmt::format("steps summed over {} windows", summed_windows_)
-                                    : fmt::format("{} windows at a time, {} each", max_blocks_, by_warp ? "a warp" : "a block");
+    const std::string at_once =
+        summed_windows_ > 0 ? fmt::format("steps summed over {} windows", summed_windows_)
+                            : fmt::format("{} windows at a time{}, {} each", kernel_blocks_ * kernel_lanes(),
+                                          kernel_lanes() > 1 ? fmt::format(" in {} batches' kernels", kernel_lanes()) : "",
+                                          by_warp ? "a warp" : "a block");
     return fmt::format("cuda ({}; {}, {}{}; {} of GPU memory planned; {})", device_.description(), where,
                        vector_dtype_name(shape_.storage), subwords_ ? ", subwords" : "",
                        human_bytes(static_cast<double>(plan_.total_bytes())), at_once);
@@ -187,14 +191,14 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
       }
       if (subwords_) {
         return model_ == Model::skipgram ? launch_subword_skipgram(kernel_batch, subwords, tables, logistic_, batch.learning_rate,
-                                                                   device_loss, max_blocks_, stream, skipgram_kernel_)
+                                                                   device_loss, kernel_blocks_, stream, skipgram_kernel_)
                                          : launch_subword_cbow(kernel_batch, subwords, tables, logistic_, batch.learning_rate,
-                                                               device_loss, max_blocks_, stream);
+                                                               device_loss, kernel_blocks_, stream);
       }
       return model_ == Model::skipgram
-                 ? launch_skipgram(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, max_blocks_, stream,
-                                   skipgram_kernel_)
-                 : launch_cbow(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, max_blocks_, stream);
+                 ? launch_skipgram(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, kernel_blocks_,
+                                   stream, skipgram_kernel_)
+                 : launch_cbow(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, kernel_blocks_, stream);
     });
   }
 
@@ -286,6 +290,22 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     return static_cast<unsigned>(std::clamp<std::size_t>(rows / 8, 1, kConcurrentWindows));
   }
 
+  // How many batches' kernels run at once (batch_pipeline.h), under
+  // EMBED_GPU_KERNEL_LANES, for experiments: N, or "auto", as many as the windows in flight
+  // allow full batches' kernels (a batch of at most W corpus words runs at most
+  // W / (max inputs + 1) blocks, fewer where subsampling drops words: 236 for host
+  // placement's 2,604-word batches at big_table's 1/4, 59 at 1/16's 649), at most 8.
+  // Unset: 1. Summed steps share one set of sums: 1.
+  unsigned kernel_lanes_chosen() const {
+    const char* chosen = std::getenv("EMBED_GPU_KERNEL_LANES");
+    if (chosen == nullptr || summed_windows_ > 0) return 1;
+    if (std::string_view(chosen) == "auto") {
+      const std::size_t full_batch_blocks = std::max<std::size_t>(1, plan_.batch_items / (shape_.max_inputs_per_window + 1));
+      return static_cast<unsigned>(std::clamp<std::size_t>(max_blocks_ / full_batch_blocks, 1, 8));
+    }
+    return static_cast<unsigned>(std::clamp(std::atoi(chosen), 1, 16));
+  }
+
   // Skip-gram with SGD (word2vec's or fastText's): a block per window, or under
   // EMBED_GPU_SKIPGRAM_KERNEL=warp a warp per window, for experiments: at the same 512
   // windows in flight the warp kernel ran at 0.45x the block's words/s at dim 100 and
@@ -316,6 +336,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   // ended 0.5% above the CPU's loss with its analogy score, 1024 1.4% above.
   static constexpr unsigned kConcurrentWindows = 512;
   const unsigned max_blocks_ = concurrent_windows(input_.rows());
+  unsigned kernel_blocks_ = max_blocks_;  // each kernel's share of them (kernel lanes)
   const SkipgramKernel skipgram_kernel_ = skipgram_kernel_chosen();
   // --subwords (use_subwords): each word's rows, and device placement's copy of them.
   const SubwordRows* subwords_ = nullptr;

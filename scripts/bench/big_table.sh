@@ -23,6 +23,10 @@
 #   f16s/N     f16/N with the batches' slots in BATCH_SHARE (0.25) of the budget rather than
 #              half (EMBED_HOST_BATCH_SHARE): smaller batches, more hot rows, fewer rows
 #              copied per word (on the dev VM's 2 threads, 1.71 rather than 2.14 at 1/4)
+#   f16c/N     f16/N with as many batches' kernels at once as the windows in flight allow
+#              full batches' (EMBED_GPU_KERNEL_LANES=auto: a small batch's kernel alone runs a
+#              few dozen to a few hundred blocks), each capped at its share of the windows
+#              (2026-11-28, not yet run on a GPU)
 #   cpu        (when MODES has it) every CPU core, for scale
 # Per run: the last epoch's words/s (corpus words per second of training, --metrics), its
 # ratio to device placement's, the share of row touches served by rows resident on the GPU,
@@ -54,7 +58,7 @@
 # .device-kit/scripts/bench/.
 # Environment: BUILD, PYTHON (python3), VOCAB (4000000), CLUSTER (20), WORDS (200000000), ZIPF (1.0),
 # DIM (300), EPOCHS (1), THREADS (nproc), SEEDS ("1 2"), FRACTIONS ("4 16"),
-# MODES ("device host f16"; also: f16s, f16m, mapped, cpu), BATCH_SHARE (0.25, f16s's), OPTIMIZER (sgd), MIN_COUNT (5), BUDGET, SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
+# MODES ("device host f16"; also: f16s, f16m, f16c, mapped, cpu), BATCH_SHARE (0.25, f16s's), OPTIMIZER (sgd), MIN_COUNT (5), BUDGET, SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
 # reported with its last progress line), DEVICE, BENCH_DIR, KEEP=1.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -215,16 +219,17 @@ rm -f "$work/device.emb"
 # Each budget's two transfers side by side, so that a step cut short by its cap still
 # compares them at the first budget.
 for n in $FRACTIONS; do
-  for name in host mapped f16 f16m f16s; do
+  for name in host mapped f16 f16m f16s f16c; do
     has "$MODES" "$name" || continue
     budget=$((table_bytes / n))
     case $name in
       host) how=(--host-transfer gather) ;;
       mapped) how=(--host-transfer mapped) ;;
-      f16 | f16s) how=(--host-transfer gather --dtype f16) budget=$((table_bytes / 2 / n)) ;;  # its tables' bytes / n
+      f16 | f16s | f16c) how=(--host-transfer gather --dtype f16) budget=$((table_bytes / 2 / n)) ;;  # its tables' bytes / n
       f16m) how=(--host-transfer mapped --dtype f16) budget=$((table_bytes / 2 / n)) ;;
     esac
     [[ $name == f16s ]] && run_env=(EMBED_HOST_BATCH_SHARE="$BATCH_SHARE")
+    [[ $name == f16c ]] && run_env=(EMBED_GPU_KERNEL_LANES=auto)
     budget_gb=$(gb "$budget")
     # shellcheck disable=SC2046
     run "$name/$n" "$first_seed" $(placement --table host "${how[@]}" --gpu-memory "$budget") || true
@@ -250,7 +255,7 @@ spread=$(stats spread 3 -- "$shares")  # "-" for fewer than two seeds
 for n in $FRACTIONS; do
   target=0.67
   ((n >= 16)) && target=0.5
-  for name in host mapped f16 f16m f16s; do
+  for name in host mapped f16 f16m f16s f16c; do
     [[ -n ${wps_of[$name/$n]:-} && -n ${wps_of[device]:-} ]] || continue
     x=$(ratio "${wps_of[$name/$n]}" "${wps_of[device]}")
     echo "target $name/$n >= ${target}x device: ${x}x, $(verdict "$x >= $target");" \

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -55,22 +56,35 @@ struct SkipgramKernelCase {
 };
 inline const SkipgramKernelCase kSkipgramKernels[] = {{"warp", "a warp each"}, {"block", "a block each"}};
 
+// Sets an environment variable the backends read (EMBED_GPU_KERNEL_LANES) for those made
+// while it lives, then puts back what the environment held.
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(const char* name, const char* value) : name_(name) {
+    if (const char* was = std::getenv(name)) was_ = was;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnvironment() { was_ ? setenv(name_, was_->c_str(), 1) : unsetenv(name_); }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> was_;
+};
+
 // Chooses skip-gram's kernel for the backends made while it lives, then puts back what the
 // environment held: the later tests take the kernel they were given (run.sh may have
 // chosen one for the whole run).
 class SkipgramKernelChoice {
  public:
-  SkipgramKernelChoice() {
-    if (const char* was = std::getenv(kVariable)) was_ = was;
+  void use(const SkipgramKernelCase& kernel) {
+    chosen_.reset();  // what the environment held, before the next choice
+    chosen_ = std::make_unique<ScopedEnvironment>("EMBED_GPU_SKIPGRAM_KERNEL", kernel.env);
   }
-  ~SkipgramKernelChoice() { was_ ? setenv(kVariable, was_->c_str(), 1) : unsetenv(kVariable); }
-  SkipgramKernelChoice(const SkipgramKernelChoice&) = delete;
-  SkipgramKernelChoice& operator=(const SkipgramKernelChoice&) = delete;
-  void use(const SkipgramKernelCase& kernel) const { setenv(kVariable, kernel.env, 1); }
 
  private:
-  static constexpr const char* kVariable = "EMBED_GPU_SKIPGRAM_KERNEL";
-  std::optional<std::string> was_;
+  std::unique_ptr<ScopedEnvironment> chosen_;
 };
 
 // The body of main(): finds the device, or returns 77 without one.

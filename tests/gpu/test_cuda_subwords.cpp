@@ -147,7 +147,7 @@ TEST_CASE("fastText's skip-gram: the warp and block kernels each train one batch
   // repeated across words and within one), at dims with idle lanes (37), two pairs per
   // lane (100) and five (300), in every storage type; device placement and host placement
   // with every row copied.
-  const SkipgramKernelChoice choice;
+  SkipgramKernelChoice choice;
   const SubwordSettings settings{3, 4, 37};
   const SubwordRows subwords(kSubwordWords, settings);
   const WindowBatch batch = subword_skipgram_batch();

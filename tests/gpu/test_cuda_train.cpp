@@ -142,7 +142,7 @@ TEST_CASE("skip-gram's warp and block kernels each train one batch as the CPU do
   const Shape shapes[] = {
       {DType::f32, 5, false}, {DType::f32, 5, true}, {DType::f32, 15, true}, {DType::f16, 5, true}, {DType::bf16, 5, true}};
   const Placement placements[] = {kPlacements[0], kPlacements[1], kPlacements[4]};  // device; every row copied; half hot
-  const SkipgramKernelChoice choice;
+  SkipgramKernelChoice choice;
   for (const SkipgramKernelCase& kernel : kSkipgramKernels) {
     choice.use(kernel);
     for (const Shape& shape : shapes) {
@@ -279,6 +279,31 @@ TEST_CASE("host and device placements train to the same quality as the CPU", "[g
       CHECK(last_epoch_loss == Approx(cpu_loss).epsilon(0.05));
     }
   }
+}
+
+// Several batches' kernels at once (EMBED_GPU_KERNEL_LANES), each capped at its share of
+// the windows in flight, train as one batch's kernels at a time do (host placement, every
+// row hot, as in the test above: this vocabulary's rows are all as busy as a frequent word's).
+TEST_CASE("batches' kernels on several compute streams train to the CPU's quality", "[gpu]") {
+  const Corpus corpus = topic_corpus(11, 4000, 40, 500);
+  const TrainSettings s = quality_settings(Model::skipgram, 4);
+  double separation_of[2] = {}, loss_of[2] = {};
+  for (const char* lanes : {"1", "4"}) {
+    const ScopedEnvironment chosen("EMBED_GPU_KERNEL_LANES", lanes);
+    RowMatrix input(corpus.vocab.size(), s.dim), output(corpus.vocab.size(), s.dim);
+    init_uniform(input, s.seed, 1);
+    std::unique_ptr<Word2vecBackend> backend =
+        cuda_backend(Model::skipgram, input, output, s.window, s.negative, s.threads, kQualityPlacements[1]);
+    INFO(backend->name());
+    CHECK((lanes[0] == '1') == (backend->name().find("batches' kernels") == std::string::npos));
+    const int which = lanes[0] == '1' ? 0 : 1;
+    loss_of[which] = train_whole_run(s, corpus, *backend);
+    separation_of[which] = topic_separation(corpus, input);
+    std::printf("skipgram, host, gather, all hot, %s kernel lanes: separation %.3f, last epoch loss %.4f\n", lanes,
+                separation_of[which], loss_of[which]);
+  }
+  CHECK(separation_of[1] == Approx(separation_of[0]).epsilon(0.15));
+  CHECK(loss_of[1] == Approx(loss_of[0]).epsilon(0.05));
 }
 
 TEST_CASE("summed steps train adam on the GPU as on the CPU", "[gpu]") {
