@@ -284,8 +284,9 @@ case $mode in
     # device-warp: skip-gram's warp-per-window kernel with as many warps in flight as the
     # block kernel's (4,096 windows), beside the block kernel's 512 (device): whether one
     # warp's longer window is paid back by more windows at once (quality: seed 1 below).
-    bench_step throughput 120 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
-      MODES="cpu device device-warp host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
+    # device-pair: f32 pairs added by one 8-byte atomic (whether the L2's atomics bound dim 300).
+    bench_step throughput 130 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
+      MODES="cpu device device-pair device-warp host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
     # Host placement's row moves on this machine's bus, a few seconds: a batch's rows copied
     # from staging (gather) against the mapped kernels' gather, whole store and add (what
     # bounds big_table's f16m below: the bus, or the kernels' round trips).

@@ -19,6 +19,10 @@ struct SplitTable {
   void* hot = nullptr;
   void* cold = nullptr;
   std::uint32_t hot_rows = 0;
+  // f32 rows on sm_90: the SGD kernels' adds (skip-gram's, and fastText's models') add an
+  // element pair's change with one 8-byte atomic rather than two (EMBED_GPU_PAIR_ATOMICS=1,
+  // for experiments: cuda_word2vec_backend.cpp).
+  bool pair_atomics = false;
 };
 inline constexpr std::uint32_t kAllRowsHot = ~std::uint32_t{0};
 

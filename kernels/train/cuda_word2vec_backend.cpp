@@ -94,8 +94,9 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
                             : fmt::format("{} windows at a time{}, {} each", kernel_blocks_ * kernel_lanes(),
                                           kernel_lanes() > 1 ? fmt::format(" in {} batches' kernels", kernel_lanes()) : "",
                                           by_warp ? "a warp" : "a block");
-    return fmt::format("cuda ({}; {}, {}{}; {} of GPU memory planned; {})", device_.description(), where,
+    return fmt::format("cuda ({}; {}, {}{}{}; {} of GPU memory planned; {})", device_.description(), where,
                        vector_dtype_name(shape_.storage), subwords_ ? ", subwords" : "",
+                       pair_atomics_ ? ", element pairs added by one atomic" : "",
                        human_bytes(static_cast<double>(plan_.total_bytes())), at_once);
   }
 
@@ -161,7 +162,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     if (subwords_ && !device_placement()) pack_word_rows(words.offsets, words.rows, words.gains, slot.shape, host_ids);
     slot.examples = model_ == Model::skipgram ? to_train->inputs.size() : to_train->windows();
 
-    const auto [input, output] = kernel_tables(slot);
+    auto [input, output] = kernel_tables(slot);
+    input.pair_atomics = output.pair_atomics = pair_atomics_;
     const KernelTables tables{input,
                               output,
                               static_cast<std::uint32_t>(padded_),
@@ -306,6 +308,16 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     return static_cast<unsigned>(std::clamp(std::atoi(chosen), 1, 16));
   }
 
+  // EMBED_GPU_PAIR_ATOMICS=1, for experiments: f32 tables' element pairs added by one
+  // 8-byte atomic on sm_90 (storage.h's SplitTable::pair_atomics). Skip-gram adds some
+  // 12 rows per window with atomics: at dim 300 and 41M words/s on an H200 (text8, about
+  // half the words kept) about 80 billion floats a second, at dim 100 and 58M 37 billion;
+  // whether the L2's atomics bound dim 300 is what this measures.
+  bool pair_atomics_chosen() const {
+    const char* chosen = std::getenv("EMBED_GPU_PAIR_ATOMICS");
+    return chosen != nullptr && std::string_view(chosen) == "1" && storage_ == Storage::f32 && device_.compute_major >= 9;
+  }
+
   // Skip-gram with SGD (word2vec's or fastText's): a block per window, or under
   // EMBED_GPU_SKIPGRAM_KERNEL=warp a warp per window, for experiments: at the same 512
   // windows in flight the warp kernel ran at 0.45x the block's words/s at dim 100 and
@@ -337,6 +349,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   static constexpr unsigned kConcurrentWindows = 512;
   const unsigned max_blocks_ = concurrent_windows(input_.rows());
   unsigned kernel_blocks_ = max_blocks_;  // each kernel's share of them (kernel lanes)
+  const bool pair_atomics_ = pair_atomics_chosen();
   const SkipgramKernel skipgram_kernel_ = skipgram_kernel_chosen();
   // --subwords (use_subwords): each word's rows, and device placement's copy of them.
   const SubwordRows* subwords_ = nullptr;

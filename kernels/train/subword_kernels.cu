@@ -66,7 +66,7 @@ struct SubwordWindow {
       const float2 v = load_pair(out + e);
       gradient[e] = first ? g * v.x : gradient[e] + g * v.x;
       gradient[e + 1] = first ? g * v.y : gradient[e + 1] + g * v.y;
-      add_pair(out + e, g * hidden[e], g * hidden[e + 1]);
+      add_pair(out + e, g * hidden[e], g * hidden[e + 1], output.pair_atomics);
     }
     return log_loss(label > 0 ? score : -score, logistic);
   }
@@ -99,7 +99,9 @@ struct SubwordWindow {
   __device__ void step_rows(const std::uint32_t* rows, std::uint32_t n, const float* step) {
     for (std::uint32_t r = 0; r < n; ++r) {
       T* row = row_at<T>(input, rows[r], stride);
-      for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) add_pair(row + 2 * p, step[2 * p], step[2 * p + 1]);
+      for (std::uint32_t p = threadIdx.x; p < pairs; p += blockDim.x) {
+        add_pair(row + 2 * p, step[2 * p], step[2 * p + 1], input.pair_atomics);
+      }
     }
   }
 };
@@ -231,7 +233,7 @@ __global__ void __launch_bounds__(32)
           d.y = o == 0 ? g * v.y : d.y + g * v.y;
           v.x += g * h.x;
           v.y += g * h.y;
-          add_pair(row + e, g * h.x, g * h.y);
+          add_pair(row + e, g * h.x, g * h.y, output.pair_atomics);
         }
       }
       window.end_pair(s.gains[centre], window_gradient);

@@ -32,7 +32,7 @@ __device__ inline void add_weighted_row(const SplitTable& table, std::uint32_t t
     a += g * from_rows[f * stride + e];
     b += g * from_rows[f * stride + e + 1];
   }
-  add_pair(row_at<T>(table, to_id, width) + e, a, b);
+  add_pair(row_at<T>(table, to_id, width) + e, a, b, table.pair_atomics);
 }
 
 // Skip-gram with a rule without state (SGD): every step is an add. Its gradient_scale
@@ -101,7 +101,7 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
           out_rows[o * stride + e] += step * x0;
           out_rows[o * stride + e + 1] += step * x1;
         }
-        add_pair(row_at<T>(input, in_ids[c], width) + e, d0, d1);
+        add_pair(row_at<T>(input, in_ids[c], width) + e, d0, d1, input.pair_atomics);
         for (std::uint32_t later = c + 1; later < n_in; ++later) {
           if (in_ids[later] != in_ids[c]) continue;
           in_rows[later * stride + e] += d0;
@@ -266,7 +266,7 @@ __global__ void __launch_bounds__(32)
           out.x += step[o] * xp.x;
           out.y += step[o] * xp.y;
         }
-        add_pair(in_row + e, d0, d1);
+        add_pair(in_row + e, d0, d1, input.pair_atomics);
         for (std::uint32_t later = c + 1; later < n_in; ++later) {
           if (in_ids[later] != id) continue;
           float2& copy = shared_pair(in_rows + later * stride, e);
@@ -290,7 +290,7 @@ __global__ void __launch_bounds__(32)
           a += gc * in.x;
           a1 += gc * in.y;
         }
-        add_pair(out_row + e, a, a1);
+        add_pair(out_row + e, a, a1, output.pair_atomics);
       }
     }
     __syncwarp();  // every lane is done with this window's lists before lane 0 writes the next's

@@ -11,8 +11,9 @@
 #               words/s: reading included), cpu, device (--table device), device-warp
 #               (the same with EMBED_GPU_SKIPGRAM_KERNEL=warp, a warp per window, and
 #               EMBED_GPU_WINDOWS=WARP_WINDOWS, 4096 by default: as many warps in flight as
-#               the block kernel's 512 windows), host-gather and host-mapped (--table host
-#               with each --host-transfer).
+#               the block kernel's 512 windows), device-pair (EMBED_GPU_PAIR_ATOMICS=1:
+#               f32 element pairs added by one 8-byte atomic rather than two), host-gather
+#               and host-mapped (--table host with each --host-transfer).
 #   quality     text8-head, EPOCHS epochs, dim 100, per seed in SEEDS: cpu, device and
 #               host-gather vectors evaluated with embed-query eval (Google analogies
 #               restricted to the 30,000 most frequent words, WordSim-353 Spearman); with
@@ -158,7 +159,7 @@ x_mode() {
 mode_args() {
   case $1 in
     cpu) echo "--device cpu" ;;
-    device | device-warp) echo "--device cuda --table device" ;;
+    device | device-warp | device-pair) echo "--device cuda --table device" ;;
     host-gather) echo "--device cuda --table host --host-transfer gather" ;;
     host-mapped) echo "--device cuda --table host --host-transfer mapped" ;;
     # --subwords on text8-head (the tables: 0.9 GB at dim 100, 2.5 GB at dim 300), 16 workers:
@@ -169,10 +170,12 @@ mode_args() {
   esac
 }
 
-# mode_env MODE: the environment a mode trains in (device-warp: the warp kernel, WARP_WINDOWS windows at once).
+# mode_env MODE: the environment a mode trains in (device-warp: the warp kernel, WARP_WINDOWS windows at once;
+# device-pair: f32 element pairs added by one 8-byte atomic).
 mode_env() {
   case $1 in
     device-warp) echo "EMBED_GPU_SKIPGRAM_KERNEL=warp EMBED_GPU_WINDOWS=${WARP_WINDOWS:-4096}" ;;
+    device-pair) echo "EMBED_GPU_PAIR_ATOMICS=1" ;;
   esac
 }
 

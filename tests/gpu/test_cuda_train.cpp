@@ -129,11 +129,12 @@ TEST_CASE("one batch on the GPU equals the CPU backend's update", "[gpu]") {
 }
 
 TEST_CASE("skip-gram's warp and block kernels each train one batch as the CPU does", "[gpu][skipgram-kernel]") {
-  // run.sh all runs this first: where the warp kernel (the default) fails it, the rest of
-  // the run takes the block kernel. Dims with idle lanes (37), two pairs per lane (100)
-  // and five (300); 16 output rows (two of the warp's score chunks of 8); a negative drawn
-  // twice; f16 and bf16 tables within their precision (with 5 negatives, as in their test
-  // below: more steps per row add up their rounding).
+  // run.sh all runs this first: the block kernel (the default) and the warp kernel (an
+  // experiment), f32 pairs added by two atomics or by one (EMBED_GPU_PAIR_ATOMICS, another).
+  // Dims with idle lanes (37), two pairs per lane (100) and five (300); 16 output rows
+  // (two of the warp's score chunks of 8); a negative drawn twice; f16 and bf16 tables
+  // within their precision (with 5 negatives, as in their test below: more steps per row
+  // add up their rounding).
   struct Shape {
     DType storage;
     std::size_t negatives;
@@ -146,31 +147,38 @@ TEST_CASE("skip-gram's warp and block kernels each train one batch as the CPU do
   for (const SkipgramKernelCase& kernel : kSkipgramKernels) {
     choice.use(kernel);
     for (const Shape& shape : shapes) {
-      for (std::size_t dim : {37u, 100u, 300u}) {
-        if (shape.storage != DType::f32 && dim == 100) continue;  // the test of their tables below has 64
-        for (const Placement& placement : placements) {
-          const std::size_t windows = 40, rows = windows * (4 + shape.negatives);
-          RowMatrix input(rows, dim), output(rows, dim);
-          fill_uniform(input, 5, 0.125f);
-          fill_uniform(output, 6, 0.125f);
-          RowMatrix cpu_in = copy_of(input), cpu_out = copy_of(output);
-          const WindowBatch batch = disjoint_batch(windows, shape.negatives, shape.repeated);
-          BatchLoss cpu_loss, gpu_loss;
-          make_word2vec_cpu_backend(Model::skipgram, cpu_in, cpu_out, 1)->train(batch, 0, cpu_loss);
-          auto gpu = cuda_backend(Model::skipgram, input, output, 2, shape.negatives, 1, placement, shape.storage);
-          INFO(kernel.env << " kernel, " << vector_dtype_name(shape.storage) << ", dim " << dim << ", " << shape.negatives
-                          << " negatives" << (shape.repeated ? ", one drawn twice" : "") << ", " << placement.name);
-          CHECK(gpu->name().find(kernel.named) != std::string::npos);
-          gpu->train(batch, 0, gpu_loss);
-          gpu->finish(0, gpu_loss);
-          gpu->copy_tables_to_host();
-          const bool f32 = shape.storage == DType::f32;
-          const double tolerance = f32 ? 1e-5 : shape.storage == DType::f16 ? 4e-3 : 2e-2;
-          const double floor = f32 ? 1e-3 : 1e-2;
-          CHECK(max_relative_error(input, cpu_in, floor) < tolerance);
-          CHECK(max_relative_error(output, cpu_out, floor) < tolerance);
-          if (f32) CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(1e-5));
-          CHECK(gpu_loss.examples == cpu_loss.examples);
+      for (const bool pair_atomics : {false, true}) {
+        if (pair_atomics && shape.storage != DType::f32) continue;  // f16 and bf16 pairs take one atomic anyway
+        const ScopedEnvironment pairs("EMBED_GPU_PAIR_ATOMICS", pair_atomics ? "1" : "0");
+        for (std::size_t dim : {37u, 100u, 300u}) {
+          if (shape.storage != DType::f32 && dim == 100) continue;  // the test of their tables below has 64
+          for (const Placement& placement : placements) {
+            const std::size_t windows = 40, rows = windows * (4 + shape.negatives);
+            RowMatrix input(rows, dim), output(rows, dim);
+            fill_uniform(input, 5, 0.125f);
+            fill_uniform(output, 6, 0.125f);
+            RowMatrix cpu_in = copy_of(input), cpu_out = copy_of(output);
+            const WindowBatch batch = disjoint_batch(windows, shape.negatives, shape.repeated);
+            BatchLoss cpu_loss, gpu_loss;
+            make_word2vec_cpu_backend(Model::skipgram, cpu_in, cpu_out, 1)->train(batch, 0, cpu_loss);
+            auto gpu = cuda_backend(Model::skipgram, input, output, 2, shape.negatives, 1, placement, shape.storage);
+            INFO(kernel.env << " kernel, " << vector_dtype_name(shape.storage) << ", dim " << dim << ", " << shape.negatives
+                            << " negatives" << (shape.repeated ? ", one drawn twice" : "") << ", " << placement.name
+                            << (pair_atomics ? ", pairs added by one atomic" : ""));
+            CHECK(gpu->name().find(kernel.named) != std::string::npos);
+            CHECK((gpu->name().find("element pairs added by one atomic") != std::string::npos) ==
+                  (pair_atomics && the_device.compute_major >= 9));
+            gpu->train(batch, 0, gpu_loss);
+            gpu->finish(0, gpu_loss);
+            gpu->copy_tables_to_host();
+            const bool f32 = shape.storage == DType::f32;
+            const double tolerance = f32 ? 1e-5 : shape.storage == DType::f16 ? 4e-3 : 2e-2;
+            const double floor = f32 ? 1e-3 : 1e-2;
+            CHECK(max_relative_error(input, cpu_in, floor) < tolerance);
+            CHECK(max_relative_error(output, cpu_out, floor) < tolerance);
+            if (f32) CHECK(gpu_loss.sum == Approx(cpu_loss.sum).epsilon(1e-5));
+            CHECK(gpu_loss.examples == cpu_loss.examples);
+          }
         }
       }
     }
