@@ -284,9 +284,11 @@ case $mode in
     # device-warp: skip-gram's warp-per-window kernel with as many warps in flight as the
     # block kernel's (4,096 windows), beside the block kernel's 512 (device): whether one
     # warp's longer window is paid back by more windows at once (quality: seed 1 below).
-    # device-pair: f32 pairs added by one 8-byte atomic (whether the L2's atomics bound dim 300).
-    bench_step throughput 130 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
-      MODES="cpu device device-pair device-warp host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
+    # device-pair: f32 pairs added by one 8-byte atomic (whether the L2's atomics bound dim 300);
+    # device-lanes: two batches' kernels at once, 256 windows each (whether a batch's last
+    # blocks, its tail, leave the GPU idle: 512 windows gave 58M words/s at dim 100, 1024 60M).
+    bench_step throughput 140 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
+      MODES="cpu device device-pair device-lanes device-warp host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
     # Host placement's row moves on this machine's bus, a few seconds: a batch's rows copied
     # from staging (gather) against the mapped kernels' gather, whole store and add (what
     # bounds big_table's f16m below: the bus, or the kernels' round trips).
@@ -300,8 +302,10 @@ case $mode in
     # gave half f16's words/s (H200, 2026-11-28) and run in hostside. 40M words.
     bench_step big_table 200 "${bench_env[@]}" VOCAB=1000000 WORDS=40000000 RUN_TIMEOUT=40 \
       MODES="device f16 f16c f16m" bash "$kit/scripts/bench/big_table.sh"
-    # With seed 1 also the warp kernel at its 4,096 windows in flight (the throughput step's device-warp).
-    bench_step quality 70 "${bench_env[@]}" PARTS=quality SEEDS="1 2 3" QUALITY_TRY=device-warp bash "$kit/scripts/bench/gpu.sh"
+    # With seed 1 also the warp kernel at its 4,096 windows in flight and two batches' kernels
+    # at once (the throughput step's device-warp and device-lanes).
+    bench_step quality 70 "${bench_env[@]}" PARTS=quality SEEDS="1 2 3" QUALITY_TRY="device-warp device-lanes" \
+      bash "$kit/scripts/bench/gpu.sh"
     # 128 copies (838 MiB): at 64 the 16-thread runs took 0.45 s, and the figure moved between
     # 987 and 1,230 MB/s from one H200 call to the next, across the 1 GB/s target.
     gpu_only bench_step count 60 "${bench_env[@]}" COPIES=128 RUNS=3 bash "$kit/scripts/bench/count.sh"

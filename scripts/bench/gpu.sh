@@ -12,13 +12,16 @@
 #               (the same with EMBED_GPU_SKIPGRAM_KERNEL=warp, a warp per window, and
 #               EMBED_GPU_WINDOWS=WARP_WINDOWS, 4096 by default: as many warps in flight as
 #               the block kernel's 512 windows), device-pair (EMBED_GPU_PAIR_ATOMICS=1:
-#               f32 element pairs added by one 8-byte atomic rather than two), host-gather
-#               and host-mapped (--table host with each --host-transfer).
+#               f32 element pairs added by one 8-byte atomic rather than two), device-lanes
+#               (EMBED_GPU_KERNEL_LANES=LANES, 2 by default: that many batches' kernels at
+#               once, each capped at its share of the windows in flight, so that one batch's
+#               last blocks do not leave the GPU idle), host-gather and host-mapped (--table
+#               host with each --host-transfer).
 #   quality     text8-head, EPOCHS epochs, dim 100, per seed in SEEDS: cpu, device and
 #               host-gather vectors evaluated with embed-query eval (Google analogies
 #               restricted to the 30,000 most frequent words, WordSim-353 Spearman); with
 #               the first seed also the modes in QUALITY_TRY (none by default; device-warp:
-#               what its windows in flight cost).
+#               what its windows in flight cost; device-lanes).
 #
 # Roofline (../shared/design/gpu-training.md §2): with window-shared negatives a kept word
 # reads and writes C + K + 1 rows (C = window + 1 on average under word2vec's reduced
@@ -60,7 +63,7 @@
 # Environment: BUILD, PYTHON (python3), PARTS ("throughput quality glove glove-quality"; optimizers and
 # subwords on request), SUB_MODELS, SUB_MODES, OPT_MODELS ("skipgram cbow"), OPTIMIZERS, OPT_DIMS ("100"), OPT_MODES, GLOVE_COPIES (8),
 # GLOVE_EPOCHS (3), GLOVE_QUALITY_EPOCHS (15), DIMS ("100 300"), WORDS (100000000), THREADS
-# (nproc), SEEDS ("1 2"), EPOCHS (5), MODES ("fasttext cpu device host-gather host-mapped"), WARP_WINDOWS (4096), QUALITY_TRY,
+# (nproc), SEEDS ("1 2"), EPOCHS (5), MODES ("fasttext cpu device host-gather host-mapped"), WARP_WINDOWS (4096), LANES (2), QUALITY_TRY,
 # SHARED, BENCH_DIR, KEEP=1.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -159,7 +162,7 @@ x_mode() {
 mode_args() {
   case $1 in
     cpu) echo "--device cpu" ;;
-    device | device-warp | device-pair) echo "--device cuda --table device" ;;
+    device | device-warp | device-pair | device-lanes) echo "--device cuda --table device" ;;
     host-gather) echo "--device cuda --table host --host-transfer gather" ;;
     host-mapped) echo "--device cuda --table host --host-transfer mapped" ;;
     # --subwords on text8-head (the tables: 0.9 GB at dim 100, 2.5 GB at dim 300), 16 workers:
@@ -171,11 +174,12 @@ mode_args() {
 }
 
 # mode_env MODE: the environment a mode trains in (device-warp: the warp kernel, WARP_WINDOWS windows at once;
-# device-pair: f32 element pairs added by one 8-byte atomic).
+# device-pair: f32 element pairs added by one 8-byte atomic; device-lanes: LANES batches' kernels at once).
 mode_env() {
   case $1 in
     device-warp) echo "EMBED_GPU_SKIPGRAM_KERNEL=warp EMBED_GPU_WINDOWS=${WARP_WINDOWS:-4096}" ;;
     device-pair) echo "EMBED_GPU_PAIR_ATOMICS=1" ;;
+    device-lanes) echo "EMBED_GPU_KERNEL_LANES=${LANES:-2}" ;;
   esac
 }
 
@@ -339,10 +343,8 @@ fi
 if has "$PARTS" glove-quality; then
   echo
   echo "== glove quality: dim 100, window 10, $GLOVE_QUALITY_EPOCHS epochs on text8-head, $THREADS threads, seeds: $SEEDS"
-  first_seed=${SEEDS%% *}
   for seed in $SEEDS; do
-    # shellcheck disable=SC2086
-    for mode in cpu device host-gather $([[ $seed == "$first_seed" ]] && echo ${QUALITY_TRY:-}); do
+    for mode in cpu device host-gather; do
       # shellcheck disable=SC2046
       run_embed "gq-$mode-$seed" --corpus "$data/text8-head.txt" --model glove --window 10 --dim 100 \
         --epochs "$GLOVE_QUALITY_EPOCHS" --seed "$seed" --threads "$THREADS" $(mode_args "$mode") ||

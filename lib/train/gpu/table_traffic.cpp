@@ -17,7 +17,8 @@ EpochTraffic EpochTraffic::of(const TableTraffic::Counts& epoch, std::uint64_t i
     t.gpu_wait_share = std::min(1.0, static_cast<double>(epoch.gpu_wait_ns) * 1e-9 / worker_seconds);
     t.row_copy_share = std::min(1.0, static_cast<double>(epoch.row_copy_ns) * 1e-9 / worker_seconds);
   }
-  // A batch completed in the epoch may have been queued in the last: the share is capped.
+  // A batch completed in the epoch may have been queued in the last, and kernel lanes
+  // (batch_pipeline.h) overlap their batches' kernels: the share is capped.
   if (epoch_seconds > 0) t.kernel_share = std::min(1.0, static_cast<double>(epoch.kernel_ns) * 1e-9 / epoch_seconds);
   if (epoch.batches > 0) {
     const double per_batch = 1e-9 / static_cast<double>(epoch.batches);
