@@ -127,11 +127,15 @@ bool rows_aligned(const MappedTable& table) {
   return row_bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(table.rows) % 16 == 0;
 }
 
+// Atomic adds: the batches' kernels add to the same rows meanwhile (a round between ranks
+// runs while they train), and a plain read, add and write would lose the steps they added
+// between the read and the write (the frequent words' rows take one every few
+// microseconds). f16 and bf16 add the change rounded to their precision.
 template <typename T>
 __global__ void add_f32_kernel(const float* added, T* table, std::size_t count) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    if (added[i] != 0) table[i] = from_float<T>(to_float(table[i]) + added[i]);
+    if (added[i] != 0) atomicAdd(table + i, from_float<T>(added[i]));
   }
 }
 

@@ -41,8 +41,8 @@ cudaError_t launch_write_back_mapped(const MappedTable& table, std::uint32_t dim
                                      const void* updated, void* flagged, Storage storage, cudaStream_t stream,
                                      unsigned max_blocks = 0);
 
-// table[e] += added[e] for e < count (table in the storage type): a data-parallel round's
-// changes to device-resident rows while kernels train them.
+// table[e] += added[e] for e < count (table in the storage type), each add atomic: a
+// data-parallel round's changes to device-resident rows while kernels train them.
 cudaError_t launch_add_f32(const float* added, void* table, std::size_t count, Storage storage, cudaStream_t stream);
 
 // Element-wise conversions between f32 and the storage type (count elements).
