@@ -23,7 +23,7 @@
 #                             query q/s against the CPU, GPU-trained vectors' quality: inside 9 minutes
 #   run.sh memcheck [OUTDIR]  the Catch2 suites (but the [large] case) and short training
 #                             runs with cold rows under compute-sanitizer's memcheck, skip-gram's
-#                             warp kernels under its racecheck: inside 9 minutes
+#                             kernels under its racecheck: inside 9 minutes
 #   run.sh hostside [OUTDIR]  host placement's CPU side on 1, 8 and 16 threads (bench-host-rows), then
 #                             big_table at 1M ids, 1/4 and 1/16 of the budget: gathered f32 and f16,
 #                             mapped f32 and f16
@@ -44,6 +44,9 @@
 #                             fastText, and quality against the CPU's (inside 9 minutes)
 #   run.sh large [OUTDIR]     one epoch of skip-gram on a 1e9-word corpus streamed from disk, on
 #                             the GPU and on every CPU core: words/s and peak RSS (inside 9 minutes)
+#   run.sh profile [OUTDIR]   Nsight Compute (ncu) on one batch's skip-gram kernel in device
+#                             placement at dim 100 and 300, f32 pairs added by two atomics and by
+#                             one: occupancy, stalls, the L2's load and atomics (a few minutes)
 #
 # OUTDIR (default $OUT, else ./out) receives log.txt (everything) and summary.txt (one line
 # per test, PASS, FAIL, TIMEOUT, SKIP or NOTRUN, and the benchmarks' tables), which is also
@@ -60,8 +63,8 @@ mode=${1:-}
 case $mode in
   quick | all) budget=${BUDGET_S:-480} ;;
   big) budget=${BUDGET_S:-500} ;;
-  bench | hostside | memcheck | large | largest | mpi | optimizers | rules | subwords) budget=${BUDGET_S:-530} ;;
-  *) echo "usage: run.sh all|quick|big|bench|hostside|memcheck|large|largest|mpi|optimizers|rules|subwords [OUTDIR]" >&2; exit 2 ;;
+  bench | hostside | memcheck | large | largest | mpi | optimizers | rules | subwords | profile) budget=${BUDGET_S:-530} ;;
+  *) echo "usage: run.sh all|quick|big|bench|hostside|memcheck|large|largest|mpi|optimizers|rules|subwords|profile [OUTDIR]" >&2; exit 2 ;;
 esac
 out=${2:-${OUT:-./out}}
 mkdir -p "$out" && out=$(cd "$out" && pwd) || { echo "run.sh: cannot write to $out" >&2; exit 2; }
@@ -474,8 +477,8 @@ case $mode in
       step memcheck_search 120 "${memcheck[@]}" "$bin/gpu_search_tests"
       # The [large] 2M-row case takes minutes under memcheck; the CLI steps below cover
       # the same cold-row paths (a --gpu-memory that holds a third of the rows hot). The
-      # warp and block kernels' 78 one-batch runs too: the one-batch tests here train
-      # skip-gram with the warp kernel (the default).
+      # kernel experiments' one-batch runs too: the one-batch tests here train skip-gram with
+      # the block kernel (the default).
       step memcheck_train 150 "${memcheck[@]}" "$bin/gpu_train_tests" "~[large]~[skipgram-kernel]"
       step memcheck_glove 120 "${memcheck[@]}" "$bin/gpu_glove_tests"
       # Mapped with f16 host tables (the write-back test covers f32 ones under memcheck too).
@@ -486,23 +489,55 @@ case $mode in
           --corpus "$kit/data/text8-200k.txt.gz" -o "$scratch/m.emb" --dim 200 --epochs 1 --threads 1 \
           --device cuda --table host --host-transfer "$transfer" --dtype "$dtype" --gpu-memory 9M
       done
-      # The warp kernels' shared memory under racecheck (a lane reading what another wrote
-      # with no __syncwarp between): skip-gram, word2vec's and fastText's, on 17k words.
+      # Skip-gram's shared memory under racecheck (a thread reading what another wrote with no
+      # barrier between), word2vec's and fastText's, on 17k words: the block kernels, then the
+      # warp kernels (EMBED_GPU_SKIPGRAM_KERNEL=warp, whose lanes sync with __syncwarp).
       racecheck=("$sanitizer" --tool racecheck --error-exitcode 99)
       if command -v gzip > /dev/null; then
         gzip -dc "$kit/data/text8-200k.txt.gz"
       else
         python3 -c 'import gzip, sys; sys.stdout.buffer.write(gzip.open(sys.argv[1]).read()[:100000])' "$kit/data/text8-200k.txt.gz"
       fi 2> /dev/null | head -c 100000 > "$scratch/tiny.txt"
-      for model in skipgram subwords; do
-        args=(--model skipgram)
-        [[ $model == subwords ]] && args+=(--subwords --buckets 20000)
-        step "racecheck_$model" 60 "${racecheck[@]}" "$bin/embed-train" "${args[@]}" --corpus "$scratch/tiny.txt" \
-          -o "$scratch/r.emb" --dim 100 --epochs 1 --threads 1 --device cuda --table device
+      for kernel in block warp; do
+        for model in skipgram subwords; do
+          args=(--model skipgram)
+          [[ $model == subwords ]] && args+=(--subwords --buckets 20000)
+          step "racecheck_${model}_$kernel" 60 env EMBED_GPU_SKIPGRAM_KERNEL="$kernel" "${racecheck[@]}" "$bin/embed-train" \
+            "${args[@]}" --corpus "$scratch/tiny.txt" -o "$scratch/r.emb" --dim 100 --epochs 1 --threads 1 --device cuda \
+            --table device
+        done
       done
       RESERVE_S=5 step memcheck_glove_cli 100 "${memcheck[@]}" "$bin/embed-train" --model glove \
         --corpus "$kit/data/text8-200k.txt.gz" -o "$scratch/g.emb" --dim 200 --epochs 2 --threads 1 \
         --device cuda --table host --gpu-memory 16M
+    fi
+    ;;
+  profile)
+    # Why skip-gram's device placement stops at 58M words/s at dim 100 and 41M at dim 300 (H200,
+    # 2026-11-28): Nsight Compute's counters for one batch's kernel (the 21st launch, a full
+    # 20,000-word batch of text8-head), at each dim: achieved occupancy, where the warps
+    # stall, the L2's load and its atomic (reduction) requests; then the same with f32 pairs
+    # added by one atomic (EMBED_GPU_PAIR_ATOMICS=1). --clock-control none: the clocks as
+    # training runs them (the tool library's METHOD.md).
+    ncu=$(command -v ncu)
+    for candidate in /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu; do
+      [[ -n $ncu || ! -x $candidate ]] || ncu=$candidate
+    done
+    if [[ -z $ncu ]]; then
+      note "ncu not found: nothing to run"
+    else
+      prepare_shared
+      profiled=("$ncu" --clock-control none --target-processes all -k "regex:^skipgram_kernel" --launch-skip 20
+        --launch-count 1 --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats
+        --section SchedulerStats --section MemoryWorkloadAnalysis
+        --metrics "lts__t_requests_op_red.sum,lts__t_requests_op_atom.sum,lts__t_sectors_op_red.sum,sm__cycles_elapsed.avg")
+      for pairs in 0 1; do
+        for dim in 100 300; do
+          gpu_only step "ncu_skipgram_${dim}_pairs$pairs" 120 env EMBED_GPU_PAIR_ATOMICS="$pairs" "${profiled[@]}" \
+            "$bin/embed-train" --corpus "$scratch/shared/data/text8-head.txt" -o "$scratch/p.emb" --dim "$dim" --epochs 1 \
+            --threads 16 --device cuda --table device -q
+        done
+      done
     fi
     ;;
 esac
