@@ -73,7 +73,6 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     if (request.subwords) use_subwords(*request.subwords);
 
     set_kernel_lanes(kernel_lanes_chosen());
-    kernel_blocks_ = std::max(1u, max_blocks_ / kernel_lanes());
     place_tables(input_, output_, shape_.storage, "the input table", "the output table", sizeof(double), request.hot_rows);
     if (summed_windows_ > 0) allocate_row_sums();
   }
@@ -91,7 +90,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     const bool by_warp = model_ == Model::skipgram && padded_ == shape_.stride && skipgram_kernel_ == SkipgramKernel::warp;
     const std::string at_once =
         summed_windows_ > 0 ? fmt::format("steps summed over {} windows", summed_windows_)
-                            : fmt::format("{} windows at a time{}, {} each", kernel_blocks_ * kernel_lanes(),
+                            : fmt::format("{} windows at a time{}, {} each", kernel_blocks() * kernel_lanes(),
                                           kernel_lanes() > 1 ? fmt::format(" in {} batches' kernels", kernel_lanes()) : "",
                                           by_warp ? "a warp" : "a block");
     return fmt::format("cuda ({}; {}, {}{}{}; {} of GPU memory planned; {})", device_.description(), where,
@@ -193,14 +192,14 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
       }
       if (subwords_) {
         return model_ == Model::skipgram ? launch_subword_skipgram(kernel_batch, subwords, tables, logistic_, batch.learning_rate,
-                                                                   device_loss, kernel_blocks_, stream, skipgram_kernel_)
+                                                                   device_loss, kernel_blocks(), stream, skipgram_kernel_)
                                          : launch_subword_cbow(kernel_batch, subwords, tables, logistic_, batch.learning_rate,
-                                                               device_loss, kernel_blocks_, stream);
+                                                               device_loss, kernel_blocks(), stream);
       }
       return model_ == Model::skipgram
-                 ? launch_skipgram(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, kernel_blocks_,
+                 ? launch_skipgram(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, kernel_blocks(),
                                    stream, skipgram_kernel_)
-                 : launch_cbow(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, kernel_blocks_, stream);
+                 : launch_cbow(kernel_batch, tables, logistic_, rule_, batch.learning_rate, device_loss, kernel_blocks(), stream);
     });
   }
 
@@ -292,6 +291,9 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     return static_cast<unsigned>(std::clamp<std::size_t>(rows / 8, 1, kConcurrentWindows));
   }
 
+  // Each kernel's share of the windows in flight: all of them, or with kernel lanes a lane's.
+  unsigned kernel_blocks() const { return std::max(1u, max_blocks_ / kernel_lanes()); }
+
   // How many batches' kernels run at once (batch_pipeline.h), under
   // EMBED_GPU_KERNEL_LANES, for experiments: N, or "auto", as many as the windows in flight
   // allow full batches' kernels (a batch of at most W corpus words runs at most
@@ -348,7 +350,6 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   // ended 0.5% above the CPU's loss with its analogy score, 1024 1.4% above.
   static constexpr unsigned kConcurrentWindows = 512;
   const unsigned max_blocks_ = concurrent_windows(input_.rows());
-  unsigned kernel_blocks_ = max_blocks_;  // each kernel's share of them (kernel lanes)
   const bool pair_atomics_ = pair_atomics_chosen();
   const SkipgramKernel skipgram_kernel_ = skipgram_kernel_chosen();
   // --subwords (use_subwords): each word's rows, and device placement's copy of them.

@@ -56,8 +56,8 @@ struct SkipgramKernelCase {
 };
 inline const SkipgramKernelCase kSkipgramKernels[] = {{"warp", "a warp each"}, {"block", "a block each"}};
 
-// Sets an environment variable the backends read (EMBED_GPU_KERNEL_LANES) for those made
-// while it lives, then puts back what the environment held.
+// Sets an environment variable the backends read (EMBED_GPU_KERNEL_LANES, ...) for those
+// made while it lives, then puts back what the environment held.
 class ScopedEnvironment {
  public:
   ScopedEnvironment(const char* name, const char* value) : name_(name) {

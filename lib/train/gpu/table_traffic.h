@@ -32,9 +32,10 @@ struct TableTraffic {
   std::atomic<std::uint64_t> row_copy_ns{0};
   // Where a batch's time went on the GPU, in nanoseconds summed over its completed batches
   // (the GPU's own clock: CUDA events): from its queuing until its ids and rows were on the
-  // GPU (in), until the one compute stream, which runs every batch's kernels one batch at a
-  // time, reached them (queued), its kernels (kernel), and until its rows and loss were back
-  // (out). kernel_ns over the epoch's seconds is the share of it the kernels kept the GPU busy.
+  // GPU (in), until its compute stream, which runs its batches' kernels one batch at a time
+  // (batch_pipeline.h), reached them (queued), its kernels (kernel), and until its rows and
+  // loss were back (out). kernel_ns over the epoch's seconds is the share of it the kernels
+  // kept the GPU busy.
   std::atomic<std::uint64_t> batches{0};
   std::atomic<std::uint64_t> batch_in_ns{0}, batch_queued_ns{0}, kernel_ns{0}, batch_out_ns{0};
 
