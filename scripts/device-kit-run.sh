@@ -269,9 +269,10 @@ case $mode in
     # Each cap is several times what the step took on an H200 (2026-11-26), so that a
     # step that hangs costs its cap and the steps after it still run.
     step gpu_smoke 30 "$bin/gpu_smoke_test"
-    # Skip-gram's two kernels, word2vec's and fastText's, each one batch against the CPU: the
-    # block kernels (the default) and the warp kernels (EMBED_GPU_SKIPGRAM_KERNEL=warp, slower
-    # at 512 windows in flight: H200, 2026-11-28), whose throughput row is device-warp below.
+    # Skip-gram's kernels, word2vec's and fastText's, each one batch against the CPU: the
+    # block kernels (the default), the warp kernels (EMBED_GPU_SKIPGRAM_KERNEL=warp, slower
+    # at 512 windows in flight: H200, 2026-11-28) and the rows kernels (=rows, a warp per
+    # output row: their first run), whose throughput rows are device-warp and device-rows.
     step skipgram_kernel 40 "$bin/gpu_train_tests" "[skipgram-kernel]"
     step gpu_search 60 "$bin/gpu_search_tests"
     step gpu_train 90 "$bin/gpu_train_tests" "~[skipgram-kernel]"
@@ -284,14 +285,17 @@ case $mode in
     # rank asked for a GPU 1 that was not there; its 60 s cap was then spent on failures).
     step gpu_mpi_cli 90 bash "$tests/gpu/gpu_mpi_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     prepare_shared
+    # device-rows: skip-gram's block per window with a warp per output row, the inputs without
+    # the block kernel's two barriers each (whether a window's latency, which bounds 512
+    # windows in flight, is those barriers: the kernel before issue 23 had one per window, 93M).
     # device-warp: skip-gram's warp-per-window kernel with as many warps in flight as the
     # block kernel's (4,096 windows), beside the block kernel's 512 (device): whether one
     # warp's longer window is paid back by more windows at once (quality: seed 1 below).
     # device-pair: f32 pairs added by one 8-byte atomic (whether the L2's atomics bound dim 300);
     # device-lanes: two batches' kernels at once, 256 windows each (whether a batch's last
     # blocks, its tail, leave the GPU idle: 512 windows gave 58M words/s at dim 100, 1024 60M).
-    bench_step throughput 140 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
-      MODES="cpu device device-pair device-lanes device-warp host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
+    bench_step throughput 150 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
+      MODES="cpu device device-rows device-pair device-lanes device-warp host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
     # Host placement's row moves on this machine's bus, a few seconds: a batch's rows copied
     # from staging (gather) against the mapped kernels' gather, whole store and add (what
     # bounds big_table's f16m below: the bus, or the kernels' round trips).
@@ -305,9 +309,9 @@ case $mode in
     # gave half f16's words/s (H200, 2026-11-28) and run in hostside. 40M words.
     bench_step big_table 200 "${bench_env[@]}" VOCAB=1000000 WORDS=40000000 RUN_TIMEOUT=40 \
       MODES="device f16 f16c f16m" bash "$kit/scripts/bench/big_table.sh"
-    # With seed 1 also the warp kernel at its 4,096 windows in flight and two batches' kernels
-    # at once (the throughput step's device-warp and device-lanes).
-    bench_step quality 70 "${bench_env[@]}" PARTS=quality SEEDS="1 2 3" QUALITY_TRY="device-warp device-lanes" \
+    # With seed 1 also the rows kernel, the warp kernel at its 4,096 windows in flight and two
+    # batches' kernels at once (the throughput step's device-rows, device-warp and device-lanes).
+    bench_step quality 70 "${bench_env[@]}" PARTS=quality SEEDS="1 2 3" QUALITY_TRY="device-rows device-warp device-lanes" \
       bash "$kit/scripts/bench/gpu.sh"
     bench_step glove_quality 60 "${bench_env[@]}" PARTS=glove-quality SEEDS=1 GLOVE_QUALITY_EPOCHS=10 \
       bash "$kit/scripts/bench/gpu.sh"
@@ -436,7 +440,8 @@ case $mode in
     # fastText's model's kernels against the CPU's one batch, the CLI tests, then words/s at
     # dim 100 and 300 against the CPU and fastText, and quality against the CPU's. The goal:
     # 20M words/s at dim 100. Host placement (the buckets' rows copied per batch, the most
-    # touched of them hot; written 2026-11-27 without a GPU) beside device placement: not yet run.
+    # touched of them hot; written 2026-11-27 without a GPU) beside device placement: not yet run;
+    # device-rows: skip-gram's rows kernel (a pair's outputs at once, a warp each; not yet run).
     step gpu_subwords 60 "$bin/gpu_train_tests" "[subwords]"
     step gpu_train_cli 120 bash "$tests/gpu/gpu_train_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     # Host placement's CPU side on text8-head's words on 16 threads (2 cores of the dev VM:
@@ -444,7 +449,7 @@ case $mode in
     bench_step host_rows_subwords 40 "$bin/bench-host-rows" --subwords 2000000 --corpus "$scratch/shared/data/text8-head.txt" \
       --dim 100 --hot 5000 --batch 20000 --words 8000000 --threads 16
     RESERVE_S=5 bench_step subwords 320 "${bench_env[@]}" PARTS=subwords WORDS=20000000 EPOCHS=5 \
-      SUB_MODES="cpu device host-gather host-tight" bash "$kit/scripts/bench/gpu.sh"
+      SUB_MODES="cpu device device-rows host-gather host-tight" bash "$kit/scripts/bench/gpu.sh"
     ;;
   optimizers)
     prepare_shared
@@ -491,14 +496,15 @@ case $mode in
       done
       # Skip-gram's shared memory under racecheck (a thread reading what another wrote with no
       # barrier between), word2vec's and fastText's, on 17k words: the block kernels, then the
-      # warp kernels (EMBED_GPU_SKIPGRAM_KERNEL=warp, whose lanes sync with __syncwarp).
+      # warp kernels (EMBED_GPU_SKIPGRAM_KERNEL=warp, whose lanes sync with __syncwarp), then
+      # rows kernels (=rows, whose warps go through the inputs, or a pair's outputs, without barriers).
       racecheck=("$sanitizer" --tool racecheck --error-exitcode 99)
       if command -v gzip > /dev/null; then
         gzip -dc "$kit/data/text8-200k.txt.gz"
       else
         python3 -c 'import gzip, sys; sys.stdout.buffer.write(gzip.open(sys.argv[1]).read()[:100000])' "$kit/data/text8-200k.txt.gz"
       fi 2> /dev/null | head -c 100000 > "$scratch/tiny.txt"
-      for kernel in block warp; do
+      for kernel in block warp rows; do
         for model in skipgram subwords; do
           args=(--model skipgram)
           [[ $model == subwords ]] && args+=(--subwords --buckets 20000)
@@ -516,9 +522,10 @@ case $mode in
     # Why skip-gram's device placement stops at 58M words/s at dim 100 and 41M at dim 300 (H200,
     # 2026-11-28): Nsight Compute's counters for one batch's kernel (the 21st launch, a full
     # 20,000-word batch of text8-head), at each dim: achieved occupancy, where the warps
-    # stall, the L2's load and its atomic (reduction) requests; then the same with f32 pairs
-    # added by one atomic (EMBED_GPU_PAIR_ATOMICS=1). --clock-control none: the clocks as
-    # training runs them (the tool library's METHOD.md).
+    # stall, the L2's load and its atomic (reduction) requests; then the same for the rows
+    # kernel (EMBED_GPU_SKIPGRAM_KERNEL=rows), then the block kernel with f32 pairs added by
+    # one atomic (EMBED_GPU_PAIR_ATOMICS=1). --clock-control none: the clocks as training runs
+    # them (the tool library's METHOD.md).
     ncu=$(command -v ncu)
     for candidate in /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu; do
       [[ -n $ncu || ! -x $candidate ]] || ncu=$candidate
@@ -527,13 +534,15 @@ case $mode in
       note "ncu not found: nothing to run"
     else
       prepare_shared
-      profiled=("$ncu" --clock-control none --target-processes all -k "regex:^skipgram_kernel" --launch-skip 20
+      profiled=("$ncu" --clock-control none --target-processes all -k "regex:^skipgram_(rows_)?kernel" --launch-skip 20
         --launch-count 1 --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats
         --section SchedulerStats --section MemoryWorkloadAnalysis
         --metrics "lts__t_requests_op_red.sum,lts__t_requests_op_atom.sum,lts__t_sectors_op_red.sum,sm__cycles_elapsed.avg")
-      for pairs in 0 1; do
+      for variant in block:0 rows:0 block:1; do
+        kernel=${variant%:*} pairs=${variant#*:}
         for dim in 100 300; do
-          gpu_only step "ncu_skipgram_${dim}_pairs$pairs" 120 env EMBED_GPU_PAIR_ATOMICS="$pairs" "${profiled[@]}" \
+          gpu_only step "ncu_${kernel}_${dim}_pairs$pairs" 120 env EMBED_GPU_SKIPGRAM_KERNEL="$kernel" \
+            EMBED_GPU_PAIR_ATOMICS="$pairs" "${profiled[@]}" \
             "$bin/embed-train" --corpus "$scratch/shared/data/text8-head.txt" -o "$scratch/p.emb" --dim "$dim" --epochs 1 \
             --threads 16 --device cuda --table device -q
         done

@@ -88,11 +88,12 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     const std::string where =
         device_placement() ? "tables in GPU memory" : fmt::format("{}, batches of {} words", host, plan_.batch_items);
     const bool by_warp = model_ == Model::skipgram && padded_ == shape_.stride && skipgram_kernel_ == SkipgramKernel::warp;
+    const bool by_rows = rows_kernel();
     const std::string at_once =
         summed_windows_ > 0 ? fmt::format("steps summed over {} windows", summed_windows_)
-                            : fmt::format("{} windows at a time{}, {} each", kernel_blocks() * kernel_lanes(),
+                            : fmt::format("{} windows at a time{}, {} each{}", kernel_blocks() * kernel_lanes(),
                                           kernel_lanes() > 1 ? fmt::format(" in {} batches' kernels", kernel_lanes()) : "",
-                                          by_warp ? "a warp" : "a block");
+                                          by_warp ? "a warp" : "a block", by_rows ? ", a warp per output row" : "");
     return fmt::format("cuda ({}; {}, {}{}{}; {} of GPU memory planned; {})", device_.description(), where,
                        vector_dtype_name(shape_.storage), subwords_ ? ", subwords" : "",
                        pair_atomics_ ? ", element pairs added by one atomic" : "",
@@ -257,7 +258,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
                                   static_cast<std::uint32_t>(shape_.negatives), padded)
         : model_ == Model::skipgram ? skipgram_shared_bytes(static_cast<std::uint32_t>(shape_.max_inputs_per_window),
                                                             static_cast<std::uint32_t>(shape_.negatives), padded,
-                                                            static_cast<std::uint32_t>(shape_.stride))
+                                                            static_cast<std::uint32_t>(shape_.stride), skipgram_kernel_)
                                     : cbow_shared_bytes(padded);
     if (needed + kStaticSharedBytes > static_cast<std::size_t>(limit)) {
       fail(
@@ -323,10 +324,19 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   // Skip-gram with SGD (word2vec's or fastText's): a block per window, or under
   // EMBED_GPU_SKIPGRAM_KERNEL=warp a warp per window, for experiments: at the same 512
   // windows in flight the warp kernel ran at 0.45x the block's words/s at dim 100 and
-  // 0.33x at dim 300 on an H200 (word2vec_kernels.h).
+  // 0.33x at dim 300 on an H200 (word2vec_kernels.h). EMBED_GPU_SKIPGRAM_KERNEL=rows: a
+  // block per window whose warps each own an output row (fastText's: of each pair), for
+  // experiments, not yet run on a GPU.
   static SkipgramKernel skipgram_kernel_chosen() {
     const char* chosen = std::getenv("EMBED_GPU_SKIPGRAM_KERNEL");
-    return chosen != nullptr && std::string_view(chosen) == "warp" ? SkipgramKernel::warp : SkipgramKernel::block;
+    const std::string_view name = chosen != nullptr ? chosen : "";
+    return name == "warp" ? SkipgramKernel::warp : name == "rows" ? SkipgramKernel::rows : SkipgramKernel::block;
+  }
+
+  // Whether skip-gram trains with the rows kernel (SGD, every window stepping its rows).
+  bool rows_kernel() const {
+    return model_ == Model::skipgram && padded_ == shape_.stride && summed_windows_ == 0 &&
+           skipgram_kernel_ == SkipgramKernel::rows;
   }
 
   void add_loss(const Slot& slot, BatchLoss& loss) const override {

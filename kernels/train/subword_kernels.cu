@@ -106,6 +106,21 @@ struct SubwordWindow {
   }
 };
 
+// Shared memory of skip-gram's warp and rows kernels after SubwordWindow's h and its
+// gradient (`shared`'s first 2 × stride floats).
+struct PairRows {
+  float* window_gradient;     // stride: the window's summed gradient of h
+  float* out_rows;            // max_out × stride: a pair's output rows as its steps leave them
+  std::uint32_t* out_ids;     // max_out
+  std::uint32_t* first_copy;  // max_out: where a row's copy is
+
+  __device__ PairRows(float* shared, std::uint32_t stride, std::uint32_t max_out)
+      : window_gradient(shared + 2 * stride),
+        out_rows(window_gradient + stride),
+        out_ids(reinterpret_cast<std::uint32_t*>(out_rows + max_out * stride)),
+        first_copy(out_ids + max_out) {}
+};
+
 // Word w's input rows, and their count in n.
 __device__ inline const std::uint32_t* rows_of_word(const KernelSubwords& s, std::uint32_t word, std::uint32_t& n) {
   n = s.offsets[word + 1] - s.offsets[word];
@@ -175,11 +190,11 @@ __global__ void __launch_bounds__(32)
                                  std::uint32_t dim, KernelLogistic logistic, float lr, double* loss_out) {
   extern __shared__ float shared[];
   const unsigned lane = threadIdx.x & 31;
-  const std::uint32_t K = b.negatives_per_window, max_out = K + 1;
-  float* window_gradient = shared + 2 * stride;  // the window's summed gradient of h
-  float* out_rows = window_gradient + stride;    // max_out × stride: a pair's output rows as its steps leave them
-  auto* out_ids = reinterpret_cast<std::uint32_t*>(out_rows + max_out * stride);  // max_out
-  std::uint32_t* first_copy = out_ids + max_out;                                  // max_out: where a row's copy is
+  const std::uint32_t K = b.negatives_per_window;
+  const PairRows pair_rows(shared, stride, K + 1);
+  float* window_gradient = pair_rows.window_gradient;
+  float* out_rows = pair_rows.out_rows;
+  std::uint32_t *out_ids = pair_rows.out_ids, *first_copy = pair_rows.first_copy;
   // The block is this warp, so SubwordWindow's thread p is lane p, owning the pairs this
   // kernel gives it (its block_dot, which needs `partial`, is the block kernel's alone).
   SubwordWindow<T> window{input, output, stride, (dim + 1) / 2, logistic, lr, shared, shared + stride, nullptr};
@@ -244,6 +259,91 @@ __global__ void __launch_bounds__(32)
   });
 }
 
+// subword_skipgram_kernel's window with a warp per output row of each pair
+// (EMBED_GPU_SKIPGRAM_KERNEL=rows, for experiments): the block kernel scores a pair's
+// outputs one after another, each a block sum between two barriers (12 barriers per pair
+// with 5 negatives); here warp o takes output o (and o + warps, ...) of the pair at once
+// with the others, since they all score against the same h: it loads its row into a copy
+// in shared memory (lane l owning pairs l, l + 32, ...), scores it, adds its part of h's
+// gradient to the pair's sum (shared atomics: the warps add in any order), and steps its
+// copy and the table's row, so that a pair waits twice, for the list and for the sum. A
+// negative drawn twice in a pair is trained by its first copy's warp, copy after copy, the
+// second scored after the first's step, as on the CPU.
+template <typename T>
+__global__ void subword_skipgram_rows_kernel(KernelBatch b, KernelSubwords s, SplitTable input, SplitTable output,
+                                             std::uint32_t stride, std::uint32_t dim, KernelLogistic logistic, float lr,
+                                             double* loss_out) {
+  extern __shared__ float shared[];
+  __shared__ std::uint32_t n_out_shared;
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  const std::uint32_t K = b.negatives_per_window;
+  const PairRows pair(shared, stride, K + 1);
+  // SubwordWindow's thread p owns element pairs p, p + blockDim.x, ... of h (`hidden`) and
+  // the sums (its `gradient`: h's from one pair's outputs) in its phases (the window's start
+  // and end, a pair's end); its block_dot is not used.
+  SubwordWindow<T> window{input, output, stride, (dim + 1) / 2, logistic, lr, shared, shared + stride, nullptr};
+  double warp_loss = 0;  // lane 0's
+  for_each_block_window(b, [&](std::uint32_t w, std::uint32_t, const std::uint32_t* contexts, std::uint32_t n_contexts) {
+    const std::uint32_t centre = b.targets[w];
+    std::uint32_t n_rows;
+    const std::uint32_t* rows = rows_of_word(s, centre, n_rows);
+    window.start_word(rows, n_rows, pair.window_gradient);
+    for (std::uint32_t p = threadIdx.x; p < window.pairs; p += blockDim.x) {
+      shared_pair(window.gradient, 2 * p) = make_float2(0, 0);
+    }
+    for (std::uint32_t c = 0; c < n_contexts; ++c) {
+      // The pair (centre, context c): the context word, then that pair's negatives but
+      // those equal to it (fastText draws again where word2vec skips), in order.
+      const std::uint32_t* negatives = b.negatives + std::size_t{b.offsets[w] + c} * K;
+      if (threadIdx.x == 0) list_outputs(contexts[c], negatives, K, pair.out_ids, pair.first_copy, n_out_shared);
+      __syncthreads();  // h, its cleared gradient and the list
+      const std::uint32_t n_out = n_out_shared;
+      for (std::uint32_t o = warp; o < n_out; o += warps) {
+        if (pair.first_copy[o] != o) continue;  // its first copy's warp trains it
+        float* copy = pair.out_rows + o * stride;
+        T* row = row_at<T>(output, pair.out_ids[o], stride);
+        warp_load_rows<T>(output, pair.out_ids + o, 1, stride, stride, window.pairs, copy);
+        // The next pair's row in this place, asked of the L2 cache meanwhile.
+        if (c + 1 < n_contexts) warp_prefetch_rows<T>(output, o == 0 ? contexts + c + 1 : negatives + K + o - 1, 1, stride);
+        for (std::uint32_t q = o; q < n_out; ++q) {
+          if (pair.first_copy[q] != o) continue;
+          float part = 0;
+          for (std::uint32_t p = lane; p < window.pairs; p += 32) {
+            const float2 h = shared_pair(window.hidden, 2 * p), v = shared_pair(copy, 2 * p);
+            part += h.x * v.x + h.y * v.y;
+          }
+          const float score = warp_sum(part);  // the same in every lane
+          const float label = q == 0 ? 1.0f : 0.0f;
+          const float g = (label - sigmoid(score, logistic)) * lr;  // SgdRule::gradient_scale
+          if (lane == 0) warp_loss += log_loss(label > 0 ? score : -score, logistic);
+          for (std::uint32_t p = lane; p < window.pairs; p += 32) {
+            const std::uint32_t e = 2 * p;
+            const float2 h = shared_pair(window.hidden, e);
+            float2& v = shared_pair(copy, e);
+            atomicAdd(window.gradient + e, g * v.x);  // from the row before its step
+            atomicAdd(window.gradient + e + 1, g * v.y);
+            v.x += g * h.x;
+            v.y += g * h.y;
+            add_pair(row + e, g * h.x, g * h.y, output.pair_atomics);
+          }
+        }
+      }
+      __syncthreads();  // h's gradient is whole
+      // The pair's end (SubwordWindow::end_pair), and h's gradient cleared for the next.
+      for (std::uint32_t p = threadIdx.x; p < window.pairs; p += blockDim.x) {
+        for (std::uint32_t e = 2 * p; e < 2 * p + 2; ++e) {
+          window.hidden[e] += s.gains[centre] * window.gradient[e];
+          pair.window_gradient[e] += window.gradient[e];
+          window.gradient[e] = 0;
+        }
+      }
+    }
+    window.step_rows(rows, n_rows, pair.window_gradient);
+    __syncthreads();  // the next window's loads see this one's updates
+  });
+  if (lane == 0 && warp_loss != 0) atomicAdd(loss_out, warp_loss);
+}
+
 template <typename T>
 __global__ void subword_cbow_kernel(KernelBatch b, KernelSubwords s, SplitTable input, SplitTable output, std::uint32_t stride,
                                     std::uint32_t dim, KernelLogistic logistic, float lr, double* loss_out) {
@@ -275,18 +375,26 @@ unsigned subword_threads(std::uint32_t dim) {
   return std::clamp<std::uint32_t>((pairs + 31) / 32 * 32, 32, 256);
 }
 
-// Skip-gram's kernel (the warp's or the block's) or CBOW's for the tables' storage type.
-cudaError_t launch_subword_kernel(bool skipgram, bool warp, const KernelBatch& batch, const KernelSubwords& subwords,
+// The rows kernel's threads: a warp per output row of a pair, at most 8 warps.
+unsigned subword_rows_threads(std::uint32_t negatives) { return 32 * std::min<std::uint32_t>(negatives + 1, 8); }
+
+// Skip-gram's kernel (`choice`: the warp's, the block's or the rows') or CBOW's for the
+// tables' storage type.
+cudaError_t launch_subword_kernel(bool skipgram, SkipgramKernel choice, const KernelBatch& batch, const KernelSubwords& subwords,
                                   const KernelTables& t, const KernelLogistic& logistic, float learning_rate, double* loss,
                                   unsigned max_blocks, cudaStream_t stream) {
   if (batch.windows == 0) return cudaSuccess;
   if (t.width != t.stride) return cudaErrorInvalidValue;  // SGD only: no state after the vector
   const std::size_t shared = subword_shared_bytes(t.stride, batch.negatives_per_window);
-  const bool by_warp = skipgram && warp;
-  const unsigned blocks = blocks_for(batch, max_blocks), threads = by_warp ? 32 : subword_threads(t.dim);
+  const bool by_warp = skipgram && choice == SkipgramKernel::warp, by_rows = skipgram && choice == SkipgramKernel::rows;
+  const unsigned blocks = blocks_for(batch, max_blocks);
+  const unsigned threads = by_warp ? 32 : by_rows ? subword_rows_threads(batch.negatives_per_window) : subword_threads(t.dim);
   with_storage(t.storage, [&](auto* type) {
     using T = std::remove_pointer_t<decltype(type)>;
-    auto* kernel = by_warp ? subword_skipgram_warp_kernel<T> : skipgram ? subword_skipgram_kernel<T> : subword_cbow_kernel<T>;
+    auto* kernel = by_warp    ? subword_skipgram_warp_kernel<T>
+                   : by_rows  ? subword_skipgram_rows_kernel<T>
+                   : skipgram ? subword_skipgram_kernel<T>
+                              : subword_cbow_kernel<T>;
     kernel<<<blocks, threads, shared, stream>>>(batch, subwords, t.input, t.output, t.stride, t.dim, logistic, learning_rate,
                                                 loss);
   });
@@ -296,8 +404,8 @@ cudaError_t launch_subword_kernel(bool skipgram, bool warp, const KernelBatch& b
 }  // namespace
 
 std::size_t subword_shared_bytes(std::uint32_t stride, std::uint32_t negatives) {
-  // The block kernels: three vectors; skip-gram's warp kernel: those, a pair's output rows,
-  // their ids and first copies.
+  // The block kernels: three vectors; skip-gram's warp and rows kernels: those, a pair's
+  // output rows, their ids and first copies.
   const std::size_t max_out = negatives + 1;
   return ((3 + max_out) * stride + 2 * max_out) * sizeof(float);
 }
@@ -309,6 +417,7 @@ cudaError_t allow_subword_shared_memory(std::size_t bytes) {
       using T = std::remove_pointer_t<decltype(type)>;
       for (const void* kernel :
            {reinterpret_cast<const void*>(subword_skipgram_warp_kernel<T>),
+            reinterpret_cast<const void*>(subword_skipgram_rows_kernel<T>),
             reinterpret_cast<const void*>(subword_skipgram_kernel<T>), reinterpret_cast<const void*>(subword_cbow_kernel<T>)}) {
         const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
         if (e != cudaSuccess) status = e;
@@ -321,14 +430,14 @@ cudaError_t allow_subword_shared_memory(std::size_t bytes) {
 cudaError_t launch_subword_skipgram(const KernelBatch& batch, const KernelSubwords& subwords, const KernelTables& t,
                                     const KernelLogistic& logistic, float learning_rate, double* loss, unsigned max_blocks,
                                     cudaStream_t stream, SkipgramKernel kernel) {
-  return launch_subword_kernel(true, kernel == SkipgramKernel::warp, batch, subwords, t, logistic, learning_rate, loss,
-                               max_blocks, stream);
+  return launch_subword_kernel(true, kernel, batch, subwords, t, logistic, learning_rate, loss, max_blocks, stream);
 }
 
 cudaError_t launch_subword_cbow(const KernelBatch& batch, const KernelSubwords& subwords, const KernelTables& t,
                                 const KernelLogistic& logistic, float learning_rate, double* loss, unsigned max_blocks,
                                 cudaStream_t stream) {
-  return launch_subword_kernel(false, false, batch, subwords, t, logistic, learning_rate, loss, max_blocks, stream);
+  return launch_subword_kernel(false, SkipgramKernel::block, batch, subwords, t, logistic, learning_rate, loss, max_blocks,
+                               stream);
 }
 
 }  // namespace embed::cuda

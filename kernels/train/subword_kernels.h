@@ -17,7 +17,10 @@
 // on windows in flight), a thread per element pair; skip-gram's block can instead be one
 // warp, whose lanes own element pairs lane, lane + 32, ... (SkipgramKernel::warp, under
 // EMBED_GPU_SKIPGRAM_KERNEL=warp, for experiments: word2vec_kernels.h says why the
-// block kernel is the default). Every add to a table is atomic, so
+// block kernel is the default), or a warp per output row of each pair, the pair's outputs
+// trained at once since they all score against the same h (SkipgramKernel::rows, under
+// EMBED_GPU_SKIPGRAM_KERNEL=rows, for experiments, written 2026-11-28 without a GPU; h's
+// gradient is summed in any order). Every add to a table is atomic, so
 // that windows training one row at once lose no step. Tables are f32, f16 or bf16 and
 // every product is f32. The input table holds the vocabulary's rows, then the buckets';
 // with host placement the ids are the batch's local ones (a word: its number in the
@@ -43,7 +46,7 @@ struct KernelSubwords {
 };
 
 // Shared memory any of the kernels needs per block: three vectors of `stride` floats, and
-// for skip-gram's warp kernel a pair's 1 + `negatives` output rows with their ids.
+// for skip-gram's warp and rows kernels a pair's 1 + `negatives` output rows with their ids.
 std::size_t subword_shared_bytes(std::uint32_t stride, std::uint32_t negatives);
 // Lets the kernels use up to `bytes` of shared memory per block (above the 48 KB default).
 cudaError_t allow_subword_shared_memory(std::size_t bytes);

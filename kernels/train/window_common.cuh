@@ -63,6 +63,20 @@ __device__ inline bool window_inputs(const KernelBatch& b, std::uint32_t w, cons
   return count > 0;
 }
 
+// Calls train(w, last, ids, count) for each window w of this block's (block_windows, which
+// end before `last`) that has inputs (window_inputs), in order: the same windows for every
+// thread of the block.
+template <typename Train>
+__device__ inline void for_each_block_window(const KernelBatch& b, Train train) {
+  std::uint32_t first_window, last_window;
+  block_windows(b.windows, first_window, last_window);
+  for (std::uint32_t w = first_window; w < last_window; ++w) {
+    const std::uint32_t* ids;
+    std::uint32_t count;
+    if (window_inputs(b, w, ids, count)) train(w, last_window, ids, count);
+  }
+}
+
 // Blocks for a batch: each takes a run of at least max_inputs + 1 consecutive windows
 // (word2vec_kernels.h says why), and at most `max_blocks` run.
 inline unsigned blocks_for(const KernelBatch& batch, unsigned max_blocks) {

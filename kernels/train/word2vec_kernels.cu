@@ -298,6 +298,150 @@ __global__ void __launch_bounds__(32)
   if (lane == 0 && warp_loss != 0) atomicAdd(loss_out, warp_loss);
 }
 
+// Floats of shared memory one window takes in skipgram_rows_kernel: the inputs' vectors
+// and their gradients, the distinct output rows' vectors, the gradients' scales, the
+// output rows' ids and copies, and which inputs repeat an earlier one.
+__host__ __device__ inline std::size_t rows_window_floats(std::size_t max_inputs, std::size_t max_out, std::size_t stride) {
+  return (2 * max_inputs + max_out) * stride + max_inputs * max_out + 2 * max_out + max_inputs;
+}
+
+// Thread 0 lists a window's distinct output rows: its target, then each negative other
+// than the target once, in the order first drawn, with how many times each was drawn
+// (`copies`: a negative drawn twice is one row on the CPU, scored twice from the same
+// value and stepped by both).
+__device__ inline void list_distinct_outputs(const KernelBatch& b, std::uint32_t w, std::uint32_t* out_ids, float* copies,
+                                             std::uint32_t& n_rows) {
+  const std::uint32_t K = b.negatives_per_window, target = b.targets[w];
+  const std::uint32_t* negatives = b.negatives + std::size_t{w} * K;
+  out_ids[0] = target;
+  copies[0] = 1;
+  std::uint32_t n = 1;
+  for (std::uint32_t k = 0; k < K; ++k) {
+    const std::uint32_t negative = negatives[k];
+    if (negative == target) continue;  // word2vec skips it
+    std::uint32_t r = 1;
+    while (r < n && out_ids[r] != negative) ++r;
+    if (r == n) {
+      out_ids[n] = negative;
+      copies[n++] = 0;
+    }
+    copies[r] += 1;
+  }
+  n_rows = n;
+}
+
+// skipgram_kernel's window with a warp per output row (EMBED_GPU_SKIPGRAM_KERNEL=rows, for
+// experiments): the block kernel passes two barriers per input and then steps the outputs'
+// copies with a thread per element pair looping over every output (at dim 100, 50 of its
+// 256 threads); at 512 windows in flight a window's latency bounds the words/s. Here warp
+// r owns output row r (and r + 8, ...) for the whole window: for each input in turn it
+// scores its row against the input, steps its copy and adds the row's part of the input's
+// gradient to that input's sum in shared memory (a shared atomic: the warps add in any
+// order), without waiting for the other warps, since no warp reads another's row and the
+// inputs' copies do not change. The inputs' sums go to the table once the window's last
+// input is done. An input that repeats an earlier one needs the earlier copies' steps
+// first, as on the CPU: only there does the block wait (twice). Each lane owns elements
+// lane, lane + 32, ... of the rows in the per-input phase, and element pairs in the adds.
+// Its arithmetic is the CPU's up to the order of float sums (the inputs' sums over the
+// outputs, and a negative drawn twice stepped once by twice its step).
+template <typename T, typename Rule>
+__global__ void skipgram_rows_kernel(KernelBatch b, SplitTable input, SplitTable output, std::uint32_t stride,
+                                     std::uint32_t width, std::uint32_t dim, KernelLogistic logistic, Rule rule,
+                                     double* loss_out) {
+  static_assert(!kKeepsState<Rule>, "rules with state take skipgram_state_kernel");
+  extern __shared__ float shared[];
+  __shared__ std::uint32_t n_rows_shared;
+  __shared__ bool inputs_repeat_shared;
+  const std::uint32_t max_in = b.max_inputs, max_out = b.negatives_per_window + 1;
+  float* in_rows = shared;                         // max_in × stride: as each input was scored
+  float* in_steps = in_rows + max_in * stride;     // max_in × stride: each input's gradient, summed over the output rows
+  float* out_rows = in_steps + max_in * stride;    // max_out × stride: the distinct output rows, as stepped
+  float* out_steps = out_rows + max_out * stride;  // max_in × max_out: output row r's scale of input c in its step
+  float* copies = out_steps + max_in * max_out;    // max_out: how many times each output row was drawn
+  auto* out_ids = reinterpret_cast<std::uint32_t*>(copies + max_out);  // max_out
+  std::uint32_t* repeats_earlier = out_ids + max_out;                  // max_in: 1 where an earlier input is the same word
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  const std::uint32_t pairs = (dim + 1) / 2;  // an odd dim reads one padding zero
+  double warp_loss = 0;                       // lane 0's
+  for_each_block_window(b, [&](std::uint32_t w, std::uint32_t last_window, const std::uint32_t* in_ids, std::uint32_t n_in) {
+    // Other threads may still be adding the window before's input sums (the loop's end):
+    // they read neither list.
+    if (threadIdx.x == 0) {
+      list_distinct_outputs(b, w, out_ids, copies, n_rows_shared);
+      inputs_repeat_shared = false;
+    }
+    __syncthreads();  // inputs_repeat_shared is false before any thread sets it
+    for (std::uint32_t c = threadIdx.x; c < n_in; c += blockDim.x) {
+      std::uint32_t repeat = 0;
+      for (std::uint32_t earlier = 0; earlier < c; ++earlier) repeat |= in_ids[earlier] == in_ids[c] ? 1u : 0u;
+      repeats_earlier[c] = repeat;
+      if (repeat) inputs_repeat_shared = true;
+    }
+    const std::uint32_t n_rows = n_rows_shared;
+    load_rows<T>(input, in_ids, n_in, width, stride, pairs, in_rows);
+    load_rows<T>(output, out_ids, n_rows, width, stride, pairs, out_rows);
+    for (std::uint32_t i = threadIdx.x; i < n_in * stride; i += blockDim.x) in_steps[i] = 0;
+    __syncthreads();
+    const bool inputs_repeat = inputs_repeat_shared;
+    // A warp without a row asks the L2 cache for the next window's rows meanwhile.
+    if (warp == warps - 1 && n_rows < warps && w + 1 < last_window) warp_prefetch_window<T>(b, w + 1, input, output, width);
+
+    float window_loss = 0;  // lane 0's
+    for (std::uint32_t c = 0; c < n_in; ++c) {
+      if (inputs_repeat && repeats_earlier[c]) {
+        // The same word as an earlier input: its copy takes the earlier copies' steps
+        // first, as the CPU's row has them, once every warp is past them.
+        __syncthreads();
+        for (std::uint32_t e = threadIdx.x; e < dim; e += blockDim.x) {
+          for (std::uint32_t earlier = 0; earlier < c; ++earlier) {
+            if (in_ids[earlier] == in_ids[c]) in_rows[c * stride + e] += in_steps[earlier * stride + e];
+          }
+        }
+        __syncthreads();
+      }
+      const float* x = in_rows + c * stride;
+      float* x_step = in_steps + c * stride;
+      for (std::uint32_t r = warp; r < n_rows; r += warps) {
+        float* out = out_rows + r * stride;
+        float score = 0;
+        for (std::uint32_t e = lane; e < dim; e += 32) score += x[e] * out[e];
+        score = warp_sum(score);  // the same total in every lane
+        const float label = r == 0 ? 1.0f : 0.0f, drawn = copies[r];
+        const float g = rule.gradient_scale(label - sigmoid(score, logistic)) * drawn;
+        if (lane == 0) {
+          out_steps[c * max_out + r] = g;
+          window_loss += drawn * log_loss(r == 0 ? score : -score, logistic);
+        }
+        for (std::uint32_t e = lane; e < dim; e += 32) {
+          const float value = out[e];
+          atomicAdd(x_step + e, g * value);  // from the row before this input's step
+          out[e] = value + g * x[e];
+        }
+      }
+    }
+    if (lane == 0) warp_loss += window_loss;
+    __syncwarp();  // lane 0's scales
+
+    // Each warp's rows' steps, summed over the inputs, with atomics: in_rows[c] still holds
+    // the value input c had when it was scored.
+    for (std::uint32_t r = warp; r < n_rows; r += warps) {
+      for (std::uint32_t p = lane; p < pairs; p += 32) {
+        add_weighted_row<T>(output, out_ids[r], width, in_rows, n_in, stride, 2 * p,
+                            [&](std::uint32_t c) { return out_steps[c * max_out + r]; });
+      }
+    }
+    __syncthreads();  // every input's sum is whole
+    for (std::uint32_t i = threadIdx.x; i < n_in * pairs; i += blockDim.x) {
+      const std::uint32_t c = i / pairs, e = 2 * (i % pairs);
+      add_pair(row_at<T>(input, in_ids[c], width) + e, in_steps[c * stride + e], in_steps[c * stride + e + 1],
+               input.pair_atomics);
+    }
+    // No barrier: the next window's lists do not touch the sums, and its loads come after
+    // the barrier behind them (the block's own atomics are visible to them after it).
+  });
+  if (lane == 0 && warp_loss != 0) atomicAdd(loss_out, warp_loss);
+}
+
 // A rule's values for one step of a row whose state is in the table (`state`), computed
 // once by thread 0 and handed to the whole block, so that every thread steps the row
 // with the same ones while other blocks may change the state. A rule whose Row is empty
@@ -547,9 +691,12 @@ unsigned window_threads() { return 256; }
 
 }  // namespace
 
-std::size_t skipgram_shared_bytes(std::uint32_t max_inputs, std::uint32_t negatives, std::uint32_t stride, std::uint32_t width) {
+std::size_t skipgram_shared_bytes(std::uint32_t max_inputs, std::uint32_t negatives, std::uint32_t stride, std::uint32_t width,
+                                  SkipgramKernel kernel) {
   const std::size_t max_out = negatives + 1;
-  // SGD: a warp's window (the block kernel's layout and the inputs' ids and summed steps).
+  // SGD: a warp's window (the block kernel's layout and the inputs' ids and summed steps),
+  // or the rows kernel's (the inputs' gradients too).
+  if (width == stride && kernel == SkipgramKernel::rows) return rows_window_floats(max_inputs, max_out, stride) * sizeof(float);
   if (width == stride) return warp_window_floats(max_inputs, max_out, stride) * sizeof(float);
   // A rule with state: the inputs' vectors, the gradients, the output rows' ids and first
   // copies, and their whole rows twice and their sums.
@@ -575,10 +722,10 @@ void with_rule_and_storage(const KernelRuleSpec& kernel_rule, float learning_rat
 }
 
 // Calls f(rule, kernel, threads per block) for skip-gram's or CBOW's kernel for that rule
-// and storage: for skip-gram with SGD, the warp's (`warp`) or the block's.
+// and storage: for skip-gram with SGD, the one `choice` names.
 template <typename F>
-void with_window_kernel(bool skipgram, bool warp, const KernelRuleSpec& kernel_rule, float learning_rate, Storage storage,
-                        F&& f) {
+void with_window_kernel(bool skipgram, SkipgramKernel choice, const KernelRuleSpec& kernel_rule, float learning_rate,
+                        Storage storage, F&& f) {
   with_rule_and_storage(kernel_rule, learning_rate, storage, [&](const auto& rule, auto* type) {
     using Rule = std::decay_t<decltype(rule)>;
     using T = std::remove_pointer_t<decltype(type)>;
@@ -586,8 +733,10 @@ void with_window_kernel(bool skipgram, bool warp, const KernelRuleSpec& kernel_r
       f(rule, cbow_kernel<T, Rule>, window_threads());
     } else if constexpr (kKeepsState<Rule>) {
       f(rule, skipgram_state_kernel<Rule>, window_threads());
-    } else if (warp) {
+    } else if (choice == SkipgramKernel::warp) {
       f(rule, skipgram_warp_kernel<T, Rule>, 32u);
+    } else if (choice == SkipgramKernel::rows) {
+      f(rule, skipgram_rows_kernel<T, Rule>, window_threads());
     } else {
       f(rule, skipgram_kernel<T, Rule>, window_threads());
     }
@@ -600,11 +749,11 @@ cudaError_t allow_shared_memory(std::size_t bytes) {
   cudaError_t status = cudaSuccess;
   // Every kernel launch_skipgram and launch_cbow instantiate.
   for (bool skipgram : {true, false}) {
-    for (bool warp : {true, false}) {
+    for (SkipgramKernel choice : {SkipgramKernel::warp, SkipgramKernel::block, SkipgramKernel::rows}) {
       for_each_kernel_rule([&](KernelRule kernel_rule) {
         for (Storage storage : {Storage::f32, Storage::f16, Storage::bf16}) {
           with_window_kernel(
-              skipgram, warp, KernelRuleSpec{kernel_rule}, 0.0f, storage, [&](const auto&, auto* kernel, unsigned) {
+              skipgram, choice, KernelRuleSpec{kernel_rule}, 0.0f, storage, [&](const auto&, auto* kernel, unsigned) {
                 const cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                                            cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
                 if (e != cudaSuccess) status = e;
@@ -620,16 +769,17 @@ namespace {
 
 // Skip-gram's or CBOW's kernel for the rule: SGD's for the tables' storage type, or the
 // rule with state's (f32 rows with their state after the padded vector).
-cudaError_t launch_window_kernel(bool skipgram, bool warp, const KernelBatch& batch, const KernelTables& t,
+cudaError_t launch_window_kernel(bool skipgram, SkipgramKernel choice, const KernelBatch& batch, const KernelTables& t,
                                  const KernelLogistic& logistic, const KernelRuleSpec& kernel_rule, float learning_rate,
                                  double* loss, unsigned max_blocks, cudaStream_t stream) {
   if (batch.windows == 0) return cudaSuccess;
-  const std::size_t shared = skipgram ? skipgram_shared_bytes(batch.max_inputs, batch.negatives_per_window, t.stride, t.width)
-                                      : cbow_shared_bytes(t.stride);
+  const std::size_t shared = skipgram
+                                 ? skipgram_shared_bytes(batch.max_inputs, batch.negatives_per_window, t.stride, t.width, choice)
+                                 : cbow_shared_bytes(t.stride);
   const unsigned blocks = blocks_for(batch, max_blocks);
   bool launched = false;
   with_window_kernel(
-      skipgram, warp, kernel_rule, learning_rate, t.storage, [&](const auto& rule, auto* kernel, unsigned threads) {
+      skipgram, choice, kernel_rule, learning_rate, t.storage, [&](const auto& rule, auto* kernel, unsigned threads) {
         // A rule keeps state after the vector exactly when the rows are wider than it.
         if (kKeepsState<std::decay_t<decltype(rule)>> != (t.width > t.stride)) return;
         kernel<<<blocks, threads, shared, stream>>>(batch, t.input, t.output, t.stride, t.width, t.dim, logistic, rule, loss);
@@ -643,14 +793,14 @@ cudaError_t launch_window_kernel(bool skipgram, bool warp, const KernelBatch& ba
 cudaError_t launch_skipgram(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic,
                             const KernelRuleSpec& kernel_rule, float learning_rate, double* loss, unsigned max_blocks,
                             cudaStream_t stream, SkipgramKernel kernel) {
-  return launch_window_kernel(true, kernel == SkipgramKernel::warp, batch, t, logistic, kernel_rule, learning_rate, loss,
-                              max_blocks, stream);
+  return launch_window_kernel(true, kernel, batch, t, logistic, kernel_rule, learning_rate, loss, max_blocks, stream);
 }
 
 cudaError_t launch_cbow(const KernelBatch& batch, const KernelTables& t, const KernelLogistic& logistic,
                         const KernelRuleSpec& kernel_rule, float learning_rate, double* loss, unsigned max_blocks,
                         cudaStream_t stream) {
-  return launch_window_kernel(false, false, batch, t, logistic, kernel_rule, learning_rate, loss, max_blocks, stream);
+  return launch_window_kernel(false, SkipgramKernel::block, batch, t, logistic, kernel_rule, learning_rate, loss, max_blocks,
+                              stream);
 }
 
 }  // namespace embed::cuda

@@ -22,6 +22,11 @@
 // kernel gave 25.9M words/s at dim 100 and 13.6M at dim 300, the block kernel 58.0M and
 // 41.2M. Whether it wins with more windows in flight (as many warps as the block
 // kernel's 4,096) is what the throughput benchmark's device-warp mode measures.
+// SkipgramKernel::rows (EMBED_GPU_SKIPGRAM_KERNEL=rows, for experiments, written
+// 2026-11-28 without a GPU) goes the other way: a block per window as now, but warp r
+// owns output row r for the whole window, so that the inputs go by without the block
+// kernel's two barriers each (word2vec_kernels.cu's skipgram_rows_kernel; the throughput
+// benchmark's device-rows).
 // Tables are stored as f32, f16 or bf16 and every product is computed in f32. The
 // sigmoid and loss come from the CPU's tables, so one window gives the CPU's result up
 // to the order of float sums.
@@ -90,13 +95,15 @@ struct KernelLogistic {
   int steps;
 };
 
-// Which kernel trains skip-gram with SGD: a warp per window, or a block of 256 threads.
-enum class SkipgramKernel { warp, block };
+// Which kernel trains skip-gram with SGD: a warp per window, a block of 256 threads, or a
+// block with a warp per output row (rows).
+enum class SkipgramKernel { warp, block, rows };
 
-// Shared memory one skip-gram window needs (either kernel); more than the device allows
-// per block means the window or dimension is too large for these kernels.
+// Shared memory one skip-gram window needs (with SGD, `kernel`'s); more than the device
+// allows per block means the window or dimension is too large for these kernels.
 // `width` as in KernelTables: the output rows' copies hold their state too.
-std::size_t skipgram_shared_bytes(std::uint32_t max_inputs, std::uint32_t negatives, std::uint32_t stride, std::uint32_t width);
+std::size_t skipgram_shared_bytes(std::uint32_t max_inputs, std::uint32_t negatives, std::uint32_t stride, std::uint32_t width,
+                                  SkipgramKernel kernel = SkipgramKernel::block);
 std::size_t cbow_shared_bytes(std::uint32_t stride);
 // Shared memory the kernels declare statically, on top of the above.
 inline constexpr std::size_t kStaticSharedBytes = 1024;

@@ -15,13 +15,15 @@
 #               f32 element pairs added by one 8-byte atomic rather than two), device-lanes
 #               (EMBED_GPU_KERNEL_LANES=LANES, 2 by default: that many batches' kernels at
 #               once, each capped at its share of the windows in flight, so that one batch's
-#               last blocks do not leave the GPU idle), host-gather and host-mapped (--table
-#               host with each --host-transfer).
+#               last blocks do not leave the GPU idle), device-rows (EMBED_GPU_SKIPGRAM_KERNEL=rows:
+#               a block per window whose warps each own an output row, so that the inputs go by
+#               without two barriers each), host-gather and host-mapped (--table host with each
+#               --host-transfer).
 #   quality     text8-head, EPOCHS epochs, dim 100, per seed in SEEDS: cpu, device and
 #               host-gather vectors evaluated with embed-query eval (Google analogies
 #               restricted to the 30,000 most frequent words, WordSim-353 Spearman); with
 #               the first seed also the modes in QUALITY_TRY (none by default; device-warp:
-#               what its windows in flight cost; device-lanes).
+#               what its windows in flight cost; device-lanes; device-rows).
 #
 # Roofline (../shared/design/gpu-training.md §2): with window-shared negatives a kept word
 # reads and writes C + K + 1 rows (C = window + 1 on average under word2vec's reduced
@@ -38,7 +40,8 @@
 #               a row's accumulators beside it, so host placement moves them too).
 #   subwords    fastText's model (--subwords): skip-gram and CBOW (SUB_MODELS), 1 epoch on the
 #               throughput corpus at each of DIMS, fastText's settings (n-grams 3 to 6 in 2,000,000
-#               buckets, lr 0.05), per mode (SUB_MODES: cpu, device; host-gather too, which holds every row
+#               buckets, lr 0.05), per mode (SUB_MODES: cpu, device, device-rows for skip-gram's rows kernel;
+#               host-gather too, which holds every row
 #               text8-head's words list as hot rows and copies none; host-tight, host-gather in
 #               about 0.45 MB of GPU memory per dim, which holds only some and copies the rest): words/s over the CPU's and, for
 #               skip-gram, Debian's fastText with the same settings (whole-process words/s); issue 41's
@@ -162,7 +165,7 @@ x_mode() {
 mode_args() {
   case $1 in
     cpu) echo "--device cpu" ;;
-    device | device-warp | device-pair | device-lanes) echo "--device cuda --table device" ;;
+    device | device-warp | device-pair | device-lanes | device-rows) echo "--device cuda --table device" ;;
     host-gather) echo "--device cuda --table host --host-transfer gather" ;;
     host-mapped) echo "--device cuda --table host --host-transfer mapped" ;;
     # --subwords on text8-head (the tables: 0.9 GB at dim 100, 2.5 GB at dim 300), 16 workers:
@@ -174,12 +177,14 @@ mode_args() {
 }
 
 # mode_env MODE: the environment a mode trains in (device-warp: the warp kernel, WARP_WINDOWS windows at once;
-# device-pair: f32 element pairs added by one 8-byte atomic; device-lanes: LANES batches' kernels at once).
+# device-pair: f32 element pairs added by one 8-byte atomic; device-lanes: LANES batches' kernels at once;
+# device-rows: a warp per output row).
 mode_env() {
   case $1 in
     device-warp) echo "EMBED_GPU_SKIPGRAM_KERNEL=warp EMBED_GPU_WINDOWS=${WARP_WINDOWS:-4096}" ;;
     device-pair) echo "EMBED_GPU_PAIR_ATOMICS=1" ;;
     device-lanes) echo "EMBED_GPU_KERNEL_LANES=${LANES:-2}" ;;
+    device-rows) echo "EMBED_GPU_SKIPGRAM_KERNEL=rows" ;;
   esac
 }
 
@@ -294,7 +299,7 @@ if has "$PARTS" subwords; then
       fi
       for mode in $SUB_MODES; do
         # shellcheck disable=SC2046
-        run_embed "sub-$model-$mode-$dim" --corpus "$work/big.txt" --model "$model" "${SUB[@]}" --dim "$dim" --epochs 1 \
+        MODE_ENV=$(mode_env "$mode") run_embed "sub-$model-$mode-$dim" --corpus "$work/big.txt" --model "$model" "${SUB[@]}" --dim "$dim" --epochs 1 \
           --threads "$THREADS" $(mode_args "$mode") || { echo "$mode dim $dim: failed"; continue; }
         wps[$mode]=$epoch_wps
         printf '%-12s %5s %14s %9s %9s %9s\n' "$mode" "$dim" "$epoch_wps" "$wall" "$(x_mode cpu)" "$(x_mode fasttext)"
@@ -305,7 +310,7 @@ if has "$PARTS" subwords; then
     dim=100
     for mode in $SUB_MODES; do
       # shellcheck disable=SC2046
-      run_embed "subq-$model-$mode" --corpus "$data/text8-head.txt" --model "$model" "${SUB[@]}" --dim "$dim" --epochs "$EPOCHS" --seed 1 \
+      MODE_ENV=$(mode_env "$mode") run_embed "subq-$model-$mode" --corpus "$data/text8-head.txt" --model "$model" "${SUB[@]}" --dim "$dim" --epochs "$EPOCHS" --seed 1 \
         --threads "$THREADS" $(mode_args "$mode") || { echo "$mode: failed"; continue; }
       figures=$(evaluate "$work/subq-$model-$mode.emb" "$work/q.json") || exit 1
       read -r acc _ _ _ ws _ <<<"$figures"

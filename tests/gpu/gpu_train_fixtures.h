@@ -48,13 +48,14 @@ inline const Placement kQualityPlacements[] = {{TablePlacement::device, HostTran
                                                {TablePlacement::host, HostTransfer::mapped, "host, mapped, all hot"}};
 inline constexpr int kQualityCount = static_cast<int>(std::size(kQualityPlacements));
 
-// Skip-gram's two kernels with SGD (EMBED_GPU_SKIPGRAM_KERNEL: cuda_word2vec_backend.cpp),
+// Skip-gram's kernels with SGD (EMBED_GPU_SKIPGRAM_KERNEL: cuda_word2vec_backend.cpp),
 // and what the backend's name() says of each.
 struct SkipgramKernelCase {
   const char* env;
   const char* named;
 };
-inline const SkipgramKernelCase kSkipgramKernels[] = {{"warp", "a warp each"}, {"block", "a block each"}};
+inline const SkipgramKernelCase kSkipgramKernels[] = {
+    {"warp", "a warp each"}, {"block", "a block each"}, {"rows", "a block each, a warp per output row"}};
 
 // Sets an environment variable the backends read (EMBED_GPU_KERNEL_LANES, ...) for those
 // made while it lives, then puts back what the environment held.

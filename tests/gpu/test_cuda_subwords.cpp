@@ -139,10 +139,10 @@ TEST_CASE("fastText's model: one batch on the GPU equals the CPU subword backend
   }
 }
 
-TEST_CASE("fastText's skip-gram: the warp and block kernels each train one batch as the CPU does",
+TEST_CASE("fastText's skip-gram: the warp, block and rows kernels each train one batch as the CPU does",
           "[gpu][subwords][skipgram-kernel]") {
   // run.sh all runs this first, with word2vec's (test_cuda_train.cpp): the block kernel
-  // (the default) and the warp kernel (an experiment), f32 tables' pairs also added by one
+  // (the default), the warp and rows kernels (experiments), f32 tables' pairs also added by one
   // atomic (EMBED_GPU_PAIR_ATOMICS=1, another). The batch of the test above (a
   // negative drawn twice in one pair, negatives equal to their pair's context, rows
   // repeated across words and within one), at dims with idle lanes (37), two pairs per

@@ -55,16 +55,17 @@ std::unique_ptr<Word2vecBackend> cuda_backend(Model model, RowMatrix& input, Row
 }
 
 // Windows over disjoint rows (so that the GPU's concurrent windows cannot interact),
-// with a repeated input word and a negative equal to the target, and with
-// `repeated_negative` a negative drawn twice.
-WindowBatch disjoint_batch(std::size_t windows, std::size_t negatives, bool repeated_negative = false) {
+// with a repeated input word (unless !repeated_input) and a negative equal to the target,
+// and with `repeated_negative` a negative drawn twice.
+WindowBatch disjoint_batch(std::size_t windows, std::size_t negatives, bool repeated_negative = false,
+                           bool repeated_input = true) {
   WindowBatch b;
   b.learning_rate = 0.05f;
   b.negatives_per_window = negatives;
   const std::uint32_t per_window = 4 + static_cast<std::uint32_t>(negatives);
   for (std::uint32_t w = 0; w < windows; ++w) {
     const std::uint32_t base = w * per_window;
-    for (std::uint32_t c : {base, base + 1, base + 2, base}) b.inputs.push_back(c);
+    for (std::uint32_t c : {base, base + 1, base + 2, repeated_input ? base : base + 3}) b.inputs.push_back(c);
     b.input_offsets.push_back(static_cast<std::uint32_t>(b.inputs.size()));
     b.targets.push_back(base + 3);
     for (std::uint32_t k = 0; k < negatives; ++k) {
@@ -128,9 +129,11 @@ TEST_CASE("one batch on the GPU equals the CPU backend's update", "[gpu]") {
   }
 }
 
-TEST_CASE("skip-gram's warp and block kernels each train one batch as the CPU does", "[gpu][skipgram-kernel]") {
-  // run.sh all runs this first: the block kernel (the default) and the warp kernel (an
-  // experiment), f32 pairs added by two atomics or by one (EMBED_GPU_PAIR_ATOMICS, another).
+TEST_CASE("skip-gram's warp, block and rows kernels each train one batch as the CPU does", "[gpu][skipgram-kernel]") {
+  // run.sh all runs this first: the block kernel (the default), the warp and rows kernels
+  // (experiments), f32 pairs added by two atomics or by one (EMBED_GPU_PAIR_ATOMICS, another).
+  // The batch repeats an input word in every window (the rows kernel waits for its earlier
+  // copy's steps there) and a negative equal to the target.
   // Dims with idle lanes (37), two pairs per lane (100) and five (300); 16 output rows
   // (two of the warp's score chunks of 8); a negative drawn twice; f16 and bf16 tables
   // within their precision (with 5 negatives, as in their test below: more steps per row
@@ -139,9 +142,10 @@ TEST_CASE("skip-gram's warp and block kernels each train one batch as the CPU do
     DType storage;
     std::size_t negatives;
     bool repeated;
+    bool repeated_input = true;
   };
-  const Shape shapes[] = {
-      {DType::f32, 5, false}, {DType::f32, 5, true}, {DType::f32, 15, true}, {DType::f16, 5, true}, {DType::bf16, 5, true}};
+  const Shape shapes[] = {{DType::f32, 5, false, false}, {DType::f32, 5, false}, {DType::f32, 5, true},
+                          {DType::f32, 15, true},        {DType::f16, 5, true},  {DType::bf16, 5, true}};
   const Placement placements[] = {kPlacements[0], kPlacements[1], kPlacements[4]};  // device; every row copied; half hot
   SkipgramKernelChoice choice;
   for (const SkipgramKernelCase& kernel : kSkipgramKernels) {
@@ -158,12 +162,13 @@ TEST_CASE("skip-gram's warp and block kernels each train one batch as the CPU do
             fill_uniform(input, 5, 0.125f);
             fill_uniform(output, 6, 0.125f);
             RowMatrix cpu_in = copy_of(input), cpu_out = copy_of(output);
-            const WindowBatch batch = disjoint_batch(windows, shape.negatives, shape.repeated);
+            const WindowBatch batch = disjoint_batch(windows, shape.negatives, shape.repeated, shape.repeated_input);
             BatchLoss cpu_loss, gpu_loss;
             make_word2vec_cpu_backend(Model::skipgram, cpu_in, cpu_out, 1)->train(batch, 0, cpu_loss);
             auto gpu = cuda_backend(Model::skipgram, input, output, 2, shape.negatives, 1, placement, shape.storage);
             INFO(kernel.env << " kernel, " << vector_dtype_name(shape.storage) << ", dim " << dim << ", " << shape.negatives
-                            << " negatives" << (shape.repeated ? ", one drawn twice" : "") << ", " << placement.name
+                            << " negatives" << (shape.repeated ? ", one drawn twice" : "")
+                            << (shape.repeated_input ? "" : ", no input repeated") << ", " << placement.name
                             << (pair_atomics ? ", pairs added by one atomic" : ""));
             CHECK(gpu->name().find(kernel.named) != std::string::npos);
             CHECK((gpu->name().find("element pairs added by one atomic") != std::string::npos) ==
