@@ -430,7 +430,9 @@ case $mode in
     step gpu_mpi_cli 90 bash "$tests/gpu/gpu_mpi_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     # Two ranks' quality on the GPU against one process's as their rounds grow rarer, on 4
     # and 16 copies of the corpus (H200, 2026-11-27, 4 copies: 0.44 at 20 rounds to one
-    # process's 0.51; the CPU's two ranks, 100 s of this step then, matched one process).
+    # process's 0.51; the CPU's two ranks, 100 s of this step then, matched one process), by
+    # time alone and by words alone (--sync-words: its default, a 32nd of a rank's share of an
+    # epoch, then 40,000 and 10,000; written 2026-11-28, not yet run).
     RESERVE_S=5 gpu_only bench_step mpi_sync 120 "${bench_env[@]}" DEVICES=cuda COPIES="4 16" \
       bash "$kit/scripts/bench/mpi_sync.sh"
     ;;

@@ -36,7 +36,10 @@ CLI::Validator bounded(T low, std::optional<T> high) {
   return CLI::Validator(
       [low, high, wanted](std::string& input) -> std::string {
         T value{};
-        if (!CLI::detail::lexical_cast(input, value) || value < low || (high && value > *high)) {
+        // CLI11 reads "-3" into an unsigned type as 2^64 - 3 (strtoull): a minus sign is out of range.
+        const bool negative = std::is_unsigned_v<T> && input.find_first_not_of(" \t") != std::string::npos &&
+                              input[input.find_first_not_of(" \t")] == '-';
+        if (negative || !CLI::detail::lexical_cast(input, value) || value < low || (high && value > *high)) {
           return input + " is not " + wanted;
         }
         return {};

@@ -191,6 +191,11 @@ int main(int argc, char** argv) {
                  "round, the next 4x every 4th, and so on")
       ->check(embed::cli::between(std::size_t{1}, std::size_t{1} << 32))
       ->capture_default_str();
+  app.add_option("--sync-words", command.sync_words,
+                 "under mpirun, skip-gram and CBOW: a round also once a rank has trained this many corpus words since "
+                 "the last, its workers waiting for it (a GPU trains far more words than a CPU between two rounds "
+                 "by time); 0: by time alone [default: a 32nd of a rank's share of an epoch]")
+      ->check(embed::cli::at_least(std::uint64_t{0}));
   embed::cli::add_version_flag(app, "embed-train", [] { return embed::mpi_description(); });
   app.get_option("--corpus")->excludes(resume);
   init->excludes(resume);

@@ -14,10 +14,13 @@
 # poll that had held rounds to one per 50 ms fixed) found the GPU ranks at 20 rounds in
 # 5 epochs at --sync-interval 0.005 (about 20 ms a round), scoring 0.44 to one process's
 # 0.51 on 4 copies: a larger corpus (COPIES="4 16") shows whether more rounds per epoch close it.
+# Since, a rank also shares after every --sync-words corpus words it trains (by default a
+# 32nd of its share of an epoch), its workers waiting for the round: the BUDGETS rows run by
+# words alone (--sync-interval 100), the INTERVALS rows by time alone (--sync-words 0).
 #
 # Environment: BUILD (embed-train, embed-query), EMBED_DATA (data/: text8-200k.txt.gz and
 # the samples), COPIES ("4": the corpus repeated, one table per count), DIM (200), EPOCHS (5), SEED (3),
-# INTERVALS ("0.005 0.02 0.1 0.5"), DEVICES ("cpu cuda";
+# INTERVALS ("0.005 0.02 0.1 0.5"), BUDGETS ("auto 40000 10000": --sync-words, auto its default), DEVICES ("cpu cuda";
 # cuda is skipped without a usable GPU), BENCH_DIR, KEEP=1.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -28,6 +31,7 @@ DIM=${DIM:-200}
 EPOCHS=${EPOCHS:-5}
 SEED=${SEED:-3}
 INTERVALS=${INTERVALS:-0.005 0.02 0.1 0.5}
+BUDGETS=${BUDGETS:-auto 40000 10000}
 DEVICES=${DEVICES:-cpu cuda}
 ET=$BUILD/embed-train
 EQ=$BUILD/embed-query
@@ -74,7 +78,14 @@ for copies in $COPIES; do
     fi
     run "$device, one process" "$ET" "${settings[@]}" --device "$device"
     for interval in $INTERVALS; do
-      run "$device, 2 ranks, sync $interval" "${MPIRUN[@]}" "$ET" "${settings[@]}" --device "$device" --sync-interval "$interval"
+      run "$device, 2 ranks, sync $interval" "${MPIRUN[@]}" "$ET" "${settings[@]}" --device "$device" --sync-interval "$interval" \
+        --sync-words 0
+    done
+    for budget in $BUDGETS; do
+      words=()
+      [[ $budget == auto ]] || words=(--sync-words "$budget")
+      run "$device, 2 ranks, words $budget" "${MPIRUN[@]}" "$ET" "${settings[@]}" --device "$device" --sync-interval 100 \
+        "${words[@]}"
     done
   done
 done

@@ -50,9 +50,27 @@ for n in 2 3; do
   check "-np $n: the schedule counts the corpus's words" \
     "$(grep -o 'epoch 1/2: .* [0-9]* words in' err.txt | grep -o '[0-9]* words in')" "$one_words"
   check "-np $n: logs from rank 0 only" "$(grep -c 'epoch 2/2' err.txt)" "1"
+  # A 32nd of a rank's share of an epoch between rounds unless --sync-words says otherwise.
+  grep -q "shared every 0.02 s and after every $((${one_words% words in} / n / 32)) words a rank trains" err.txt && ok ||
+    bad "-np $n: the rounds' word budget: $(grep 'data parallel' err.txt)"
   check "-np $n: embed-query reads the output" "$("$EQ" v.emb the -k 3 --format tsv | wc -l)" "3"
   cd .. || exit 1
 done
+
+# --- --sync-words: rounds after every so many words a rank trains, or by time alone ---
+mkdir words && cd words || exit 1
+for budget in 20000 0; do
+  "${MPIRUN[@]}" 2 "$ET" --corpus ../corpus.txt -o w.emb "${FAST[@]}" --sync-interval 100 --sync-words "$budget" -v \
+    > out.txt 2> "err$budget.txt"
+  check "mpirun -np 2 --sync-words $budget trains" "$?" "0"
+  rounds[budget]=$(grep -o '[0-9]* rounds between the ranks' "err$budget.txt" | head -1 | grep -o '^[0-9]*')
+done
+# About 89k words a rank an epoch in batches of 10,000: 4 rounds an epoch with a budget of
+# 20,000, none between the epochs' ends by time (100 s) alone.
+((${rounds[20000]:-0} >= 6)) && ok || bad "--sync-words 20000: ${rounds[20000]:-no} rounds"
+check "--sync-words 0: rounds at the epochs' ends only" "${rounds[0]:-none}" "0"
+grep -q "shared every 100 s, rarer" err0.txt && ok || bad "--sync-words 0: $(grep 'data parallel' err0.txt)"
+cd .. || exit 1
 
 # --- subwords: the input table has the buckets' rows after the vocabulary's, shared too ---
 mkdir sub && cd sub || exit 1

@@ -123,12 +123,17 @@ expect_error "missing --resume" 1 "embed-train: error: missing.ckpt: cannot open
   "$ET" --resume missing.ckpt
 expect_error "missing --cooc" 1 "embed-train: error: missing.cooc: cannot open" "$ET" --model glove --cooc missing.cooc -o e.emb
 expect_error "--min-count 0" 2 "--min-count: 0 is not an integer of 1 or more" "$ET" --corpus "$CORPUS" -o e.emb --min-count 0
+# A minus sign, which CLI11 would read into an unsigned count as 2^64 - 3.
+expect_error "--min-count -3" 2 "--min-count: -3 is not an integer of 1 or more" "$ET" --corpus "$CORPUS" -o e.emb --min-count -3
 # Read from a captured --help that must have worked: a count of 0 from no output proves nothing.
 help=$("$ET" --help) && [[ $help == *--min-count* ]] && ok || bad "embed-train --help: $(head -c 200 <<<"$help")"
 check "--help ranges are readable" "$(grep -c '[0-9]\{12\}' <<<"$help")" "0"
 expect_error "-q with -v" 2 "--verbose excludes --quiet" "$ET" -q -v --corpus "$CORPUS" -o e.emb
 expect_error "--sync-interval without mpirun: a warning" 1 "--sync-interval has no effect outside mpirun" \
   "$ET" --corpus empty.txt -o e.emb --sync-interval 1
+expect_error "--sync-words without mpirun: a warning" 1 "--sync-words has no effect outside mpirun" \
+  "$ET" --corpus empty.txt -o e.emb --sync-words 5000
+expect_error "--sync-words not a count" 2 "--sync-words: -3 is not an integer of 0 or more" "$ET" --corpus empty.txt -o e.emb --sync-words -3
 mkdir locked && chmod 500 locked
 if [[ $(id -u) == 0 ]]; then
   expect_error "unwritable output directory" 1 "no-such-dir/e.emb: cannot create the output" "$ET" --corpus "$CORPUS" -o no-such-dir/e.emb

@@ -854,6 +854,73 @@ TEST_CASE("two ranks train their halves of a corpus into one model, equal on bot
   CHECK(separation > 0.6);
 }
 
+// The CPU backend with batches of at most `words` corpus words, so that a rank's share of
+// the topic corpus takes many chunks (a GPU's batches are 20,000 words of a far larger one).
+class SmallBatches : public Word2vecBackend {
+ public:
+  SmallBatches(std::unique_ptr<Word2vecBackend> inner, std::size_t words) : inner_(std::move(inner)), words_(words) {}
+  std::string name() const override { return inner_->name(); }
+  void train(const WindowBatch& batch, unsigned worker, BatchLoss& loss) override { inner_->train(batch, worker, loss); }
+  std::size_t max_batch_words() const override { return words_; }
+
+ private:
+  std::unique_ptr<Word2vecBackend> inner_;
+  std::size_t words_;
+};
+
+TEST_CASE("with a words budget the ranks share after every budget of words whatever their speed", "[mpi]") {
+  // Rounds by time alone (3600 s) come at the epochs' ends only; a budget of a tenth of a
+  // rank's share of an epoch makes about ten rounds an epoch, and no rank trains more than
+  // the budget and one batch between two. The ranks still leave with equal tables and
+  // the topics learnt.
+  const Corpus corpus = topic_corpus(4);
+  TrainSettings s = small_settings(Model::skipgram);
+  s.epochs = 4;
+  const std::uint64_t share = corpus.words / 2, budget = share / 10, batch = 120;
+  for (const std::uint64_t words : {std::uint64_t{0}, budget}) {
+    test::ThreadJob job(2);
+    std::vector<Tables> tables(2);
+    std::vector<std::uint64_t> rounds(2), most_between(2);
+    job.run([&](Cluster& rank) {
+      const unsigned r = rank.rank();
+      Tables& t = tables[r] = Tables{RowMatrix(corpus.vocab.size(), s.dim), RowMatrix(corpus.vocab.size(), s.dim)};
+      init_uniform(t.input, s.seed, 1);
+      SmallBatches backend(make_word2vec_cpu_backend(s.model, t.input, t.output, 1), batch);
+      Word2vecTrainer trainer(s, corpus, backend);
+      RankAveraging averaging(rank, {&t.input, &t.output}, 8);
+      auto sync = rank_sync(rank, averaging);
+      std::uint64_t items_before = 0;
+      trainer.share_with_ranks(
+          [&](const RankReport& report) {
+            ++rounds[r];
+            // Items this rank trained since its last round in this epoch.
+            const std::uint64_t since =
+                report.epoch_items >= items_before ? report.epoch_items - items_before : report.epoch_items;
+            most_between[r] = std::max(most_between[r], since);
+            const RankAgreement agreed = sync(report);
+            items_before = agreed.all_done ? 0 : report.epoch_items;
+            return agreed;
+          },
+          3600, words);
+      TrainState state = Word2vecTrainer::start_state(corpus, 1, s.seed, r, 2);
+      std::atomic<bool> stop{false};
+      REQUIRE(trainer.run(state, stop, nullptr, nullptr));
+    });
+    INFO("budget " << words << " of a share of " << share << " words; rounds " << rounds[0] << ", " << rounds[1]
+                   << "; most words between two " << most_between[0] << ", " << most_between[1]);
+    CHECK(same_bits(tables[0].input, tables[1].input));
+    CHECK(test::topic_separation(corpus, tables[0].input) > 0.6);
+    for (unsigned r = 0; r < 2; ++r) {
+      if (words == 0) {
+        CHECK(rounds[r] == s.epochs);  // each epoch's end
+      } else {
+        CHECK(rounds[r] >= s.epochs * 9);
+        CHECK(most_between[r] <= budget + batch);
+      }
+    }
+  }
+}
+
 TEST_CASE("gathering the ranks' states puts their workers in rank order and adds up the epoch's loss", "[mpi]") {
   const Corpus corpus = topic_corpus(3);
   test::ThreadJob job(3);

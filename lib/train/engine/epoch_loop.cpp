@@ -58,6 +58,7 @@ struct EpochWorkers {
   std::condition_variable done;
   unsigned running;
   std::exception_ptr failure;
+  std::condition_variable round_ran;  // workers waiting for a round (EpochTask::sync_items)
 };
 
 // run_epochs' run: the epochs in turn, each a thread per worker over its shard and this
@@ -121,6 +122,7 @@ class EpochRunner {
   std::optional<bool> run_epoch() {
     const std::uint64_t epoch_first_item = items_done_.load();
     other_ranks_items_.store(0);
+    items_at_round_.store(epoch_first_item);
     EpochWorkers epoch(workers_);
     std::vector<std::thread> threads;
     for (unsigned w = 0; w < workers_; ++w) threads.emplace_back([this, w, &epoch] { work(w, epoch); });
@@ -172,8 +174,15 @@ class EpochRunner {
     Random::State random_before = random.state();  // at `position`
     try {
       const std::uint64_t shard_end = state_.shards[w].end;
-      while (position < shard_end && !stop_.load(std::memory_order_relaxed) && !ranks_stop_.load(std::memory_order_relaxed) &&
-             !epoch.failed.load(std::memory_order_relaxed)) {
+      auto go_on = [&] {
+        return position < shard_end && !stop_.load(std::memory_order_relaxed) && !ranks_stop_.load(std::memory_order_relaxed) &&
+               !epoch.failed.load(std::memory_order_relaxed);
+      };
+      while (go_on()) {
+        if (round_due_by_items()) {
+          wait_for_round(epoch);
+          continue;  // a stop may have come meanwhile
+        }
         const float lr = task_.learning_rate(all_items());
         random_before = random.state();
         const ChunkDone chunk = task_.train_chunk(w, position, shard_end, lr, random, loss);
@@ -205,6 +214,23 @@ class EpochRunner {
     epoch.done.notify_all();
   }
 
+  // Whether this rank's workers have trained a round's items (EpochTask::sync_items) since
+  // the last round.
+  bool round_due_by_items() const {
+    return task_.sync_ranks && task_.sync_items > 0 && items_done_.load() - items_at_round_.load() >= task_.sync_items;
+  }
+
+  // A worker whose rank has trained a round's items: wakes the watching thread for the
+  // round and sleeps until it has run, or the epoch stops (a stop asked by a signal
+  // notifies nobody: it is polled).
+  void wait_for_round(EpochWorkers& epoch) {
+    std::unique_lock lock(epoch.mutex);
+    epoch.done.notify_all();
+    while (round_due_by_items() && !stop_.load() && !ranks_stop_.load() && !epoch.failed.load()) {
+      epoch.round_ran.wait_for(lock, std::chrono::milliseconds(50));
+    }
+  }
+
   // This thread while the workers run: progress every 50 ms and, under mpirun, the
   // ranks' rounds (sync_ranks), until the workers are done (and the ranks agree so).
   void watch(EpochWorkers& epoch, std::uint64_t epoch_first_item) {
@@ -218,11 +244,12 @@ class EpochRunner {
         const auto poll = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
         const auto wake = task_.sync_ranks && next_round < poll ? next_round : decltype(next_round)(poll);
         std::unique_lock lock(epoch.mutex);
-        workers_done = epoch.done.wait_until(lock, wake, [&] { return epoch.running == 0; });
+        epoch.done.wait_until(lock, wake, [&] { return epoch.running == 0 || round_due_by_items(); });
+        workers_done = epoch.running == 0;
       }
       if (!task_.sync_ranks) {
         if (workers_done) break;
-      } else if (workers_done || std::chrono::steady_clock::now() >= next_round) {
+      } else if (workers_done || round_due_by_items() || std::chrono::steady_clock::now() >= next_round) {
         // A rank whose workers are done joins the round at once and waits there asleep
         // (Cluster::sum_round) for the ranks still training, which come at their next
         // round or when they are done. (It used to sleep until its own next round first:
@@ -230,10 +257,17 @@ class EpochRunner {
         RankReport report;
         report.workers_done = workers_done;
         report.stop = stop_.load() || epoch.failed.load();
-        report.epoch_items = items_done_.load() - epoch_first_item;
+        const std::uint64_t items_now = items_done_.load();
+        report.epoch_items = items_now - epoch_first_item;
         const RankAgreement agreed = task_.sync_ranks(report);
         other_ranks_items_.store(agreed.epoch_items - report.epoch_items);
         if (agreed.stop) ranks_stop_.store(true);
+        {
+          // The items trained while the round ran count towards the next one.
+          std::lock_guard lock(epoch.mutex);
+          items_at_round_.store(items_now);
+        }
+        epoch.round_ran.notify_all();
         next_round = std::chrono::steady_clock::now() + std::chrono::duration<double>(task_.sync_seconds);
         if (agreed.all_done) break;
       }
@@ -254,6 +288,7 @@ class EpochRunner {
   const std::uint64_t items_at_start_;
   std::atomic<std::uint64_t> items_done_;  // by this process
   std::atomic<std::uint64_t> other_ranks_items_{0};
+  std::atomic<std::uint64_t> items_at_round_{0};  // items_done_ at this epoch's last round (or its start)
   std::atomic<bool> ranks_stop_{false};
 };
 

@@ -98,6 +98,11 @@ struct EpochTask {
   // follows all ranks' items; `state` keeps this rank's positions and all ranks' items.
   std::function<RankAgreement(const RankReport&)> sync_ranks;
   double sync_seconds = 0.1;
+  // With sync_ranks: a round also once this rank's workers have trained `sync_items` items
+  // since the last one, and the workers wait for it before they train more (0: rounds by
+  // time alone). A GPU trains a rank's share of an epoch between two rounds otherwise,
+  // and the ranks' summed changes over so many items overshoot (rank_averaging.h).
+  std::uint64_t sync_items = 0;
 };
 
 // Trains from `state` until the last epoch ends (returns true) or `stop` becomes true

@@ -187,6 +187,7 @@ class GloveModel final : public TrainingModel {
     Cluster& job = this_job();
     std::optional<RankAveraging> averaging;
     if (job.size() > 1) {
+      if (context.sync_words) spdlog::warn("--sync-words applies to skip-gram and CBOW: GloVe's rounds go by --sync-interval");
       // Each rank trains the records of its rows: its rows of W (and their biases and
       // AdaGrad sums) change and are read on it alone, so W is shared only when an epoch
       // ends; W̃'s rows change on every rank, and the rounds add up every rank's changes,

@@ -44,10 +44,11 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
   command.init.minn_given = has("--minn");
   command.init.maxn_given = has("--maxn");
   command.init.buckets_given = has("--buckets");
+  command.sync_words_given = has("--sync-words");
   // A warning, not a refusal: a Makefile may pass them always, and run the same command
   // with and without mpirun.
   if (this_job().size() == 1) {
-    for (std::string_view option : {"--sync-interval", "--sync-rows"}) {
+    for (std::string_view option : {"--sync-interval", "--sync-rows", "--sync-words"}) {
       if (has(option)) spdlog::warn("{} has no effect outside mpirun: this run has one process", option);
     }
   }

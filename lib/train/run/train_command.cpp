@@ -276,6 +276,7 @@ TrainContext train_context(const TrainCommand& command, const std::optional<GpuD
   context.stop = &stop_requested();
   context.sync_seconds = command.sync_seconds;
   context.sync_rows = command.sync_rows;
+  if (command.sync_words_given) context.sync_words = command.sync_words;
   context.on_progress = [&reporter](const TrainProgress& p) { reporter.progress(p); };
   context.on_epoch = [&reporter](const TrainProgress& p) { reporter.epoch(p); };
   return context;

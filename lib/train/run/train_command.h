@@ -34,6 +34,10 @@ struct TrainCommand {
   GpuTrainer gpu_trainer;        // what this build offers (backend/registry.h); empty: CPU only
   double sync_seconds = 0.1;     // under mpirun: how often the ranks average their most frequent rows
   std::size_t sync_rows = 1024;  // under mpirun: how many rows every round averages
+  // Under mpirun: the most corpus words a rank trains between two rounds (skip-gram and
+  // CBOW; 0: no limit), when given (else a 32nd of a rank's share of an epoch).
+  std::uint64_t sync_words = 0;
+  bool sync_words_given = false;
 };
 
 // Exit status of a run that a signal stopped (after writing its checkpoint).

@@ -112,6 +112,7 @@ bool Word2vecTrainer::run(TrainState& state, const std::atomic<bool>& stop,
   task.after_workers = [this] { backend_.copy_tables_to_host(); };
   task.sync_ranks = sync_ranks_;
   task.sync_seconds = sync_seconds_;
+  task.sync_items = sync_words_;
   return run_epochs(task, state, stop, on_epoch, on_progress);
 }
 

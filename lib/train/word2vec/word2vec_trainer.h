@@ -39,10 +39,12 @@ class Word2vecTrainer {
   static TrainState start_state(const Corpus& corpus, unsigned workers, std::uint64_t seed, unsigned rank = 0,
                                 unsigned ranks = 1);
 
-  // A data-parallel run: the round between the ranks (EpochTask::sync_ranks) and its period.
-  void share_with_ranks(std::function<RankAgreement(const RankReport&)> sync, double seconds) {
+  // A data-parallel run: the round between the ranks (EpochTask::sync_ranks), its period,
+  // and the most corpus words this rank trains between two rounds (0: no limit).
+  void share_with_ranks(std::function<RankAgreement(const RankReport&)> sync, double seconds, std::uint64_t words = 0) {
     sync_ranks_ = std::move(sync);
     sync_seconds_ = seconds;
+    sync_words_ = words;
   }
 
   // As run_epochs (epoch_loop.h): true when the last epoch has ended, false when
@@ -71,6 +73,7 @@ class Word2vecTrainer {
   std::vector<std::uint32_t> keep_;  // subsampling thresholds per row
   std::function<RankAgreement(const RankReport&)> sync_ranks_;
   double sync_seconds_ = 0.1;
+  std::uint64_t sync_words_ = 0;
 };
 
 }  // namespace embed

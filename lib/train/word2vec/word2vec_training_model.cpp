@@ -198,11 +198,17 @@ class Word2vecModel final : public TrainingModel {
     if (job.size() > 1) {
       averaging.emplace(job, std::vector<RowMatrix*>{&run.input, &run.output_table}, context.sync_rows);
       averaging->set_home(backend->row_home());  // a GPU's rows take part too
-      trainer.share_with_ranks(rank_sync(job, *averaging), context.sync_seconds);
+      // A round at least every 32nd of a rank's share of an epoch, unless --sync-words says
+      // otherwise: the ranks' summed changes overshoot when each trains a large share of an
+      // epoch between rounds, which a GPU does at any --sync-interval (bench/RESULTS.md).
+      const std::uint64_t sync_words =
+          context.sync_words.value_or(std::max<std::uint64_t>(1, run.corpus.words / job.size() / TrainContext::kRoundsPerEpoch));
+      trainer.share_with_ranks(rank_sync(job, *averaging), context.sync_seconds, sync_words);
       spdlog::info(
           "data parallel over {} ranks: each trains its share of the corpus; the {} most frequent rows are "
-          "shared every {} s, rarer rows exponentially less often, all rows at each epoch's end",
-          job.size(), std::min(context.sync_rows, run.input.rows()), context.sync_seconds);
+          "shared every {} s{}, rarer rows exponentially less often, all rows at each epoch's end",
+          job.size(), std::min(context.sync_rows, run.input.rows()), context.sync_seconds,
+          sync_words > 0 ? fmt::format(" and after every {} words a rank trains", sync_words) : "");
     }
     const bool finished = trainer.run(run.state, *context.stop, context.on_epoch, context.on_progress);
     if (averaging) {
