@@ -305,10 +305,11 @@ case $mode in
     # twice and runs in `big`. Gathered f32 tables (0.17x and 0.12x of device, sixth run)
     # make way for f16 host tables three ways: gathered, gathered with several batches'
     # kernels at once (f16c: a 1/4 batch's kernel alone ran about 236 blocks), and mapped,
-    # the kernels storing rows whole (f16m). The batches in a quarter of the budget (f16s)
+    # the kernels storing rows whole (f16m), and gathered with the rows kernel (f16r: whether
+    # a window's latency bounds small batches). The batches in a quarter of the budget (f16s)
     # gave half f16's words/s (H200, 2026-11-28) and run in hostside. 40M words.
-    bench_step big_table 200 "${bench_env[@]}" VOCAB=1000000 WORDS=40000000 RUN_TIMEOUT=40 \
-      MODES="device f16 f16c f16m" bash "$kit/scripts/bench/big_table.sh"
+    bench_step big_table 230 "${bench_env[@]}" VOCAB=1000000 WORDS=40000000 RUN_TIMEOUT=40 \
+      MODES="device f16 f16c f16r f16m" bash "$kit/scripts/bench/big_table.sh"
     # With seed 1 also the rows kernel, the warp kernel at its 4,096 windows in flight and two
     # batches' kernels at once (the throughput step's device-rows, device-warp and device-lanes).
     bench_step quality 70 "${bench_env[@]}" PARTS=quality SEEDS="1 2 3" QUALITY_TRY="device-rows device-warp device-lanes" \
@@ -420,7 +421,7 @@ case $mode in
     # Also at 1/16, where the batches were 500 words (now planned for 1 input and 3 output
     # rows per word copied, not 1 + 6, and cut where a batch copies more).
     RESERVE_S=5 bench_step big_table_mapped 320 "${bench_env[@]}" VOCAB=1000000 WORDS=50000000 RUN_TIMEOUT=60 \
-      MODES="device host f16 f16s f16c f16m mapped" FRACTIONS="4 16" SEEDS=1 bash "$kit/scripts/bench/big_table.sh"
+      MODES="device host f16 f16s f16c f16r f16t f16m mapped" FRACTIONS="4 16" SEEDS=1 bash "$kit/scripts/bench/big_table.sh"
     ;;
   mpi)
     # The two steps of `all` that failed on their first run (H100, 2026-11-27): two ranks

@@ -27,6 +27,11 @@
 #              full batches' (EMBED_GPU_KERNEL_LANES=auto: a small batch's kernel alone runs a
 #              few dozen to a few hundred blocks), each capped at its share of the windows
 #              (2026-11-28, not yet run on a GPU)
+#   f16r/N     f16/N with skip-gram's rows kernel (EMBED_GPU_SKIPGRAM_KERNEL=rows: a warp per
+#              output row, the inputs without the block kernel's two barriers each): whether a
+#              window's latency bounds host placement's small batches (2026-11-28, not yet run)
+#   f16t/N     f16/N on a quarter of THREADS: a quarter of the slots in the same budget, so
+#              batches four times as large, against fewer threads gathering (not yet run)
 #   cpu        (when MODES has it) every CPU core, for scale
 # Per run: the last epoch's words/s (corpus words per second of training, --metrics), its
 # ratio to device placement's, the share of row touches served by rows resident on the GPU,
@@ -58,7 +63,7 @@
 # .device-kit/scripts/bench/.
 # Environment: BUILD, PYTHON (python3), VOCAB (4000000), CLUSTER (20), WORDS (200000000), ZIPF (1.0),
 # DIM (300), EPOCHS (1), THREADS (nproc), SEEDS ("1 2"), FRACTIONS ("4 16"),
-# MODES ("device host f16"; also: f16s, f16m, f16c, mapped, cpu), BATCH_SHARE (0.25, f16s's), OPTIMIZER (sgd), MIN_COUNT (5), BUDGET, SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
+# MODES ("device host f16"; also: f16s, f16m, f16c, f16r, f16t, mapped, cpu), BATCH_SHARE (0.25, f16s's), OPTIMIZER (sgd), MIN_COUNT (5), BUDGET, SAMPLE (300), RUN_TIMEOUT (150: seconds a run may take, then it is
 # reported with its last progress line), DEVICE, BENCH_DIR, KEEP=1.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -138,10 +143,11 @@ gb() { stats gb "$1"; }
 # stamp NAME START: each line of standard input, after the seconds since START (date +%s.%N).
 stamp() { stats stamp "$1" "$2"; }
 
-# run MODE_NAME SEED ARGS...: trains (with run_env's VAR=VALUE settings in its environment),
+# run MODE_NAME SEED ARGS...: trains (with run_env's VAR=VALUE settings in its environment, on run_threads threads),
 # prints its row of the table, keeps its figures in wps_of[MODE_NAME] and share_of[MODE_NAME].
 declare -A wps_of=() share_of=()
 run_env=()
+run_threads=$THREADS  # f16t's fewer
 run() {
   local name=$1 seed=$2 start end wall wps loss rss resident h2d d2h gpu_mem wait copy kernel batch_ms quality x_dev share thirds
   local file=$work/${name//\//-}  # host/4 -> host-4
@@ -150,7 +156,7 @@ run() {
   # Each log line goes to stderr as it comes, stamped with the seconds since this run began,
   # so that a run stopped by its timeout (or the caller's) still shows where its time went.
   if ! env "${run_env[@]}" timeout -s "$timeout_signal" "$RUN_TIMEOUT" "$EMBED_TRAIN" --corpus "$corpus" --dim "$DIM" --epochs "$EPOCHS" --window 5 --negative 5 \
-    --sample 1e-4 --min-count "$MIN_COUNT" --optimizer "$OPTIMIZER" --threads "$THREADS" --seed "$seed" "$@" \
+    --sample 1e-4 --min-count "$MIN_COUNT" --optimizer "$OPTIMIZER" --threads "$run_threads" --seed "$seed" "$@" \
     -o "$file.emb" --metrics "$file.metrics" \
     2> >(tee "$file.log" | stamp "$name" "$start" >&2); then
     echo "$name: failed or past $RUN_TIMEOUT s: $(tail -2 "$file.log" | tr '\n' ' ')" \
@@ -219,21 +225,24 @@ rm -f "$work/device.emb"
 # Each budget's two transfers side by side, so that a step cut short by its cap still
 # compares them at the first budget.
 for n in $FRACTIONS; do
-  for name in host mapped f16 f16m f16s f16c; do
+  for name in host mapped f16 f16m f16s f16c f16r f16t; do
     has "$MODES" "$name" || continue
     budget=$((table_bytes / n))
     case $name in
       host) how=(--host-transfer gather) ;;
       mapped) how=(--host-transfer mapped) ;;
-      f16 | f16s | f16c) how=(--host-transfer gather --dtype f16) budget=$((table_bytes / 2 / n)) ;;  # its tables' bytes / n
+      f16 | f16s | f16c | f16r | f16t) how=(--host-transfer gather --dtype f16) budget=$((table_bytes / 2 / n)) ;;  # its tables' bytes / n
       f16m) how=(--host-transfer mapped --dtype f16) budget=$((table_bytes / 2 / n)) ;;
     esac
     [[ $name == f16s ]] && run_env=(EMBED_HOST_BATCH_SHARE="$BATCH_SHARE")
     [[ $name == f16c ]] && run_env=(EMBED_GPU_KERNEL_LANES=auto)
+    [[ $name == f16r ]] && run_env=(EMBED_GPU_SKIPGRAM_KERNEL=rows)
+    [[ $name == f16t ]] && run_threads=$(((THREADS + 3) / 4))
     budget_gb=$(gb "$budget")
     # shellcheck disable=SC2046
     run "$name/$n" "$first_seed" $(placement --table host "${how[@]}" --gpu-memory "$budget") || true
     run_env=()
+    run_threads=$THREADS
   done
 done
 # The other seeds last: their spread is the quality's noise, the figure a slow step can lose.
@@ -255,7 +264,7 @@ spread=$(stats spread 3 -- "$shares")  # "-" for fewer than two seeds
 for n in $FRACTIONS; do
   target=0.67
   ((n >= 16)) && target=0.5
-  for name in host mapped f16 f16m f16s f16c; do
+  for name in host mapped f16 f16m f16s f16c f16r f16t; do
     [[ -n ${wps_of[$name/$n]:-} && -n ${wps_of[device]:-} ]] || continue
     x=$(ratio "${wps_of[$name/$n]}" "${wps_of[device]}")
     echo "target $name/$n >= ${target}x device: ${x}x, $(verdict "$x >= $target");" \
