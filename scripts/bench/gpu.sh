@@ -201,8 +201,8 @@ if has "$PARTS" throughput; then
   make_big
   echo
   echo "== throughput: skip-gram, 1 epoch on text8-head x $copies ($big_words words), $THREADS threads"
-  printf '%-12s %5s %14s %9s %9s %9s %14s %6s %6s %24s\n' mode dim words/s wall_s x_cpu x_fasttext roofline_w/s wait% \
-    kern% batch_ms_in/q/kern/out
+  printf '%-12s %5s %14s %9s %9s %9s %9s %14s %6s %6s %24s\n' mode dim words/s wall_s x_cpu x_fasttext x_device \
+    roofline_w/s wait% kern% batch_ms_in/q/kern/out
   for dim in $DIMS; do
     declare -A wps=()
     for mode in $MODES; do
@@ -216,15 +216,15 @@ if has "$PARTS" throughput; then
           { echo "$mode dim $dim: failed"; continue; }
       fi
       wps[$mode]=$epoch_wps
-      printf '%-12s %5s %14s %9s %9s %9s %14s %6s %6s %24s\n' "$mode" "$dim" "$epoch_wps" "$wall" "$(x_mode cpu)" \
-        "$(x_mode fasttext)" "$(roofline "$dim")" "$wait_pct" "$kernel_pct" "$batch_ms_of"
+      printf '%-12s %5s %14s %9s %9s %9s %9s %14s %6s %6s %24s\n' "$mode" "$dim" "$epoch_wps" "$wall" "$(x_mode cpu)" \
+        "$(x_mode fasttext)" "$(x_mode device)" "$(roofline "$dim")" "$wait_pct" "$kernel_pct" "$batch_ms_of"
     done
     unset wps
   done
   echo "(fastText's words/s is whole-process: corpus words / wall seconds, reading included; wait%: the share of the" \
     "workers' time spent waiting for the GPU: near 0, the CPU's batches bound the run; kern%: the share of the epoch" \
     "the GPU's kernels ran, one batch's at a time; batch_ms: a batch's mean milliseconds moving in, queued behind" \
-    "other batches' kernels, in its kernels, moving out)"
+    "other batches' kernels, in its kernels, moving out; x_device: over the device mode's, the experiments' verdict)"
 fi
 
 if has "$PARTS" quality; then
