@@ -273,7 +273,7 @@ case $mode in
     # block kernels (the default), the warp kernels (EMBED_GPU_SKIPGRAM_KERNEL=warp, slower
     # at 512 windows in flight: H200, 2026-11-28) and the rows kernels (=rows, a warp per
     # output row: their first run), whose throughput rows are device-warp and device-rows.
-    step skipgram_kernel 40 "$bin/gpu_train_tests" "[skipgram-kernel]"
+    step skipgram_kernel 60 "$bin/gpu_train_tests" "[skipgram-kernel]"
     step gpu_search 60 "$bin/gpu_search_tests"
     step gpu_train 90 "$bin/gpu_train_tests" "~[skipgram-kernel]"
     step gpu_glove 40 "$bin/gpu_glove_tests"

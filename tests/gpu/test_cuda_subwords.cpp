@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpu_train_fixtures.h"
@@ -174,6 +175,7 @@ TEST_CASE("fastText's skip-gram: the warp, block and rows kernels each train one
             INFO(kernel.env << " kernel, dim " << dim << ", " << dtype_name(storage) << ", " << placement.name << ", "
                             << gpu->name());
             CHECK(gpu->name().find(kernel.named) != std::string::npos);
+            CHECK((gpu->name().find("per output row") != std::string::npos) == (std::string_view(kernel.env) == "rows"));
             gpu->train(batch, 0, gpu_loss);
             gpu->finish(0, gpu_loss);
             gpu->copy_tables_to_host();

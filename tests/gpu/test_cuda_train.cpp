@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "gpu_train_fixtures.h"
 #include "thread_cluster.h"
@@ -171,6 +172,7 @@ TEST_CASE("skip-gram's warp, block and rows kernels each train one batch as the 
                             << (shape.repeated_input ? "" : ", no input repeated") << ", " << placement.name
                             << (pair_atomics ? ", pairs added by one atomic" : ""));
             CHECK(gpu->name().find(kernel.named) != std::string::npos);
+            CHECK((gpu->name().find("per output row") != std::string::npos) == (std::string_view(kernel.env) == "rows"));
             CHECK((gpu->name().find("element pairs added by one atomic") != std::string::npos) ==
                   (pair_atomics && the_device.compute_major >= 9));
             gpu->train(batch, 0, gpu_loss);
