@@ -252,7 +252,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
           "reading the GPU's shared memory size");
     const auto padded = static_cast<std::uint32_t>(padded_);
     const std::size_t needed =
-        subwords ? subword_shared_bytes(padded, static_cast<std::uint32_t>(shape_.negatives))
+        subwords ? subword_shared_bytes(padded, static_cast<std::uint32_t>(shape_.negatives), skipgram_kernel_)
         : summed_windows_ > 0
             ? summed_shared_bytes(model_ == Model::skipgram, static_cast<std::uint32_t>(shape_.max_inputs_per_window),
                                   static_cast<std::uint32_t>(shape_.negatives), padded)

@@ -263,12 +263,13 @@ __global__ void __launch_bounds__(32)
 // (EMBED_GPU_SKIPGRAM_KERNEL=rows, for experiments): the block kernel scores a pair's
 // outputs one after another, each a block sum between two barriers (12 barriers per pair
 // with 5 negatives); here warp o takes output o (and o + warps, ...) of the pair at once
-// with the others, since they all score against the same h: it loads its row into a copy
-// in shared memory (lane l owning pairs l, l + 32, ...), scores it, adds its part of h's
-// gradient to the pair's sum (shared atomics: the warps add in any order), and steps its
-// copy and the table's row, so that a pair waits twice, for the list and for the sum. A
-// negative drawn twice in a pair is trained by its first copy's warp, copy after copy, the
-// second scored after the first's step, as on the CPU.
+// with the others, since they all score against the same h: it loads its row into two
+// copies in shared memory (lane l owning pairs l, l + 32, ...), scores it, and steps one
+// copy and the table's row. h's gradient, a sum over every warp's row, is then replayed
+// by the block from the rows as loaded and the warps' scales, in the CPU's order (no
+// atomics), so that a pair waits twice: for the list, and for the scales. A negative
+// drawn twice in a pair is trained by its first copy's warp, copy after copy, the second
+// scored after the first's step, as on the CPU.
 template <typename T>
 __global__ void subword_skipgram_rows_kernel(KernelBatch b, KernelSubwords s, SplitTable input, SplitTable output,
                                              std::uint32_t stride, std::uint32_t dim, KernelLogistic logistic, float lr,
@@ -276,11 +277,13 @@ __global__ void subword_skipgram_rows_kernel(KernelBatch b, KernelSubwords s, Sp
   extern __shared__ float shared[];
   __shared__ std::uint32_t n_out_shared;
   const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-  const std::uint32_t K = b.negatives_per_window;
-  const PairRows pair(shared, stride, K + 1);
+  const std::uint32_t K = b.negatives_per_window, max_out = K + 1;
+  const PairRows pair(shared, stride, max_out);
+  float* loaded = reinterpret_cast<float*>(pair.first_copy + max_out);  // max_out × stride: the pair's rows as loaded
+  float* scales = loaded + max_out * stride;                            // max_out: each output's lr × (label - sigmoid)
   // SubwordWindow's thread p owns element pairs p, p + blockDim.x, ... of h (`hidden`) and
-  // the sums (its `gradient`: h's from one pair's outputs) in its phases (the window's start
-  // and end, a pair's end); its block_dot is not used.
+  // the window's sum in its phases (the window's start and end, a pair's end); its
+  // `gradient` and block_dot are not used.
   SubwordWindow<T> window{input, output, stride, (dim + 1) / 2, logistic, lr, shared, shared + stride, nullptr};
   double warp_loss = 0;  // lane 0's
   for_each_block_window(b, [&](std::uint32_t w, std::uint32_t, const std::uint32_t* contexts, std::uint32_t n_contexts) {
@@ -288,21 +291,20 @@ __global__ void subword_skipgram_rows_kernel(KernelBatch b, KernelSubwords s, Sp
     std::uint32_t n_rows;
     const std::uint32_t* rows = rows_of_word(s, centre, n_rows);
     window.start_word(rows, n_rows, pair.window_gradient);
-    for (std::uint32_t p = threadIdx.x; p < window.pairs; p += blockDim.x) {
-      shared_pair(window.gradient, 2 * p) = make_float2(0, 0);
-    }
     for (std::uint32_t c = 0; c < n_contexts; ++c) {
       // The pair (centre, context c): the context word, then that pair's negatives but
       // those equal to it (fastText draws again where word2vec skips), in order.
       const std::uint32_t* negatives = b.negatives + std::size_t{b.offsets[w] + c} * K;
       if (threadIdx.x == 0) list_outputs(contexts[c], negatives, K, pair.out_ids, pair.first_copy, n_out_shared);
-      __syncthreads();  // h, its cleared gradient and the list
+      __syncthreads();  // h and the list
       const std::uint32_t n_out = n_out_shared;
       for (std::uint32_t o = warp; o < n_out; o += warps) {
         if (pair.first_copy[o] != o) continue;  // its first copy's warp trains it
         float* copy = pair.out_rows + o * stride;
         T* row = row_at<T>(output, pair.out_ids[o], stride);
         warp_load_rows<T>(output, pair.out_ids + o, 1, stride, stride, window.pairs, copy);
+        for (std::uint32_t p = lane; p < window.pairs; p += 32)
+          shared_pair(loaded + o * stride, 2 * p) = shared_pair(copy, 2 * p);
         // The next pair's row in this place, asked of the L2 cache meanwhile.
         if (c + 1 < n_contexts) warp_prefetch_rows<T>(output, o == 0 ? contexts + c + 1 : negatives + K + o - 1, 1, stride);
         for (std::uint32_t q = o; q < n_out; ++q) {
@@ -315,26 +317,36 @@ __global__ void subword_skipgram_rows_kernel(KernelBatch b, KernelSubwords s, Sp
           const float score = warp_sum(part);  // the same in every lane
           const float label = q == 0 ? 1.0f : 0.0f;
           const float g = (label - sigmoid(score, logistic)) * lr;  // SgdRule::gradient_scale
-          if (lane == 0) warp_loss += log_loss(label > 0 ? score : -score, logistic);
+          if (lane == 0) {
+            scales[q] = g;
+            warp_loss += log_loss(label > 0 ? score : -score, logistic);
+          }
           for (std::uint32_t p = lane; p < window.pairs; p += 32) {
             const std::uint32_t e = 2 * p;
             const float2 h = shared_pair(window.hidden, e);
             float2& v = shared_pair(copy, e);
-            atomicAdd(window.gradient + e, g * v.x);  // from the row before its step
-            atomicAdd(window.gradient + e + 1, g * v.y);
             v.x += g * h.x;
             v.y += g * h.y;
             add_pair(row + e, g * h.x, g * h.y, output.pair_atomics);
           }
         }
       }
-      __syncthreads();  // h's gradient is whole
-      // The pair's end (SubwordWindow::end_pair), and h's gradient cleared for the next.
+      __syncthreads();  // every output's scale is in
+      // The pair's end: h's gradient from the outputs in their order, each row before its
+      // step (a row drawn twice: its loaded copy stepped in between, as on the CPU), then
+      // SubwordWindow::end_pair's moves. Each thread its own element pairs, as in the
+      // window's start and end: the next pair's barrier comes before anyone reads h.
       for (std::uint32_t p = threadIdx.x; p < window.pairs; p += blockDim.x) {
         for (std::uint32_t e = 2 * p; e < 2 * p + 2; ++e) {
-          window.hidden[e] += s.gains[centre] * window.gradient[e];
-          pair.window_gradient[e] += window.gradient[e];
-          window.gradient[e] = 0;
+          const float h = window.hidden[e];
+          float d = 0;
+          for (std::uint32_t o = 0; o < n_out; ++o) {
+            float& value = loaded[pair.first_copy[o] * stride + e];
+            d += scales[o] * value;
+            value += scales[o] * h;
+          }
+          window.hidden[e] = h + s.gains[centre] * d;
+          pair.window_gradient[e] += d;
         }
       }
     }
@@ -385,8 +397,9 @@ cudaError_t launch_subword_kernel(bool skipgram, SkipgramKernel choice, const Ke
                                   unsigned max_blocks, cudaStream_t stream) {
   if (batch.windows == 0) return cudaSuccess;
   if (t.width != t.stride) return cudaErrorInvalidValue;  // SGD only: no state after the vector
-  const std::size_t shared = subword_shared_bytes(t.stride, batch.negatives_per_window);
   const bool by_warp = skipgram && choice == SkipgramKernel::warp, by_rows = skipgram && choice == SkipgramKernel::rows;
+  const std::size_t shared =
+      subword_shared_bytes(t.stride, batch.negatives_per_window, by_rows ? SkipgramKernel::rows : SkipgramKernel::block);
   const unsigned blocks = blocks_for(batch, max_blocks);
   const unsigned threads = by_warp ? 32 : by_rows ? subword_rows_threads(batch.negatives_per_window) : subword_threads(t.dim);
   with_storage(t.storage, [&](auto* type) {
@@ -403,11 +416,13 @@ cudaError_t launch_subword_kernel(bool skipgram, SkipgramKernel choice, const Ke
 
 }  // namespace
 
-std::size_t subword_shared_bytes(std::uint32_t stride, std::uint32_t negatives) {
+std::size_t subword_shared_bytes(std::uint32_t stride, std::uint32_t negatives, SkipgramKernel kernel) {
   // The block kernels: three vectors; skip-gram's warp and rows kernels: those, a pair's
-  // output rows, their ids and first copies.
+  // output rows, their ids and first copies; the rows kernel's also the rows as loaded and
+  // each output's scale.
   const std::size_t max_out = negatives + 1;
-  return ((3 + max_out) * stride + 2 * max_out) * sizeof(float);
+  const std::size_t rows_extra = kernel == SkipgramKernel::rows ? max_out * stride + max_out : 0;
+  return ((3 + max_out) * stride + 2 * max_out + rows_extra) * sizeof(float);
 }
 
 cudaError_t allow_subword_shared_memory(std::size_t bytes) {

@@ -45,9 +45,10 @@ struct KernelSubwords {
   const float* gains;
 };
 
-// Shared memory any of the kernels needs per block: three vectors of `stride` floats, and
-// for skip-gram's warp and rows kernels a pair's 1 + `negatives` output rows with their ids.
-std::size_t subword_shared_bytes(std::uint32_t stride, std::uint32_t negatives);
+// Shared memory the kernels need per block (skip-gram's `kernel`, whose rows kernel needs
+// the most): three vectors of `stride` floats, and for skip-gram's warp and rows kernels a
+// pair's 1 + `negatives` output rows with their ids.
+std::size_t subword_shared_bytes(std::uint32_t stride, std::uint32_t negatives, SkipgramKernel kernel = SkipgramKernel::block);
 // Lets the kernels use up to `bytes` of shared memory per block (above the 48 KB default).
 cudaError_t allow_subword_shared_memory(std::size_t bytes);
 

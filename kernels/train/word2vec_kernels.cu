@@ -299,10 +299,11 @@ __global__ void __launch_bounds__(32)
 }
 
 // Floats of shared memory one window takes in skipgram_rows_kernel: the inputs' vectors
-// and their gradients, the distinct output rows' vectors, the gradients' scales, the
-// output rows' ids and copies, and which inputs repeat an earlier one.
+// and their gradients, the distinct output rows' vectors twice (as the warps step them, and
+// as the replay steps them), the outputs' scales per input, the output rows' ids and
+// copies, and which inputs repeat an earlier one.
 __host__ __device__ inline std::size_t rows_window_floats(std::size_t max_inputs, std::size_t max_out, std::size_t stride) {
-  return (2 * max_inputs + max_out) * stride + max_inputs * max_out + 2 * max_out + max_inputs;
+  return (2 * max_inputs + 2 * max_out) * stride + max_inputs * max_out + 2 * max_out + max_inputs;
 }
 
 // Thread 0 lists a window's distinct output rows: its target, then each negative other
@@ -330,20 +331,43 @@ __device__ inline void list_distinct_outputs(const KernelBatch& b, std::uint32_t
   n_rows = n;
 }
 
+// The inputs [from, to)'s gradients (in_steps), from the output rows as each of them found
+// them: a thread per element (of `elements`: an odd dim's padding too, whose zeros give a
+// zero gradient), each element's outputs stepped input after input from their state after
+// input `from` - 1 (`replayed`, which it leaves after input to - 1), with the scales the
+// warps found (out_steps). The CPU's arithmetic in the CPU's order: an input's gradient
+// summed over the outputs in turn, each before its step. Every thread calls it.
+__device__ inline void replay_inputs(std::uint32_t from, std::uint32_t to, std::uint32_t n_rows, std::uint32_t elements,
+                                     std::uint32_t stride, std::uint32_t max_out, const float* in_rows, const float* out_steps,
+                                     float* replayed, float* in_steps) {
+  for (std::uint32_t e = threadIdx.x; e < elements; e += blockDim.x) {
+    for (std::uint32_t c = from; c < to; ++c) {
+      const float x = in_rows[c * stride + e];
+      float d = 0;
+      for (std::uint32_t r = 0; r < n_rows; ++r) {
+        const float g = out_steps[c * max_out + r], value = replayed[r * stride + e];
+        d += g * value;
+        replayed[r * stride + e] = value + g * x;
+      }
+      in_steps[c * stride + e] = d;
+    }
+  }
+}
+
 // skipgram_kernel's window with a warp per output row (EMBED_GPU_SKIPGRAM_KERNEL=rows, for
 // experiments): the block kernel passes two barriers per input and then steps the outputs'
 // copies with a thread per element pair looping over every output (at dim 100, 50 of its
 // 256 threads); at 512 windows in flight a window's latency bounds the words/s. Here warp
 // r owns output row r (and r + 8, ...) for the whole window: for each input in turn it
-// scores its row against the input, steps its copy and adds the row's part of the input's
-// gradient to that input's sum in shared memory (a shared atomic: the warps add in any
-// order), without waiting for the other warps, since no warp reads another's row and the
-// inputs' copies do not change. The inputs' sums go to the table once the window's last
-// input is done. An input that repeats an earlier one needs the earlier copies' steps
-// first, as on the CPU: only there does the block wait (twice). Each lane owns elements
-// lane, lane + 32, ... of the rows in the per-input phase, and element pairs in the adds.
-// Its arithmetic is the CPU's up to the order of float sums (the inputs' sums over the
-// outputs, and a negative drawn twice stepped once by twice its step).
+// scores its row against the input and steps its copy, without waiting for the other
+// warps, since no warp reads another's row and the inputs' copies do not change. Each
+// input's gradient, a sum over every warp's row, is then replayed by the whole block from
+// the scales the warps found (replay_inputs: no atomics, the CPU's order of sums) and goes
+// to the table once the window's last input is done. An input that repeats an earlier one
+// needs the earlier copies' steps first, as on the CPU: only there does the block wait
+// (twice), and replay the inputs before it. Each lane owns elements lane, lane + 32, ...
+// of its rows in the per-input phase. Its arithmetic is the CPU's but for a negative drawn
+// twice, stepped once by twice its step rather than twice.
 template <typename T, typename Rule>
 __global__ void skipgram_rows_kernel(KernelBatch b, SplitTable input, SplitTable output, std::uint32_t stride,
                                      std::uint32_t width, std::uint32_t dim, KernelLogistic logistic, Rule rule,
@@ -355,8 +379,9 @@ __global__ void skipgram_rows_kernel(KernelBatch b, SplitTable input, SplitTable
   const std::uint32_t max_in = b.max_inputs, max_out = b.negatives_per_window + 1;
   float* in_rows = shared;                         // max_in × stride: as each input was scored
   float* in_steps = in_rows + max_in * stride;     // max_in × stride: each input's gradient, summed over the output rows
-  float* out_rows = in_steps + max_in * stride;    // max_out × stride: the distinct output rows, as stepped
-  float* out_steps = out_rows + max_out * stride;  // max_in × max_out: output row r's scale of input c in its step
+  float* out_rows = in_steps + max_in * stride;    // max_out × stride: the distinct output rows, as the warps step them
+  float* replayed = out_rows + max_out * stride;   // max_out × stride: the same, as replay_inputs steps them
+  float* out_steps = replayed + max_out * stride;  // max_in × max_out: output row r's scale of input c in its step
   float* copies = out_steps + max_in * max_out;    // max_out: how many times each output row was drawn
   auto* out_ids = reinterpret_cast<std::uint32_t*>(copies + max_out);  // max_out
   std::uint32_t* repeats_earlier = out_ids + max_out;                  // max_in: 1 where an earlier input is the same word
@@ -380,19 +405,22 @@ __global__ void skipgram_rows_kernel(KernelBatch b, SplitTable input, SplitTable
     const std::uint32_t n_rows = n_rows_shared;
     load_rows<T>(input, in_ids, n_in, width, stride, pairs, in_rows);
     load_rows<T>(output, out_ids, n_rows, width, stride, pairs, out_rows);
-    for (std::uint32_t i = threadIdx.x; i < n_in * stride; i += blockDim.x) in_steps[i] = 0;
+    load_rows<T>(output, out_ids, n_rows, width, stride, pairs, replayed);
     __syncthreads();
     const bool inputs_repeat = inputs_repeat_shared;
     // A warp without a row asks the L2 cache for the next window's rows meanwhile.
     if (warp == warps - 1 && n_rows < warps && w + 1 < last_window) warp_prefetch_window<T>(b, w + 1, input, output, width);
 
-    float window_loss = 0;  // lane 0's
+    float window_loss = 0;   // lane 0's
+    std::uint32_t done = 0;  // inputs whose gradients are replayed
     for (std::uint32_t c = 0; c < n_in; ++c) {
       if (inputs_repeat && repeats_earlier[c]) {
         // The same word as an earlier input: its copy takes the earlier copies' steps
         // first, as the CPU's row has them, once every warp is past them.
         __syncthreads();
-        for (std::uint32_t e = threadIdx.x; e < dim; e += blockDim.x) {
+        replay_inputs(done, c, n_rows, 2 * pairs, stride, max_out, in_rows, out_steps, replayed, in_steps);
+        done = c;
+        for (std::uint32_t e = threadIdx.x; e < dim; e += blockDim.x) {  // the elements this thread replayed
           for (std::uint32_t earlier = 0; earlier < c; ++earlier) {
             if (in_ids[earlier] == in_ids[c]) in_rows[c * stride + e] += in_steps[earlier * stride + e];
           }
@@ -400,7 +428,6 @@ __global__ void skipgram_rows_kernel(KernelBatch b, SplitTable input, SplitTable
         __syncthreads();
       }
       const float* x = in_rows + c * stride;
-      float* x_step = in_steps + c * stride;
       for (std::uint32_t r = warp; r < n_rows; r += warps) {
         float* out = out_rows + r * stride;
         float score = 0;
@@ -412,11 +439,7 @@ __global__ void skipgram_rows_kernel(KernelBatch b, SplitTable input, SplitTable
           out_steps[c * max_out + r] = g;
           window_loss += drawn * log_loss(r == 0 ? score : -score, logistic);
         }
-        for (std::uint32_t e = lane; e < dim; e += 32) {
-          const float value = out[e];
-          atomicAdd(x_step + e, g * value);  // from the row before this input's step
-          out[e] = value + g * x[e];
-        }
+        for (std::uint32_t e = lane; e < dim; e += 32) out[e] += g * x[e];
       }
     }
     if (lane == 0) warp_loss += window_loss;
@@ -430,7 +453,9 @@ __global__ void skipgram_rows_kernel(KernelBatch b, SplitTable input, SplitTable
                             [&](std::uint32_t c) { return out_steps[c * max_out + r]; });
       }
     }
-    __syncthreads();  // every input's sum is whole
+    __syncthreads();  // every input's scales are in
+    replay_inputs(done, n_in, n_rows, 2 * pairs, stride, max_out, in_rows, out_steps, replayed, in_steps);
+    __syncthreads();  // every input's gradient is whole
     for (std::uint32_t i = threadIdx.x; i < n_in * pairs; i += blockDim.x) {
       const std::uint32_t c = i / pairs, e = 2 * (i % pairs);
       add_pair(row_at<T>(input, in_ids[c], width) + e, in_steps[c * stride + e], in_steps[c * stride + e + 1],
