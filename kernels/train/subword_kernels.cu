@@ -281,6 +281,9 @@ __global__ void subword_skipgram_rows_kernel(KernelBatch b, KernelSubwords s, Sp
   const PairRows pair(shared, stride, max_out);
   float* loaded = reinterpret_cast<float*>(pair.first_copy + max_out);  // max_out × stride: the pair's rows as loaded
   float* scales = loaded + max_out * stride;                            // max_out: each output's lr × (label - sigmoid)
+  // max_out: each output's first copy, as its warp saw it: thread 0 lists the next pair
+  // while the others still read this one's at its end.
+  auto* copy_of = reinterpret_cast<std::uint32_t*>(scales + max_out);
   // SubwordWindow's thread p owns element pairs p, p + blockDim.x, ... of h (`hidden`) and
   // the window's sum in its phases (the window's start and end, a pair's end); its
   // `gradient` and block_dot are not used.
@@ -319,6 +322,7 @@ __global__ void subword_skipgram_rows_kernel(KernelBatch b, KernelSubwords s, Sp
           const float g = (label - sigmoid(score, logistic)) * lr;  // SgdRule::gradient_scale
           if (lane == 0) {
             scales[q] = g;
+            copy_of[q] = o;
             warp_loss += log_loss(label > 0 ? score : -score, logistic);
           }
           for (std::uint32_t p = lane; p < window.pairs; p += 32) {
@@ -341,7 +345,7 @@ __global__ void subword_skipgram_rows_kernel(KernelBatch b, KernelSubwords s, Sp
           const float h = window.hidden[e];
           float d = 0;
           for (std::uint32_t o = 0; o < n_out; ++o) {
-            float& value = loaded[pair.first_copy[o] * stride + e];
+            float& value = loaded[copy_of[o] * stride + e];
             d += scales[o] * value;
             value += scales[o] * h;
           }
@@ -418,10 +422,10 @@ cudaError_t launch_subword_kernel(bool skipgram, SkipgramKernel choice, const Ke
 
 std::size_t subword_shared_bytes(std::uint32_t stride, std::uint32_t negatives, SkipgramKernel kernel) {
   // The block kernels: three vectors; skip-gram's warp and rows kernels: those, a pair's
-  // output rows, their ids and first copies; the rows kernel's also the rows as loaded and
-  // each output's scale.
+  // output rows, their ids and first copies; the rows kernel's also the rows as loaded,
+  // each output's scale and its first copy again.
   const std::size_t max_out = negatives + 1;
-  const std::size_t rows_extra = kernel == SkipgramKernel::rows ? max_out * stride + max_out : 0;
+  const std::size_t rows_extra = kernel == SkipgramKernel::rows ? max_out * stride + 2 * max_out : 0;
   return ((3 + max_out) * stride + 2 * max_out + rows_extra) * sizeof(float);
 }
 

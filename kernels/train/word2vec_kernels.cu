@@ -375,7 +375,7 @@ __global__ void skipgram_rows_kernel(KernelBatch b, SplitTable input, SplitTable
   static_assert(!kKeepsState<Rule>, "rules with state take skipgram_state_kernel");
   extern __shared__ float shared[];
   __shared__ std::uint32_t n_rows_shared;
-  __shared__ bool inputs_repeat_shared;
+  __shared__ unsigned inputs_repeat_shared;  // 1: some input repeats an earlier one (set by atomicOr)
   const std::uint32_t max_in = b.max_inputs, max_out = b.negatives_per_window + 1;
   float* in_rows = shared;                         // max_in × stride: as each input was scored
   float* in_steps = in_rows + max_in * stride;     // max_in × stride: each input's gradient, summed over the output rows
@@ -393,21 +393,21 @@ __global__ void skipgram_rows_kernel(KernelBatch b, SplitTable input, SplitTable
     // they read neither list.
     if (threadIdx.x == 0) {
       list_distinct_outputs(b, w, out_ids, copies, n_rows_shared);
-      inputs_repeat_shared = false;
+      inputs_repeat_shared = 0;
     }
-    __syncthreads();  // inputs_repeat_shared is false before any thread sets it
+    __syncthreads();  // inputs_repeat_shared is 0 before any thread sets it
     for (std::uint32_t c = threadIdx.x; c < n_in; c += blockDim.x) {
       std::uint32_t repeat = 0;
       for (std::uint32_t earlier = 0; earlier < c; ++earlier) repeat |= in_ids[earlier] == in_ids[c] ? 1u : 0u;
       repeats_earlier[c] = repeat;
-      if (repeat) inputs_repeat_shared = true;
+      if (repeat) atomicOr(&inputs_repeat_shared, 1u);
     }
     const std::uint32_t n_rows = n_rows_shared;
     load_rows<T>(input, in_ids, n_in, width, stride, pairs, in_rows);
     load_rows<T>(output, out_ids, n_rows, width, stride, pairs, out_rows);
     load_rows<T>(output, out_ids, n_rows, width, stride, pairs, replayed);
     __syncthreads();
-    const bool inputs_repeat = inputs_repeat_shared;
+    const bool inputs_repeat = inputs_repeat_shared != 0;
     // A warp without a row asks the L2 cache for the next window's rows meanwhile.
     if (warp == warps - 1 && n_rows < warps && w + 1 < last_window) warp_prefetch_window<T>(b, w + 1, input, output, width);
 
