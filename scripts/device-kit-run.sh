@@ -296,6 +296,12 @@ case $mode in
     # blocks, its tail, leave the GPU idle: 512 windows gave 58M words/s at dim 100, 1024 60M).
     bench_step throughput 150 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
       MODES="cpu device device-rows device-pair device-lanes device-warp host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
+    # Before the host-placement steps, so that a long big_table cannot starve it: it says
+    # whether an experiment that wins throughput keeps the CPU's quality. With seed 1 also
+    # the rows kernel, the warp kernel at its 4,096 windows in flight and two batches'
+    # kernels at once (the throughput step's device-rows, device-warp and device-lanes).
+    bench_step quality 70 "${bench_env[@]}" PARTS=quality SEEDS="1 2 3" QUALITY_TRY="device-rows device-warp device-lanes" \
+      bash "$kit/scripts/bench/gpu.sh"
     # Host placement's row moves on this machine's bus, a few seconds: a batch's rows copied
     # from staging (gather) against the mapped kernels' gather, whole store and add (what
     # bounds big_table's f16m below: the bus, or the kernels' round trips).
@@ -310,10 +316,6 @@ case $mode in
     # gave half f16's words/s (H200, 2026-11-28) and run in hostside. 40M words.
     bench_step big_table 230 "${bench_env[@]}" VOCAB=1000000 WORDS=40000000 RUN_TIMEOUT=40 \
       MODES="device f16 f16c f16r f16m" bash "$kit/scripts/bench/big_table.sh"
-    # With seed 1 also the rows kernel, the warp kernel at its 4,096 windows in flight and two
-    # batches' kernels at once (the throughput step's device-rows, device-warp and device-lanes).
-    bench_step quality 70 "${bench_env[@]}" PARTS=quality SEEDS="1 2 3" QUALITY_TRY="device-rows device-warp device-lanes" \
-      bash "$kit/scripts/bench/gpu.sh"
     bench_step glove_quality 60 "${bench_env[@]}" PARTS=glove-quality SEEDS=1 GLOVE_QUALITY_EPOCHS=10 \
       bash "$kit/scripts/bench/gpu.sh"
     gpu_only bench_step glove_small_vocab 30 "${bench_env[@]}" bash "$kit/scripts/bench/glove_small_vocab.sh"
