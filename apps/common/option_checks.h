@@ -37,8 +37,8 @@ CLI::Validator bounded(T low, std::optional<T> high) {
       [low, high, wanted](std::string& input) -> std::string {
         T value{};
         // CLI11 reads "-3" into an unsigned type as 2^64 - 3 (strtoull): a minus sign is out of range.
-        const bool negative = std::is_unsigned_v<T> && input.find_first_not_of(" \t") != std::string::npos &&
-                              input[input.find_first_not_of(" \t")] == '-';
+        const std::size_t first = input.find_first_not_of(" \t");
+        const bool negative = std::is_unsigned_v<T> && first != std::string::npos && input[first] == '-';
         if (negative || !CLI::detail::lexical_cast(input, value) || value < low || (high && value > *high)) {
           return input + " is not " + wanted;
         }

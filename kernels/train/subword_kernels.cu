@@ -133,15 +133,10 @@ __device__ inline const std::uint32_t* rows_of_word(const KernelSubwords& s, std
 template <typename Train>
 __device__ inline void train_block_windows(const KernelBatch& b, double* loss_out, Train train) {
   double loss = 0;
-  std::uint32_t first_window, last_window;
-  block_windows(b.windows, first_window, last_window);
-  for (std::uint32_t w = first_window; w < last_window; ++w) {
-    const std::uint32_t* contexts;
-    std::uint32_t n_contexts;
-    if (!window_inputs(b, w, contexts, n_contexts)) continue;
+  for_each_block_window(b, [&](std::uint32_t w, std::uint32_t, const std::uint32_t* contexts, std::uint32_t n_contexts) {
     loss += train(w, contexts, n_contexts);
     __syncthreads();  // the next window's loads see this one's updates
-  }
+  });
   if (threadIdx.x == 0 && loss != 0) atomicAdd(loss_out, loss);
 }
 

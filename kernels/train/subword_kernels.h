@@ -20,7 +20,7 @@
 // block kernel is the default), or a warp per output row of each pair, the pair's outputs
 // trained at once since they all score against the same h (SkipgramKernel::rows, under
 // EMBED_GPU_SKIPGRAM_KERNEL=rows, for experiments, written 2026-11-28 without a GPU; h's
-// gradient is summed in any order). Every add to a table is atomic, so
+// gradient replayed by the block in the CPU's order). Every add to a table is atomic, so
 // that windows training one row at once lose no step. Tables are f32, f16 or bf16 and
 // every product is f32. The input table holds the vocabulary's rows, then the buckets';
 // with host placement the ids are the batch's local ones (a word: its number in the

@@ -720,7 +720,7 @@ std::size_t skipgram_shared_bytes(std::uint32_t max_inputs, std::uint32_t negati
                                   SkipgramKernel kernel) {
   const std::size_t max_out = negatives + 1;
   // SGD: a warp's window (the block kernel's layout and the inputs' ids and summed steps),
-  // or the rows kernel's (the inputs' gradients too).
+  // or the rows kernel's (rows_window_floats: the inputs' gradients and the replayed rows too).
   if (width == stride && kernel == SkipgramKernel::rows) return rows_window_floats(max_inputs, max_out, stride) * sizeof(float);
   if (width == stride) return warp_window_floats(max_inputs, max_out, stride) * sizeof(float);
   // A rule with state: the inputs' vectors, the gradients, the output rows' ids and first
