@@ -54,7 +54,9 @@
 # usable every test reports SKIP and the run exits 0.
 # Environment: CUBLAS_DIR (where libcublas.so.N is, when the search below misses it),
 # BUDGET_S (overrides the mode's time budget), KEEP=1 keeps the scratch folder, ONLY="NAME ..."
-# runs only the mode's steps of those names (a rerun of what failed: ONLY="gpu_train" run.sh all).
+# runs only the mode's steps of those names (a rerun of what failed: ONLY="gpu_train" run.sh all),
+# FAILED_KERNELS="rows warp" leaves out the benchmark rows of skip-gram kernels a first call
+# saw fail their skipgram_kernel_* step (a rerun with ONLY= does not run those steps again).
 # LARGEST_MODE (f16, or f16m: mapped transfers) is the host placement `largest` trains with.
 set -uo pipefail
 
@@ -192,14 +194,19 @@ passed=0 failed=0 skipped=0
 chosen() { [[ -z ${ONLY:-} || " $ONLY " == *" $1 "* ]]; }
 # step NAME CAP_S COMMAND...: runs COMMAND under timeout (CAP_S, or what is left of the
 # budget less a reserve), appends its output to the log and one status line to the summary.
+# Its verdict (PASS, SKIP, FAIL, TIMEOUT or NOTRUN; empty when ONLY leaves it out) is left
+# in `verdict`.
+verdict=""
 step() {
   local name=$1 cap=$2 reserve=${RESERVE_S:-20}
   shift 2
   : > "$scratch/step.txt"  # a step that does not run leaves no output of the last one behind
+  verdict=""
   if ! chosen "$name"; then return; fi
   local allowed=$(($(left) - reserve))
   ((allowed < cap)) && cap=$allowed
   if ((cap < 5)); then
+    verdict=NOTRUN
     note "$(printf '%-8s %-22s %7s  %s' NOTRUN "$name" - "no time left in the $budget s budget")"
     failed=$((failed + 1))
     return
@@ -213,7 +220,7 @@ step() {
   status=$?
   cat "$scratch/step.txt" >> "$log"
   echo "===== $name: exit $status after $((SECONDS - t0)) s" >> "$log"
-  local verdict detail=""
+  local detail=""
   case $status in
     0) verdict=PASS ;;
     77) verdict=SKIP; detail=$(grep -m1 -i 'skipped' "$scratch/step.txt") ;;
@@ -257,6 +264,42 @@ bench_step() {
 }
 
 tests=$kit/tests
+# test_kernels KERNEL...: skip-gram's one-batch kernel tests ([skipgram-kernel]: word2vec's
+# and fastText's) for each EMBED_GPU_SKIPGRAM_KERNEL named, a step each (skipgram_kernel_K,
+# under the 60 s the three shared in one step until 2026-11-28), noting in failed_kernels
+# those whose step failed or timed out. FAILED_KERNELS seeds it: a second call that reruns
+# the benchmarks with ONLY= and not the kernels' steps names the kernels the first call failed.
+failed_kernels=${FAILED_KERNELS:-}
+test_kernels() {
+  local kernel
+  for kernel in "$@"; do
+    step "skipgram_kernel_$kernel" 40 env EMBED_TEST_SKIPGRAM_KERNELS="$kernel" "$bin/gpu_train_tests" "[skipgram-kernel]"
+    case $verdict in
+      FAIL | TIMEOUT) failed_kernels+=" $kernel" ;;
+    esac
+  done
+}
+# without_failed_kernels STEP MODE...: the benchmark modes given, less those that train with
+# a kernel in failed_kernels (device-rows, f16r and rows: rows; device-warp and warp: warp),
+# so that a kernel that is wrong (or hangs) costs the benchmark STEP no time and gives it no
+# figure. What it leaves out is noted in the summary, where STEP runs.
+without_failed_kernels() {
+  local name=$1 mode kernel kept=()
+  shift
+  for mode in "$@"; do
+    case $mode in
+      device-rows | f16r | rows) kernel=rows ;;
+      device-warp | warp) kernel=warp ;;
+      *) kernel="" ;;
+    esac
+    if [[ -n $kernel && " $failed_kernels " == *" $kernel "* ]]; then
+      chosen "$name" && note "left out of $name: $mode (the $kernel kernel failed its test)" > /dev/null
+    else
+      kept+=("$mode")
+    fi
+  done
+  echo "${kept[*]}"
+}
 bench_env=(env BUILD="$bin" SHARED="$scratch/shared" PYTHON=python3 BENCH_DIR="$scratch" THREADS="$(nproc)")
 prepare_shared() {  # the benchmarks' corpora and evaluation sets, unpacked into scratch
   mkdir -p "$scratch/shared/data"
@@ -273,7 +316,9 @@ case $mode in
     # block kernels (the default), the warp kernels (EMBED_GPU_SKIPGRAM_KERNEL=warp, slower
     # at 512 windows in flight: H200, 2026-11-28) and the rows kernels (=rows, a warp per
     # output row: their first run), whose throughput rows are device-warp and device-rows.
-    step skipgram_kernel 60 "$bin/gpu_train_tests" "[skipgram-kernel]"
+    # A step each, so that an experiment's kernel that fails or hangs costs its own step,
+    # and the benchmark rows that train with it are left out below (without_failed_kernels).
+    test_kernels block warp rows
     step gpu_search 60 "$bin/gpu_search_tests"
     step gpu_train 90 "$bin/gpu_train_tests" "~[skipgram-kernel]"
     step gpu_glove 40 "$bin/gpu_glove_tests"
@@ -295,12 +340,21 @@ case $mode in
     # device-lanes: two batches' kernels at once, 256 windows each (whether a batch's last
     # blocks, its tail, leave the GPU idle: 512 windows gave 58M words/s at dim 100, 1024 60M).
     bench_step throughput 150 "${bench_env[@]}" PARTS=throughput WORDS=50000000 \
-      MODES="cpu device device-rows device-pair device-lanes device-warp host-gather host-mapped" bash "$kit/scripts/bench/gpu.sh"
+      MODES="$(without_failed_kernels throughput cpu device device-rows device-pair device-lanes device-warp host-gather host-mapped)" \
+      bash "$kit/scripts/bench/gpu.sh"
+    # Where a window's time goes (kernels/train/kernel_clocks.h), in a few seconds: the block
+    # and rows kernels' windows timed by the SMs' cycle counters, phase by phase, at dim 100
+    # and 300 in device placement, and a batch's kernel time over its blocks' mean run (its
+    # tail). The block kernel's 58M words/s at dim 100 is about 17 µs a window, three to five
+    # times its arithmetic (H200, 2026-11-28); `profile` needs ncu's counters, these do not.
+    bench_step kernel_clocks 40 "${bench_env[@]}" KERNELS="$(without_failed_kernels kernel_clocks block rows)" \
+      bash "$kit/scripts/bench/kernel_clocks.sh"
     # Before the host-placement steps, so that a long big_table cannot starve it: it says
     # whether an experiment that wins throughput keeps the CPU's quality. With seed 1 also
     # the rows kernel, the warp kernel at its 4,096 windows in flight and two batches'
     # kernels at once (the throughput step's device-rows, device-warp and device-lanes).
-    bench_step quality 70 "${bench_env[@]}" PARTS=quality SEEDS="1 2 3" QUALITY_TRY="device-rows device-warp device-lanes" \
+    bench_step quality 70 "${bench_env[@]}" PARTS=quality SEEDS="1 2 3" \
+      QUALITY_TRY="$(without_failed_kernels quality device-rows device-warp device-lanes)" \
       bash "$kit/scripts/bench/gpu.sh"
     # Host placement's row moves on this machine's bus, a few seconds: a batch's rows copied
     # from staging (gather) against the mapped kernels' gather, whole store and add (what
@@ -315,7 +369,7 @@ case $mode in
     # a window's latency bounds small batches). The batches in a quarter of the budget (f16s)
     # gave half f16's words/s (H200, 2026-11-28) and run in hostside. 40M words.
     bench_step big_table 230 "${bench_env[@]}" VOCAB=1000000 WORDS=40000000 RUN_TIMEOUT=40 \
-      MODES="device f16 f16c f16r f16m" bash "$kit/scripts/bench/big_table.sh"
+      MODES="$(without_failed_kernels big_table device f16 f16c f16r f16m)" bash "$kit/scripts/bench/big_table.sh"
     bench_step glove_quality 60 "${bench_env[@]}" PARTS=glove-quality SEEDS=1 GLOVE_QUALITY_EPOCHS=10 \
       bash "$kit/scripts/bench/gpu.sh"
     gpu_only bench_step glove_small_vocab 30 "${bench_env[@]}" bash "$kit/scripts/bench/glove_small_vocab.sh"
@@ -447,14 +501,15 @@ case $mode in
     # 20M words/s at dim 100. Host placement (the buckets' rows copied per batch, the most
     # touched of them hot; written 2026-11-27 without a GPU) beside device placement: not yet run;
     # device-rows: skip-gram's rows kernel (a pair's outputs at once, a warp each; not yet run).
-    step gpu_subwords 60 "$bin/gpu_train_tests" "[subwords]"
+    step gpu_subwords 60 "$bin/gpu_train_tests" "[subwords]~[skipgram-kernel]"
+    test_kernels block rows
     step gpu_train_cli 120 bash "$tests/gpu/gpu_train_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     # Host placement's CPU side on text8-head's words on 16 threads (2 cores of the dev VM:
     # 1.7M words/s, 1.95 rows copied per word with n-gram buckets among the hot rows).
     bench_step host_rows_subwords 40 "$bin/bench-host-rows" --subwords 2000000 --corpus "$scratch/shared/data/text8-head.txt" \
       --dim 100 --hot 5000 --batch 20000 --words 8000000 --threads 16
     RESERVE_S=5 bench_step subwords 320 "${bench_env[@]}" PARTS=subwords WORDS=20000000 EPOCHS=5 \
-      SUB_MODES="cpu device device-rows host-gather host-tight" bash "$kit/scripts/bench/gpu.sh"
+      SUB_MODES="$(without_failed_kernels subwords cpu device device-rows host-gather host-tight)" bash "$kit/scripts/bench/gpu.sh"
     ;;
   optimizers)
     prepare_shared

@@ -173,7 +173,7 @@ install -m 644 python/embed/*.py "$kit/python/embed/"
 install -m 644 data/* "$kit/data/"
 install -m 644 "$shared/data/questions-words.txt" "$shared/data/wordsim353.tsv" "$kit/shared/data/"
 compress "$shared/data/text8-head.txt" "$kit/shared/data/text8-head.txt"
-install -m 644 scripts/bench/{gpu.sh,query.sh,large_corpus.sh,big_table.sh,count.sh,glove_small_vocab.sh,mpi_sync.sh,lib.sh,benchstats.py,query.py,query_gpu.py,make_vectors_bin.py,make_glove_text.py} \
+install -m 644 scripts/bench/{gpu.sh,query.sh,large_corpus.sh,big_table.sh,count.sh,glove_small_vocab.sh,mpi_sync.sh,kernel_clocks.sh,lib.sh,benchstats.py,query.py,query_gpu.py,make_vectors_bin.py,make_glove_text.py} \
   "$kit/scripts/bench/"
 install -m 755 scripts/device-kit-run.sh "$kit/run.sh"
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "core/error.h"
 #include "core/progress.h"
@@ -24,6 +25,7 @@
 #include "kernels/common/row_movers.h"
 #include "kernels/train/batch_pipeline.h"
 #include "kernels/train/host_tables.h"
+#include "kernels/train/kernel_clocks.h"
 #include "kernels/train/row_sums_buffers.h"
 #include "kernels/train/subword_kernels.h"
 #include "kernels/train/summed_kernels.h"
@@ -75,10 +77,17 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     set_kernel_lanes(kernel_lanes_chosen());
     place_tables(input_, output_, shape_.storage, "the input table", "the output table", sizeof(double), request.hot_rows);
     if (summed_windows_ > 0) allocate_row_sums();
+    if (clocks_chosen()) {
+      kernel_clocks_ = DeviceBuffer(kClockSlots * sizeof(std::uint64_t), "the kernels' clocks");
+      check(cudaMemset(kernel_clocks_.get(), 0, kClockSlots * sizeof(std::uint64_t)), "clearing the kernels' clocks");
+    }
   }
 
   // Nothing may still write to the host tables or the buffers being freed.
-  ~CudaWord2vecBackend() override { synchronize_all(); }
+  ~CudaWord2vecBackend() override {
+    synchronize_all();
+    log_kernel_clocks();
+  }
 
   std::string name() const override {
     // Each table's own hot rows, when they were chosen by touches (hot_rows.h).
@@ -177,7 +186,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
                                    ids + slot.shape.negatives_at(),
                                    slot.shape.windows,
                                    slot.shape.negatives_per_window,
-                                   static_cast<std::uint32_t>(shape_.max_inputs_per_window)};
+                                   static_cast<std::uint32_t>(shape_.max_inputs_per_window),
+                                   kernel_clocks_.get<unsigned long long>()};
     // --subwords: the words' lists on the device (device placement), or the batch's own
     // after its ids (host placement).
     const KernelSubwords subwords = device_placement()
@@ -333,6 +343,29 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     return name == "warp" ? SkipgramKernel::warp : name == "rows" ? SkipgramKernel::rows : SkipgramKernel::block;
   }
 
+  // EMBED_GPU_KERNEL_CLOCKS=1, for experiments: skip-gram's block or rows kernel (word2vec's,
+  // with SGD) times its windows' phases (kernel_clocks.h), logged when training ends.
+  bool clocks_chosen() const {
+    const char* chosen = std::getenv("EMBED_GPU_KERNEL_CLOCKS");
+    return chosen != nullptr && std::string_view(chosen) == "1" && model_ == Model::skipgram && padded_ == shape_.stride &&
+           summed_windows_ == 0 && subwords_ == nullptr && skipgram_kernel_ != SkipgramKernel::warp;
+  }
+
+  // The kernels' clocks, if they were kept, to the log: from the destructor, so nothing
+  // here throws.
+  void log_kernel_clocks() const {
+    if (kernel_clocks_.get() == nullptr) return;
+    std::uint64_t counters[kClockSlots] = {};
+    int clock_khz = 0;
+    if (cudaMemcpy(counters, kernel_clocks_.get(), sizeof(counters), cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device_.ordinal) != cudaSuccess) {
+      spdlog::warn("EMBED_GPU_KERNEL_CLOCKS: cannot read the kernels' clocks back");
+      return;
+    }
+    const std::string line = describe_kernel_clocks(counters, rows_kernel(), clock_khz / 1000.0);
+    if (!line.empty()) spdlog::info("{}", line);
+  }
+
   // Whether skip-gram trains with the rows kernel (SGD, every window stepping its rows).
   bool rows_kernel() const {
     return model_ == Model::skipgram && padded_ == shape_.stride && summed_windows_ == 0 &&
@@ -368,6 +401,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   const std::size_t hot_buckets_ = 0;  // and of them n-gram bucket rows
   DeviceBuffer subword_offsets_, subword_rows_, subword_gains_;
   KernelSubwords kernel_subwords_{};
+  DeviceBuffer kernel_clocks_;  // EMBED_GPU_KERNEL_CLOCKS (clocks_chosen), or none
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "kernels/common/storage.cuh"
 #include "kernels/common/warp_sum.cuh"
+#include "kernels/train/kernel_clocks.cuh"
 #include "kernels/train/kernel_rules.cuh"
 #include "kernels/train/window_common.cuh"
 
@@ -47,6 +48,8 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
   __shared__ std::uint32_t n_out_shared;
   __shared__ bool outputs_repeat;
   __shared__ float loss_shared;
+  __shared__ unsigned long long clock_sums[kBlockClockWords];
+  BlockClocks clocks(b.clocks, clock_sums);  // EMBED_GPU_KERNEL_CLOCKS: kBlockKernelPhases
   const std::uint32_t K = b.negatives_per_window, max_out = K + 1;
   float* in_rows = shared;                            // max_inputs × stride
   float* out_rows = in_rows + b.max_inputs * stride;  // max_out × stride
@@ -62,13 +65,16 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
     const std::uint32_t* in_ids;
     std::uint32_t n_in;
     if (!window_inputs(b, w, in_ids, n_in)) continue;  // the same for every thread of the block
+    clocks.window(n_in);
     if (threadIdx.x == 0) outputs_repeat = list_outputs(b, w, out_ids, first_copy, n_out_shared);
     __syncthreads();
+    clocks.mark(0);
     const std::uint32_t n_out = n_out_shared;
     const bool repeat = outputs_repeat;
     load_rows<T>(input, in_ids, n_in, width, stride, pairs, in_rows);
     load_rows<T>(output, out_ids, n_out, width, stride, pairs, out_rows);
     __syncthreads();
+    clocks.mark(1);
 
     // The CPU's order: input after input, each scored against the output rows as the
     // previous input left them (the copies in shared memory) and then stepped.
@@ -78,6 +84,7 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
           rule, in_rows + c * stride, [&](std::uint32_t o) { return out_rows + o * stride; }, n_out, dim, logistic,
           gradient + c * max_out, warp_loss);
       __syncthreads();
+      clocks.mark(2);
       // A thread per element pair, which it alone reads and writes in every row:
       // input c's gradient from the output rows before this step (summed in the CPU's
       // order) goes to the table at once, the output rows' copies take their step, and
@@ -109,8 +116,10 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
         }
       }
       __syncthreads();
+      clocks.mark(3);
     }
     add_window_loss(warp_loss, loss_shared, block_loss);
+    clocks.mark(4);
 
     // The output rows' steps, summed over the inputs in the CPU's order, with atomics:
     // a thread per (row, element pair). in_rows[c] still holds the value input c had
@@ -123,7 +132,9 @@ __global__ void skipgram_kernel(KernelBatch b, SplitTable input, SplitTable outp
     // The next window's rows replace these; its loads then see this window's updates
     // (the block's own atomics are visible to it after the barrier).
     __syncthreads();
+    clocks.mark(5);
   }
+  clocks.finish();
   if (threadIdx.x == 0 && block_loss != 0) atomicAdd(loss_out, block_loss);
 }
 
@@ -376,6 +387,8 @@ __global__ void skipgram_rows_kernel(KernelBatch b, SplitTable input, SplitTable
   extern __shared__ float shared[];
   __shared__ std::uint32_t n_rows_shared;
   __shared__ unsigned inputs_repeat_shared;  // 1: some input repeats an earlier one (set by atomicOr)
+  __shared__ unsigned long long clock_sums[kBlockClockWords];
+  BlockClocks clocks(b.clocks, clock_sums);  // EMBED_GPU_KERNEL_CLOCKS: kRowsKernelPhases
   const std::uint32_t max_in = b.max_inputs, max_out = b.negatives_per_window + 1;
   float* in_rows = shared;                         // max_in × stride: as each input was scored
   float* in_steps = in_rows + max_in * stride;     // max_in × stride: each input's gradient, summed over the output rows
@@ -391,11 +404,13 @@ __global__ void skipgram_rows_kernel(KernelBatch b, SplitTable input, SplitTable
   for_each_block_window(b, [&](std::uint32_t w, std::uint32_t last_window, const std::uint32_t* in_ids, std::uint32_t n_in) {
     // Other threads may still be adding the window before's input sums (the loop's end):
     // they read neither list.
+    clocks.window(n_in);
     if (threadIdx.x == 0) {
       list_distinct_outputs(b, w, out_ids, copies, n_rows_shared);
       inputs_repeat_shared = 0;
     }
     __syncthreads();  // inputs_repeat_shared is 0 before any thread sets it
+    clocks.mark(0);
     for (std::uint32_t c = threadIdx.x; c < n_in; c += blockDim.x) {
       std::uint32_t repeat = 0;
       for (std::uint32_t earlier = 0; earlier < c; ++earlier) repeat |= in_ids[earlier] == in_ids[c] ? 1u : 0u;
@@ -407,6 +422,7 @@ __global__ void skipgram_rows_kernel(KernelBatch b, SplitTable input, SplitTable
     load_rows<T>(output, out_ids, n_rows, width, stride, pairs, out_rows);
     load_rows<T>(output, out_ids, n_rows, width, stride, pairs, replayed);
     __syncthreads();
+    clocks.mark(1);
     const bool inputs_repeat = inputs_repeat_shared != 0;
     // A warp without a row asks the L2 cache for the next window's rows meanwhile.
     if (warp == warps - 1 && n_rows < warps && w + 1 < last_window) warp_prefetch_window<T>(b, w + 1, input, output, width);
@@ -444,6 +460,7 @@ __global__ void skipgram_rows_kernel(KernelBatch b, SplitTable input, SplitTable
     }
     if (lane == 0) warp_loss += window_loss;
     __syncwarp();  // lane 0's scales
+    clocks.mark(2);
 
     // Each warp's rows' steps, summed over the inputs, with atomics: in_rows[c] still holds
     // the value input c had when it was scored.
@@ -454,16 +471,20 @@ __global__ void skipgram_rows_kernel(KernelBatch b, SplitTable input, SplitTable
       }
     }
     __syncthreads();  // every input's scales are in
+    clocks.mark(3);
     replay_inputs(done, n_in, n_rows, 2 * pairs, stride, max_out, in_rows, out_steps, replayed, in_steps);
     __syncthreads();  // every input's gradient is whole
+    clocks.mark(4);
     for (std::uint32_t i = threadIdx.x; i < n_in * pairs; i += blockDim.x) {
       const std::uint32_t c = i / pairs, e = 2 * (i % pairs);
       add_pair(row_at<T>(input, in_ids[c], width) + e, in_steps[c * stride + e], in_steps[c * stride + e + 1],
                input.pair_atomics);
     }
+    clocks.mark(5);
     // No barrier: the next window's lists do not touch the sums, and its loads come after
     // the barrier behind them (the block's own atomics are visible to them after it).
   });
+  clocks.finish();
   if (lane == 0 && warp_loss != 0) atomicAdd(loss_out, warp_loss);
 }
 

@@ -77,6 +77,9 @@ struct KernelBatch {
   std::uint32_t windows;
   std::uint32_t negatives_per_window;
   std::uint32_t max_inputs;  // per window, at most
+  // EMBED_GPU_KERNEL_CLOCKS: where skip-gram's block and rows kernels add their windows'
+  // phase cycles (kernel_clocks.h), kClockSlots counters; null (the default) for none.
+  unsigned long long* clocks = nullptr;
 };
 
 struct KernelTables {

@@ -52,6 +52,23 @@ for placement in "device" "host gather" "host mapped"; do
   within "$(last_loss "$name.log")" "$cpu_loss" 0.03 && ok || bad "$name: loss $(last_loss "$name.log") vs CPU $cpu_loss"
   spearman_near "$name" "$name.emb" "$cpu_spearman" "the CPU's"
 done
+# EMBED_GPU_KERNEL_CLOCKS=1 (kernel_clocks.h): the block and rows kernels time their windows'
+# phases and the log says where a window's cycles went; the warp kernel keeps none.
+for kernel in block rows warp; do
+  EMBED_GPU_KERNEL_CLOCKS=1 EMBED_GPU_SKIPGRAM_KERNEL=$kernel "$ET" "${ONE_EPOCH[@]}" -o "clocks-$kernel.emb" --device cuda \
+    2> "clocks-$kernel.log"
+  check "clocks, $kernel kernel: exit status" "$?" "0"
+  line=$(grep 'kernel clocks' "clocks-$kernel.log")
+  if [[ $kernel == warp ]]; then
+    check "clocks, warp kernel: none kept" "$line" ""
+    continue
+  fi
+  [[ $line =~ kernel\ clocks\ \($kernel\ kernel\):\ [1-9][0-9]*\ windows,\ [0-9.]+\ inputs\ each\;\ a\ window\ [1-9][0-9]*\ cycles ]] &&
+    ok || bad "clocks, $kernel kernel: $line"
+  # The phases' shares add up to the window (to their rounding).
+  python3 -c "import re, sys; s = sum(map(float, re.findall(r'[a-z]+ ([0-9.]+)%', sys.argv[1]))); sys.exit(abs(s - 100) > 0.5)" \
+    "$line" && ok || bad "clocks, $kernel kernel: the phases do not add up: $line"
+done
 "$ET" "${RUN[@]}" -o cbow.emb --model cbow --device cuda 2> cbow.log && ok || bad "cbow on the GPU"
 "$ET" "${RUN[@]}" -o cbow-cpu.emb --model cbow --device cpu 2> cbow-cpu.log
 within "$(last_loss cbow.log)" "$(last_loss cbow-cpu.log)" 0.03 && ok || bad "cbow: loss $(last_loss cbow.log) vs CPU $(last_loss cbow-cpu.log)"

@@ -4,12 +4,15 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "backend/registry.h"
 #include "catch_session.h"
@@ -56,6 +59,28 @@ struct SkipgramKernelCase {
 };
 inline const SkipgramKernelCase kSkipgramKernels[] = {
     {"warp", "a warp each"}, {"block", "a block each"}, {"rows", "a block each, a warp per output row"}};
+
+// The kernels the [skipgram-kernel] tests try: those EMBED_TEST_SKIPGRAM_KERNELS names
+// (spaces or commas between), else all. run.sh tests each kernel in a step of its own,
+// so that an experiment's kernel that fails, or hangs, costs only its own step and its
+// own benchmark rows, not the default kernel's verdict. A name that is no kernel fails.
+inline std::vector<SkipgramKernelCase> chosen_skipgram_kernels() {
+  const char* names = std::getenv("EMBED_TEST_SKIPGRAM_KERNELS");
+  if (!names || !*names) return {std::begin(kSkipgramKernels), std::end(kSkipgramKernels)};
+  std::vector<SkipgramKernelCase> chosen;
+  std::string list = names;
+  for (char& c : list) c = c == ',' ? ' ' : c;
+  std::istringstream words(list);
+  for (std::string name; words >> name;) {
+    const auto* kernel = std::find_if(std::begin(kSkipgramKernels), std::end(kSkipgramKernels),
+                                      [&](const SkipgramKernelCase& k) { return name == k.env; });
+    INFO("EMBED_TEST_SKIPGRAM_KERNELS names " << name << ": not one of warp, block, rows");
+    REQUIRE(kernel != std::end(kSkipgramKernels));
+    chosen.push_back(*kernel);
+  }
+  REQUIRE(!chosen.empty());
+  return chosen;
+}
 
 // Sets an environment variable the backends read (EMBED_GPU_KERNEL_LANES, ...) for those
 // made while it lives, then puts back what the environment held.

@@ -153,7 +153,7 @@ TEST_CASE("fastText's skip-gram: the warp, block and rows kernels each train one
   const SubwordSettings settings{3, 4, 37};
   const SubwordRows subwords(kSubwordWords, settings);
   const WindowBatch batch = subword_skipgram_batch();
-  for (const SkipgramKernelCase& kernel : kSkipgramKernels) {
+  for (const SkipgramKernelCase& kernel : chosen_skipgram_kernels()) {
     choice.use(kernel);
     for (std::size_t dim : {37u, 100u, 300u}) {
       RowMatrix input(kSubwordWords.size() + settings.buckets, dim), output(kSubwordWords.size(), dim);

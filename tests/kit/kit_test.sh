@@ -97,8 +97,18 @@ hide_system_mpi env -i PATH=/usr/bin:/bin bash "$kit/run.sh" all "$work/all" > a
 check "run.sh all without a GPU: exit status" "$?" "0"
 check "run.sh all: SKIP lines that do not say no GPU is usable" \
   "$(grep -E '^SKIP ' "$work/all/summary.txt" | grep -vE 'no usable (CUDA device|device|GPU)')" ""
-grep -q '^result: 0 passed, 0 failed or not run, 15 skipped' "$work/all/summary.txt" && ok ||
+grep -q '^result: 0 passed, 0 failed or not run, 18 skipped' "$work/all/summary.txt" && ok ||
   bad "run.sh all's result line: $(tail -1 "$work/all/summary.txt")"
+# Skip-gram's kernels a step each, the default first.
+check "run.sh all: the kernels' steps" "$(awk '$2 ~ /^skipgram_kernel/ {print $2}' "$work/all/summary.txt" | tr '\n' ' ')" \
+  "skipgram_kernel_block skipgram_kernel_warp skipgram_kernel_rows "
+# A kernel that failed its test (here named by FAILED_KERNELS, as a second call does) leaves
+# out the benchmark rows that train with it, in the steps that run, and says so.
+hide_system_mpi env -i PATH=/usr/bin:/bin ONLY="throughput quality" FAILED_KERNELS=rows bash "$kit/run.sh" all "$work/failed" \
+  > failed.txt 2>&1
+check "run.sh all with FAILED_KERNELS: exit status" "$?" "0"
+check "run.sh all with FAILED_KERNELS=rows: what it left out" "$(grep '^left out' "$work/failed/summary.txt" | tr '\n' '|')" \
+  "left out of throughput: device-rows (the rows kernel failed its test)|left out of quality: device-rows (the rows kernel failed its test)|"
 # run.sh mpi: its three steps, after the GPU's compute mode.
 hide_system_mpi env -i PATH=/usr/bin:/bin bash "$kit/run.sh" mpi "$work/mpi" > mpi.txt 2>&1
 check "run.sh mpi without a GPU: exit status" "$?" "0"
