@@ -56,13 +56,16 @@ class Word2vecModel final : public TrainingModel {
   // touch: Adam's family and RMSprop take larger rates, ASGD (SGD on summed gradients) a
   // smaller one for skip-gram. Each rule's best of four or more on the CPU with
   // EMBED_SUMMED_WINDOWS=1024 (the GPU's runs of windows), text8-head, dim 50, 5 epochs
-  // (bench/RESULTS.md, issue 40); adadelta's 10 is its option's largest.
+  // (bench/RESULTS.md, issue 40); adadelta's 10 is its option's largest. CBOW's adam and
+  // adamw: 0.015, not that sweep's 0.03, which lost half its analogy score on a longer run
+  // (text8-head x 8, dim 100, 3 epochs: 2.5-3.3% against 5.1-5.4% at 0.015; on text8-head
+  // itself 0.015 scored 4.6-5.4% against 0.03's 4.2-4.4%, with WS-353 0.05 lower).
   float gpu_starting_lr(const TrainSettings& s) const override {
     if (s.subwords || summed_windows_on_gpu(s.optimizer) == 0) return starting_lr(s.optimizer);
     const bool skipgram = model_ == Model::skipgram;
     switch (s.optimizer) {
       case Optimizer::adam:
-      case Optimizer::adamw: return skipgram ? 0.1f : 0.03f;
+      case Optimizer::adamw: return skipgram ? 0.1f : 0.015f;
       case Optimizer::adamax: return skipgram ? 0.3f : 0.03f;
       case Optimizer::rmsprop: return skipgram ? 0.1f : 0.01f;
       case Optimizer::asgd: return skipgram ? 0.01f : 0.05f;
