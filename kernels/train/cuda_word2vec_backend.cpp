@@ -96,7 +96,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
                                  : host_placement_description(plan_, hot_rows_of(false), hot_buckets_, hot_rows_of(true));
     const std::string where =
         device_placement() ? "tables in GPU memory" : fmt::format("{}, batches of {} words", host, plan_.batch_items);
-    const bool by_warp = model_ == Model::skipgram && padded_ == shape_.stride && skipgram_kernel_ == SkipgramKernel::warp;
+    const bool by_warp = sgd_skipgram() && skipgram_kernel_ == SkipgramKernel::warp;
     const bool by_rows = rows_kernel();
     const std::string at_once =
         summed_windows_ > 0 ? fmt::format("steps summed over {} windows", summed_windows_)
@@ -347,8 +347,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   // with SGD) times its windows' phases (kernel_clocks.h), logged when training ends.
   bool clocks_chosen() const {
     const char* chosen = std::getenv("EMBED_GPU_KERNEL_CLOCKS");
-    return chosen != nullptr && std::string_view(chosen) == "1" && model_ == Model::skipgram && padded_ == shape_.stride &&
-           summed_windows_ == 0 && subwords_ == nullptr && skipgram_kernel_ != SkipgramKernel::warp;
+    return chosen != nullptr && std::string_view(chosen) == "1" && sgd_skipgram() && subwords_ == nullptr &&
+           skipgram_kernel_ != SkipgramKernel::warp;
   }
 
   // The kernels' clocks, if they were kept, to the log: from the destructor, so nothing
@@ -366,11 +366,13 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     if (!line.empty()) spdlog::info("{}", line);
   }
 
-  // Whether skip-gram trains with the rows kernel (SGD, every window stepping its rows).
-  bool rows_kernel() const {
-    return model_ == Model::skipgram && padded_ == shape_.stride && summed_windows_ == 0 &&
-           skipgram_kernel_ == SkipgramKernel::rows;
-  }
+  // Whether skip-gram trains with a rule without state (SGD), every window stepping its
+  // rows: the kernel EMBED_GPU_SKIPGRAM_KERNEL chooses trains it (summed steps are for rules
+  // with state, whose rows are wider than the padded vector).
+  bool sgd_skipgram() const { return model_ == Model::skipgram && padded_ == shape_.stride && summed_windows_ == 0; }
+
+  // Whether skip-gram trains with the rows kernel.
+  bool rows_kernel() const { return sgd_skipgram() && skipgram_kernel_ == SkipgramKernel::rows; }
 
   void add_loss(const Slot& slot, BatchLoss& loss) const override {
     loss.sum += *slot.host_totals.get<double>();
