@@ -49,8 +49,8 @@ int main(int argc, char** argv) {
   app.add_option("--epochs", s.epochs, "passes over the corpus (default 5; glove 25)")->check(whole_range(embed::kEpochsRange));
   app.add_option("--lr", s.lr,
                  "starting learning rate (default 0.025 for skipgram, 0.05 for cbow and glove; an optimizer other than the "
-                 "model's own starts from its own, as --optimizer says, and on a GPU one that trains in summed steps "
-                 "from the GPU's, as the log says)")
+                 "model's own starts from its own, as --optimizer says, on a GPU one that trains in summed steps "
+                 "from the GPU's, and cbow's adam, adamw and rmsprop lower for runs of over 5.5M words, as the log says)")
       ->check(range(embed::kLearningRateRange));
   app.add_option_function<std::string>(
          "--optimizer", [&s](const std::string& name) { s.optimizer = *embed::parse_optimizer(name); }, embed::optimizer_help())

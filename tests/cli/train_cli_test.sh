@@ -80,6 +80,27 @@ for variant in "--optimizer adam" "--model cbow --optimizer adamw --weight-decay
   [[ $(vectors opt.emb) != "$(vectors a.emb)" ]] && ok || bad "$variant changes the vectors"
   check "$variant: embed-query reads them" "$("$EQ" opt.emb the -k 3 --format tsv | wc -l)" "3"
 done
+# CBOW's adam starts lower for a run longer than text8-head's 5 epochs (5.5M words), by the
+# root of the words (run_starting_lr): the log names the rate and the run's words, the file
+# keeps the rate it trained at, and --lr overrides it.
+"$ET" --corpus "$CORPUS" -o long.emb --model cbow --optimizer adam --dim 4 --epochs 40 --threads 2 --seed 3 2> long.log
+check "a long CBOW adam run trains" "$?" "0"
+read -r long_lr long_words <<<"$(sed -n 's/.*--optimizer adam starts at lr \([0-9.e-]*\), not 0.01, for a run of \([0-9]*\) words.*/\1 \2/p' long.log)"
+expected=$(awk -v w="${long_words:-1}" 'BEGIN { printf "%.2g", 0.01 * sqrt(5.5e6 / w) }')
+if [[ -n ${long_words:-} ]] && ((long_words > 5500000)) &&
+  [[ $(awk -v a="$long_lr" -v b="$expected" 'BEGIN { print (a == b) }') == 1 ]]; then
+  ok
+else
+  bad "CBOW adam's rate for a long run: '${long_lr:-}' for '${long_words:-}' words, expected $expected: $(grep -i 'lr' long.log | head -2)"
+fi
+if grep -q "^ *lr = ${long_lr:-none}\$" <<<"$("$GC" --info long.emb)"; then
+  ok
+else
+  bad "the file keeps the rate: $("$GC" --info long.emb | grep ' lr =')"
+fi
+"$ET" --corpus "$CORPUS" -o long.emb --model cbow --optimizer adam --lr 0.01 --dim 4 --epochs 40 --threads 2 --seed 3 2> long.log
+check "a long CBOW adam run with --lr trains" "$?" "0"
+if grep -q "starts at lr" long.log; then bad "--lr 0.01 keeps its rate: $(grep 'starts at' long.log)"; else ok; fi
 "$ET" --corpus "$CORPUS" -o small.emb "${FAST[@]}" --max-vocab 100 --min-count 2 -q
 grep -qE '^rows +100$' <<<"$("$GC" --info small.emb)" && ok || bad "--max-vocab"
 "$ET" --corpus "$CORPUS" -o auto.emb "${FAST[@]}" --device auto -q && ok || bad "--device auto"

@@ -175,7 +175,7 @@ for model in skipgram cbow; do
   check "$name: exit status" "$?" "0"
   grep -q "training $model on cuda (.*steps summed over 1024 windows" "$name.log" && ok ||
     bad "$name: summed steps: $(grep training "$name.log")"
-  lr=$(sed -n 's/.*--optimizer adam starts at lr \([0-9.]*\) on the GPU.*/\1/p' "$name.log")
+  lr=$(sed -n 's/.*--optimizer adam starts at lr \([0-9.e-]*\) on the GPU.*/\1/p' "$name.log")
   [[ -n $lr ]] && ok || bad "$name: the GPU's starting rate in the log: $(grep -i 'lr' "$name.log" | head -2)"
   EMBED_SUMMED_WINDOWS=1024 "$ET" "${RUN[@]}" -o "$name-cpu.emb" --model "$model" --optimizer adam --lr "${lr:-0.01}" \
     --device cpu 2> "$name-cpu.log" || bad "$name: CPU reference run"

@@ -102,6 +102,59 @@ TEST_CASE("each model starts an optimizer at its own rate, or the registry's", "
                                              "for glove): one accumulator"));
 }
 
+TEST_CASE("CBOW's adam and rmsprop start lower the longer the run, on the CPU and the GPU", "[train][registry]") {
+  const TrainingModel& skipgram = training_model(Model::skipgram);
+  const TrainingModel& cbow = training_model(Model::cbow);
+  const TrainingModel& glove = training_model(Model::glove);
+  constexpr bool kGpu = true, kCpu = false;
+  TrainSettings s;
+  s.model = Model::cbow;
+  s.optimizer = Optimizer::adam;
+  // Up to text8-head's 5 epochs (5.5M words), the rates chosen there (the GPU's summed
+  // steps' 0.015, the CPU's 0.01); never more for less.
+  CHECK(cbow.run_starting_lr(s, 1'000, kGpu) == 0.015f);
+  CHECK(cbow.run_starting_lr(s, 5'500'000, kGpu) == 0.015f);
+  CHECK(cbow.run_starting_lr(s, 5'500'000, kCpu) == 0.01f);
+  CHECK(cbow.run_starting_lr(s, 5'500'000, kCpu) == cbow.starting_lr(Optimizer::adam));
+  // Four times the words: half the rate. text8-head x 8, 3 epochs: 0.0068 on the GPU (best
+  // measured 0.005-0.01), 0.0046 on the CPU; x 32: 0.0034 (best 0.0025-0.0035) and 0.0023.
+  // Two significant digits.
+  CHECK(cbow.run_starting_lr(s, 22'000'000, kGpu) == 0.0075f);
+  CHECK(cbow.run_starting_lr(s, 22'000'000, kCpu) == 0.005f);
+  CHECK(cbow.run_starting_lr(s, 26'502'216, kGpu) == 0.0068f);
+  CHECK(cbow.run_starting_lr(s, 26'502'216, kCpu) == 0.0046f);
+  CHECK(cbow.run_starting_lr(s, 106'008'864, kGpu) == 0.0034f);
+  s.optimizer = Optimizer::adamw;
+  CHECK(cbow.run_starting_lr(s, 22'000'000, kGpu) == 0.0075f);
+  s.optimizer = Optimizer::rmsprop;
+  CHECK(cbow.run_starting_lr(s, 5'000'000, kGpu) == 0.01f);
+  CHECK(cbow.run_starting_lr(s, 106'008'864, kGpu) == 0.0023f);
+  CHECK(cbow.run_starting_lr(s, 106'008'864, kCpu) == 0.0023f);
+  // A billion words: still a positive rate --lr would take.
+  CHECK(cbow.run_starting_lr(s, 1'000'000'000, kGpu) == 0.00074f);
+  // Adamax, SGD, skip-gram and fastText's model keep one rate at any length; GloVe too.
+  s.optimizer = Optimizer::adamax;
+  CHECK(cbow.run_starting_lr(s, 106'008'864, kGpu) == 0.03f);
+  CHECK(cbow.run_starting_lr(s, 106'008'864, kCpu) == cbow.starting_lr(Optimizer::adamax));
+  s.optimizer = Optimizer::sgd;
+  CHECK(cbow.run_starting_lr(s, 106'008'864, kCpu) == 0.05f);
+  s.model = Model::skipgram;
+  s.optimizer = Optimizer::adam;
+  CHECK(skipgram.run_starting_lr(s, 106'008'864, kGpu) == 0.1f);
+  CHECK(skipgram.run_starting_lr(s, 106'008'864, kCpu) == 0.01f);
+  s.optimizer = Optimizer::adagrad;
+  CHECK(skipgram.run_starting_lr(s, 106'008'864, kGpu) == skipgram.starting_lr(Optimizer::adagrad));
+  s.model = Model::cbow;
+  s.optimizer = Optimizer::adam;
+  s.subwords = true;
+  CHECK(cbow.run_starting_lr(s, 106'008'864, kCpu) == cbow.starting_lr(Optimizer::adam));
+  CHECK(cbow.run_starting_lr(s, 106'008'864, kGpu) == cbow.starting_lr(Optimizer::adam));
+  s.model = Model::glove;
+  s.subwords = false;
+  CHECK(glove.run_starting_lr(s, 106'008'864, kGpu) == 0.009f);  // its summed steps'
+  CHECK(glove.run_starting_lr(s, 106'008'864, kCpu) == glove.starting_lr(Optimizer::adam));
+}
+
 TEST_CASE("resolve_train_command fills in the model's defaults and keeps what was given", "[train][options]") {
   TrainCommand command;
   command.input.corpus = {"corpus.txt"};

@@ -388,17 +388,6 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   if (!count_only || command.gpu.device == DeviceChoice::cuda) {
     gpu = find_gpu(command, settings, command.init.lock || run.init.lock());
   }
-  // Where the GPU trains an optimizer otherwise than the CPU (skip-gram's and CBOW's
-  // summed steps), it starts from a rate of its own; a checkpoint keeps the rate it ran at.
-  if (gpu && command.resume.empty() && !command.lr_given && model.gpu_starting_lr(settings) != settings.lr) {
-    const float cpu_lr = settings.lr;
-    run.settings.lr = model.gpu_starting_lr(settings);
-    spdlog::info(
-        "--optimizer {} starts at lr {} on the GPU, which sums a run of windows' gradients per row (the CPU's: {}); "
-        "--lr sets it",
-        optimizer_name(settings.optimizer), settings.lr, cpu_lr);
-  }
-
   // Every output is created before the corpus is read.
   std::optional<AtomicOutput> counts_out;
   if (!command.input.save_cooc.empty()) counts_out.emplace(command.input.save_cooc);
@@ -426,6 +415,25 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   if (init) {
     apply_init(*init, command.init, model, run);
     init.reset();  // its rows are in the tables now
+  }
+  // Without --lr, the rate a run starts from may depend on where it trains (the GPU's summed
+  // steps take rates of their own) and on the words it trains (CBOW's Adam and RMSprop),
+  // known once the corpus is counted; a checkpoint keeps the rate it ran at.
+  if (command.resume.empty() && !command.lr_given) {
+    const std::uint64_t run_words = model.items_per_epoch(run) * settings.epochs;
+    const float cpu_lr = model.run_starting_lr(settings, run_words, false);
+    const float lr = model.run_starting_lr(settings, run_words, gpu.has_value());
+    const float first_lr = settings.lr;  // the optimizer's, for any run (--help's)
+    run.settings.lr = lr;
+    if (gpu && lr != cpu_lr) {
+      spdlog::info(
+          "--optimizer {} starts at lr {} on the GPU, which sums a run of windows' gradients per row (the CPU's: {}, for "
+          "a run of {} {}); --lr sets it",
+          optimizer_name(settings.optimizer), lr, cpu_lr, run_words, model.item_name());
+    } else if (lr != first_lr) {
+      spdlog::info("--optimizer {} starts at lr {}, not {}, for a run of {} {}: longer runs want smaller rates; --lr sets it",
+                   optimizer_name(settings.optimizer), lr, first_lr, run_words, model.item_name());
+    }
   }
   install_stop_handlers();
   if (root && job.size() > 1) warn_if_no_time_to_checkpoint(run, job);

@@ -72,9 +72,15 @@ class TrainingModel {
   // its default optimizer and for one the registry gives no rate, else the registry's
   // (optimizer.cpp), unless the model has its own (word2vec's, from its sweep).
   virtual float starting_lr(Optimizer optimizer) const;
-  // The rate a GPU run starts from when --lr is not given: starting_lr, unless the GPU
-  // trains the optimizer otherwise (skip-gram's and CBOW's summed steps take larger ones).
-  virtual float gpu_starting_lr(const TrainSettings& s) const { return starting_lr(s.optimizer); }
+  // The rate a run of `run_words` items (an epoch's times the epochs) starts from when --lr
+  // is not given, on a GPU or on the CPU: starting_lr, unless the model says otherwise
+  // (word2vec's: the GPU's summed steps take larger rates, and CBOW's Adam and RMSprop
+  // smaller ones the longer the run).
+  virtual float run_starting_lr(const TrainSettings& s, std::uint64_t run_words, bool on_gpu) const {
+    (void)run_words;
+    (void)on_gpu;
+    return starting_lr(s.optimizer);
+  }
 
   // The options this model takes that not every model does: the one place they are
   // listed. The shared run refuses them for the other models ("--x-max applies to

@@ -1,5 +1,7 @@
 #include "train/word2vec/word2vec_training_model.h"
 
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -23,6 +25,21 @@
 
 namespace embed {
 namespace {
+
+// The words of the run the starting rates were chosen on: text8-head's 1,104,259 words in
+// the vocabulary, 5 epochs.
+constexpr double kRateChosenOnWords = 5.5e6;
+
+// `rate` (best for a run of kRateChosenOnWords) for a run of `run_words`: scaled by the root
+// of their ratio where the run is longer, to two significant digits (the rate the log and
+// the checkpoint show is the one trained at).
+float rate_for_run_length(float rate, std::uint64_t run_words) {
+  const double words = static_cast<double>(run_words);
+  if (words <= kRateChosenOnWords) return rate;
+  const double scaled = rate * std::sqrt(kRateChosenOnWords / words);
+  const double unit = std::pow(10.0, std::floor(std::log10(scaled)) - 1);
+  return static_cast<float>(std::round(scaled / unit) * unit);
+}
 
 class Word2vecModel final : public TrainingModel {
  public:
@@ -56,20 +73,31 @@ class Word2vecModel final : public TrainingModel {
   // touch: Adam's family and RMSprop take larger rates, ASGD (SGD on summed gradients) a
   // smaller one for skip-gram. Each rule's best of four or more on the CPU with
   // EMBED_SUMMED_WINDOWS=1024 (the GPU's runs of windows), text8-head, dim 50, 5 epochs
-  // (bench/RESULTS.md, issue 40); adadelta's 10 is its option's largest. CBOW's adam and
-  // adamw: 0.015, not that sweep's 0.03, which lost half its analogy score on a longer run
-  // (text8-head x 8, dim 100, 3 epochs: 2.5-3.3% against 5.1-5.4% at 0.015; on text8-head
-  // itself 0.015 scored 4.6-5.4% against 0.03's 4.2-4.4%, with WS-353 0.05 lower); CBOW's
-  // rmsprop 0.007, not 0.01, for the same reason (x 8: 5.8% against 3.8-4.6%; level on
-  // text8-head).
-  float gpu_starting_lr(const TrainSettings& s) const override {
-    if (s.subwords || summed_windows_on_gpu(s.optimizer) == 0) return starting_lr(s.optimizer);
+  // (bench/RESULTS.md, issue 40); adadelta's 10 is its option's largest.
+  //
+  // CBOW's adam, adamw and rmsprop want smaller rates the longer the run, per window on the
+  // CPU as in the GPU's summed steps: their best fell about as one over the root of the
+  // words trained (CBOW, dim 100, bench/RESULTS.md 2026-11-28; summed adam: about 0.015 on
+  // text8-head's 5.5M words, 0.005-0.01 on x 8's 26.5M, 0.0025-0.0035 on x 32's 106M; per
+  // window at x 8, 6.9% analogy at 0.0046 against 3.4% at the CPU's 0.01). So their rate is
+  // the one for text8-head's 5 epochs scaled by that root (rate_for_run_length), never
+  // raised for shorter runs. Skip-gram's and Adamax's best did not follow (skip-gram's
+  // summed adam at x 32: 6.3% analogy at 0.025 against 5.3% at 0.1, but WS-353 0.50
+  // against 0.55; per window at x 8, 4.6% against 4.3% at 0.01), so they keep one rate;
+  // fastText's model (subwords) was not measured and keeps it too.
+  float run_starting_lr(const TrainSettings& s, std::uint64_t run_words, bool on_gpu) const override {
     const bool skipgram = model_ == Model::skipgram;
+    const bool by_length =
+        !skipgram && !s.subwords &&
+        (s.optimizer == Optimizer::adam || s.optimizer == Optimizer::adamw || s.optimizer == Optimizer::rmsprop);
+    if (!on_gpu || s.subwords || summed_windows_on_gpu(s.optimizer) == 0) {
+      return by_length ? rate_for_run_length(starting_lr(s.optimizer), run_words) : starting_lr(s.optimizer);
+    }
     switch (s.optimizer) {
       case Optimizer::adam:
-      case Optimizer::adamw: return skipgram ? 0.1f : 0.015f;
+      case Optimizer::adamw: return skipgram ? 0.1f : rate_for_run_length(0.015f, run_words);
       case Optimizer::adamax: return skipgram ? 0.3f : 0.03f;
-      case Optimizer::rmsprop: return skipgram ? 0.1f : 0.007f;
+      case Optimizer::rmsprop: return skipgram ? 0.1f : rate_for_run_length(0.01f, run_words);
       case Optimizer::asgd: return skipgram ? 0.01f : 0.05f;
       default: return starting_lr(s.optimizer);
     }
