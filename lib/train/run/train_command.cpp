@@ -419,26 +419,25 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   // Without --lr, the rate a run starts from may depend on where it trains (the GPU's summed
   // steps take rates of their own) and on the words it trains (CBOW's Adam and RMSprop),
   // known once the corpus is counted; a checkpoint keeps the rate it ran at.
+  const std::uint64_t items_total = model.items_per_epoch(run) * settings.epochs;
   if (command.resume.empty() && !command.lr_given) {
-    const std::uint64_t run_words = model.items_per_epoch(run) * settings.epochs;
-    const float cpu_lr = model.run_starting_lr(settings, run_words, false);
-    const float lr = model.run_starting_lr(settings, run_words, gpu.has_value());
     const float first_lr = settings.lr;  // the optimizer's, for any run (--help's)
+    const float lr = model.run_starting_lr(settings, items_total, gpu.has_value());
+    const float cpu_lr = gpu ? model.run_starting_lr(settings, items_total, false) : lr;
     run.settings.lr = lr;
     if (gpu && lr != cpu_lr) {
       spdlog::info(
           "--optimizer {} starts at lr {} on the GPU, which sums a run of windows' gradients per row (the CPU's: {}, for "
           "a run of {} {}); --lr sets it",
-          optimizer_name(settings.optimizer), lr, cpu_lr, run_words, model.item_name());
+          optimizer_name(settings.optimizer), lr, cpu_lr, items_total, model.item_name());
     } else if (lr != first_lr) {
       spdlog::info("--optimizer {} starts at lr {}, not {}, for a run of {} {}: longer runs want smaller rates; --lr sets it",
-                   optimizer_name(settings.optimizer), lr, first_lr, run_words, model.item_name());
+                   optimizer_name(settings.optimizer), lr, first_lr, items_total, model.item_name());
     }
   }
   install_stop_handlers();
   if (root && job.size() > 1) warn_if_no_time_to_checkpoint(run, job);
 
-  const std::uint64_t items_total = model.items_per_epoch(run) * settings.epochs;
   EpochReporter::Run shown;
   shown.epochs = settings.epochs;
   shown.items_left = items_total - run.state.items_done;
