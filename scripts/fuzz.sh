@@ -2,16 +2,17 @@
 # fuzz.sh TARGET|all [SECONDS]: runs the libFuzzer harnesses of tests/fuzz (one per reader)
 # under AddressSanitizer and UndefinedBehaviorSanitizer.
 #
-# Builds them with clang in build-fuzz/ (EMBED_FUZZ=ON), makes each harness's seed corpus
+# Builds them in the sanitizer build, build-asan/ (scripts/sanitize_build.sh: clang, -O1,
+# EMBED_FUZZ=ON), makes each harness's seed corpus
 # with our own tools from data/ (vectors as .emb, GloVe text, word2vec text and binary and
 # gzip; a co-occurrence file; checkpoints of skip-gram, CBOW and GloVe runs interrupted
 # mid-run; query lines and evaluation files; corpus text and word lists; fastText models made
 # by tests/cli/make_fasttext_model.py), then runs TARGET,
 # or every harness, one per core at a time, for SECONDS each (default 60). Inputs it finds new go to
-# build-fuzz/corpus/TARGET, kept between runs. A finding (crash, sanitizer report, an exception other than embed::Error,
+# build-asan/corpus/TARGET, kept between runs. A finding (crash, sanitizer report, an exception other than embed::Error,
 # a single allocation over 2 GB, an input taking over 10 s) stops it with the input saved as
-# build-fuzz/findings/TARGET-*; the exit status is then non-zero. Replay one with
-#   build-fuzz/tests/fuzz/TARGET build-fuzz/findings/TARGET-crash-...
+# build-asan/findings/TARGET-*; the exit status is then non-zero. Replay one with
+#   build-asan/tests/fuzz/TARGET build-asan/findings/TARGET-crash-...
 # and, once it is fixed, copy it to tests/fuzz/regressions/TARGET/: every build's tests replay
 # those (ctest -R regressions).
 # Needs clang and libclang-rt-14-dev (bash scripts/setup.sh --fuzz).
@@ -27,14 +28,13 @@ if [[ $target == all ]]; then targets=("${all[@]}"); else targets=("$target"); f
 for t in "${targets[@]}"; do
   [[ " ${all[*]} " == *" $t "* ]] || { echo "fuzz.sh: unknown target $t (${all[*]})" >&2; exit 2; }
 done
-command -v clang++ > /dev/null || { echo "fuzz.sh: clang++ not found (bash scripts/setup.sh --fuzz)" >&2; exit 1; }
+source scripts/sanitize_build.sh
 
-build=build-fuzz
-mkdir -p "$build"
+# The sanitizer build's folder (scripts/sanitize_build.sh): after scripts/test.sh --sanitize,
+# as in CI, the harnesses are built already.
+build=$sanitize_dir
 start=$SECONDS
-CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBED_FUZZ=ON -DEMBED_CUDA=OFF \
-  -DEMBED_MPI=OFF \
-  -DBUILD_TESTING=OFF > "$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
+sanitize_configure || exit 1
 echo "fuzz.sh: building ${targets[*]} with clang in $build"
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" embed-train glove-convert > "$build/build.log" 2>&1 ||
   { tail -40 "$build/build.log" >&2; exit 1; }

@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
-# Installs every build and test dependency from Debian 12's packages.
-# Idempotent: packages already present are left alone, so it is cheap to re-run.
-# Usage: setup.sh [--fuzz]
+# Installs dependencies from Debian 12's packages. Idempotent: packages already present are
+# left alone, so it is cheap to re-run.
+# Usage: setup.sh [--tests] [--fuzz]
+#   (nothing)  what building and running the three tools needs: README's first command
+#   --tests    also what only the tests need: Catch2, and the peers and helpers the interop,
+#              Python and rendering tests run (scripts/test.sh passes it itself)
+#   --fuzz     also clang and its libFuzzer runtime, for scripts/fuzz.sh (CI passes it)
 set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git
   # The compiler cache every build goes through (CMakeLists.txt): fresh clones rebuild from it.
   ccache
-  libcli11-dev libspdlog-dev libfmt-dev catch2 libfast-float-dev
-  nlohmann-json3-dev zlib1g-dev libdeflate-dev libopenblas-dev libhnswlib-dev libopenmpi-dev openmpi-bin
+  libcli11-dev libspdlog-dev libfmt-dev libfast-float-dev
+  nlohmann-json3-dev zlib1g-dev libdeflate-dev libopenblas-dev libhnswlib-dev
+  # Data-parallel training under mpirun (optional at build time, but a feature of embed-train).
+  libopenmpi-dev openmpi-bin
+)
+tests=(
+  catch2
   # Peers for the interop tests and benchmarks (use /usr/bin/python3: Debian's).
   python3 python3-numpy python3-gensim fasttext time python3-faiss python3-hnswlib
   # The Python package's install test: pip in a fresh virtual environment, offline; and PyTorch
@@ -20,9 +29,15 @@ packages=(
   # install on a 2-core machine in 2026-11, 350 MB on disk).
   chromium
 )
+fuzz=(clang libclang-rt-14-dev)
 
-# --fuzz: also clang and its libFuzzer runtime, for scripts/fuzz.sh (CI runs it).
-if [[ ${1:-} == --fuzz ]]; then packages+=(clang libclang-rt-14-dev); fi
+for arg in "$@"; do
+  case $arg in
+    --tests) packages+=("${tests[@]}") ;;
+    --fuzz) packages+=("${fuzz[@]}") ;;
+    *) echo "setup.sh: unknown option $arg (usage: setup.sh [--tests] [--fuzz])" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Builds everything with warnings as errors and runs every test (unit, cli, interop, gpu).
-#   scripts/test.sh             Release build in build/, all tests
-#   scripts/test.sh --sanitize  Debug build with AddressSanitizer + UBSan in build-asan/, unit and cli tests
+# Installs what the tests need, builds the tests beside the tools and runs every test.
+#   scripts/test.sh             Release build in build/, all tests (unit, cli, interop, python, gpu)
+#   scripts/test.sh --sanitize  ASan + UBSan build in build-asan/ (clang -O1; scripts/sanitize_build.sh),
+#                               the unit and cli tests
+# Run right after README's first command, it compiles nothing that command compiled: it keeps
+# build/'s configuration (Release; warnings are errors by default with GCC 12, CMakeLists.txt)
+# and only adds BUILD_TESTING, which builds the tests and benchmark helpers beside the tools.
+# EMBED_CUDA=ON|OFF|AUTO in the environment is passed on to CMake (CI sets ON where nvcc is,
+# so that the CUDA backend builds and its host-side tests run without a GPU).
 # GPU tests skip themselves where there is no usable device. Compilations go through ccache
 # where it is installed (CMakeLists.txt). ctest runs as many tests at once as there are cores,
 # sharing them by the tests' PROCESSORS and RESOURCE_LOCK (tests/CMakeLists.txt, script_test).
@@ -9,23 +15,28 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/stage_times.sh
 jobs=$(nproc)
+cuda=()
+if [[ -n ${EMBED_CUDA:-} ]]; then cuda=(-DEMBED_CUDA="$EMBED_CUDA"); fi
+
+bash scripts/setup.sh --tests
 
 if [[ ${1:-} == --sanitize ]]; then
-  # Without MPI: OpenMPI's own allocations at MPI_Init read as leaks to LeakSanitizer, and
-  # this build then checks that embed-train without MPI refuses to run under mpirun.
+  # The sanitizer build (scripts/sanitize_build.sh): clang, -O1, its fuzzing harnesses too.
+  bash scripts/setup.sh --fuzz
+  source scripts/sanitize_build.sh
   start=$SECONDS
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DEMBED_SANITIZE=ON -DEMBED_WERROR=ON -DEMBED_CUDA=OFF -DEMBED_MPI=OFF
-  cmake --build build-asan -j"$jobs"
+  sanitize_configure
+  cmake --build "$sanitize_dir" -j"$jobs"
   stage_done "sanitizer build" $start
   # abort_on_error: a sanitizer report kills the process with SIGABRT, which the cli tests
   # count as a crash (by default it exits 1, indistinguishable from a refused input).
   start=$SECONDS
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:abort_on_error=1 \
-    ctest --test-dir build-asan -L 'unit|cli' --output-on-failure -j"$jobs"
+    ctest --test-dir "$sanitize_dir" -L 'unit|cli' --output-on-failure -j"$jobs"
   stage_done "sanitizer tests" $start
 else
   start=$SECONDS
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DEMBED_WERROR=ON
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON "${cuda[@]}"
   cmake --build build -j"$jobs"
   stage_done "Release build" $start
   start=$SECONDS

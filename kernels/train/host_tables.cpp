@@ -12,7 +12,7 @@ Storage storage_of(DType dtype) {
     case DType::f32: return Storage::f32;
     case DType::f16: return Storage::f16;
     case DType::bf16: return Storage::bf16;
-    default: EMBED_ASSERT(!"not a vector dtype");
+    default: EMBED_ASSERT(false && "not a vector dtype");
   }
   return Storage::f32;
 }

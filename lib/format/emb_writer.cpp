@@ -13,7 +13,8 @@
 namespace embed {
 namespace {
 
-constexpr std::size_t kRowBlock = 8192;
+// Values narrowed to 16 bits per parallel task.
+constexpr std::size_t kNarrowBlockValues = 8192 * 64;
 constexpr const char* kPaddingTensor = "__padding__";
 
 template <typename Container>
@@ -140,7 +141,7 @@ std::vector<std::uint16_t> narrow_to_half(std::span<const float> values, DType d
   EMBED_ASSERT(dtype == DType::f16 || dtype == DType::bf16);
   std::vector<std::uint16_t> out(values.size());
   const std::size_t total = out.size();
-  const std::size_t block = kRowBlock * 64;
+  const std::size_t block = kNarrowBlockValues;
   const std::size_t blocks = (total + block - 1) / block;
   const std::uint16_t infinity = dtype == DType::f16 ? 0x7C00 : 0x7F80;
   std::vector<std::size_t> overflows(blocks, total);

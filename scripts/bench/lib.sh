@@ -49,9 +49,11 @@ need_data() {
 }
 
 # need_tool NAME PATH [VARIABLE]: dies unless PATH is an executable (VARIABLE: the setting
-# that points elsewhere).
+# that points elsewhere). The benchmark helpers (bench-*) are built only on request.
 need_tool() {
-  [[ -x $2 ]] || die "no $1 at $2: build first (cmake --build build)${3:+ or set $3}"
+  local how="cmake --build build"
+  if [[ $1 == bench-* ]]; then how="cmake -S . -B build -DEMBED_BENCHMARKS=ON && cmake --build build --target $1"; fi
+  [[ -x $2 ]] || die "no $1 at $2: build it first ($how)${3:+ or set $3}"
 }
 
 # need_gnu_time: the timings read GNU time's -f '%e %M' (wall seconds, peak RSS), which

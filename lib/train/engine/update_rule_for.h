@@ -43,7 +43,7 @@ void with_update_rule(Optimizer optimizer, float lr, std::size_t params, const O
     case Optimizer::rprop: return f(RpropRule{lr, params, 0.5f, 1.2f, 1e-6f, kRpropLargestSteps * lr});
     case Optimizer::asgd: return f(AsgdRule{lr, params, h.lambda, h.power, h.t0});
   }
-  EMBED_ASSERT(!"an optimizer without a rule");
+  EMBED_ASSERT(false && "an optimizer without a rule");
 }
 
 }  // namespace embed
