@@ -121,7 +121,7 @@ expect_error "one-word lines" 1 "no two vocabulary words occur" "$ET" --model gl
 check "no temporaries left" "$(litter)" "0"
 
 # --- interruption, checkpoint, resume ---
-EPOCHS=$(long_epochs 40)
+EPOCHS=$(long_epochs 40 14)
 LONG=(--cooc only.cooc --model glove --dim 16 --epochs "$EPOCHS" --threads 1 --seed 3)
 "$ET" "${LONG[@]}" -o whole.emb -q
 interrupt_when run.log "epoch 2/$EPOCHS" "$ET" "${LONG[@]}" -o run.emb

@@ -38,7 +38,7 @@ grep -q 'shuffled on disk' counted.log && ok || bad "counting from the corpus un
 
 
 # --- interruption, checkpoint, resume from disk ---
-EPOCHS=$(long_epochs 40)
+EPOCHS=$(long_epochs 40 14)
 LONG=(--cooc only.cooc --model glove --dim 16 --epochs "$EPOCHS" --threads 1 --seed 3)
 set -m  # background jobs get SIGINT (see train_cli_test.sh)
 # The same from disk: the checkpoint names the records file beside it, not the records.

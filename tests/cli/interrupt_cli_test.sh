@@ -37,7 +37,8 @@ done
 # is the same request (one a second or more later still stops at once). At dim 200 the run
 # takes longer than that to stop: a batch to finish, 7 MB of checkpoint to write.
 for pattern in 'epoch 2/' 'epoch 4/'; do
-  rm -f run.emb run.emb.ckpt
+  # run.log too: the runs above left "epoch 2/" in it, which would be found before this run starts.
+  rm -f run.emb run.emb.ckpt run.log
   set -m
   "$ET" --corpus "$CORPUS" --dim 200 --epochs 400 --threads 2 --seed 3 -o run.emb 2> run.log &
   pid=$!

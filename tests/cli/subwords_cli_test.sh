@@ -56,7 +56,7 @@ check "the piped .emb equals the file" "$(md5sum <piped.emb)" "$(md5sum <file.em
 
 # Ctrl-C in the middle: a checkpoint with the bucket rows, and --resume ends with them.
 rm -f run.emb run.emb.ckpt
-interrupt_when run.log 'epoch 1/' "$ET" --corpus corpus.txt --subwords --buckets 20000 --dim 32 --epochs 30 --threads 2 \
+interrupt_when run.log 'epoch 1/' "$ET" --corpus corpus.txt --subwords --buckets 20000 --dim 32 --epochs "$(long_epochs 10 6)" --threads 2 \
   -o run.emb --fasttext-bin run.bin
 check "interrupted" "$?" "130"
 [[ -f run.emb.ckpt && ! -e run.emb && ! -e run.bin ]] && ok || bad "a checkpoint and no output"

@@ -51,6 +51,7 @@ check "several corpus files: a neighbour of the" "$("$EQ" parts.emb the -k 1 --f
 
 # --- options ---
 "$ET" --corpus "$CORPUS" -o ctx.emb "${FAST[@]}" --save-context -q
+check "--save-context: exit status" "$?" "0"
 [[ -f ctx.context.emb ]] && ok || bad "--save-context writes OUT.context.emb"
 check "context vectors differ from input vectors" "$([[ $(vectors ctx.emb) != "$(vectors ctx.context.emb)" ]] && echo yes)" "yes"
 "$ET" --corpus "$CORPUS" -o half.emb "${FAST[@]}" --dtype f16 -q
@@ -98,9 +99,12 @@ if grep -q "^ *lr = ${long_lr:-none}\$" <<<"$("$GC" --info long.emb)"; then
 else
   bad "the file keeps the rate: $("$GC" --info long.emb | grep ' lr =')"
 fi
-"$ET" --corpus "$CORPUS" -o long.emb --model cbow --optimizer adam --lr 0.01 --dim 4 --epochs 40 --threads 2 --seed 3 2> long.log
-check "a long CBOW adam run with --lr trains" "$?" "0"
+# The rate is settled before training starts: the run is stopped there.
+interrupt_when long.log 'training cbow' "$ET" --corpus "$CORPUS" -o lr.emb --model cbow --optimizer adam --lr 0.01 --dim 4 \
+  --epochs 40 --threads 2 --seed 3
+grep -q 'training cbow on cpu: .*, lr 0.01,' long.log && ok || bad "--lr 0.01 with a long CBOW adam run: $(grep training long.log)"
 if grep -q "starts at lr" long.log; then bad "--lr 0.01 keeps its rate: $(grep 'starts at' long.log)"; else ok; fi
+rm -f lr.emb.ckpt
 "$ET" --corpus "$CORPUS" -o small.emb "${FAST[@]}" --max-vocab 100 --min-count 2 -q
 grep -qE '^rows +100$' <<<"$("$GC" --info small.emb)" && ok || bad "--max-vocab"
 "$ET" --corpus "$CORPUS" -o auto.emb "${FAST[@]}" --device auto -q && ok || bad "--device auto"
@@ -204,7 +208,8 @@ set -m
 # SIGTERM's run names --device auto (the CPU here): the resume command repeats it, since
 # a checkpoint keeps the training settings and not where they ran.
 for sig in INT TERM; do
-  rm -f run.emb run.emb.ckpt
+  # run.log too: the last iteration's "epoch 2/" would otherwise be found before this run starts.
+  rm -f run.emb run.emb.ckpt run.log
   device=()
   [[ $sig == TERM ]] && device=(--device auto)
   "$ET" "${LONG[@]}" "${device[@]}" -o run.emb 2> run.log &

@@ -25,7 +25,7 @@ set -m
 # beside the output, kept with the checkpoint until the run completes) resume alike.
 LONG_PLAIN=(--dim 16 --epochs "$EPOCHS" --threads 1 --seed 3)
 for way in file stdin; do
-  rm -f r.emb r.emb.ckpt
+  rm -f r.emb r.emb.ckpt r.log  # r.log too: a stale "epoch 2/" in it would be waited for no time
   if [[ $way == file ]]; then
     "$ET" --corpus corpus.txt "${LONG_PLAIN[@]}" -o r.emb 2> r.log &
   else
@@ -46,7 +46,7 @@ done
 
 # A corpus edited between stop and resume is refused, and nothing is written.
 cp corpus.txt edit.txt
-rm -f r.emb r.emb.ckpt
+rm -f r.emb r.emb.ckpt r.log
 "$ET" --corpus edit.txt "${LONG_PLAIN[@]}" -o r.emb 2> r.log &
 pid=$!
 wait_for r.log "epoch 2/$EPOCHS" $pid || bad "edit: training never got going"
@@ -60,7 +60,7 @@ expect_error "a corpus changed since the checkpoint" 1 "edit.txt: the corpus cha
 # A corpus cut short during training: a clear error naming the file, a checkpoint of the
 # work so far, no vectors.
 cp corpus.txt cut.txt
-rm -f r.emb r.emb.ckpt
+rm -f r.emb r.emb.ckpt r.log
 "$ET" --corpus cut.txt --dim 16 --epochs 500 --threads 2 -o r.emb 2> r.log &
 pid=$!
 wait_for r.log 'epoch 2/500' $pid || bad "cut: training never got going"

@@ -290,7 +290,7 @@ LONG=(--corpus "$CORPUS" --dim 64 --epochs 40 --seed 3 --threads 4 --device cuda
 wait_for() { for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 set -m
 for table in device host; do
-  rm -f run.emb run.emb.ckpt
+  rm -f run.emb run.emb.ckpt run.log  # a stale "epoch 2/40" would be waited for no time
   "$ET" "${LONG[@]}" --table "$table" -o run.emb 2> run.log &
   pid=$!
   wait_for run.log 'epoch 2/40' || bad "$table: training never got going"

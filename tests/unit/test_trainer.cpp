@@ -148,16 +148,17 @@ bool same_bits(const RowMatrix& a, const RowMatrix& b) {
          std::memcmp(a.data(), b.data(), a.rows() * a.stride() * sizeof(float)) == 0;
 }
 
-// A run of `s` from fresh tables stopped by its backend after 18 batches (in epoch 2 of a
-// corpus of 12 batches an epoch), checkpointed at `path`: what was saved and what loads back.
+// A run of `s` from fresh tables stopped by its backend after `batches` batches (by default
+// 18: in epoch 2 of a corpus of 12 batches an epoch), checkpointed at `path`: what was saved
+// and what loads back.
 struct Stopped {
   TrainingRun saved, loaded;
 };
-Stopped stop_and_checkpoint(const TrainSettings& s, const Corpus& corpus, const std::string& path) {
+Stopped stop_and_checkpoint(const TrainSettings& s, const Corpus& corpus, const std::string& path, int batches = 18) {
   Tables part = fresh_tables(s, corpus);
   const CpuBackend cpu = cpu_backend(s, corpus, part.input, part.output);
   std::atomic<bool> stop{false};
-  StoppingBackend stopping(*cpu.backend, stop, 18);
+  StoppingBackend stopping(*cpu.backend, stop, batches);
   Word2vecTrainer first(s, corpus, stopping);
   TrainState state = Word2vecTrainer::start_state(corpus, s.threads, s.seed);
   REQUIRE_FALSE(first.run(state, stop, nullptr, nullptr));
@@ -443,7 +444,9 @@ TEST_CASE("skip-gram and CBOW learn the planted topics under every optimizer", "
 TEST_CASE("a word2vec run with any optimizer resumes from its checkpoint bit-identical, its state included",
           "[train][optimizers]") {
   test::TempDir dir;
-  const Corpus corpus = test::topic_corpus(3, 4000, 30, 15);  // 12 batches an epoch
+  // 3 batches an epoch, stopped after 4: in epoch 2, as the test above, on a quarter of its
+  // corpus (20 runs of every optimizer and model: the corpus's size checks nothing here).
+  const Corpus corpus = test::topic_corpus(3, 1000, 30, 15);
   for (const Model model : {Model::skipgram, Model::cbow}) {
     for (const OptimizerSpec& spec : optimizers()) {
       TrainSettings s = with_optimizer(small_settings(model), spec);
@@ -451,7 +454,7 @@ TEST_CASE("a word2vec run with any optimizer resumes from its checkpoint bit-ide
       if (!std::isnan(spec.defaults.eps)) s.hyper.eps = 1e-7f;  // a hyper-parameter given is kept too
       const Tables whole = train(s, corpus);
 
-      Stopped stopped = stop_and_checkpoint(s, corpus, dir.file("run.ckpt"));
+      Stopped stopped = stop_and_checkpoint(s, corpus, dir.file("run.ckpt"), 4);
       const TrainingRun& saved = stopped.saved;
       TrainingRun& c = stopped.loaded;
       INFO(model_name(model) << ", " << spec.name);
@@ -474,7 +477,7 @@ TEST_CASE("a word2vec run with any optimizer resumes from its checkpoint bit-ide
 
 TEST_CASE("a run with subwords resumes from its checkpoint bit-identical, its bucket rows included", "[train][subwords]") {
   test::TempDir dir;
-  const Corpus corpus = test::topic_corpus(3, 4000, 30, 15);
+  const Corpus corpus = test::topic_corpus(3, 1000, 30, 15);  // 3 batches an epoch, stopped after 4
   for (const Model model : {Model::skipgram, Model::cbow}) {
     for (const Optimizer optimizer : {Optimizer::sgd, Optimizer::rowadagrad}) {
       TrainSettings s = with_optimizer(small_settings(model), optimizer_spec(optimizer));
@@ -485,7 +488,7 @@ TEST_CASE("a run with subwords resumes from its checkpoint bit-identical, its bu
       const Tables whole = train(s, corpus);
       REQUIRE(whole.input.rows() == corpus.vocab.size() + 500);
 
-      Stopped stopped = stop_and_checkpoint(s, corpus, dir.file("run.ckpt"));
+      Stopped stopped = stop_and_checkpoint(s, corpus, dir.file("run.ckpt"), 4);
       TrainingRun& c = stopped.loaded;
       INFO(model_name(model) << ", " << optimizer_name(optimizer));
       REQUIRE(c.settings.subwords);
