@@ -62,6 +62,7 @@ void check_gpu_options(DeviceChoice device, const std::set<std::string>& given,
                        std::initializer_list<std::string_view> gpu_options);
 
 // Why a build without CUDA has no GPU, for every message that needs to say so.
-inline constexpr std::string_view kNoCudaBackend = "this build has no CUDA backend (nvcc was not found when it was built)";
+inline constexpr std::string_view kNoCudaBackend =
+    "this build has no CUDA backend (configure with -DEMBED_CUDA=ON where nvcc is, or on a machine with a GPU)";
 
 }  // namespace embed
