@@ -11,11 +11,12 @@
 #                             (device, host gather, host mapped, every CPU core), the big-table
 #                             benchmark (host placement at 1/4 and 1/16 of the tables' bytes
 #                             against device placement, a few million words), GPU-trained
-#                             quality against the CPU's (3 seeds each), parallel counting, and
-#                             GloVe's quality on the GPU
-#   run.sh big [OUTDIR]       the host side of host placement on one thread (bench-host-rows),
-#                             then the big-table benchmark: first at 1M ids and 50M words, then
-#                             at its full size (4M ids, 200M words): inside 6 minutes
+#                             quality against the CPU's (3 seeds each), and GloVe's quality on
+#                             the GPU
+#   run.sh big [OUTDIR]       the host side of host placement on 1, 8 and 16 threads
+#                             (bench-host-rows), then the big-table benchmark at its full size
+#                             (device, each budget gathered in f32 and f16, a second seed):
+#                             inside 500 s
 #   run.sh quick [OUTDIR]     every GPU test (Catch2 suites, then the CLI tests), each under
 #                             timeout, then one short benchmark: inside 8 minutes
 #   run.sh bench [OUTDIR]     the GPU benchmarks: words/s in device and host placement at dim

@@ -14,7 +14,7 @@ sanitize_dir=build-asan
 sanitize_configure() {
   command -v clang++ > /dev/null || { echo "${0##*/}: clang++ not found (bash scripts/setup.sh --fuzz)" >&2; return 1; }
   mkdir -p "$sanitize_dir"
-  CC=clang CXX=clang++ cmake -S . -B "$sanitize_dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
+  CC=clang CXX=clang++ cmake -S . -B "$sanitize_dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-gline-tables-only -O1" \
     -DEMBED_FUZZ=ON -DEMBED_WERROR=ON -DEMBED_UNITY=OFF -DEMBED_CUDA=OFF -DEMBED_MPI=OFF -DBUILD_TESTING=ON \
     > "$sanitize_dir/configure.log" 2>&1 || { cat "$sanitize_dir/configure.log" >&2; return 1; }
 }
