@@ -83,8 +83,13 @@ check "spilled counts = in-memory counts" "$(cooccurrences tiny.log)" "$(cooccur
 for variant in "--optimizer adam --lr 0.01" "--optimizer sgd" "--adagrad row" "--optimizer rowadagrad" \
   "--optimizer adamw --weight-decay 0.1" "--optimizer adamax" "--optimizer rmsprop --rho 0.9" "--optimizer adadelta" \
   "--optimizer rprop" "--optimizer asgd --t0 10" "--asymmetric" "--vectors w" "--x-max 10 --alpha 0.5" "--dtype bf16"; do
+  # From only.cooc, the corpus's counts at FAST's settings (a run from them is the counting
+  # run bit for bit, above): these change the training, not the counting, which --asymmetric
+  # alone does. (Counting took two thirds of each run under the sanitizers.)
+  input=(--cooc only.cooc)
+  [[ $variant == --asymmetric ]] && input=(--corpus "$CORPUS")
   # shellcheck disable=SC2086
-  "$ET" --corpus "$CORPUS" -o v.emb "${FAST[@]}" $variant -q
+  "$ET" "${input[@]}" -o v.emb "${FAST[@]}" $variant -q
   check "$variant trains" "$?" "0"
   [[ $(vectors v.emb) != "$(vectors a.emb)" ]] && ok || bad "$variant changes the vectors"
 done
