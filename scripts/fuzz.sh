@@ -118,7 +118,7 @@ fuzz_one() {
 # each for its full SECONDS, so that all of them take SECONDS x targets / cores of wall time.
 parallel=${FUZZ_JOBS:-$(nproc)}
 echo "fuzz.sh: ${#targets[@]} harnesses for $seconds s each, $parallel at a time"
-rm -f "${FUZZ_IDLE_MARK:-/nonexistent}"
+if [[ -n ${FUZZ_IDLE_MARK:-} ]]; then rm -f "$FUZZ_IDLE_MARK"; fi
 for t in "${targets[@]}"; do
   while (($(jobs -rp | wc -l) >= parallel)); do wait -n || true; done
   rm -f "$build/$t.status"
@@ -127,7 +127,7 @@ done
 # FUZZ_IDLE_MARK: a file touched once a core has no campaign left to run (9 harnesses on 2
 # cores leave one idle for the last 30 s), for a caller that has work for it (.ci/run: the kit).
 while (($(jobs -rp | wc -l) >= parallel)); do wait -n || true; done
-[[ -n ${FUZZ_IDLE_MARK:-} ]] && touch "$FUZZ_IDLE_MARK"
+if [[ -n ${FUZZ_IDLE_MARK:-} ]]; then touch "$FUZZ_IDLE_MARK"; fi
 wait
 stage_done "fuzz" $start
 

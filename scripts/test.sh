@@ -18,11 +18,12 @@ jobs=$(nproc)
 cuda=()
 if [[ -n ${EMBED_CUDA:-} ]]; then cuda=(-DEMBED_CUDA="$EMBED_CUDA"); fi
 
-bash scripts/setup.sh --tests
+setup=(--tests)
+# The sanitizer build (scripts/sanitize_build.sh) is clang's, its fuzzing harnesses in it.
+if [[ ${1:-} == --sanitize ]]; then setup+=(--fuzz); fi
+bash scripts/setup.sh "${setup[@]}"
 
 if [[ ${1:-} == --sanitize ]]; then
-  # The sanitizer build (scripts/sanitize_build.sh): clang, -O1, its fuzzing harnesses too.
-  bash scripts/setup.sh --fuzz
   source scripts/sanitize_build.sh
   start=$SECONDS
   sanitize_configure
