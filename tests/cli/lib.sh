@@ -2,15 +2,16 @@
 # and pass/fail counting. Source it, run checks, then call `finish`.
 cli_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # long_epochs N: the epochs of a run that a test interrupts, resumes and compares bit for bit
-# with an uninterrupted run, where the run's length checks nothing but the resumption: N, or 10
+# with an uninterrupted run, where the run's length checks nothing but the resumption: N, or 7
 # in the sanitizer build (ctest sets EMBED_TEST_LEAN=1 there, tests/CMakeLists.txt). An epoch of
-# text8-200k takes about 0.45 s there for skip-gram (its training loops are built at -O2; a
-# tenth of that in Release), so a run interrupted after epoch 2 or 3 of 10 still has seconds
-# to go when the signal lands, on a loaded machine too (GloVe's epochs, 0.2 s, take 14).
-# Runs whose length is what a test checks (costs falling, words learnt) keep theirs in every
-# build.
-# long_epochs N LEAN: LEAN rather than 10 there, for a run whose epochs are faster or slower.
-long_epochs() { if [[ ${EMBED_TEST_LEAN:-0} == 1 ]]; then echo "${2:-10}"; else echo "$1"; fi; }
+# text8-200k takes 0.3 to 0.45 s there for skip-gram (its training loops are built at -O2; a
+# tenth of that in Release), so a run interrupted after epoch 2 or 3 of 7 still has over a
+# second to go when the signal lands (sent within 0.1 s of the log line), on a loaded machine
+# too (GloVe's epochs, 0.2 s, take 14). Each interrupted run and its resume cost the whole
+# run's epochs, whenever the signal lands: the run's length is what costs. Runs whose length
+# is what a test checks (costs falling, words learnt) keep theirs in every build.
+# long_epochs N LEAN: LEAN rather than 7 there, for a run whose epochs are faster or slower.
+long_epochs() { if [[ ${EMBED_TEST_LEAN:-0} == 1 ]]; then echo "${2:-7}"; else echo "$1"; fi; }
 # on_tty [--input TEXT] COMMAND...: what COMMAND writes to a terminal (see on_tty.py).
 on_tty() { python3 "$cli_dir/on_tty.py" "$@"; }
 work=$(mktemp -d)
