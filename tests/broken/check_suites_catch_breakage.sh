@@ -44,6 +44,7 @@ suite_tools() {
     interop/query_interop.sh) echo eq ;;
     interop/fasttext_interop.sh) echo gc eq et ;;
     cli/outputs_cli_test.sh) echo gc eq et ;;
+    cli/pipes_cli_test.sh) echo et eq gc ;;
     cli/plot_cli_test.sh) echo eq et gc ;;
     render/render_svg.sh) echo eq et ;;
     cli/readme_quality_test.sh) echo et eq ;;
@@ -160,6 +161,9 @@ case $group in
     expect_caught cli/outputs_cli_test.sh et=silent
     expect_caught cli/outputs_cli_test.sh eq=silent
     expect_caught cli/outputs_cli_test.sh gc=crash-on:/dev/fd
+    expect_caught cli/pipes_cli_test.sh et=silent
+    expect_caught cli/pipes_cli_test.sh et=crash-on:--init
+    expect_caught cli/pipes_cli_test.sh eq=silent
     expect_caught cli/plot_cli_test.sh et=crash-on:--plot
     expect_caught cli/plot_cli_test.sh et=crash-on:plot
     expect_caught cli/plot_cli_test.sh eq=crash-on:map

@@ -222,10 +222,17 @@ void tokenize_range(const std::vector<CorpusFile>& files, ByteRange range, Token
   tokenizer.end_input();
 }
 
-// Whether every path is a file read in place (not standard input, gzip or a pipe).
+// Whether every path is a file read in place (not standard input, gzip or a pipe). Only a
+// regular file is opened to look for gzip's magic bytes: a FIFO or a process substitution
+// (`<(zcat c.gz)`) can be read once only, and closing it after a peek would lose those
+// bytes, kill its writer with SIGPIPE, and leave the next open waiting for a writer forever.
+bool is_regular_file(const std::string& path) {
+  struct stat st {};
+  return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
 bool all_in_place(const std::vector<std::string>& paths) {
   return std::all_of(paths.begin(), paths.end(),
-                     [](const std::string& path) { return path != "-" && InputStream::open(path).mappable(); });
+                     [](const std::string& path) { return is_regular_file(path) && InputStream::open(path).mappable(); });
 }
 
 // read_corpus for plain files on options.threads threads: each counts its token-aligned
@@ -434,12 +441,19 @@ Corpus read_corpus_on_ranks(const std::vector<std::string>& paths, const CorpusO
   corpus.name = corpus_name(paths);
   for (const auto& path : paths) {
     if (path == "-") fail("under mpirun the corpus must be files every rank can read; - (standard input) is read once");
+    // (A pipe is refused before it is opened: its open would wait for a writer.)
+    if (!is_regular_file(path)) {
+      struct stat st {};
+      if (::stat(path.c_str(), &st) != 0) fail("{}: cannot open: {}", path, std::strerror(errno));
+      fail("{}: under mpirun the corpus must be plain files every rank can read from the middle (not a regular file)",
+           path);
+    }
     InputStream in = InputStream::open(path);
     if (!in.mappable()) {
       fail(
-          "{}: under mpirun the corpus must be plain files every rank can read from the middle ({}); decompress it "
-          "first",
-          path, in.compressed() ? "gzip cannot be" : "not a regular file");
+          "{}: under mpirun the corpus must be plain files every rank can read from the middle (gzip cannot be); "
+          "decompress it first",
+          path);
     }
     corpus.files.push_back(describe_corpus_file(path));
   }

@@ -1,9 +1,14 @@
 #include "train/files/init_vectors.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -14,6 +19,8 @@
 #include "core/error.h"
 #include "core/excerpt.h"
 #include "core/mapped_file.h"
+#include "core/file_io.h"
+#include "core/spool_file.h"
 #include "core/progress.h"
 #include "train/files/checkpoint.h"
 #include "train/run/model_registry.h"
@@ -154,17 +161,73 @@ void set_row(RowMatrix& table, std::size_t r, std::span<const float> values, std
   if (bias) row[*bias] = bias_value;
 }
 
+// A new empty file in $TMPDIR (or /tmp), for a copy of `path`.
+std::string new_temporary_file(const std::string& path) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string name = fmt::format("{}/embed-init-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) fail("--init {}: cannot create a temporary copy in {}: {}", path, name, std::strerror(errno));
+  ::close(fd);
+  return name;
+}
+
+// Copies what `path` holds (a pipe's bytes, as they come) into the file `to`.
+void copy_file_bytes(const std::string& path, const std::string& to) {
+  const int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) fail("{}: cannot open: {}", path, std::strerror(errno));
+  const int out = ::open(to.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (out < 0) {
+    const int error = errno;
+    ::close(in);
+    fail("{}: cannot open: {}", to, std::strerror(error));
+  }
+  std::vector<char> block(1 << 20);
+  try {
+    while (const std::size_t n = read_some(in, block.data(), block.size(), path)) {
+      write_all(out, block.data(), n, std::nullopt, to);
+    }
+  } catch (...) {
+    ::close(in);
+    ::close(out);
+    throw;
+  }
+  ::close(in);
+  ::close(out);
+}
+
 }  // namespace
 
 InitSource read_init_source(const std::string& path, unsigned threads, bool with_subwords) {
   if (path == "-") fail("--init: give a file, not standard input (its checksum goes into the output's metadata)");
+  // A pipe or a process substitution (--init <(zcat vectors.txt.gz)) can be read once only,
+  // and the steps below read the file up to three times (its checksum, its kind, its rows):
+  // it is copied first into a temporary file, which messages call by the name given.
+  std::optional<SpoolFile> copy;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    copy.emplace(new_temporary_file(path));
+    copy_file_bytes(path, copy->path());
+  }
   InitSource source;
-  source.path = path;
-  source.checksum = file_checksum(path);
-  if (is_checkpoint_file(path)) {
-    read_checkpoint_source(source);
-  } else {
-    read_vector_source(source, threads, with_subwords);
+  source.path = copy ? copy->path() : path;
+  try {
+    source.checksum = file_checksum(source.path);
+    if (is_checkpoint_file(source.path)) {
+      read_checkpoint_source(source);
+    } else {
+      read_vector_source(source, threads, with_subwords);
+    }
+  } catch (const Error& e) {
+    if (!copy) throw;
+    std::string message = e.what();
+    for (std::size_t at; (at = message.find(copy->path())) != std::string::npos;) {
+      message.replace(at, copy->path().size(), path);
+    }
+    throw Error(message);
+  }
+  if (copy) {
+    if (source.context_from == source.path) source.context_from = path;
+    source.path = path;
   }
   if (source.words.empty()) fail("--init {}: no vectors", path);
   index_of_words(source);  // refuses repeated words before any training
