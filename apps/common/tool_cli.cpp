@@ -1,6 +1,9 @@
 #include "common/tool_cli.h"
 
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -55,9 +58,45 @@ CLI::Option* add_unicode_errors_option(CLI::App& app, UnicodeErrors& mode) {
       ->check(CLI::IsMember(unicode_errors_names()));
 }
 
+namespace {
+
+// CLI11 names an option by its long name in errors ("--top: 0 is not ..."), whichever
+// spelling was typed: `message` with the option named as the command line spelled it
+// ("-k: 0 is not ..." after -k 0), or nullopt when it already is.
+std::optional<std::string> as_typed(const CLI::App& app, const std::string& message, int argc, char** argv) {
+  const auto colon = message.find(": ");
+  if (!message.starts_with("--") || colon == std::string::npos) return std::nullopt;
+  const std::string named = message.substr(0, colon);
+  auto typed = [&](const std::string& spelling) {
+    for (int i = 1; i < argc; ++i) {
+      const std::string_view arg = argv[i];
+      if (arg == "--") break;
+      if (arg == spelling || (arg.starts_with(spelling) && (spelling.size() == 2 || arg[spelling.size()] == '='))) return true;
+    }
+    return false;
+  };
+  for (const CLI::App* command = &app; command != nullptr;) {
+    for (const CLI::Option* option : command->get_options()) {
+      if (option->get_name() != named || typed(named)) continue;
+      for (const std::string& letter : option->get_snames()) {
+        if (typed("-" + letter)) return "-" + letter + message.substr(colon);
+      }
+    }
+    const auto subcommands = command->get_subcommands();  // the one parsed, if any
+    command = subcommands.empty() ? nullptr : subcommands.front();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<int> parse(CLI::App& app, int argc, char** argv) {
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ValidationError& e) {
+    take_input_file_error();
+    if (const auto message = as_typed(app, e.what(), argc, argv)) return usage_exit(app, CLI::ValidationError(*message));
+    return app.exit(e) == 0 ? 0 : kExitUsage;
   } catch (const CLI::ParseError& e) {
     take_input_file_error();
     return app.exit(e) == 0 ? 0 : kExitUsage;

@@ -66,7 +66,9 @@ int main(int argc, char** argv) {
   app.add_option("WORD", query.words, "words whose nearest neighbours to print");
   app.add_option("-k,--top", options.k, "neighbours per query")->check(embed::cli::between(1, 100000))->capture_default_str();
   app.add_option("--analogy", query.analogies, "an expression such as \"king - man + woman\" (repeatable)");
-  app.add_option("--similarity", query.similarity, "cosine similarity of two words")->expected(2);
+  app.add_option("--similarity", query.similarity, "cosine similarity of two words (repeatable)")
+      ->type_size(2)
+      ->expected(1, CLI::detail::expected_max_vector_size);
   app.add_option("--format", format, "output: text, tsv or json (JSON lines)")
       ->check(CLI::IsMember(embed::output_format_names()))
       ->capture_default_str();
@@ -90,8 +92,8 @@ int main(int argc, char** argv) {
   eval->add_option("--restrict", eval_command.restrict_rows, "know only the first N words (gensim's restrict_vocab)")
       ->check(embed::cli::at_least(std::uint64_t{1}))
       ->capture_default_str();
-  eval->add_option("--format", eval_format, "output: text or json")
-      ->check(CLI::IsMember(embed::report_format_names()))
+  eval->add_option("--format", eval_format, "output: text, tsv (one row per figure) or json")
+      ->check(CLI::IsMember(embed::output_format_names()))
       ->capture_default_str();
   add_common(*eval);
 
@@ -111,6 +113,10 @@ int main(int argc, char** argv) {
   if (const auto exit_status = embed::cli::parse(app, argc, argv)) return *exit_status;
   if (eval->parsed() && eval_command.analogies.empty() && eval_command.word_pairs.empty()) {
     return embed::cli::usage_exit(app, CLI::ValidationError("eval", "give --analogies FILE, --word-pairs FILE, or both"));
+  }
+  if (query.similarity.size() % 2 != 0) {
+    return embed::cli::usage_exit(
+        app, CLI::ValidationError("--similarity", "takes two words each time it is given (--similarity cat dog)"));
   }
   if (!eval->parsed() && !map->parsed() && query.vectors.empty()) {
     return embed::cli::usage_exit(app, CLI::RequiredError("VECTORS"));

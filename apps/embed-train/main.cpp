@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
   app.add_flag("--pair-negatives", s.pair_negatives,
                for_models("--pair-negatives",
                           "draw --negative negatives for every (context, centre word) pair, as word2vec and gensim do, "
-                          "instead of sharing a window's among its context words: 0.05-0.25 points more analogy accuracy in "
+                          "instead of sharing a window's among its context words: 0.04-0.22 points more analogy accuracy in "
                           "bench/RESULTS.md, 1.6x the time (CPU)"));
   app.add_flag("--subwords", s.subwords,
                for_models("--subwords",

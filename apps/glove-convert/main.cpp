@@ -12,7 +12,7 @@
 int main(int argc, char** argv) {
   CLI::App app{
       "glove-convert: convert word vectors between GloVe text, word2vec/fastText text and binary, fastText models\n"
-      "(.bin, read only), and .emb "
+      "(.bin: read, and written from a model's .emb with --to fasttext-bin), and .emb "
       "(an mmap-able safetensors file; see docs/FORMAT.md). Input may be gzip-compressed; - is stdin/stdout.\n"
       "Exit status: 0 success, 1 bad input or failed conversion, 2 bad usage.",
       "glove-convert"};

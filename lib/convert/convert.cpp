@@ -1,13 +1,18 @@
 #include "convert/convert.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
 #include "core/atomic_output.h"
 #include "core/byte_source.h"
 #include "core/error.h"
+#include "core/excerpt.h"
 #include "core/progress.h"
 #include "format/emb_writer.h"
 #include "text/fasttext_writer.h"
@@ -85,8 +90,24 @@ void check_loaded(const LoadedVectors& loaded, const ConvertOptions& options, co
          options.vocab_path.empty() ? "" : " (none of the --vocab words is in the input)");
   }
   if (!keep.empty() && table.rows() < keep.size() && !options.limit) {
-    spdlog::warn("{} of the {} words in {} are not in {}", keep.size() - table.rows(), keep.size(), options.vocab_path,
-                 input_name);
+    // The first few absent words, alphabetically (the set keeps no file order): enough to
+    // tell a case or spelling mismatch from words the vectors never had.
+    std::unordered_set<std::string_view> present;
+    present.reserve(table.rows());
+    for (std::size_t r = 0; r < table.rows(); ++r) present.insert(table.word(r));
+    std::vector<std::string_view> absent;
+    for (const std::string& word : keep) {
+      if (!present.contains(word)) absent.push_back(word);
+    }
+    std::sort(absent.begin(), absent.end());
+    constexpr std::size_t kNamed = 5;
+    std::string named;
+    for (std::size_t i = 0; i < std::min(absent.size(), kNamed); ++i) {
+      named += fmt::format("{}\"{}\"", i ? ", " : "", excerpt(absent[i]));
+    }
+    if (absent.size() > kNamed) named += fmt::format(" and {} more", absent.size() - kNamed);
+    spdlog::warn("{} of the {} words in {} are not in {}: {}", absent.size(), keep.size(), options.vocab_path,
+                 input_name, named);
   }
 
   if (options.subwords && !loaded.subwords) {
@@ -234,16 +255,20 @@ namespace {
 // corrupt safetensors header.
 EmbFile open_emb_to_inspect(const std::string& path) {
   InputStream in = InputStream::open(path);
+  if (in.peek(1).empty()) fail("{}: empty (0 bytes), not an .emb file", in.name());
   const VectorFormat format = detect_format(in);
   if (format != VectorFormat::emb) {
     std::string stem = path == "-" ? "vectors" : path;
     if (stem.ends_with(".gz")) stem.resize(stem.size() - 3);
     const auto dot = stem.rfind('.');
     if (dot != std::string::npos && stem.find('/', dot) == std::string::npos) stem.resize(dot);
+    // Never the input's own name as the output: glove-convert x.emb -o x.emb would replace it.
+    std::string output = stem + ".emb";
+    if (output == path) output = stem + ".converted.emb";
     fail(
         "{}: not an .emb file (it looks like {}); --info and --verify read .emb files: convert it first with "
-        "glove-convert {} -o {}.emb",
-        in.name(), format_spec(format).description, path, stem);
+        "glove-convert {} -o {}",
+        in.name(), format_spec(format).description, path, output);
   }
   return open_emb(in);
 }

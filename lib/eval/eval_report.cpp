@@ -1,6 +1,7 @@
 #include "eval/eval_report.h"
 
 #include <cmath>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -75,11 +76,41 @@ void write_json(std::ostream& out, const EvalReport& report) {
   out << json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
+// One row per figure, for awk and cut: KIND<TAB>NAME<TAB>VALUE<TAB>COUNT<TAB>OF.
+//   analogies  SECTION|total  accuracy %  correct  answered   ("nan" where none was answered)
+//   analogies  coverage       covered %   answered questions
+//   word-pairs spearman|pearson  coefficient  pairs used  pairs in the file
+void write_tsv(std::ostream& out, const EvalReport& report) {
+  std::string text;
+  auto row = [&](std::string_view kind, std::string_view name, double value, std::uint64_t count, std::uint64_t of) {
+    text += fmt::format("{}\t{}\t{}\t{}\t{}\n", kind, name, std::isfinite(value) ? fmt::format("{:.6g}", value) : "nan",
+                        count, of);
+  };
+  if (report.analogies) {
+    const AnalogyResult& a = *report.analogies;
+    for (const AnalogySection& s : a.sections) {
+      row("analogies", s.name, s.answered ? percent(s.correct, s.answered) : NAN, s.correct, s.answered);
+    }
+    row("analogies", "total", a.total.answered ? percent(a.total.correct, a.total.answered) : NAN, a.total.correct,
+        a.total.answered);
+    row("analogies", "coverage", percent(a.total.answered, a.questions), a.total.answered, a.questions);
+  }
+  if (report.word_pairs) {
+    const WordPairsResult& w = *report.word_pairs;
+    row("word-pairs", "spearman", w.spearman, w.usable_pairs(), w.pairs);
+    row("word-pairs", "pearson", w.pearson, w.usable_pairs(), w.pairs);
+  }
+  out << text;
+}
+
 }  // namespace
 
 void write_eval_report(std::ostream& out, const EvalReport& report, OutputFormat format) {
-  if (format == OutputFormat::json) return write_json(out, report);
-  write_text(out, report);  // tsv has no natural shape for a nested report; text it is
+  switch (format) {
+    case OutputFormat::json: return write_json(out, report);
+    case OutputFormat::tsv: return write_tsv(out, report);
+    case OutputFormat::text: return write_text(out, report);
+  }
 }
 
 }  // namespace embed

@@ -1,5 +1,6 @@
 // Printing `embed-query eval` results: a table for people (gensim's log lines, per
-// section "name: 12.3% (45/366)"), or one JSON object for scripts.
+// section "name: 12.3% (45/366)"), one TSV row per figure for awk, or one JSON object for
+// scripts.
 #pragma once
 
 #include <optional>

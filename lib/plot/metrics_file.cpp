@@ -1,7 +1,9 @@
 #include "plot/metrics_file.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -75,8 +77,10 @@ std::optional<std::map<std::string, JsonValue>> parse_flat_object(std::string_vi
 }  // namespace
 
 LossCurve read_metrics_file(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) fail("{}: is a directory, not a --metrics file", path);
   std::ifstream in(path);
-  if (!in) fail("{}: cannot read the metrics file", path);
+  if (!in) fail("{}: cannot open: {}", path, std::strerror(errno));
   LossCurve curve;
   std::string line;
   unsigned long long number = 0;

@@ -55,11 +55,6 @@ OutputFormat parse_output_format(std::string_view name) {
   return parse_in(kOutputFormatNames, name).value_or(OutputFormat::text);
 }
 std::vector<std::string> output_format_names() { return names_in(kOutputFormatNames); }
-std::vector<std::string> report_format_names() {
-  std::vector<std::string> names = output_format_names();
-  std::erase(names, std::string(name_in(kOutputFormatNames, OutputFormat::tsv)));
-  return names;
-}
 
 void AnswerWriter::neighbours(const ParsedQuery& query, const std::vector<Hit>& hits, const std::vector<std::string>& oov) {
   switch (format_) {

@@ -26,8 +26,6 @@ namespace embed {
 enum class OutputFormat { text, tsv, json };
 OutputFormat parse_output_format(std::string_view name);  // CLI11 checks the spelling first
 std::vector<std::string> output_format_names();           // --format's choices: text, tsv, json
-// `embed-query eval --format`'s: its report is a summary, not rows, so it has no TSV.
-std::vector<std::string> report_format_names();
 
 class AnswerWriter {
  public:

@@ -72,8 +72,8 @@ std::vector<QueryInput> command_line_queries(const QueryCommand& command) {
     }
     inputs.push_back(std::move(input));
   }
-  if (!command.similarity.empty()) {
-    inputs.push_back(make_query_input("", command.similarity[0] + "\t" + command.similarity[1]));
+  for (std::size_t i = 0; i + 1 < command.similarity.size(); i += 2) {
+    inputs.push_back(make_query_input("", command.similarity[i] + "\t" + command.similarity[i + 1]));
   }
   return inputs;
 }

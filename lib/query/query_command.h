@@ -23,7 +23,7 @@ struct QueryCommand {
   VectorReading reading;              // --from, --unicode-errors
   std::vector<std::string> words;     // neighbours of each
   std::vector<std::string> analogies;  // expressions ("king - man + woman")
-  std::vector<std::string> similarity;  // two words, or none
+  std::vector<std::string> similarity;  // pairs of words, each --similarity's two in turn
   QueryOptions options;
 };
 

@@ -37,6 +37,11 @@ bool is_blank_or_comment(std::string_view line) {
 ParsedQuery parse_expression(std::string_view expression) {
   const std::vector<std::string_view> tokens = split_words(expression);
   if (tokens.empty()) fail("empty query");
+  // "+ king" is refused as "king +" is: a word is missing (as when "$a + $b" had $a empty),
+  // and answering the rest alone would hide it. "- king" asks for the opposite of king.
+  if (tokens.front() == "+" && tokens.size() > 1) {
+    fail("\"{}\" starts with +; expected a word before it", excerpt(trim(expression)));
+  }
   ParsedQuery query;
   float sign = 1.0f;
   bool pending_operator = false;

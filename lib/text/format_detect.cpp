@@ -87,6 +87,12 @@ bool is_w2v_text(std::string_view text) { return count_dim_rows(text) == CountDi
 
 bool is_w2v_bin(std::string_view text) { return count_dim_rows(text) == CountDimRows::binary; }
 
+void refuse_short_emb(std::string_view head, const std::string& name) {
+  if (head.size() >= 9 || !(name.ends_with(".emb") || name.ends_with(".emb.gz"))) return;
+  if (head.empty()) fail("{}: empty (0 bytes), not an .emb file: was it written by a run that failed?", name);
+  fail("{}: {} bytes, too short for an .emb file (its header alone takes more): truncated?", name, head.size());
+}
+
 void refuse_pickle(std::string_view head, const std::string& name) {
   if (const auto protocol = pickle_protocol(head)) fail_pickle(*protocol, name);
 }

@@ -26,6 +26,11 @@ bool is_w2v_text(std::string_view text);
 // A first line "COUNT DIM" followed by a row whose numbers are raw bytes: word2vec binary.
 bool is_w2v_bin(std::string_view text);
 
+// Fails, saying the file is empty or cut short, when `name` ends in ".emb" and `head` (its
+// whole content, when shorter than 9 bytes) is too short to hold a safetensors header:
+// rather than reading its few bytes as a text vector's word. Otherwise returns.
+void refuse_short_emb(std::string_view head, const std::string& name);
+
 // Fails with a message that names gensim when `head` starts a Python pickle (gensim's
 // KeyedVectors.save); otherwise returns. Ask it only once the binary formats whose first
 // bytes could look the same are ruled out (a safetensors header of 640 bytes).

@@ -281,10 +281,25 @@ class LineParser {
 
   static std::size_t count_fields(const char* p, const char* end) { return split_fields(p, end).size(); }
 
+  // A row short of numbers says how many it has, as a row with too many does (a field count
+  // alone, "found 50 fields" for a row of 50 numbers, reads as if nothing were missing).
   std::string too_few_fields(const char* line, const char* end) const {
     const auto fields = split_fields(line, end);
-    return fmt::format("expected a word followed by {} numbers ({}), found {} field{}", dim_, dim_origin_, fields.size(),
-                       fields.size() == 1 ? "" : "s");
+    if (fields.size() == 1) {
+      return fmt::format("expected a word followed by {} numbers ({}), found the word \"{}\" alone", dim_, dim_origin_,
+                         excerpt(fields[0].text()));
+    }
+    std::size_t numbers = 0;
+    float ignored;
+    while (numbers + 1 < fields.size() &&
+           parse_number(fields[fields.size() - 1 - numbers].begin, fields[fields.size() - 1 - numbers].end, ignored)) {
+      ++numbers;
+    }
+    if (numbers + 1 == fields.size()) {
+      return fmt::format("ragged row: {} number{} after the word \"{}\", expected {} ({})", numbers, numbers == 1 ? "" : "s",
+                         excerpt(fields[0].text()), dim_, dim_origin_);
+    }
+    return fmt::format("expected a word followed by {} numbers ({}), found {} fields", dim_, dim_origin_, fields.size());
   }
 
   std::size_t dim_;

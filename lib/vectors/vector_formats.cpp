@@ -200,6 +200,7 @@ VectorFormat detect_format(InputStream& in) {
     return nullptr;
   };
   if (const VectorFormatSpec* spec = detected(DetectStage::signature, head)) return spec->format;
+  refuse_short_emb(head, in.name());
   refuse_pickle(head, in.name());
   // Text may start with a UTF-8 byte-order mark, which the readers skip.
   if (head.starts_with("\xEF\xBB\xBF")) head.remove_prefix(3);

@@ -66,10 +66,19 @@ verbose=$("$GC" -v glove.txt -o v.emb 2>&1)
 [[ $verbose == *"debug: input glove.txt: glove (detected)"* ]] && ok || bad "-v adds detail: $verbose"
 quiet=$("$GC" -q glove.txt -o q.emb 2>&1) && [[ -z $quiet && -s q.emb ]] && ok || bad "-q is silent (and converts): $quiet"
 "$GC" --help | grep -q -- '--vocab' && ok || bad "--help"
+# (issue 66: it said fastText models were read only, while --to fasttext-bin writes them)
+"$GC" --help | grep -q 'read only' && bad "--help: fastText models are written too" || ok
 
 # --- bad input: one line, file and line, exit 1 ---
 printf 'a 1 2\nb 1\n' > ragged.txt
-expect_error "ragged row" 1 "ragged.txt:2: expected a word followed by 2 numbers" -- "$GC" ragged.txt -o x.emb
+expect_error "ragged row" 1 "ragged.txt:2: ragged row: 1 number after the word \"b\", expected 2 (as on line 1)" -- "$GC" ragged.txt -o x.emb
+# (issue 66: a row one number short said "found 50 fields" of a 50-dim file)
+printf 'a 1 2 3\nb 1 2\n' > short-row.txt
+expect_error "a row one number short" 1 "short-row.txt:2: ragged row: 2 numbers after the word \"b\", expected 3 (as on line 1)" -- \
+  "$GC" short-row.txt -o x.emb
+printf 'a 1 2\nb\n' > word-alone.txt
+expect_error "a word alone" 1 "word-alone.txt:2: expected a word followed by 2 numbers (as on line 1), found the word \"b\" alone" -- \
+  "$GC" word-alone.txt -o x.emb
 printf 'a 1 2\nb 1 zz\n' > nonnum.txt
 expect_error "non-numeric field" 1 "nonnum.txt:2: field 3: \"zz\" is not a number" -- "$GC" nonnum.txt -o x.emb
 printf 'a 1 2\nb NaN 1\n' > nan.txt
@@ -153,7 +162,7 @@ check "byte-order mark skipped" "$(head -c 6 bom.out | od -An -c | tr -d ' ')" "
 printf '\xef\xbb\xbf1 2\nhello 1 2\n' > bom.vec
 "$GC" -q bom.vec -o bom.emb && ok || bad "a word2vec text file with a byte-order mark is refused"
 printf '2 3\na 1 2\nb 1 2\n' > dim.vec
-expect_error "header dimension" 1 "dim.vec:2: expected a word followed by 3 numbers (the header's dimension)" -- "$GC" dim.vec -o x.emb
+expect_error "header dimension" 1 "dim.vec:2: ragged row: 2 numbers after the word \"a\", expected 3 (the header's dimension)" -- "$GC" dim.vec -o x.emb
 head -c 30 w.bin > trunc.bin
 expect_error "truncated binary" 1 "trunc.bin: row" -- "$GC" --from w2v-bin trunc.bin -o x.emb
 head -c 200 a.emb > trunc.emb
@@ -165,6 +174,20 @@ expect_error "bad option value" 2 "--dtype" -- "$GC" --dtype f64 glove.txt -o x.
 expect_error "--dtype with text output" 1 "--dtype applies to .emb output" -- "$GC" --dtype f16 glove.txt -o x.txt
 expect_error "--info on text" 1 "glove.txt: not an .emb file (it looks like GloVe text vectors)" -- "$GC" --info glove.txt
 expect_error "--info on text: says how to convert" 1 "glove-convert glove.txt -o glove.emb" -- "$GC" --info glove.txt
+# An empty or cut-short .emb is called that, not GloVe text (issue 66); the command that
+# converts a text file named .emb never writes over it.
+: > empty.emb
+expect_error "--info on an empty .emb" 1 "empty.emb: empty (0 bytes), not an .emb file" -- "$GC" --info empty.emb
+head -c 5 a.emb > five.emb
+expect_error "--info on 5 bytes of an .emb" 1 "five.emb: 5 bytes, too short for an .emb file (its header alone takes more): truncated?" -- \
+  "$GC" --info five.emb
+expect_error "converting 5 bytes of an .emb" 1 "five.emb: 5 bytes, too short for an .emb file" -- "$GC" five.emb -o x.txt
+cp glove.txt text-named.emb
+expect_error "--info on text named .emb" 1 "glove-convert text-named.emb -o text-named.converted.emb" -- "$GC" --info text-named.emb
+# --vocab names the words it did not find (issue 66: it gave their number only).
+"$GC" glove.txt -o found.emb --vocab <(printf 'the\nThe\nzebra\nof\n') 2> vocab.log
+grep -q 'warning: 2 of the 4 words in /dev/fd/[0-9]* are not in glove.txt: "The", "zebra"$' vocab.log && ok ||
+  bad "--vocab names the missing words: $(cat vocab.log)"
 # One rule for files (exit 1, "tool: error: FILE: reason"), positional or through an option.
 expect_error "missing --vocab" 1 "glove-convert: error: missing.txt: cannot open: No such file or directory" -- \
   "$GC" glove.txt -o x.emb --vocab missing.txt

@@ -116,6 +116,10 @@ echo '{"event":"epoch","done":12,"lr":0.1}' > noloss.jsonl
 "$ET" plot noloss.jsonl -o noloss.svg 2> noloss.log
 grep -q 'noloss.jsonl:1: .*"loss" field' noloss.log && ok || bad "plot: missing field: $(cat noloss.log)"
 [[ ! -e broken.svg && ! -e noloss.svg ]] && ok || bad "plot: nothing written for a malformed file"
+# A missing file says so as every tool does (issue 66: "cannot read the metrics file").
+"$ET" plot missing.jsonl -o missing.svg 2> missing.log
+check "plot: missing metrics: exit status" "$?" "1"
+grep -q 'embed-train: error: missing.jsonl: cannot open: No such file or directory' missing.log && ok || bad "plot: missing: $(cat missing.log)"
 "$ET" plot a.jsonl 2> /dev/null
 check "plot: -o is required" "$?" "2"
 "$ET" --help | grep -q 'plot' && ok || bad "embed-train --help lists the plot subcommand"

@@ -42,6 +42,17 @@ check "similarity" "$("$EQ" v.emb --similarity a b)" "a b 0.9939"
 check "similarity json: the query is its two words" "$("$EQ" v.emb --similarity a b --format json)" \
   '{"query":["a","b"],"type":"similarity","words":["a","b"],"score":0.993884}'
 check "similarity with a zero row" "$("$EQ" v.emb --similarity a zero --format tsv)" $'a\tzero\t0.000000'
+# --similarity repeats, as --analogy does; an odd word is refused (issue 66).
+check "--similarity twice" "$("$EQ" v.emb --similarity a b --similarity a zero --format tsv)" $'a\tb\t0.993884\na\tzero\t0.000000'
+expect_error "--similarity with three words" 2 "--similarity: takes two words each time" "$EQ" v.emb --similarity a b c
+# An out-of-range value names the option as it was typed (issue 66: -k 0 said --top).
+expect_error "-k 0" 2 "^-k: 0 is not an integer from 1 to 100000" "$EQ" v.emb a -k 0
+expect_error "--top 0" 2 "^--top: 0 is not an integer from 1 to 100000" "$EQ" v.emb a --top 0
+# A line that starts with + lacks a word, as one ending with + does (issue 66: "+ a" was answered as "a").
+printf '+ a\n- a\n' | "$EQ" v.emb -k 1 --format tsv > plus.tsv 2> err.txt
+check "'+ a' on stdin: exit" "$?" "3"
+grep -q '<stdin>:1: "+ a" starts with +; expected a word before it' err.txt && ok || bad "'+ a': $(cat err.txt)"
+check "'- a' is answered, '+ a' keeps its place as an error row" "$(cut -f1,2 plus.tsv | tr '\n\t' ';:')" "+ a:error;- a:1;"
 check "--restrict" "$("$EQ" v.emb a --restrict 3 -k 5 --format tsv | cut -f3 | tr '\n' ' ')" "b c "
 check "json" "$("$EQ" v.emb a -k 1 --format json)" '{"query":"a","type":"neighbours","results":[{"word":"b","score":0.993884}]}'
 
@@ -143,6 +154,13 @@ grep -q 'Spearman 0.1030  Pearson 0.3515  pairs 10 of 95  OOV 89.5%' eval500.txt
 import json, sys
 r = json.load(sys.stdin)["analogies"]
 sys.exit(0 if (r["correct"], r["answered"], r["questions"]) == (12, 255, 298) else 1)' && ok || bad "eval json"
+# --format tsv: one row per figure (issue 66: eval refused tsv).
+"$EQ" eval sample.emb --analogies "$DATA/analogies-sample.txt" --word-pairs "$DATA/wordsim-sample.tsv" --format tsv > eval.tsv
+check "eval tsv: the total" "$(grep $'^analogies\ttotal\t' eval.tsv)" $'analogies\ttotal\t4.70588\t12\t255'
+check "eval tsv: a section" "$(grep $'^analogies\tfamily\t' eval.tsv)" $'analogies\tfamily\t16.6667\t5\t30'
+check "eval tsv: coverage" "$(grep $'^analogies\tcoverage\t' eval.tsv | cut -f4,5)" $'255\t298'
+check "eval tsv: Spearman" "$(grep $'^word-pairs\tspearman\t' eval.tsv | awk -F'\t' '{printf "%.4f %s %s", $3, $4, $5}')" "0.3771 80 95"
+check "eval tsv: five columns on every row" "$(awk -F'\t' 'NF != 5' eval.tsv | wc -l)" "0"
 printf 'a b c d\n' > nosection.txt
 "$EQ" eval v.emb --analogies nosection.txt 2> err.txt; check "analogy file without a section: exit 1" "$?" "1"
 grep -q 'nosection.txt:1: question before the first' err.txt && ok || bad "no-section message: $(cat err.txt)"

@@ -153,6 +153,9 @@ expect_error "--min-count -3" 2 "--min-count: -3 is not an integer of 1 or more"
 # Read from a captured --help that must have worked: a count of 0 from no output proves nothing.
 help=$("$ET" --help) && [[ $help == *--min-count* ]] && ok || bad "embed-train --help: $(head -c 200 <<<"$help")"
 check "--help ranges are readable" "$(grep -c '[0-9]\{12\}' <<<"$help")" "0"
+# --help's figures are the reference page's (issue 66: --pair-negatives said 0.05-0.25 there, 0.04-0.22 here).
+docs_gain=$(grep -o -- '^| `--pair-negatives` .*' "$DATA/../docs/embed-train.md" | grep -o '[0-9.]*–[0-9.]* points' | sed 's/–/-/')
+[[ -n $docs_gain && $(tr -s ' \n' ' ' <<<"$help") == *"$docs_gain"* ]] && ok || bad "--pair-negatives: --help does not say '$docs_gain' as docs do"
 expect_error "-q with -v" 2 "--verbose excludes --quiet" "$ET" -q -v --corpus "$CORPUS" -o e.emb
 expect_error "--sync-interval without mpirun: a warning" 1 "--sync-interval has no effect outside mpirun" \
   "$ET" --corpus empty.txt -o e.emb --sync-interval 1

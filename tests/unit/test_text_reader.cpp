@@ -61,7 +61,9 @@ TEST_CASE("word2vec text: header gives count and dimension", "[text]") {
 }
 
 TEST_CASE("bad rows are named by file, line and what was expected", "[text]") {
-  REQUIRE_ERROR_CONTAINS(read_text("a 1 2\nb 1\n", false), "v.txt:2: expected a word followed by 2 numbers");
+  REQUIRE_ERROR_CONTAINS(read_text("a 1 2\nb 1\n", false), "v.txt:2: ragged row: 1 number after the word \"b\", expected 2 (as on line 1)");
+  REQUIRE_ERROR_CONTAINS(read_text("a 1 2\nb\n", false), "v.txt:2: expected a word followed by 2 numbers (as on line 1), found the word \"b\" alone");
+  REQUIRE_ERROR_CONTAINS(read_text("a 1 2 3\nb c 1\n", false), "v.txt:2: expected a word followed by 3 numbers (as on line 1), found 3 fields");
   REQUIRE_ERROR_CONTAINS(read_text("a 1 2\nb 1 x\n", false), "v.txt:2: field 3: \"x\" is not a number");
   REQUIRE_ERROR_CONTAINS(read_text("a 1 2\nb 1 nan\n", false), "v.txt:2: field 3: \"nan\" is not a finite number");
   REQUIRE_ERROR_CONTAINS(read_text("a 1 2\nb inf 1\n", false), "v.txt:2: field 2: \"inf\" is not a finite number");
@@ -72,7 +74,7 @@ TEST_CASE("bad rows are named by file, line and what was expected", "[text]") {
   REQUIRE_ERROR_CONTAINS(read_and_index("a 1 2\nb 1 2\na 3 4\n"), "v.txt:3: duplicate word \"a\" (also on line 1)");
   REQUIRE_ERROR_CONTAINS(read_text("3 2\na 1 2\nb 3 4\n", true), "v.txt:1: the header says 3 words but the file has 2 rows");
   REQUIRE_ERROR_CONTAINS(read_text("2 3\na 1 2\nb 3 4\n", true),
-                         "v.txt:2: expected a word followed by 3 numbers (the header's dimension)");
+                         "v.txt:2: ragged row: 2 numbers after the word \"a\", expected 3 (the header's dimension)");
   REQUIRE_ERROR_CONTAINS(read_text("x y z\n", true), "v.txt:1: expected a header");
   REQUIRE_ERROR_CONTAINS(read_text("lonely\n", false), "v.txt:1: expected a word followed by numbers");
   REQUIRE_ERROR_CONTAINS(read_text("", false), "v.txt: empty input (no vectors)");
