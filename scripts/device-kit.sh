@@ -168,7 +168,7 @@ install -m 644 tests/gpu/*.sh "$kit/tests/gpu/"
 install -m 644 tests/cli/lib.sh tests/cli/on_tty.py "$kit/tests/cli/"
 # The Python package and its tests, whose PyTorch parts only a machine with PyTorch runs.
 install -m 644 tests/python/test_embed_package.py "$kit/tests/python/"
-install -m 644 python/pyproject.toml python/README.md "$kit/python/"
+install -m 644 python/pyproject.toml python/README.md python/embed_build.py "$kit/python/"
 install -m 644 python/embed/*.py "$kit/python/embed/"
 install -m 644 data/* "$kit/data/"
 install -m 644 "$shared/data/questions-words.txt" "$shared/data/wordsim353.tsv" "$kit/shared/data/"

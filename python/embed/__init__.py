@@ -8,9 +8,20 @@
 
 docs/python.md in the repository describes the package; docs/FORMAT.md the file.
 """
-from embed._errors import EmbError
-from embed._file import bf16_to_f32
-from embed.vectors import MissingWords, Vectors, open
+import sys as _sys
+
+try:
+    import numpy as _numpy  # noqa: F401
+except ModuleNotFoundError as e:
+    if e.name != "numpy":  # numpy there but broken: its own error says more
+        raise
+    # Where the first python3 on PATH is not the one with numpy (a pyenv, a venv without it).
+    raise ImportError(f"embed needs numpy, which {_sys.executable} lacks: on Debian, /usr/bin/python3 with "
+                      "python3-numpy, or pip install numpy (docs/python.md, Install)") from None
+
+from embed._errors import EmbError  # noqa: E402
+from embed._file import bf16_to_f32  # noqa: E402
+from embed.vectors import MissingWords, Vectors, open  # noqa: E402
 
 __all__ = ["open", "Vectors", "EmbError", "MissingWords", "bf16_to_f32"]
 __version__ = "0.1.0"

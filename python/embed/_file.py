@@ -6,10 +6,12 @@ A gzip-compressed file cannot be mapped and is read into memory instead.
 """
 import gzip
 import json
+import os
 
 import numpy as np
 
 from embed._errors import EmbError
+from embed._sniff import HEAD_BYTES, is_safetensors, not_an_emb
 
 MAX_HEADER = 100_000_000
 LIMIT = 1 << 48  # shape entries and offsets must be below it
@@ -30,33 +32,48 @@ class EmbContainer:
     """A checked .emb: its metadata, the dtype of each tensor, and a view of each tensor's bytes."""
 
     def __init__(self, path):
-        self.path = str(path)
-        self.buffer = _map(self.path)
+        try:
+            self.path = os.fsdecode(path)
+        except TypeError:
+            raise TypeError(f"embed.open: a path (str or pathlib.Path), not {type(path).__name__}") from None
+        # file: the opened file, kept open while the mapping is, for the rows read with pread:
+        # the path may name another file by then (replaced) or none (deleted).
+        self.buffer, self.file, compressed = _map(self.path)
         # starts: each tensor's first byte in the file
-        self.metadata, self.dtypes, self.tensors, self.starts = _read_header(self.path, self.buffer)
+        self.metadata, self.dtypes, self.tensors, self.starts = _read_header(self.path, self.buffer, compressed)
         self.mapped = isinstance(self.buffer, np.memmap)
         _check_structure(self)
 
     def fail(self, message):
         raise EmbError(f"{self.path}: {message}")
 
+    def __del__(self):  # also when __init__ failed: no file left open, no ResourceWarning
+        if getattr(self, "file", None) is not None:
+            self.file.close()
+
 
 def _map(path):
+    """(the bytes, mapped or read, the open file or None, whether it was gzip-compressed)."""
     try:
-        with open(path, "rb") as f:
-            magic = f.read(2)
+        f = open(path, "rb")
+        magic = f.read(2)
     except OSError as e:
         raise EmbError(f"{path}: cannot open: {e.strerror}") from None
     if magic == b"\x1f\x8b":
+        f.seek(0)
         try:
-            with gzip.open(path, "rb") as f:
-                return np.frombuffer(f.read(), dtype=np.uint8)
+            with f, gzip.open(f, "rb") as g:
+                head = g.read(HEAD_BYTES)
+                # Another format's file (glove.840B.300d.txt.gz) is named from its start, not read whole.
+                data = head + g.read() if is_safetensors(head) else head
+                return np.frombuffer(data, dtype=np.uint8), None, True
         except (OSError, EOFError) as e:
             raise EmbError(f"{path}: a damaged gzip stream: {e}") from None
     try:
-        return np.memmap(path, dtype=np.uint8, mode="r")
+        return np.memmap(f, dtype=np.uint8, mode="r"), f, False
     except ValueError:  # an empty file cannot be mapped
-        return np.zeros(0, dtype=np.uint8)
+        f.close()
+        return np.zeros(0, dtype=np.uint8), None, False
 
 
 def _no_duplicates(pairs):
@@ -72,10 +89,17 @@ def _is_offset(x):
     return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < LIMIT
 
 
-def _read_header(path, buf):
+def _read_header(path, buf, compressed):
     size = len(buf)
-    if size < 8:
-        raise EmbError(f"{path}: {size} bytes: too short for a safetensors header (8-byte length first)")
+    unpacked = " once decompressed" if compressed else ""
+    if size == 0:
+        raise EmbError(f"{path}: an empty file{unpacked}, not an .emb")
+    if size <= 8:
+        raise EmbError(f"{path}: {size} bytes{unpacked}: too short for an .emb (an 8-byte header length, then a "
+                       "JSON header): truncated?")
+    head = bytes(buf[:HEAD_BYTES])
+    if not is_safetensors(head):
+        raise EmbError(not_an_emb(path, head, compressed))
     n = int(buf[:8].view("<u8")[0])
     if n > MAX_HEADER:
         raise EmbError(f"{path}: header length {n}: more than {MAX_HEADER} bytes, not a safetensors file")
@@ -133,7 +157,7 @@ def _read_header(path, buf):
 def _check_structure(c):
     meta, tensors, dtypes = c.metadata, c.tensors, c.dtypes
     if meta.get("format") != "embed.vectors":
-        c.fail(f"format is {meta.get('format')!r}, expected 'embed.vectors' (not an .emb file)")
+        c.fail(f"a safetensors file, but not an .emb: its format is {meta.get('format')!r}, not 'embed.vectors'")
     version = meta.get("format_version")
     if version is None or not version.isdigit() or int(version) == 0:
         c.fail(f"format_version {version!r}: expected a version number")

@@ -9,6 +9,7 @@ tensor of the file's pages with no copy (writes stay in the process).
 """
 import os
 import warnings
+from numbers import Integral
 
 import numpy as np
 
@@ -23,16 +24,55 @@ _CHUNK_ROWS = 65536
 
 class MissingWords(KeyError):
     """Words asked for that the vocabulary lacks (and, where the file has n-gram rows, that
-    were not to be built from them). `.words` lists them in the order asked."""
+    were not to be built from them). `.words` lists them in the order asked. `hints`: for
+    some of them, the word the vocabulary has that differs only in case, named as
+    embed-query names it ("the vocabulary has 'king'")."""
 
-    def __init__(self, words, path):
-        self.words = list(words)
-        shown = ", ".join(repr(w) for w in self.words[:10])
-        more = f" and {len(self.words) - 10} more" if len(self.words) > 10 else ""
-        super().__init__(f"{path}: {len(self.words)} word(s) not in the vocabulary: {shown}{more}")
+    def __init__(self, words, path, hints=None):
+        self.words, hints = list(words), hints or {}
+        if len(self.words) == 1:
+            message = f"{path}: {self.words[0]!r} is not in the vocabulary"
+            if hints:
+                message += f"; the vocabulary has {hints[self.words[0]]!r}"
+        else:
+            shown = ", ".join(repr(w) for w in self.words[:10])
+            more = f" and {len(self.words) - 10} more" if len(self.words) > 10 else ""
+            message = f"{path}: {len(self.words)} words not in the vocabulary: {shown}{more}"
+            if hints:
+                message += "; the vocabulary has " + ", ".join(f"{v!r} (for {w!r})" for w, v in hints.items())
+        super().__init__(message)
 
     def __str__(self):
         return self.args[0]
+
+
+def case_variant(word, row_of):
+    """A word of the vocabulary spelled as `word` but for case ("king" for "King"), or None:
+    lookups are exact. Lower case, Capitalised, UPPER case, as embed-query tries them
+    (lib/query/query_runner.cpp), and only once a word has failed."""
+    lower = word.lower()
+    for candidate in (lower, lower[:1].upper() + lower[1:], word.upper()):
+        if candidate != word and row_of(candidate) >= 0:
+            return candidate
+    return None
+
+
+def _word_list(words):
+    """The words of a list, or a single word as a list of one (not its characters)."""
+    return [words] if isinstance(words, str) else list(words)
+
+
+def _items(words, name):
+    """most_similar's positive or negative: a word, a vector, a list of them, or None (gensim's default)."""
+    if isinstance(words, (int, float, np.number)):  # most_similar("king", 5): negative=5, not topn
+        raise TypeError(f"most_similar: {name}={words!r} is a number, not words (the number of answers is topn=)")
+    return [] if words is None else [words] if isinstance(words, (str, np.ndarray)) else list(words)
+
+
+def _check_word(word, where):
+    if not isinstance(word, str):
+        hint = ": decode it first (word.decode())" if isinstance(word, (bytes, bytearray)) else ""
+        raise TypeError(f"{where}: a word is a str, not {type(word).__name__} ({word!r}){hint}")
 
 
 def open(path):  # noqa: A001 - embed.open, as numpy's and PyTorch's users expect a loader's name
@@ -69,18 +109,42 @@ class _Search:
     similarity, and neighbours of a word or of a sum and difference of words (3CosAdd,
     gensim's most_similar and embed-query's default method)."""
 
-    def similarity(self, a, b):
+    def similarity(self, w1, w2):
         """Cosine of the two words' vectors; 0 when either has zero length (embed-query's rule)."""
-        x, y = self._query_vector(a), self._query_vector(b)
+        x, y = self._query_vector(w1), self._query_vector(w2)
         nx, ny = float(np.linalg.norm(x)), float(np.linalg.norm(y))
         return 0.0 if nx == 0 or ny == 0 else float(np.dot(x, y) / (nx * ny))
 
-    def most_similar(self, positive=(), negative=(), topn=10, restrict=None):
+    def most_similar(self, positive=(), negative=(), topn=10, restrict=None, restrict_vocab=None):
         """The `topn` rows nearest to the normalised sum of the positive words' unit vectors
         minus the negative ones', by cosine, as (word, score) pairs; the query words are
-        excluded. `restrict`: search only the first so many rows (the most frequent)."""
-        positive = [positive] if isinstance(positive, (str, np.ndarray)) else list(positive)
-        negative = [negative] if isinstance(negative, (str, np.ndarray)) else list(negative)
+        excluded. `restrict` (or gensim's name, `restrict_vocab`): search only the first so
+        many rows (the most frequent). topn=None: every row's score, as gensim gives them
+        (a float32 array in row order, the query words included, 0 for a zero row)."""
+        rows = self._restrict_rows(restrict, restrict_vocab)
+        if isinstance(topn, Integral) and topn < 1:
+            return []  # gensim's rule
+        query, exclude = self._query(positive, negative)
+        scores = self._scores(query, rows)
+        if not topn:
+            return scores
+        return self._best(scores, int(topn), exclude)
+
+    def _restrict_rows(self, restrict, restrict_vocab):
+        if restrict is not None and restrict_vocab is not None:
+            raise TypeError("most_similar: restrict and restrict_vocab are the same: give one")
+        restrict = restrict if restrict is not None else restrict_vocab
+        if restrict is None:
+            return len(self)
+        # As embed-query's --restrict: 0 rows would answer nothing, whatever the words.
+        if isinstance(restrict, bool) or not isinstance(restrict, Integral) or restrict < 1:
+            raise ValueError(f"most_similar: restrict={restrict!r} is not an integer of 1 or more "
+                             "(None searches every row)")
+        return min(int(restrict), len(self))
+
+    def _query(self, positive, negative):
+        """The unit query vector (float32) and the rows of the query words."""
+        positive, negative = _items(positive, "positive"), _items(negative, "negative")
         if not positive and not negative:
             raise ValueError("most_similar: give at least one word")
         total = np.zeros(self.dim, dtype=np.float64)
@@ -99,8 +163,10 @@ class _Search:
         length = np.linalg.norm(total)
         if length == 0:
             raise ValueError("most_similar: the words cancel out (their sum is zero)")
-        query = (total / length).astype(np.float32)
-        rows = len(self) if restrict is None else min(int(restrict), len(self))
+        return (total / length).astype(np.float32), exclude
+
+    def _scores(self, query, rows):
+        """The cosine of each of the first `rows` rows with the unit `query` (0 for a zero row)."""
         scores = np.empty(rows, dtype=np.float32)
         for first in range(0, rows, _CHUNK_ROWS):
             last = min(rows, first + _CHUNK_ROWS)
@@ -108,16 +174,26 @@ class _Search:
         norms = self._norms()[:rows]
         with np.errstate(divide="ignore", invalid="ignore"):
             scores /= norms
-        scores[norms == 0] = -np.inf  # a zero row is near nothing
+        scores[norms == 0] = 0
+        return scores
+
+    def _best(self, scores, topn, exclude):
+        scores = scores.copy()
+        scores[self._norms()[:len(scores)] == 0] = -np.inf  # a zero row is near nothing
         for row in exclude:
-            if row < rows:
+            if row < len(scores):
                 scores[row] = -np.inf
-        k = max(0, min(int(topn), int(np.count_nonzero(np.isfinite(scores)))))
+        k = max(0, min(topn, int(np.count_nonzero(np.isfinite(scores)))))
         if k == 0:
             return []
         best = np.argpartition(-scores, k - 1)[:k]
         best = best[np.lexsort((best, -scores[best]))]  # by score, ties by row
         return [(self._word(int(r)), float(scores[r])) for r in best]
+
+    def _missing(self, words, where):
+        """MissingWords for `words`, with the case variants of the first ten that have one."""
+        hints = {w: v for w in words[:10] if (v := case_variant(w, self._row_of)) is not None}
+        return MissingWords(words, where, hints)
 
     def _query_vector(self, item):
         """A query's float32 vector: a vector as given, or a word's (__getitem__)."""
@@ -127,10 +203,9 @@ class _Search:
 class Vectors(_Search):
     """An opened .emb. `v[word]`, `word in v`, `v.index(word)`, `len(v)`, `v.words`,
     `v.vectors`, `v.counts`, `v.rows(words)`, `v.subset(words)`, `v.most_similar(...)`,
-    `v.similarity(a, b)`, `v.to_torch(...)`, `v.embedding(...)`."""
+    `v.similarity(w1, w2)`, `v.to_torch(...)`, `v.embedding(...)`."""
 
     def __init__(self, path):
-        self._fd = None  # opened for the first pread (_read_rows)
         self._c = EmbContainer(path)
         t = self._c.tensors
         self.path = self._c.path
@@ -143,6 +218,9 @@ class Vectors(_Search):
             m = self.metadata
             self._subwords = (t["subwords.buckets"], self._c.dtypes["subwords.buckets"], int(m["subwords.minn"]),
                               int(m["subwords.maxn"]))
+
+    def __repr__(self):
+        return f"<embed.Vectors {self.path}: {len(self)} words x {self.dim} {self.dtype}>"
 
     # --- the vocabulary ---
     def __len__(self):
@@ -168,13 +246,13 @@ class Vectors(_Search):
         return self._subwords is not None
 
     def __contains__(self, word):
-        return self._row_of(word) >= 0
+        return isinstance(word, str) and self._row_of(word) >= 0
 
     def index(self, word):
-        """The row of `word` (KeyError when the vocabulary lacks it)."""
+        """The row of `word` (MissingWords, a KeyError, when the vocabulary lacks it)."""
         row = self._row_of(word)
         if row < 0:
-            raise KeyError(f"{self.path}: {word!r} is not in the vocabulary")
+            raise self._missing([word], self.path)
         return row
 
     # --- rows ---
@@ -186,21 +264,25 @@ class Vectors(_Search):
 
     def __getitem__(self, key):
         """The float32 vector of a word (a word outside the vocabulary from the n-gram rows
-        when the file has them, as embed-query answers it) or of a row number."""
-        if isinstance(key, (int, np.integer)):
+        when the file has them, as embed-query answers it) or of a row number; of a list of
+        words, their rows ([len, dim], as gensim's kv[["a", "b"]])."""
+        if isinstance(key, Integral) and not isinstance(key, bool):
             if not -len(self) <= key < len(self):
                 raise IndexError(f"{self.path}: row {key} out of range ({len(self)} rows)")
             return self._row_f32(int(key) % len(self))
+        if isinstance(key, (list, tuple, np.ndarray)):
+            return self.rows(key, missing="subwords" if self.has_subwords else "raise")
         row = self._row_of(key)
         if row >= 0:
             return self._row_f32(row)
         if self._subwords is not None:
             return self._oov_vector(key)
-        raise KeyError(f"{self.path}: {key!r} is not in the vocabulary")
+        raise self._missing([key], self.path)
 
     def indices(self, words):
         """The rows of `words` (int64, -1 for a word the vocabulary lacks) and the missing words."""
-        rows = np.fromiter((self._row_of(w) for w in words), dtype=np.int64)
+        words = _word_list(words)
+        rows = np.fromiter((self._row_of(w) for w in words), dtype=np.int64, count=len(words))
         missing = [w for w, r in zip(words, rows) if r < 0]
         return rows, missing
 
@@ -209,10 +291,10 @@ class Vectors(_Search):
         vocabulary lacks: `missing="raise"` raises MissingWords naming them all, "zeros"
         gives it a zero row, "subwords" builds it from the file's n-gram rows (fastText's
         vector; the file must have them)."""
-        words = list(words)
+        words = _word_list(words)
         rows, absent = self.indices(words)
         if absent and missing == "raise":
-            raise MissingWords(absent, self.path)
+            raise self._missing(absent, self.path)
         if missing not in ("raise", "zeros", "subwords"):
             raise ValueError(f'missing={missing!r}: expected "raise", "zeros" or "subwords"')
         if absent and missing == "subwords" and self._subwords is None:
@@ -232,7 +314,7 @@ class Vectors(_Search):
     def subset(self, words):
         """Only `words`' rows, in that order, in memory (a writable float32 copy): the words
         the vocabulary lacks are left out and listed in `.missing`."""
-        words = list(words)
+        words = _word_list(words)
         rows, absent = self.indices(words)
         kept = [w for w, r in zip(words, rows) if r >= 0]
         return Subset(kept, self.rows(kept), absent, self.path)
@@ -260,8 +342,7 @@ class Vectors(_Search):
 
     # --- internals ---
     def _row_of(self, word):
-        if not isinstance(word, str):
-            return -1
+        _check_word(word, self.path)
         return self._lookup.find(word.encode("utf-8"))
 
     def _word(self, row):
@@ -284,17 +365,12 @@ class Vectors(_Search):
         row_bytes = vectors.shape[1] * vectors.dtype.itemsize
         data = bytearray(len(rows) * row_bytes)
         view = memoryview(data)
-        if self._fd is None:
-            self._fd = os.open(self.path, os.O_RDONLY)
+        fd = self._c.file.fileno()  # the file opened, whatever the path names now
         start = self._c.starts["vectors"]
         for i, row in enumerate(rows.tolist()):
-            if os.preadv(self._fd, [view[i * row_bytes:(i + 1) * row_bytes]], start + row * row_bytes) != row_bytes:
+            if os.preadv(fd, [view[i * row_bytes:(i + 1) * row_bytes]], start + row * row_bytes) != row_bytes:
                 raise EmbError(f"{self.path}: row {row} could not be read: the file shrank while open")
         return np.frombuffer(data, dtype=vectors.dtype).reshape(len(rows), vectors.shape[1])
-
-    def __del__(self):
-        if getattr(self, "_fd", None) is not None:
-            os.close(self._fd)
 
     def _row_f32(self, row):
         return np.array(self._widen(self.vectors[row]), dtype=np.float32)
@@ -321,7 +397,7 @@ class Vectors(_Search):
         if isinstance(c.buffer, np.memmap):
             vectors = c.tensors["vectors"]
             offset = vectors.__array_interface__["data"][0] - c.buffer.__array_interface__["data"][0]
-            private = np.memmap(self.path, dtype=vectors.dtype, mode="c", offset=offset, shape=vectors.shape)
+            private = np.memmap(c.file, dtype=vectors.dtype, mode="c", offset=offset, shape=vectors.shape)
         else:
             private = np.array(c.tensors["vectors"])  # a gzip file is in memory already
         if self.dtype == "bf16":
@@ -342,6 +418,9 @@ class Subset(_Search):
         self.words, self.vectors, self.missing, self.source = words, vectors, missing, source
         self._rows = {w: i for i, w in enumerate(words)}
 
+    def __repr__(self):
+        return f"<embed.Subset of {self.source}: {len(self)} words x {self.dim}, {len(self.missing)} missing>"
+
     def __len__(self):
         return len(self.words)
 
@@ -353,10 +432,15 @@ class Subset(_Search):
         return word in self._rows
 
     def index(self, word):
-        return self._rows[word]
+        row = self._row_of(word)
+        if row < 0:
+            raise self._missing([word], f"the subset of {self.source}")
+        return row
 
     def __getitem__(self, word):
-        return self.vectors[self._rows[word]]
+        if isinstance(word, (list, tuple, np.ndarray)):
+            return self.vectors[[self.index(w) for w in word]]
+        return self.vectors[self.index(word)]
 
     def to_torch(self, device=None):
         torch = _torch()
@@ -364,6 +448,7 @@ class Subset(_Search):
         return tensor if device is None else tensor.to(device)
 
     def _row_of(self, word):
+        _check_word(word, f"the subset of {self.source}")
         return self._rows.get(word, -1)
 
     def _word(self, row):

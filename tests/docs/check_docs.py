@@ -24,7 +24,8 @@ import sys
 
 MAX_PARAGRAPH = 600
 SIZE_LIMITS = {"docs/embed-train.md": 30_000}
-REFERENCE_PAGES = ["README.md", "docs/embed-train.md", "docs/embed-query.md", "docs/glove-convert.md", "docs/GPU.md"]
+REFERENCE_PAGES = ["README.md", "docs/embed-train.md", "docs/embed-query.md", "docs/glove-convert.md", "docs/GPU.md",
+                   "docs/python.md"]
 # Subcommands whose options have their own --help (embed-query eval|map ...).
 SUBCOMMANDS = {"embed-query": ["eval", "map"]}
 

@@ -3,19 +3,24 @@
 here from the bundled corpus: every word's lookup through the file's index is
 embed-query's row, values equal glove-convert's for every dtype, neighbours, analogies,
 similarities and words outside the vocabulary equal embed-query's answers; hostile files
-raise embed.EmbError; the package installs with pip into a fresh virtual environment
-without the network. PyTorch parts skip with a message where it is not installed.
+raise embed.EmbError, and other formats' files are named as glove-convert names them;
+docs/python.md's install commands work as written, without the network, leaving nothing
+in python/. PyTorch parts skip with a message where it is not installed.
 
 Usage: test_embed_package.py EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT (from the repository root)
 """
 import gzip
 import json
 import os
+import pathlib
+import pickle
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import unittest
+import warnings
 
 import numpy as np
 
@@ -234,6 +239,200 @@ class HostileFiles(unittest.TestCase):
         self.assertIn("twice", self.broken("twice.emb", len(text).to_bytes(8, "little") + text + good[8 + n:]))
 
 
+class OtherFormats(unittest.TestCase):
+    """A vector file of another format is named as glove-convert --info names it, with the
+    same command to convert it; an empty or cut file says so rather than guess a format."""
+
+    def message(self, p):
+        with self.assertRaises(embed.EmbError) as caught:
+            embed.open(p)
+        return str(caught.exception)
+
+    def test_named_as_glove_convert_names_them(self):
+        with open(path("plain.txt"), "rb") as f, gzip.open(path("plain.txt.gz"), "wb") as g:
+            g.write(f.read())
+        files = {"plain.txt": None, "plain.txt.gz": None}
+        for name, to in (("sub.vec", "w2v-text"), ("sub.w2v.bin", "w2v-bin"), ("sub.ft.bin", "fasttext-bin")):
+            run(GC, "-q", path("sub.emb"), "-o", path(name), "--to", to)
+            files[name] = to
+        with open(path("gensim.kv"), "wb") as f:
+            pickle.dump({"vectors": [0.5]}, f, protocol=4)
+        for name in list(files) + ["gensim.kv"]:
+            with self.subTest(file=name):
+                p = path(name)
+                theirs = subprocess.run([GC, "--info", p], capture_output=True, text=True).stderr
+                mine = self.message(p)
+                self.assertTrue(mine.startswith(f"{p}: "), mine)
+                if name == "gensim.kv":
+                    self.assertIn("looks like a pickled gensim KeyedVectors file", theirs)
+                    self.assertIn("a pickled gensim KeyedVectors file (.kv or .model: a Python pickle, protocol 4)", mine)
+                    self.assertIn('model.wv.save_word2vec_format("vectors.bin", binary=True)', mine)
+                    continue
+                looks = re.search(r"\((it looks like .*)\); --info", theirs).group(1)
+                command = re.search(r"glove-convert \S+ -o \S+", theirs).group(0)
+                self.assertIn(looks, mine)
+                self.assertTrue(mine.endswith(f"convert it first with {command}"), f"{mine}\n{theirs}")
+        self.assertIn("gzip-compressed", self.message(path("plain.txt.gz")))
+
+    def test_a_compressed_file_is_named_from_its_start(self):
+        # Not decompressed whole first (glove.840B.300d.txt.gz is 2 GB): a stream cut after
+        # its start still says what it is.
+        with open(path("plain.txt"), "rb") as f:
+            data = gzip.compress(f.read())
+        self.assertGreater(len(data), 200_000)
+        with open(path("cut.txt.gz"), "wb") as f:
+            f.write(data[:len(data) // 2])
+        self.assertIn("(it looks like GloVe text vectors, gzip-compressed)", self.message(path("cut.txt.gz")))
+
+    def test_empty_and_cut_files(self):
+        with open(path("plain.emb"), "rb") as f:
+            good = f.read()
+        for name, data, said in (("empty.emb", b"", "an empty file"), ("five.emb", good[:5], "5 bytes"),
+                                 ("eight.emb", good[:8], "8 bytes"), ("hello.emb", b"hello", "5 bytes"),
+                                 ("empty.emb.gz", gzip.compress(b""), "an empty file once decompressed")):
+            with self.subTest(file=name):
+                with open(path(name), "wb") as f:
+                    f.write(data)
+                mine = self.message(path(name))
+                self.assertTrue(mine.startswith(f"{path(name)}: {said}"), mine)
+                self.assertNotIn("looks like", mine)
+                self.assertTrue("truncated" in mine or "empty" in mine, mine)
+
+    def test_text_that_is_not_vectors(self):
+        with open(path("notes.txt"), "w") as f:
+            f.write("Some notes\nabout vectors\n")
+        self.assertEqual(self.message(path("notes.txt")),
+                         f"{path('notes.txt')}: not an .emb file (text, but its first line is not a word and numbers)")
+
+
+class CaseHints(unittest.TestCase):
+    """A word the vocabulary lacks but for case: the KeyError names the word it has, as embed-query does."""
+
+    def cli_hint(self, word):
+        said = subprocess.run([EQ, path("plain.emb"), word], capture_output=True, text=True).stderr
+        return re.search(r'the vocabulary has "([^"]+)"', said).group(1)
+
+    def test_the_hint_is_embed_querys(self):
+        v = embed.open(path("plain.emb"))
+        for word in ("King", "WAR", "Philosophy"):
+            with self.subTest(word=word):
+                variant = self.cli_hint(word)
+                for ask in (lambda: v[word], lambda: v.index(word), lambda: v.similarity(word, "the"),
+                            lambda: v.most_similar(word), lambda: v.subset([variant])[word]):
+                    with self.assertRaises(KeyError) as caught:
+                        ask()
+                    self.assertIsInstance(caught.exception, embed.MissingWords)
+                    self.assertEqual(caught.exception.words, [word])
+                    self.assertTrue(str(caught.exception).endswith(f"{word!r} is not in the vocabulary; "
+                                                                   f"the vocabulary has {variant!r}"),
+                                    str(caught.exception))
+        with self.assertRaises(embed.MissingWords) as caught:
+            v.rows(["King", "the", "qqqzz", "WAR"])
+        self.assertEqual(caught.exception.words, ["King", "qqqzz", "WAR"])
+        self.assertTrue(str(caught.exception).endswith("; the vocabulary has 'king' (for 'King'), 'war' (for 'WAR')"),
+                        str(caught.exception))
+        with self.assertRaises(KeyError) as caught:
+            v["qqqzz"]
+        self.assertEqual(str(caught.exception), f"{path('plain.emb')}: 'qqqzz' is not in the vocabulary")
+
+
+class AllScoresAndRestrict(unittest.TestCase):
+    def test_topn_none_gives_every_score_as_gensim(self):
+        v = embed.open(path("sub-f16.emb"))
+        scores = v.most_similar("war", topn=None)
+        self.assertIsInstance(scores, np.ndarray)
+        self.assertEqual((scores.dtype, scores.shape), (np.float32, (len(v),)))
+        table = v.rows(list(v.words)).astype(np.float64)
+        query = v["war"] / np.linalg.norm(v["war"])
+        np.testing.assert_allclose(scores, table @ query / np.linalg.norm(table, axis=1), atol=2e-6)
+        self.assertAlmostEqual(float(scores[v.index("war")]), 1.0, delta=1e-6)  # the query word included, as gensim
+        best = sorted(((float(x), i) for i, x in enumerate(scores) if i != v.index("war")), reverse=True)[:5]
+        self.assertEqual([w for w, _ in v.most_similar("war", topn=5)], [v.words[i] for _, i in best])
+        analogy = dict(positive=["king", "woman"], negative=["man"])
+        np.testing.assert_array_equal(v.most_similar(**analogy, topn=None, restrict=300),
+                                      v.most_similar(**analogy, topn=None)[:300])
+        self.assertEqual(v.most_similar("war", topn=0), [])
+        s = v.subset(["war", "peace", "the"])
+        np.testing.assert_allclose(s.most_similar("war", topn=None), scores[[v.index(w) for w in s.words]], atol=2e-6)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # gensim 4.2's own deprecation warnings from scipy
+                from gensim.models import KeyedVectors
+        except ImportError:
+            return  # the comparison above stands for it
+        kv = KeyedVectors(v.dim)
+        kv.add_vectors(list(v.words), table.astype(np.float32))
+        np.testing.assert_allclose(scores, kv.most_similar("war", topn=None), atol=2e-6)
+        np.testing.assert_allclose(v.most_similar("war", topn=None, restrict_vocab=300),
+                                   kv.most_similar("war", topn=None, restrict_vocab=300), atol=2e-6)
+
+    def test_restrict_below_one_is_refused_as_embed_query_refuses_it(self):
+        v = embed.open(path("plain.emb"))
+        for restrict in (0, -1, -300, 2.5, True):
+            with self.subTest(restrict=restrict):
+                with self.assertRaises(ValueError) as caught:
+                    v.most_similar("war", restrict=restrict)
+                self.assertIn(f"restrict={restrict!r} is not an integer of 1 or more", str(caught.exception))
+        cli = subprocess.run([EQ, path("plain.emb"), "war", "--restrict", "0"], capture_output=True, text=True)
+        self.assertNotEqual(cli.returncode, 0)
+        self.assertIn("0 is not an integer of 1 or more", cli.stderr)
+        with self.assertRaises(ValueError):
+            v.most_similar("war", restrict_vocab=0)
+        self.assertEqual(v.most_similar("war", restrict_vocab=300), v.most_similar("war", restrict=300))
+        self.assertEqual(len(v.most_similar("war", topn=3, restrict=len(v) + 5)), 3)
+
+
+class NotebookUse(unittest.TestCase):
+    """What a notebook user tries that is not the documented call."""
+
+    def test_paths_and_words_of_other_types(self):
+        v = embed.open(pathlib.Path(path("plain.emb")))
+        self.assertEqual(v.path, path("plain.emb"))
+        np.testing.assert_array_equal(v[["war", "the"]], v.rows(["war", "the"]))  # gensim's kv[[...]]
+        self.assertEqual(v.rows("war").shape, (1, v.dim))  # one word, not its letters
+        rows, missing = v.indices(w for w in ["war", "qqqzz"])
+        self.assertEqual((list(rows), missing), ([v.index("war"), -1], ["qqqzz"]))
+        self.assertNotIn(b"war", v)
+        for word in (b"war", float("nan"), None):
+            with self.subTest(word=word):
+                with self.assertRaises(TypeError) as caught:
+                    v.rows(["the", word])
+                self.assertIn("a word is a str, not", str(caught.exception))
+        with builtins_open(path("plain.emb"), "rb") as f, self.assertRaises(TypeError):
+            embed.open(f)
+        self.assertEqual(v.similarity(w1="war", w2="peace"), v.similarity("war", "peace"))  # gensim's names
+        self.assertEqual(v.most_similar(positive=None, negative=["war"], topn=3),
+                         v.most_similar(negative="war", topn=3))
+        with self.assertRaises(TypeError) as caught:
+            v.most_similar("war", 5)
+        self.assertIn("negative=5 is a number, not words (the number of answers is topn=)", str(caught.exception))
+        self.assertEqual(repr(v), f"<embed.Vectors {path('plain.emb')}: {len(v)} words x {v.dim} f32>")
+        self.assertEqual(repr(v.subset(["war", "qqqzz"])), f"<embed.Subset of {path('plain.emb')}: 1 words x {v.dim}, "
+                                                            "1 missing>")
+
+    def test_rows_of_a_deleted_or_replaced_file(self):
+        def replace(p):  # as the tools write a file: a new one renamed over it
+            shutil.copy(path("sub-f16.emb"), p + ".new")
+            os.replace(p + ".new", p)
+
+        # Few rows of a file are read with pread: from the file opened, whatever its path names now.
+        for name, change in (("deleted.emb", os.remove), ("replaced.emb", replace)):
+            with self.subTest(file=name):
+                shutil.copy(path("plain.emb"), path(name))
+                v = embed.open(path(name))
+                expected = embed.open(path("plain.emb")).rows(["war"])
+                change(path(name))
+                np.testing.assert_array_equal(v.rows(["war"]), expected)
+                try:
+                    import torch  # noqa: F401
+                except ImportError:
+                    continue
+                np.testing.assert_array_equal(v.to_torch()[v.index("war")].numpy(), expected[0])  # mapped again
+
+
+builtins_open = open
+
+
 class Torch(unittest.TestCase):
     def setUp(self):
         try:
@@ -298,31 +497,137 @@ class Torch(unittest.TestCase):
             np.testing.assert_array_equal(emb(torch.tensor([1], device="cuda")).cpu().numpy()[0], v.rows(["日本"])[0])
 
 
+def documented_commands(section="Install"):
+    """The lines of the ```sh blocks of docs/python.md's `section`, in order (None without the page)."""
+    doc = os.path.join(REPO, "docs", "python.md")
+    if not os.path.exists(doc):
+        return None
+    with open(doc, encoding="utf-8") as f:
+        text = f.read().split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return [line.strip() for block in re.findall(r"```sh\n(.*?)```", text, re.S) for line in block.splitlines()
+            if line.strip()]
+
+
+def tree(folder):
+    """Every folder and file under `folder`, with sizes."""
+    out = []
+    for where, folders, files in os.walk(folder):
+        out += [os.path.relpath(os.path.join(where, d), folder) + "/" for d in folders]
+        out += [(os.path.relpath(os.path.join(where, f), folder), os.path.getsize(os.path.join(where, f)))
+                for f in files]
+    return sorted(out, key=str)
+
+
+def fresh_venv(test, name):
+    """A virtual environment of this Python that sees the system's packages, or skips `test`."""
+    venv = path(name)
+    # Without its own pip where the system's imports (Debian's python3-pip): `python -m pip` then
+    # installs into the environment all the same, and the 3.6 s of ensurepip are saved.
+    system_pip = subprocess.run([sys.executable, "-c", "import pip"], capture_output=True).returncode == 0
+    try:
+        subprocess.run([sys.executable, "-m", "venv", "--system-site-packages"] + (["--without-pip"] if system_pip else [])
+                       + [venv], check=True, capture_output=True)
+    except subprocess.CalledProcessError as e:
+        test.skipTest(f"no venv module (Debian's python3-venv): {e.stderr.decode()[-200:]}")
+    # A Python that is itself a virtual environment (the GPU machines' /opt/torch/.venv)
+    # lends the new one the system's packages, not its own numpy.
+    if subprocess.run([os.path.join(venv, "bin", "python"), "-c", "import numpy"], capture_output=True).returncode:
+        test.skipTest("no numpy in a fresh virtual environment with the system's packages: pip offline needs it")
+    return venv
+
+
+def offline_env(**extra):
+    """The environment for pip: no network (PIP_NO_INDEX), and a python3 and pip first on PATH that
+    fail, as where the first python3 is not Debian's (a pyenv without numpy)."""
+    fake = path("wrong-python")
+    os.makedirs(fake, exist_ok=True)
+    for name in ("python3", "python", "pip", "pip3"):
+        with open(os.path.join(fake, name), "w") as f:
+            f.write("#!/bin/sh\necho \"$0: not Debian's Python (the docs name /usr/bin/python3)\" >&2\nexit 1\n")
+        os.chmod(os.path.join(fake, name), 0o755)
+    # No byte code either (as this file's own imports): a Python that imports from python/
+    # writes __pycache__ there (ignored by git), and python/ is compared file by file.
+    env = dict(os.environ, PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONDONTWRITEBYTECODE="1",
+               PATH=fake + os.pathsep + os.environ["PATH"])
+    env.update(extra)
+    return env
+
+
+def imported_from(python):
+    """Where `python` imports embed from, and the rows it reads of plain.emb."""
+    script = "import embed, sys; print(embed.__file__); print(len(embed.open(sys.argv[1])))"
+    out = subprocess.run([python, "-c", script, path("plain.emb")], check=True, capture_output=True, text=True,
+                         cwd=WORK).stdout.split()
+    return out[0], int(out[1])
+
+
 class Install(unittest.TestCase):
-    def test_pip_installs_without_the_network(self):
-        venv = path("venv")
-        try:
-            subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True, capture_output=True)
-        except subprocess.CalledProcessError as e:
-            self.skipTest(f"no venv module (Debian's python3-venv): {e.stderr.decode()[-200:]}")
-        python = os.path.join(venv, "bin", "python")
-        if subprocess.run([python, "-c", "import setuptools"], capture_output=True).returncode != 0:
-            self.skipTest("no setuptools in a fresh virtual environment: an offline build needs it")
-        # A Python that is itself a virtual environment (the GPU machines' /opt/torch/.venv)
-        # lends the new one the system's packages, not its own numpy.
-        if subprocess.run([python, "-c", "import numpy"], capture_output=True).returncode != 0:
-            self.skipTest("no numpy in a fresh virtual environment with the system's packages: pip offline needs it")
-        # From a copy: setuptools builds in the source folder (build/, *.egg-info).
-        source = path("python-source")
-        shutil.copytree(os.path.join(REPO, "python"), source, ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
-        pip = [os.path.join(venv, "bin", "python"), "-m", "pip", "install", "--no-index", "--no-build-isolation", "-q", source]
-        installed = subprocess.run(pip, capture_output=True, text=True, cwd=WORK)
-        self.assertEqual(installed.returncode, 0, f"pip install failed: {installed.stderr[-1500:]}")
-        where = subprocess.run([os.path.join(venv, "bin", "python"), "-c", "import embed, sys; print(embed.__file__); "
-                                "print(len(embed.open(sys.argv[1])))", path("plain.emb")], check=True,
-                               capture_output=True, text=True, cwd=WORK).stdout.split()
-        self.assertTrue(where[0].startswith(venv), where)
-        self.assertEqual(int(where[1]), len(embed.open(path("plain.emb"))))
+    """docs/python.md's Install commands, as written, from the repository's python/ (not a copy)."""
+
+    def test_the_documented_commands(self):
+        commands = documented_commands()
+        if commands is None:
+            self.skipTest("no docs/python.md here (the device kit): the documented install untested")
+        apt = [c for c in commands if c.startswith("sudo apt-get install ")]
+        self.assertEqual(len(apt), 1, commands)
+        packages = apt[0].split()[3:]
+        self.assertEqual(sorted(p for p in packages if not p.startswith("-")), ["python3-numpy", "python3-venv"])
+        for package in packages:
+            status = subprocess.run(["dpkg-query", "-W", "-f=${Status}", package], capture_output=True, text=True) \
+                if shutil.which("dpkg-query") else None
+            if status is None or status.stdout != "install ok installed":
+                self.skipTest(f"{package} is not installed here: the documented install untested")
+        home = path("home")
+        os.makedirs(home, exist_ok=True)
+        source = os.path.join(REPO, "python")
+        before = tree(source)
+        script = "set -ex\n" + "\n".join(c for c in commands if c not in apt)
+        done = subprocess.run(["bash", "-c", script], cwd=REPO, env=offline_env(HOME=home), capture_output=True,
+                              text=True)
+        self.assertEqual(done.returncode, 0, f"the documented commands failed:\n{done.stderr[-3000:]}")
+        self.assertEqual(done.stdout.splitlines().count(embed.__version__), 2, f"two version checks:\n{done.stdout}")
+        self.assertEqual(tree(source), before, "the install left files in python/")
+        venv = re.search(r"(\S+)/bin/pip install \./python$", script, re.M).group(1).replace("~", home, 1)
+        where, rows = imported_from(os.path.join(venv, "bin", "python"))
+        self.assertTrue(where.startswith(os.path.join(venv, "lib")), where)
+        self.assertEqual(rows, len(embed.open(path("plain.emb"))))
+
+    def test_editable_and_sdist(self):
+        venv = fresh_venv(self, "venv-editable")
+        pip = [os.path.join(venv, "bin", "python"), "-m", "pip", "install", "-q"]
+        source = os.path.join(REPO, "python")
+        before = tree(source)
+        env = offline_env()
+        done = subprocess.run(pip + ["-e", "./python"], cwd=REPO, env=env, capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, f"pip install -e failed: {done.stderr[-1500:]}")
+        self.assertEqual(imported_from(os.path.join(venv, "bin", "python"))[0],
+                         os.path.join(source, "embed", "__init__.py"))
+        # The sdist: pip builds it again from its own files (embed_build.py among them).
+        sdist = path("sdist")
+        os.makedirs(sdist, exist_ok=True)
+        script = "import embed_build, sys; print(embed_build.build_sdist(sys.argv[1]))"
+        made = subprocess.run([sys.executable, "-B", "-c", script, sdist], cwd=source, env=env, capture_output=True,
+                              text=True)
+        self.assertEqual(made.returncode, 0, made.stderr[-1500:])
+        done = subprocess.run(pip + [os.path.join(sdist, made.stdout.strip())], cwd=WORK, env=env, capture_output=True,
+                              text=True)
+        self.assertEqual(done.returncode, 0, f"pip install of the sdist failed: {done.stderr[-1500:]}")
+        where, rows = imported_from(os.path.join(venv, "bin", "python"))
+        self.assertTrue(where.startswith(os.path.join(venv, "lib")), where)
+        self.assertEqual(tree(source), before, "the installs left files in python/")
+
+    def test_without_numpy_the_import_says_what_to_do(self):
+        # A Python without numpy first on PATH (here, a pyenv): PYTHONPATH=python python3 ...
+        bare = path("venv-bare")
+        if subprocess.run([sys.executable, "-m", "venv", "--without-pip", bare], capture_output=True).returncode:
+            self.skipTest("no venv module (Debian's python3-venv)")
+        python = os.path.join(bare, "bin", "python")
+        if subprocess.run([python, "-c", "import numpy"], capture_output=True).returncode == 0:
+            self.skipTest("this Python's venvs see a numpy")
+        done = subprocess.run([python, "-B", "-c", "import embed"], capture_output=True, text=True,
+                              env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")))
+        self.assertIn(f"embed needs numpy, which {python} lacks", done.stderr)
+        self.assertIn("/usr/bin/python3", done.stderr)
 
 
 if __name__ == "__main__":
