@@ -49,12 +49,16 @@ CLI::Option* add_dtype_option(CLI::App& app, std::optional<DType>& dtype, const 
       ->check(CLI::IsMember(vector_dtype_names()));
 }
 
-CLI::Option* add_unicode_errors_option(CLI::App& app, UnicodeErrors& mode) {
-  return app
-      .add_option_function<std::string>(
-          "--unicode-errors", [&mode](const std::string& name) { mode = *parse_unicode_errors(name); },
-          "words that are not UTF-8 (text and w2v-bin input), as gensim's unicode_errors: strict fails, replace puts "
-          "U+FFFD in place of the bad bytes, ignore drops them (default: strict)")
+void add_word_decoding_options(CLI::App& app, WordDecoding& words) {
+  app.add_option("--encoding", words.encoding,
+                 "the encoding of the input's words (text, word2vec and fastText files), as gensim's encoding=: an "
+                 "8-bit one iconv knows, such as cp1251, latin1 or cp852 (default: UTF-8)")
+      ->check(CLI::Validator(encoding_problem, "NAME"));
+  app.add_option_function<std::string>(
+         "--unicode-errors", [&words](const std::string& name) { words.errors = *parse_unicode_errors(name); },
+         "words whose bytes do not decode (text, word2vec and fastText input), as gensim's unicode_errors: strict "
+         "fails, replace puts U+FFFD in place of the bad bytes, ignore drops them, backslashreplace writes each as "
+         "\\xNN, keeping words that differ in them apart (default: strict)")
       ->check(CLI::IsMember(unicode_errors_names()));
 }
 

@@ -14,6 +14,7 @@
 #include "core/utf8.h"
 #include "device/gpu_device.h"
 #include "format/dtype.h"
+#include "text/word_decoding.h"
 
 namespace embed::cli {
 
@@ -35,8 +36,9 @@ void add_version_flag(CLI::App& app, const std::string& tool, std::function<std:
 void add_device_options(CLI::App& app, GpuRequest& request, const std::string& device_help,
                         const std::string& gpu_memory_help);
 
-// --unicode-errors strict|replace|ignore, as gensim's unicode_errors.
-CLI::Option* add_unicode_errors_option(CLI::App& app, UnicodeErrors& mode);
+// --encoding NAME (gensim's encoding=) and --unicode-errors strict|replace|ignore|backslashreplace
+// (gensim's unicode_errors): how the words of the input's vectors are read.
+void add_word_decoding_options(CLI::App& app, WordDecoding& words);
 
 // --dtype f32|f16|bf16, parsed into a DType once.
 CLI::Option* add_dtype_option(CLI::App& app, std::optional<DType>& dtype, const std::string& help);

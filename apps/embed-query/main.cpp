@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   auto add_reading = [&](CLI::App& command) {
     command.add_option("--from", from, "format of VECTORS (default: detected)")
         ->check(CLI::IsMember(embed::format_spellings(embed::FormatUse::read)));
-    embed::cli::add_unicode_errors_option(command, reading.unicode_errors);
+    embed::cli::add_word_decoding_options(command, reading.words);
     command.add_option("--threads", options.threads, "worker threads (default: all cores)")->check(embed::cli::between(1, 1024));
     embed::cli::add_log_flags(command, log);
   };

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   app.add_option("--vocab", options.vocab_path, "keep only the words listed in FILE, one per line")
       ->check(embed::cli::input_file());
   app.add_option("--threads", options.threads, "worker threads (default: all cores)")->check(embed::cli::between(1, 1024));
-  embed::cli::add_unicode_errors_option(app, options.unicode_errors);
+  embed::cli::add_word_decoding_options(app, options.words);
   app.add_flag("--subwords", options.subwords,
                "fastText model input, .emb output: also keep the character n-gram buckets, so that embed-query answers "
                "words outside the vocabulary as fastText does");

@@ -188,7 +188,7 @@ void convert(const ConvertOptions& options) {
   LoadOptions load;
   load.limit = options.limit;
   load.threads = options.threads;
-  load.unicode_errors = options.unicode_errors;
+  load.words = options.words;
   load.verify = options.verify;
   if (!options.vocab_path.empty()) {
     keep = read_word_list(options.vocab_path);

@@ -10,6 +10,7 @@
 #include "format/emb_file.h"
 #include "search/index_kinds.h"
 #include "text/format_detect.h"
+#include "text/word_decoding.h"
 
 namespace embed {
 
@@ -23,7 +24,7 @@ struct ConvertOptions {
   std::uint64_t limit = 0;
   std::string vocab_path;  // keep only the words listed here
   unsigned threads = 1;
-  UnicodeErrors unicode_errors = UnicodeErrors::strict;  // --unicode-errors
+  WordDecoding words;  // --encoding, --unicode-errors
   bool verify = false;
   bool info = false;                     // print describe_emb() of the input instead of converting
   bool subwords = false;                 // --subwords: keep a fastText model's n-gram buckets (emb output only)

@@ -86,7 +86,10 @@ int invalid_length(const unsigned char* p, const unsigned char* end) {
 
 namespace {
 constexpr EnumName<UnicodeErrors> kUnicodeErrorsNames[] = {
-    {UnicodeErrors::strict, "strict"}, {UnicodeErrors::replace, "replace"}, {UnicodeErrors::ignore, "ignore"}};
+    {UnicodeErrors::strict, "strict"},
+    {UnicodeErrors::replace, "replace"},
+    {UnicodeErrors::ignore, "ignore"},
+    {UnicodeErrors::backslashreplace, "backslashreplace"}};
 }  // namespace
 
 std::string_view unicode_errors_name(UnicodeErrors mode) { return name_in(kUnicodeErrorsNames, mode); }
@@ -106,8 +109,13 @@ std::string repair_utf8(std::string_view text, UnicodeErrors mode) {
       p += length;
       continue;
     }
+    const int invalid = invalid_length(p, end);
     if (mode == UnicodeErrors::replace) out += "\xEF\xBF\xBD";  // U+FFFD
-    p += invalid_length(p, end);
+    if (mode == UnicodeErrors::backslashreplace) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      for (int i = 0; i < invalid; ++i) out += {'\\', 'x', kHex[p[i] >> 4], kHex[p[i] & 15]};
+    }
+    p += invalid;
   }
   return out;
 }

@@ -17,7 +17,7 @@ VectorSpace VectorSpace::open(const std::string& path, const VectorReading& read
   LoadOptions options;
   options.format = detected;
   options.threads = threads;
-  options.unicode_errors = reading.unicode_errors;
+  options.words = reading.words;
   options.subwords = true;
   LoadedVectors loaded = load_vectors(in, detected, options);
   VectorSpace space = from_table(std::move(loaded.table), in.name(), threads);

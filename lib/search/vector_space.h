@@ -17,13 +17,14 @@
 #include "format/embedding_table.h"
 #include "text/format_detect.h"
 #include "text/subword_table.h"
+#include "text/word_decoding.h"
 
 namespace embed {
 
 // How a vector file is read (embed-query's --from and --unicode-errors).
 struct VectorReading {
   std::optional<VectorFormat> format;  // nullopt: detected from the content
-  UnicodeErrors unicode_errors = UnicodeErrors::strict;  // text and word2vec binary words that are not UTF-8
+  WordDecoding words;  // --encoding and --unicode-errors: text, word2vec and fastText words
 };
 
 class VectorSpace {

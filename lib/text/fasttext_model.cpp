@@ -260,11 +260,10 @@ FastTextModel read_fasttext_model(InputStream& in, const FastTextReadOptions& op
     }
     if (kept.size() >= wanted || entries[i].word.empty()) continue;
     std::string word = entries[i].word;
-    if (!is_valid_utf8(word)) {
-      std::string repaired;
-      if (const auto problem = repair_word(word, options.unicode_errors, repaired))
-        fail("{}: entry {}: {}", name, i + 1, *problem);
-      word = std::move(repaired);
+    if (needs_decoding(word, options.words)) {
+      std::string decoded;
+      if (const auto problem = decode_word(word, options.words, decoded)) fail("{}: entry {}: {}", name, i + 1, *problem);
+      word = std::move(decoded);
     }
     if (options.keep && !options.keep->contains(word)) continue;
     table.add_row(word, row, i + 1);

@@ -30,6 +30,7 @@
 #include "core/utf8.h"
 #include "format/embedding_table.h"
 #include "text/subword_table.h"
+#include "text/word_decoding.h"
 #include "text/word_set.h"
 
 namespace embed {
@@ -49,7 +50,7 @@ bool is_fasttext_model(std::string_view head);
 struct FastTextReadOptions {
   std::uint64_t limit = 0;                               // keep the first `limit` words (0: all)
   const WordSet* keep = nullptr;                         // keep only these words (nullptr: all)
-  UnicodeErrors unicode_errors = UnicodeErrors::strict;  // words that are not UTF-8
+  WordDecoding words;  // --encoding and --unicode-errors
   bool keep_subwords = false;                            // also return the n-gram bucket rows
   bool keep_rows = false;                                // also return the kept words' own input rows and output rows
 };

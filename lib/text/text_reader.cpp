@@ -30,13 +30,6 @@ inline const char* trim_line_end(const char* line, const char* end) {
   return end;
 }
 
-inline bool is_ascii(std::string_view s) {
-  for (unsigned char c : s) {
-    if (c & 0x80) return false;
-  }
-  return true;
-}
-
 struct Field {
   const char* begin;
   const char* end;
@@ -156,8 +149,8 @@ struct Part {
 
 class LineParser {
  public:
-  LineParser(std::size_t dim, const std::string& dim_origin, const WordSet* keep, UnicodeErrors unicode_errors)
-      : dim_(dim), dim_origin_(dim_origin), keep_(keep), unicode_errors_(unicode_errors) {
+  LineParser(std::size_t dim, const std::string& dim_origin, const WordSet* keep, WordDecoding words)
+      : dim_(dim), dim_origin_(dim_origin), keep_(keep), words_(std::move(words)) {
     if (keep_) {
       for (const auto& w : *keep_) keep_has_spaces_ |= w.find_first_of(" \t") != std::string::npos;
     }
@@ -265,13 +258,13 @@ class LineParser {
   }
 
   std::optional<std::string> add_word(std::string_view word, Part& part, std::size_t base) const {
-    std::string repaired;
-    if (!is_ascii(word) && !is_valid_utf8(word)) {
-      if (auto problem = repair_word(word, unicode_errors_, repaired)) {
+    std::string decoded;
+    if (needs_decoding(word, words_)) {
+      if (auto problem = decode_word(word, words_, decoded)) {
         part.values.resize(base);
         return problem;
       }
-      word = repaired;
+      word = decoded;
     }
     part.words.append(word);
     part.word_ends.push_back(static_cast<std::uint32_t>(part.words.size()));
@@ -306,7 +299,7 @@ class LineParser {
   std::string dim_origin_;
   const WordSet* keep_;
   bool keep_has_spaces_ = false;
-  UnicodeErrors unicode_errors_;
+  WordDecoding words_;
 };
 
 // Splits [begin, end) into up to `parts` runs of whole lines.
@@ -403,19 +396,6 @@ void skip_byte_order_mark(InputStream& in) {
 
 }  // namespace
 
-std::optional<std::string> repair_word(std::string_view word, UnicodeErrors mode, std::string& repaired) {
-  if (mode == UnicodeErrors::strict) {
-    return fmt::format("the word \"{}\" is not valid UTF-8 (--unicode-errors replace or ignore would keep it)",
-                       excerpt(word));
-  }
-  repaired = repair_utf8(word, mode);
-  if (repaired.empty()) {
-    return fmt::format("the word \"{}\" is empty once its bytes that are not UTF-8 are dropped (--unicode-errors ignore)",
-                       excerpt(word));
-  }
-  return std::nullopt;
-}
-
 std::optional<std::pair<std::uint64_t, std::uint64_t>> parse_count_dim_header(std::string_view line) {
   const auto fields = split_fields(line.data(), trim_line_end(line.data(), line.data() + line.size()));
   if (fields.size() != 2) return std::nullopt;
@@ -477,7 +457,7 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
     dim_origin = "as on line 1";
   }
   const std::size_t dim = table.dim;
-  const LineParser parser(dim, dim_origin, options.keep, options.unicode_errors);
+  const LineParser parser(dim, dim_origin, options.keep, options.words);
 
   // Reserve once from what we know, so the vectors are not copied as they grow: from the
   // file's size, never from the header alone (a header may promise anything, and a

@@ -12,6 +12,7 @@
 #include "core/byte_source.h"
 #include "core/utf8.h"
 #include "format/embedding_table.h"
+#include "text/word_decoding.h"
 #include "text/word_set.h"
 
 namespace embed {
@@ -27,7 +28,7 @@ struct TextReadOptions {
   std::uint64_t limit = 0;      // stop after this many rows (0: all)
   const WordSet* keep = nullptr;  // keep only these words (nullptr: all)
   unsigned threads = 1;
-  UnicodeErrors unicode_errors = UnicodeErrors::strict;  // words that are not UTF-8 (gensim's unicode_errors)
+  WordDecoding words;  // their encoding, and words that do not decode (gensim's unicode_errors)
   std::size_t chunk_bytes = 32u << 20;  // text parsed per parallel round
   // When set, each batch of rows goes to row_sink(table, first_row, values) as soon as it
   // is parsed (in order, after its words are in the table) instead of into table.values,
@@ -43,11 +44,6 @@ EmbeddingTable read_text_vectors(InputStream& in, const TextReadOptions& options
 // fast_float. Returns the end of the number, or nullptr for any other form. May read
 // 8 bytes past `end`. Exposed for tests.
 const char* parse_plain_decimal(const char* p, const char* end, float& out);
-
-// A vector file's word that is not valid UTF-8, as `mode` keeps it: `repaired` holds it
-// (replace, ignore); or what is wrong, for the caller to place ("FILE:LINE: ..."): strict
-// mode, or a word that ignore empties.
-std::optional<std::string> repair_word(std::string_view word, UnicodeErrors mode, std::string& repaired);
 
 // Parses "COUNT DIM" (two non-negative integers, nothing else); nullopt when the line is not such a header.
 std::optional<std::pair<std::uint64_t, std::uint64_t>> parse_count_dim_header(std::string_view line);

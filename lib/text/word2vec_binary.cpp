@@ -16,7 +16,7 @@ static_assert(std::endian::native == std::endian::little, "word2vec binary files
 namespace embed {
 
 EmbeddingTable read_word2vec_binary(InputStream& in, std::uint64_t limit, const WordSet* keep,
-                                    UnicodeErrors unicode_errors) {
+                                    const WordDecoding& words) {
   const std::string& name = in.name();
   BufferedReader reader(in);
   std::string header;
@@ -62,10 +62,10 @@ EmbeddingTable read_word2vec_binary(InputStream& in, std::uint64_t limit, const 
     if (!reader.read_exact(reinterpret_cast<char*>(vector.data()), 4 * dim)) {
       fail("{}: row {} (\"{}\"): truncated: the file ends inside the vector of {} floats", name, row, word, dim);
     }
-    if (!is_valid_utf8(word)) {
-      std::string repaired;
-      if (const auto problem = repair_word(word, unicode_errors, repaired)) fail("{}: row {}: {}", name, row, *problem);
-      word = std::move(repaired);
+    if (needs_decoding(word, words)) {
+      std::string decoded;
+      if (const auto problem = decode_word(word, words, decoded)) fail("{}: row {}: {}", name, row, *problem);
+      word = std::move(decoded);
     }
     for (std::size_t i = 0; i < dim; ++i) {
       if (!std::isfinite(vector[i])) fail("{}: row {} (\"{}\"): component {} is not a finite number", name, row, word, i + 1);

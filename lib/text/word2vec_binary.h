@@ -10,13 +10,14 @@
 #include "core/atomic_output.h"
 #include "core/byte_source.h"
 #include "format/embedding_table.h"
+#include "text/word_decoding.h"
 #include "text/word_set.h"
 
 namespace embed {
 
 // Throws embed::Error "NAME: row R: ..." for truncated or malformed records.
 EmbeddingTable read_word2vec_binary(InputStream& in, std::uint64_t limit, const WordSet* keep,
-                                    UnicodeErrors unicode_errors = UnicodeErrors::strict);
+                                    const WordDecoding& words = {});
 
 void write_word2vec_binary(const EmbeddingTable& table, AtomicOutput& out);
 

@@ -32,10 +32,12 @@ LoadedVectors load_vectors(InputStream& in, VectorFormat format, const LoadOptio
   LoadedVectors loaded;
   loaded.format = format;
   spec.read(in, options, loaded);
-  if (options.unicode_errors != UnicodeErrors::strict && loaded.format != VectorFormat::emb) {
+  const UnicodeErrors errors = options.words.errors;
+  if ((errors == UnicodeErrors::replace || errors == UnicodeErrors::ignore) && loaded.format != VectorFormat::emb) {
     loaded.table.duplicate_note = fmt::format(
-        "; --unicode-errors {} {} the bytes that are not UTF-8, which can make two words equal",
-        unicode_errors_name(options.unicode_errors), options.unicode_errors == UnicodeErrors::replace ? "replaced" : "dropped");
+        "; --unicode-errors {} {} the bytes that do not decode, which can make two words equal (backslashreplace keeps "
+        "them apart)",
+        unicode_errors_name(errors), errors == UnicodeErrors::replace ? "replaced" : "dropped");
   }
   return loaded;
 }

@@ -20,7 +20,7 @@ struct LoadOptions {
   std::uint64_t limit = 0;             // keep the first `limit` rows (0: all)
   const WordSet* keep = nullptr;       // keep only these words (nullptr: all)
   unsigned threads = 1;
-  UnicodeErrors unicode_errors = UnicodeErrors::strict;  // text and word2vec binary words that are not UTF-8
+  WordDecoding words;                  // --encoding and --unicode-errors: text, word2vec and fastText words
   bool verify = false;                                   // .emb inputs: check checksums and index first
   bool subwords = false;                                 // fastText and .emb inputs: keep the n-gram bucket rows too
   bool model_rows = false;                               // fastText inputs: keep own and output rows (FastTextModel)

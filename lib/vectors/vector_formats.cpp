@@ -59,7 +59,7 @@ void read_fasttext_bin(InputStream& in, const LoadOptions& options, LoadedVector
   FastTextReadOptions read;
   read.limit = options.limit;
   read.keep = options.keep;
-  read.unicode_errors = options.unicode_errors;
+  read.words = options.words;
   read.keep_subwords = options.subwords;
   read.keep_rows = options.model_rows;
   FastTextModel model = read_fasttext_model(in, read);
@@ -72,7 +72,7 @@ void read_fasttext_bin(InputStream& in, const LoadOptions& options, LoadedVector
 }
 
 void read_w2v_bin(InputStream& in, const LoadOptions& options, LoadedVectors& loaded) {
-  loaded.table = read_word2vec_binary(in, options.limit, options.keep, options.unicode_errors);
+  loaded.table = read_word2vec_binary(in, options.limit, options.keep, options.words);
 }
 
 // GloVe and word2vec text differ only in word2vec's "COUNT DIM" first line.
@@ -82,7 +82,7 @@ void read_text(InputStream& in, const LoadOptions& options, LoadedVectors& loade
   text.limit = options.limit;
   text.keep = options.keep;
   text.threads = options.threads;
-  text.unicode_errors = options.unicode_errors;
+  text.words = options.words;
   text.row_sink = options.row_sink;
   loaded.table = read_text_vectors(in, text);
   loaded.streamed = static_cast<bool>(options.row_sink);

@@ -106,6 +106,33 @@ expect_error "invalid UTF-8 in binary" 1 'bad-utf.bin: row 2: the word "b\xFF" i
 "$GC" -q bad-utf.bin --unicode-errors ignore -o - --to glove > bin-ignored.txt
 check "--unicode-errors ignore, binary" "$(cut -d' ' -f1 bin-ignored.txt | tr '\n' ' ')" "ok b "
 expect_error "--unicode-errors spelling" 2 "--unicode-errors" -- "$GC" bad-utf.txt --unicode-errors lenient -o x.emb
+# backslashreplace, gensim's fastText default: each bad byte as \xNN, words that differ in them
+# kept apart where replace and ignore make them equal (issue 66).
+printf 'a 1 2\nb\xff 1 2\nb\xfe 3 4\n' > escaped.txt
+check "--unicode-errors backslashreplace" "$("$GC" -q escaped.txt --unicode-errors backslashreplace -o - --to glove | cut -d' ' -f1 |
+  tr '\n' ' ')" 'a b\xff b\xfe '
+"$GC" -q bad-utf.bin --unicode-errors backslashreplace -o - --to glove > bin-escaped.txt
+check "--unicode-errors backslashreplace, binary" "$(cut -d' ' -f1 bin-escaped.txt | tr '\n' ' ')" 'ok b\xff '
+# --encoding: word2vec/GloVe files from before UTF-8 was the rule (iconv's names).
+printf 'привет 1 2\nмир 3 4\nok 5 6\n' > utf8-words.txt
+iconv -f UTF-8 -t CP1251 utf8-words.txt > cp1251.txt
+"$GC" -q utf8-words.txt -o - --to glove > from-utf8.txt
+check "--encoding cp1251" "$("$GC" -q cp1251.txt --encoding cp1251 -o - --to glove)" "$(cat from-utf8.txt)"
+check "--encoding CP1251 (any spelling iconv takes)" "$("$GC" -q cp1251.txt --encoding CP1251 -o - --to glove | md5sum)" \
+  "$(md5sum < from-utf8.txt)"
+expect_error "a legacy file without --encoding" 1 'cp1251.txt:1: the word "\xEF\xF0\xE8\xE2\xE5\xF2" is not valid UTF-8 (--encoding NAME' \
+  -- "$GC" cp1251.txt -o x.emb
+python3 -c "
+import struct, sys
+sys.stdout.buffer.write(b'2 2\n' + b'caf\xe9 ' + struct.pack('<2f', 1, 2) + b'\nna\xefve ' + struct.pack('<2f', 3, 4) + b'\n')" > latin1.bin
+check "--encoding latin1, binary" "$("$GC" -q latin1.bin --encoding latin1 -o - --to glove | cut -d' ' -f1 | tr '\n' ' ')" "café naïve "
+printf 'a\x98b 1 2\n' > undefined.txt
+expect_error "a byte the encoding leaves undefined" 1 'undefined.txt:1: the word "a\x98b" has the byte 0x98, which is not cp1251' \
+  -- "$GC" undefined.txt --encoding cp1251 -o x.emb
+check "... and backslashreplace keeps it" "$("$GC" -q undefined.txt --encoding cp1251 --unicode-errors backslashreplace -o - --to glove)" \
+  'a\x98b 1 2'
+expect_error "--encoding unknown" 2 'the C library'"'"'s iconv has no encoding "klingon"' -- "$GC" cp1251.txt --encoding klingon -o x.emb
+expect_error "--encoding not ASCII-compatible" 2 "utf-16 is not an 8-bit encoding that keeps ASCII" -- "$GC" cp1251.txt --encoding utf-16 -o x.emb
 printf '3 2\na 1 2\nb 1 2\n' > count.vec
 expect_error "header count" 1 "count.vec:1: the header says 3 words but the file has 2 rows" -- "$GC" count.vec -o x.emb
 printf '2 2\na 1 2\n' > count1.vec

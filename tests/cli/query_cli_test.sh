@@ -132,6 +132,8 @@ printf 'caf\xe9 1 0\ncafe 0.9 0.1\ntea 0 1\n' > latin1.txt
 expect_error "--unicode-errors strict" 1 'latin1.txt:1: the word "caf\\xE9" is not valid UTF-8' "$EQ" latin1.txt cafe
 check "--unicode-errors replace" "$("$EQ" latin1.txt cafe -k 1 --format tsv --unicode-errors replace 2>/dev/null | cut -f3)" \
   "$(printf 'caf\xef\xbf\xbd')"
+# --encoding latin1: the file's words read as gensim's encoding="latin1" reads them, and asked in UTF-8.
+check "--encoding latin1" "$("$EQ" latin1.txt café -k 1 --format tsv --encoding latin1 2>/dev/null | cut -f3)" "cafe"
 check "eval --unicode-errors ignore" "$("$EQ" eval latin1.txt --unicode-errors ignore --format json \
   --word-pairs <(printf 'caf\ttea\t1\ncafe\ttea\t2\ncaf\tcafe\t9\n') 2>/dev/null | grep -o '"pairs":[0-9]*')" '"pairs":3'
 

@@ -125,4 +125,21 @@ PY
 "$ET" --corpus corpus.txt --subwords --min-count 1 --dim 20 --buckets 20000 --epochs 1 --threads 1 --lr 1e-9 -o F.emb 2> f.log
 "$PY" -c "import sys; sys.exit(not float(sys.argv[1]) < 0.7 * float(sys.argv[2]))" "$(loss c.log)" "$(loss f.log)" ||
   { echo "FAIL: --init M.bin starts from the trained model: loss $(loss c.log), an untrained one's $(loss f.log)"; exit 1; }
+# A model whose words are cp852 (as gensim's test data cp852_fasttext.bin): --encoding cp852
+# reads the words gensim reads with encoding="cp852", and --unicode-errors backslashreplace
+# the ones gensim's default gives ("kter\xec"), words that differ only in such bytes kept apart.
+for _ in $(seq 50); do echo "který když řekl že to bylo v pátek kde žena šla domů a ještě kdyz"; done | iconv -t CP852 > cz852.txt
+fasttext skipgram -input cz852.txt -output cz852 -minCount 1 -dim 4 -epoch 1 -bucket 1000 -thread 1 -verbose 0
+"$GC" -q cz852.bin --encoding cp852 -o - --to glove | cut -d' ' -f1 > ours-cp852.txt
+"$GC" -q cz852.bin --unicode-errors backslashreplace -o - --to glove | cut -d' ' -f1 > ours-escaped.txt
+"$PY" - cz852.bin ours-cp852.txt ours-escaped.txt <<'PY'
+import logging, sys
+from gensim.models.fasttext import load_facebook_vectors
+logging.disable(logging.ERROR)  # gensim logs each word it escapes
+words = lambda path: open(path, encoding="utf-8").read().split("\n")[:-1]
+for encoding, ours in (("cp852", sys.argv[2]), ("utf8", sys.argv[3])):
+    theirs = load_facebook_vectors(sys.argv[1], encoding=encoding).index_to_key
+    assert words(ours) == theirs, (encoding, words(ours), theirs)
+assert "kter\\xec" in words(sys.argv[3]) and "který" in words(sys.argv[2])
+PY
 echo "fastText interop: pass"

@@ -29,6 +29,10 @@ TEST_CASE("bad UTF-8 is replaced or dropped as Python decodes it", "[utf8]") {
   CHECK(repair_utf8("\xF0\x9F\x98", UnicodeErrors::replace) == fffd);
   CHECK(repair_utf8("ok caf\xC3\xA9", UnicodeErrors::replace) == "ok caf\xC3\xA9");
   CHECK(repair_utf8("b\xFF" "c\xC3", UnicodeErrors::ignore) == "bc");
+  // Python: b"...".decode("utf-8", "backslashreplace"): each byte of the bad subpart as \xNN.
+  CHECK(repair_utf8("kter\xEC", UnicodeErrors::backslashreplace) == "kter\\xec");
+  CHECK(repair_utf8("\xE2\x82" "x", UnicodeErrors::backslashreplace) == "\\xe2\\x82x");
+  CHECK(parse_unicode_errors("backslashreplace") == UnicodeErrors::backslashreplace);
   CHECK(parse_unicode_errors("replace") == UnicodeErrors::replace);
   CHECK_FALSE(parse_unicode_errors("lenient").has_value());
 }
