@@ -31,9 +31,10 @@ std::string unreadable(const std::string& path) {
 
 }  // namespace
 
-CLI::Validator input_file() {
+CLI::Validator input_file(Stdin stdin_allowed) {
   return CLI::Validator(
-      [](std::string& path) {
+      [stdin_allowed](std::string& path) {
+        if (stdin_allowed == Stdin::allowed && path == "-") return std::string{};
         if (first_file_error().empty()) first_file_error() = unreadable(path);
         return std::string{};
       },

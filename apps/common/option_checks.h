@@ -62,8 +62,10 @@ CLI::Validator at_least(T low) {
 
 // A file the tool reads. parse() (tool_cli.h) reports one that is missing, a directory
 // or unreadable as "tool: error: FILE: cannot open: reason" and exit 1, after the usage
-// errors, which come first.
-CLI::Validator input_file();
+// errors, which come first. Stdin::allowed: "-" is standard input, which the option's
+// reader takes.
+enum class Stdin { refused, allowed };
+CLI::Validator input_file(Stdin stdin_allowed = Stdin::refused);
 
 // The first input_file() problem seen while parsing, or "" (for parse()).
 std::string take_input_file_error();

@@ -1,6 +1,9 @@
 #include "common/tool_cli.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -136,7 +139,15 @@ int run(const std::string& tool, const LogFlags& flags, const std::function<int(
   init_logging(tool, flags.quiet ? -1 : flags.verbose);
   return report_errors(kExitFailure, [&]() -> int {
     try {
-      return body();
+      const int status = body();
+      // What is still buffered for stdout is written now, while a failure can still be
+      // told: a report sent into /dev/full or a full disk is an error, not exit 0.
+      errno = 0;
+      std::cout.flush();
+      if (!std::cout || std::fflush(stdout) != 0) {
+        fail("<stdout>: cannot write: {}", errno ? std::strerror(errno) : "write error");
+      }
+      return status;
     } catch (const UsageError& e) {
       spdlog::error("{}; see --help", e.what());
       return kExitUsage;

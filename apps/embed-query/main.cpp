@@ -1,6 +1,10 @@
 // embed-query: nearest neighbours, analogies and similarities on word vectors, and
 // their evaluation on analogy and word-similarity benchmarks. Declares the options and
 // hands over to lib/query.
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
 #include "backend/registry.h"
@@ -85,10 +89,12 @@ int main(int argc, char** argv) {
       "word-similarity pairs (WordSim-353 format), computed as gensim's evaluate_word_analogies and\n"
       "evaluate_word_pairs.");
   eval->add_option("VECTORS", eval_command.vectors, "word vectors to evaluate")->required();
-  eval->add_option("--analogies", eval_command.analogies, "analogy questions: \": section\" lines, then \"a b c d\" lines")
-      ->check(embed::cli::input_file());
-  eval->add_option("--word-pairs", eval_command.word_pairs, "word pairs: \"word<TAB>word<TAB>score\" lines, # comments")
-      ->check(embed::cli::input_file());
+  eval->add_option("--analogies", eval_command.analogies,
+                   "analogy questions: \": section\" lines, then \"a b c d\" lines; - for stdin")
+      ->check(embed::cli::input_file(embed::cli::Stdin::allowed));
+  eval->add_option("--word-pairs", eval_command.word_pairs,
+                   "word pairs: \"word<TAB>word<TAB>score\" lines, # comments; - for stdin")
+      ->check(embed::cli::input_file(embed::cli::Stdin::allowed));
   eval->add_option("--restrict", eval_command.restrict_rows, "know only the first N words (gensim's restrict_vocab)")
       ->check(embed::cli::at_least(std::uint64_t{1}))
       ->capture_default_str();
@@ -111,6 +117,12 @@ int main(int argc, char** argv) {
   add_reading(*map);
 
   if (const auto exit_status = embed::cli::parse(app, argc, argv)) return *exit_status;
+  if (eval->parsed() && [&] {
+        const std::vector<std::string> inputs{eval_command.vectors, eval_command.analogies, eval_command.word_pairs};
+        return std::count(inputs.begin(), inputs.end(), "-") > 1;
+      }()) {
+    return embed::cli::usage_exit(app, CLI::ValidationError("eval", "standard input (-) can be one of its files only"));
+  }
   if (eval->parsed() && eval_command.analogies.empty() && eval_command.word_pairs.empty()) {
     return embed::cli::usage_exit(app, CLI::ValidationError("eval", "give --analogies FILE, --word-pairs FILE, or both"));
   }

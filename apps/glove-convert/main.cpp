@@ -36,8 +36,8 @@ int main(int argc, char** argv) {
   embed::cli::add_dtype_option(app, options.dtype, "storage type of .emb vectors (default f32, or the input .emb's)");
   app.add_flag("--normalize", options.normalize, "scale every row to unit L2 length");
   app.add_option("--limit", options.limit, "keep only the first N words")->check(embed::cli::at_least(std::uint64_t{1}));
-  app.add_option("--vocab", options.vocab_path, "keep only the words listed in FILE, one per line")
-      ->check(embed::cli::input_file());
+  app.add_option("--vocab", options.vocab_path, "keep only the words listed in FILE, one per line; - for stdin")
+      ->check(embed::cli::input_file(embed::cli::Stdin::allowed));
   app.add_option("--threads", options.threads, "worker threads (default: all cores)")->check(embed::cli::between(1, 1024));
   embed::cli::add_word_decoding_options(app, options.words);
   app.add_flag("--subwords", options.subwords,

@@ -191,6 +191,7 @@ void convert(const ConvertOptions& options) {
   load.words = options.words;
   load.verify = options.verify;
   if (!options.vocab_path.empty()) {
+    if (options.vocab_path == "-" && options.input == "-") fail_usage("--vocab - and INPUT - cannot both be standard input");
     keep = read_word_list(options.vocab_path);
     load.keep = &keep;
   }

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -15,6 +17,16 @@
 
 namespace embed {
 namespace {
+
+// Sends the answers so far on: a block at a time reaches the reader of a pipe without
+// waiting for the rest. A standard output that refuses them (a full disk, /dev/full) ends
+// the run with an error, rather than answering into nothing and exiting 0.
+void flush_answers() {
+  errno = 0;
+  if (!(std::cout << std::flush)) {
+    fail("<stdout>: cannot write the answers: {}", errno ? std::strerror(errno) : "write error");
+  }
+}
 
 // Queries answered per pass over the matrix when reading a stream.
 constexpr std::size_t kBatchLines = 1024;
@@ -47,7 +59,7 @@ std::size_t answer_stdin(QueryRunner& runner, const VectorSpace& space) {
       inputs.push_back(make_query_input(fmt::format("<stdin>:{}", first_line + i), lines[i]));
     }
     failed += runner.answer(inputs);
-    std::cout << std::flush;
+    flush_answers();
   }
   if (interactive) std::cerr << "\n";
   return failed;
@@ -120,7 +132,7 @@ int run_query_command(const QueryCommand& command) {
   } else {
     failed = runner.answer(command_line_queries(command));
   }
-  std::cout << std::flush;
+  flush_answers();
   return failed ? kExitQueriesFailed : 0;
 }
 

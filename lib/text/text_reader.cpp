@@ -6,7 +6,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 
 #include <fast_float/fast_float.h>
 
@@ -408,17 +407,14 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> parse_count_dim_header(st
 }
 
 WordSet read_word_list(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) fail("{}: cannot open the word list", path);
+  InputStream in = InputStream::open(path);  // "-" for stdin, gzip or not
   WordSet words;
-  std::string line;
-  while (std::getline(file, line)) {
+  for (const std::string& line : in.read_lines()) {
     const char* end = trim_line_end(line.data(), line.data() + line.size());
     const char* begin = line.data();
     while (begin < end && is_separator(*begin)) ++begin;
     if (begin < end) words.emplace(begin, end);
   }
-  if (file.bad()) fail("{}: read error", path);
   return words;
 }
 

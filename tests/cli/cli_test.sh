@@ -211,6 +211,11 @@ expect_error "--info on 5 bytes of an .emb" 1 "five.emb: 5 bytes, too short for 
 expect_error "converting 5 bytes of an .emb" 1 "five.emb: 5 bytes, too short for an .emb file" -- "$GC" five.emb -o x.txt
 cp glove.txt text-named.emb
 expect_error "--info on text named .emb" 1 "glove-convert text-named.emb -o text-named.converted.emb" -- "$GC" --info text-named.emb
+# --vocab - reads the words from stdin; not with INPUT - too.
+check "--vocab -" "$(printf 'of\nthe\n' | "$GC" -q glove.txt --vocab - -o - --to glove | cut -d' ' -f1 | tr '\n' ' ')" "the of "
+expect_error "--vocab - with INPUT -" 2 "--vocab - and INPUT - cannot both be standard input" -- "$GC" - --vocab - -o x.emb
+expect_error "--info into /dev/full" 1 "glove-convert: error: <stdout>: cannot write: No space left on device" -- \
+  bash -c '"$0" --info "$1" > /dev/full' "$GC" a.emb
 # --vocab names the words it did not find (issue 66: it gave their number only).
 "$GC" glove.txt -o found.emb --vocab <(printf 'the\nThe\nzebra\nof\n') 2> vocab.log
 grep -q 'warning: 2 of the 4 words in /dev/fd/[0-9]* are not in glove.txt: "The", "zebra"$' vocab.log && ok ||

@@ -156,6 +156,15 @@ grep -q 'Spearman 0.1030  Pearson 0.3515  pairs 10 of 95  OOV 89.5%' eval500.txt
 import json, sys
 r = json.load(sys.stdin)["analogies"]
 sys.exit(0 if (r["correct"], r["answered"], r["questions"]) == (12, 255, 298) else 1)' && ok || bad "eval json"
+# Evaluation files from stdin (-), as vectors and queries can be; one file only.
+check "eval --analogies -" "$("$EQ" eval sample.emb --analogies - --format tsv < "$DATA/analogies-sample.txt" | grep $'\ttotal\t' | cut -f4,5)" \
+  $'12\t255'
+expect_error "eval: stdin twice" 2 "standard input (-) can be one of its files only" "$EQ" eval - --word-pairs - < sample.emb
+# A standard output that refuses the answers (a full disk) is an error, not exit 0.
+expect_error "answers into /dev/full" 1 "embed-query: error: <stdout>: cannot write the answers: No space left on device" \
+  bash -c '"$0" "$1" a -k 1 > /dev/full' "$EQ" v.emb
+expect_error "eval into /dev/full" 1 "embed-query: error: <stdout>: cannot write: No space left on device" \
+  bash -c '"$0" eval "$1" --analogies "$2" > /dev/full' "$EQ" sample.emb "$DATA/analogies-sample.txt"
 # --format tsv: one row per figure (issue 66: eval refused tsv).
 "$EQ" eval sample.emb --analogies "$DATA/analogies-sample.txt" --word-pairs "$DATA/wordsim-sample.tsv" --format tsv > eval.tsv
 check "eval tsv: the total" "$(grep $'^analogies\ttotal\t' eval.tsv)" $'analogies\ttotal\t4.70588\t12\t255'

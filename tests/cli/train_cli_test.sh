@@ -263,6 +263,11 @@ set +m
 head -c 5000 my.ckpt > short.ckpt
 expect_error "truncated checkpoint" 1 "short.ckpt" "$ET" --resume short.ckpt
 expect_error "not a checkpoint" 1 "a.emb: not an embed-train checkpoint" "$ET" --resume a.emb
+# Vectors given as the corpus (beside --init and -o, an easy slip) are refused, not trained on
+# as words of raw bytes (issue 66's search: a 1-word vocabulary and exit 0 before).
+expect_error "an .emb as --corpus" 1 "a.emb: not a text corpus: it looks like an .emb (safetensors) file of vectors" \
+  "$ET" --corpus a.emb -o e.emb
+expect_error "an .emb as --corpus, one thread" 1 "a.emb: not a text corpus" "$ET" --corpus a.emb -o e.emb --threads 1
 expect_error "--resume with --corpus" 2 "excludes" "$ET" --resume my.ckpt --corpus "$CORPUS"
 
 # --- progress on a terminal ---

@@ -27,6 +27,8 @@
 #include "core/parallel_sort.h"
 #include "core/progress.h"
 #include "core/utf8.h"
+#include "text/fasttext_model.h"
+#include "text/format_detect.h"
 #include "train/corpus/corpus_shards.h"
 #include "train/corpus/merged_counts.h"
 #include "train/corpus/word_counter.h"
@@ -226,6 +228,18 @@ void tokenize_range(const std::vector<CorpusFile>& files, ByteRange range, Token
 // regular file is opened to look for gzip's magic bytes: a FIFO or a process substitution
 // (`<(zcat c.gz)`) can be read once only, and closing it after a peek would lose those
 // bytes, kill its writer with SIGPIPE, and leave the next open waiting for a writer forever.
+// A corpus is text: vectors or a model given as --corpus by mistake (an easy slip beside
+// --init and -o) would otherwise be trained on as words of raw bytes.
+void refuse_binary_corpus(InputStream& in) {
+  const std::string_view head = in.peek(4096);
+  const char* what = is_safetensors(head)       ? "an .emb (safetensors) file of vectors"
+                     : is_fasttext_model(head)  ? "a fastText model"
+                     : is_w2v_bin(head)         ? "word2vec binary vectors"
+                     : head.find('\0') != std::string_view::npos ? "binary data (it has NUL bytes)"
+                                                                  : nullptr;
+  if (what) fail("{}: not a text corpus: it looks like {}; --corpus reads plain or gzip-compressed text", in.name(), what);
+}
+
 bool is_regular_file(const std::string& path) {
   struct stat st {};
   return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -300,7 +314,13 @@ void check_corpus_unchanged(const std::vector<CorpusFile>& files) {
 }
 
 Corpus read_corpus(const std::vector<std::string>& paths, const CorpusOptions& options) {
-  if (options.threads > 1 && all_in_place(paths)) return read_corpus_in_parallel(paths, options);
+  if (options.threads > 1 && all_in_place(paths)) {
+    for (const std::string& path : paths) {
+      InputStream in = InputStream::open(path);
+      refuse_binary_corpus(in);
+    }
+    return read_corpus_in_parallel(paths, options);
+  }
   Corpus corpus;
   corpus.name = corpus_name(paths);
   WordCounter counter;
@@ -308,6 +328,7 @@ Corpus read_corpus(const std::vector<std::string>& paths, const CorpusOptions& o
   std::vector<char> block(1 << 20);
   for (std::size_t i = 0; i < paths.size(); ++i) {
     InputStream in = InputStream::open(paths[i]);
+    refuse_binary_corpus(in);
     // The epochs read each file again, from the middle: what cannot be (standard input,
     // gzip, a pipe) is copied, decompressed, beside the output while it is counted.
     std::optional<AtomicOutput> spool;
@@ -449,6 +470,7 @@ Corpus read_corpus_on_ranks(const std::vector<std::string>& paths, const CorpusO
            path);
     }
     InputStream in = InputStream::open(path);
+    refuse_binary_corpus(in);
     if (!in.mappable()) {
       fail(
           "{}: under mpirun the corpus must be plain files every rank can read from the middle (gzip cannot be); "
