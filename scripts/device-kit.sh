@@ -100,7 +100,11 @@ missing=$(for f in "$kit"/bin/*; do LD_LIBRARY_PATH=$kit/lib ldd "$f" | grep 'no
 
 # OpenBLAS is loaded with dlopen (ldd does not show it): without it the CPU figures beside
 # the GPU's would be the portable loop's. Compressed, with its own needs.
-compress() { xz -9 -T0 -c "$1" > "$2.xz"; }
+# xz's fastest preset with -9's 64 MiB dictionary: the binaries share most of their code, which
+# a dictionary that spans them all finds. 73 MB of binaries: 5.4 MB in 5 s, where -9 made 5.0
+# MB in 40 s (35 s that CI waited for, the kit being built beside the last fuzzing round).
+xz_fast=(xz --lzma2=preset=1,dict=64MiB -T0)
+compress() { "${xz_fast[@]}" -c "$1" > "$2.xz"; }
 # awk reads to the end: leaving early would kill ldconfig with SIGPIPE, which pipefail
 # turns into a failure (as it once did in CI).
 openblas=$(ldconfig -p | awk '/libopenblas\.so\.0 / && !found {print $NF; found = 1}')
@@ -179,7 +183,7 @@ install -m 755 scripts/device-kit-run.sh "$kit/run.sh"
 
 # The binaries packed (xz: a quarter of their size), which run.sh unpacks: bin/ was two thirds
 # of the kit, which must fit beside the working tree.
-tar -C "$kit" -cf - bin | xz -9 -T0 > "$kit/bin.tar.xz"
+tar -C "$kit" -cf - bin | "${xz_fast[@]}" > "$kit/bin.tar.xz"
 rm -rf "$kit/bin"
 
 cuda_version=$("$nvcc" --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
