@@ -59,6 +59,7 @@ tools=(glove-convert embed-query embed-train bench-search bench-gpu-bandwidth be
 tests=(gpu_smoke_test gpu_train_tests gpu_glove_tests gpu_search_tests)
 cmake --build "$build" -j"$(nproc)" --target "${tools[@]}" "${tests[@]}"
 stage_done "kit build" $start
+start=$SECONDS
 
 rm -rf "$kit"
 mkdir -p "$kit"/{bin,lib,lib-dlopen,lib-fallback,tests/gpu,tests/cli,tests/python,python/embed,data,shared/data,scripts/bench}
@@ -198,5 +199,6 @@ cuda_version=$("$nvcc" --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')
 
 bytes=$(du -sb "$kit" | cut -f1)
 ((bytes <= max_bytes)) || die "$kit is $((bytes >> 20)) MiB, over the 48 MiB that may travel with the working tree"
+stage_done "kit pack" $start
 echo "device-kit: $kit ready: $(awk "BEGIN {printf \"%.1f\", $bytes / 1048576}") MiB, CUDA $cuda_version, sm_$arch"
 echo "device-kit: run it there with: bash .device-kit/run.sh all   (carry: [\".device-kit\"]; docs/GPU.md)"
