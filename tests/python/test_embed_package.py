@@ -634,4 +634,7 @@ if __name__ == "__main__":
     if len(sys.argv) < 4:
         sys.exit(__doc__)
     ET, EQ, GC = (os.path.abspath(p) for p in sys.argv[1:4])
-    unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[4:])
+    # EMBED_TEST_FAIL_FAST=1 (tests/broken/check_suites_catch_breakage.sh): the first failure
+    # ends the run, as it ends the shell suites (tests/cli/lib.sh).
+    fail_fast = ["-f"] if os.environ.get("EMBED_TEST_FAIL_FAST") == "1" else []
+    unittest.main(argv=[sys.argv[0], "-v"] + fail_fast + sys.argv[4:])
