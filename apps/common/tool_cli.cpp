@@ -1,9 +1,6 @@
 #include "common/tool_cli.h"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <iostream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +11,7 @@
 #include "backend/registry.h"
 #include "common/option_checks.h"
 #include "core/error.h"
+#include "core/file_io.h"
 #include "core/log.h"
 #include "core/report_errors.h"
 
@@ -140,13 +138,8 @@ int run(const std::string& tool, const LogFlags& flags, const std::function<int(
   return report_errors(kExitFailure, [&]() -> int {
     try {
       const int status = body();
-      // What is still buffered for stdout is written now, while a failure can still be
-      // told: a report sent into /dev/full or a full disk is an error, not exit 0.
-      errno = 0;
-      std::cout.flush();
-      if (!std::cout || std::fflush(stdout) != 0) {
-        fail("<stdout>: cannot write: {}", errno ? std::strerror(errno) : "write error");
-      }
+      // Written now, while a failure can still be told.
+      flush_stdout("<stdout>: cannot write");
       return status;
     } catch (const UsageError& e) {
       spdlog::error("{}; see --help", e.what());

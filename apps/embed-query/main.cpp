@@ -1,10 +1,6 @@
 // embed-query: nearest neighbours, analogies and similarities on word vectors, and
 // their evaluation on analogy and word-similarity benchmarks. Declares the options and
 // hands over to lib/query.
-#include <algorithm>
-#include <string>
-#include <vector>
-
 #include <CLI/CLI.hpp>
 
 #include "backend/registry.h"
@@ -117,10 +113,9 @@ int main(int argc, char** argv) {
   add_reading(*map);
 
   if (const auto exit_status = embed::cli::parse(app, argc, argv)) return *exit_status;
-  if (eval->parsed() && [&] {
-        const std::vector<std::string> inputs{eval_command.vectors, eval_command.analogies, eval_command.word_pairs};
-        return std::count(inputs.begin(), inputs.end(), "-") > 1;
-      }()) {
+  const int eval_stdin_inputs =
+      (eval_command.vectors == "-") + (eval_command.analogies == "-") + (eval_command.word_pairs == "-");
+  if (eval->parsed() && eval_stdin_inputs > 1) {
     return embed::cli::usage_exit(app, CLI::ValidationError("eval", "standard input (-) can be one of its files only"));
   }
   if (eval->parsed() && eval_command.analogies.empty() && eval_command.word_pairs.empty()) {

@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <iostream>
 
 #include "core/error.h"
 
@@ -41,6 +43,12 @@ void write_all(int fd, const void* data, std::size_t size, std::optional<std::ui
     if (n <= 0) fail("{}: cannot write: {}", what, std::strerror(n < 0 ? errno : EIO));
     done += static_cast<std::size_t>(n);
   }
+}
+
+void flush_stdout(std::string_view what) {
+  errno = 0;
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0) fail("{}: {}", what, errno ? std::strerror(errno) : "write error");
 }
 
 }  // namespace embed

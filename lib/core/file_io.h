@@ -24,6 +24,11 @@ std::size_t read_some(int fd, void* buffer, std::size_t size, std::string_view w
 // (write: pipes, appends). Throws embed::Error "WHAT: cannot write: REASON".
 void write_all(int fd, const void* data, std::size_t size, std::optional<std::uint64_t> offset, std::string_view what);
 
+// Writes what std::cout and C's stdout still buffer. Standard output that refuses it (a full
+// disk, /dev/full) throws embed::Error "WHAT: REASON", rather than the output being lost
+// with exit status 0.
+void flush_stdout(std::string_view what);
+
 // A file's modification time in nanoseconds, as checkpoints record it.
 inline std::int64_t mtime_ns(const struct stat& st) {
   return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;

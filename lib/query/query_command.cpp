@@ -2,15 +2,14 @@
 
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <iostream>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "core/file_io.h"
 #include "math/sgemm.h"
 #include "query/line_reader.h"
 #include "query/query_parse.h"
@@ -19,14 +18,8 @@ namespace embed {
 namespace {
 
 // Sends the answers so far on: a block at a time reaches the reader of a pipe without
-// waiting for the rest. A standard output that refuses them (a full disk, /dev/full) ends
-// the run with an error, rather than answering into nothing and exiting 0.
-void flush_answers() {
-  errno = 0;
-  if (!(std::cout << std::flush)) {
-    fail("<stdout>: cannot write the answers: {}", errno ? std::strerror(errno) : "write error");
-  }
-}
+// waiting for the rest; a standard output that refuses them ends the run.
+void flush_answers() { flush_stdout("<stdout>: cannot write the answers"); }
 
 // Queries answered per pass over the matrix when reading a stream.
 constexpr std::size_t kBatchLines = 1024;

@@ -224,10 +224,6 @@ void tokenize_range(const std::vector<CorpusFile>& files, ByteRange range, Token
   tokenizer.end_input();
 }
 
-// Whether every path is a file read in place (not standard input, gzip or a pipe). Only a
-// regular file is opened to look for gzip's magic bytes: a FIFO or a process substitution
-// (`<(zcat c.gz)`) can be read once only, and closing it after a peek would lose those
-// bytes, kill its writer with SIGPIPE, and leave the next open waiting for a writer forever.
 // A corpus is text: vectors or a model given as --corpus by mistake (an easy slip beside
 // --init and -o) would otherwise be trained on as words of raw bytes.
 void refuse_binary_corpus(InputStream& in) {
@@ -240,6 +236,10 @@ void refuse_binary_corpus(InputStream& in) {
   if (what) fail("{}: not a text corpus: it looks like {}; --corpus reads plain or gzip-compressed text", in.name(), what);
 }
 
+// Whether every path is a file read in place (not standard input, gzip or a pipe). Only a
+// regular file is opened to look for gzip's magic bytes: a FIFO or a process substitution
+// (`<(zcat c.gz)`) can be read once only, and closing it after a peek would lose those
+// bytes, kill its writer with SIGPIPE, and leave the next open waiting for a writer forever.
 bool is_regular_file(const std::string& path) {
   struct stat st {};
   return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -463,9 +463,9 @@ Corpus read_corpus_on_ranks(const std::vector<std::string>& paths, const CorpusO
   for (const auto& path : paths) {
     if (path == "-") fail("under mpirun the corpus must be files every rank can read; - (standard input) is read once");
     // (A pipe is refused before it is opened: its open would wait for a writer.)
-    if (!is_regular_file(path)) {
-      struct stat st {};
-      if (::stat(path.c_str(), &st) != 0) fail("{}: cannot open: {}", path, std::strerror(errno));
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) fail("{}: cannot open: {}", path, std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) {
       fail("{}: under mpirun the corpus must be plain files every rank can read from the middle (not a regular file)",
            path);
     }

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -163,8 +163,7 @@ void set_row(RowMatrix& table, std::size_t r, std::span<const float> values, std
 
 // A new empty file in $TMPDIR (or /tmp), for a copy of `path`.
 std::string new_temporary_file(const std::string& path) {
-  const char* tmpdir = std::getenv("TMPDIR");
-  std::string name = fmt::format("{}/embed-init-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+  std::string name = (std::filesystem::temp_directory_path() / "embed-init-XXXXXX").string();
   const int fd = ::mkstemp(name.data());
   if (fd < 0) fail("--init {}: cannot create a temporary copy in {}: {}", path, name, std::strerror(errno));
   ::close(fd);
