@@ -10,6 +10,7 @@
 
 #include "backend/registry.h"
 #include "common/option_checks.h"
+#include "core/cpu_isa.h"
 #include "core/error.h"
 #include "core/file_io.h"
 #include "core/log.h"
@@ -26,7 +27,7 @@ void add_log_flags(CLI::App& app, LogFlags& flags) {
 void add_version_flag(CLI::App& app, const std::string& tool, std::function<std::string()> extra) {
   app.set_version_flag("--version", std::function<std::string()>([tool, extra] {
                          std::string text =
-                             tool + " " EMBED_VERSION "\nbackends: " + backend_summary() + "\ngpus: " + gpu_summary();
+                             tool + " " EMBED_VERSION "\nbackends: " + backend_summary() + "\ngpus: " + gpu_summary() + "\ncpu: " + cpu_isa_summary();
                          if (extra) text += "\n" + extra();
                          return text;
                        }));

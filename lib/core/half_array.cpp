@@ -3,6 +3,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/cpu_isa.h"
 #include "core/half.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -132,12 +133,15 @@ bool cpu_has_f16c() {
   return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
 }
 
-// The best of three versions of a conversion this CPU runs.
+// The best of three versions of a conversion for cpu_isa(). A CPU with F16C but no AVX2
+// (Sandy and Ivy Bridge) takes the F16C version too, unless EMBED_CPU_ISA lowered the level.
 template <typename Fn>
 Fn* best_of(Fn* avx512, Fn* f16c, Fn* scalar) {
+  const CpuIsa isa = cpu_isa();
+  if (isa == CpuIsa::avx512) return avx512;
+  if (isa == CpuIsa::avx2) return f16c;
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return avx512;
-  if (__builtin_cpu_supports("avx") && cpu_has_f16c()) return f16c;
+  if (isa == cpu_isa_supported() && __builtin_cpu_supports("avx") && cpu_has_f16c()) return f16c;
   return scalar;
 }
 #endif
@@ -187,8 +191,8 @@ void add_f16_change(std::uint16_t* row, const std::uint16_t* now, const std::uin
 
 // f32_to_bf16 without a branch, so that each clone vectorises it: a NaN keeps its top
 // bits and is made quiet, anything else rounds to nearest even.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void f32_to_bf16_array(const float* in, std::uint16_t* out,
-                                                                                    std::size_t count) {
+namespace {
+__attribute__((always_inline)) inline void f32_to_bf16_loop(const float* in, std::uint16_t* out, std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) {
     std::uint32_t bits;
     std::memcpy(&bits, in + i, sizeof bits);
@@ -196,6 +200,17 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void f32_to_bf16_ar
     const std::uint32_t rounded = (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
     out[i] = static_cast<std::uint16_t>(nan ? (bits >> 16) | 0x40u : rounded);
   }
+}
+
+EMBED_TARGET_AVX512 void f32_to_bf16_avx512(const float* in, std::uint16_t* out, std::size_t count) {
+  f32_to_bf16_loop(in, out, count);
+}
+EMBED_TARGET_AVX2 void f32_to_bf16_avx2(const float* in, std::uint16_t* out, std::size_t count) { f32_to_bf16_loop(in, out, count); }
+void f32_to_bf16_baseline(const float* in, std::uint16_t* out, std::size_t count) { f32_to_bf16_loop(in, out, count); }
+}  // namespace
+
+void f32_to_bf16_array(const float* in, std::uint16_t* out, std::size_t count) {
+  version_for(cpu_isa(), &f32_to_bf16_avx512, &f32_to_bf16_avx2, &f32_to_bf16_baseline)(in, out, count);
 }
 
 void bf16_to_f32_array(const std::uint16_t* in, float* out, std::size_t count) {

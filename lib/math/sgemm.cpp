@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "core/cpu_isa.h"
+
 namespace embed {
 namespace {
 
@@ -71,8 +73,8 @@ OpenBlas& openblas() {
 // meets it. No packing, so for a few queries this runs at memory speed where a packing
 // GEMM reads B three times; also the whole product when OpenBLAS is missing.
 // `omp simd` (with -fopenmp-simd, no OpenMP runtime) lets the compiler vectorise the sums
-// without -ffast-math, for whichever instruction set the CPU has.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void dot_sgemm_abt(
+// without -ffast-math, once per instruction-set level (core/cpu_isa.h).
+__attribute__((always_inline)) inline void dot_sgemm_abt_loops(
     std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const float* b, std::size_t ldb,
     float* c, std::size_t ldc) {
   constexpr std::size_t kRowsPerPass = 64;  // rows of B kept in cache while every row of A passes
@@ -89,6 +91,19 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void dot_sgemm_abt(
       }
     }
   }
+}
+
+#define EMBED_DOT_SGEMM(target, isa)                                                                                  \
+  target void dot_sgemm_abt_##isa(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const float* b, \
+                                  std::size_t ldb, float* c, std::size_t ldc) {                                              \
+    dot_sgemm_abt_loops(m, n, k, a, lda, b, ldb, c, ldc);                                                                    \
+  }
+EMBED_AT_EACH_ISA(EMBED_DOT_SGEMM)
+#undef EMBED_DOT_SGEMM
+
+void dot_sgemm_abt(std::size_t m, std::size_t n, std::size_t k, const float* a, std::size_t lda, const float* b, std::size_t ldb,
+                   float* c, std::size_t ldc) {
+  version_for(cpu_isa(), &dot_sgemm_abt_avx512, &dot_sgemm_abt_avx2, &dot_sgemm_abt_baseline)(m, n, k, a, lda, b, ldb, c, ldc);
 }
 
 // Below this many rows of A, dot_sgemm_abt beats a packing GEMM (measured on 400,000 × 300).

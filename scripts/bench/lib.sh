@@ -139,7 +139,15 @@ memory_gib() { awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo
 # machine_line: the CPU, memory and time in one line, to head and close a benchmark's output
 # (bench/RESULTS.md quotes it).
 machine_line() {
-  echo "machine: $(nproc) x $(cpu_model), $(memory_gib), $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "machine: $(nproc) x $(cpu_model), $(memory_gib), cpu path $(cpu_path), $(date -u '+%Y-%m-%d %H:%M UTC')"
+}
+
+# cpu_path: the instruction-set level embed's CPU loops run at (avx512, avx2, baseline: the
+# "cpu:" line of embed-train --version, which EMBED_CPU_ISA lowers), or "?" without a build.
+cpu_path() {
+  local line
+  line=$("${EMBED_TRAIN:-$BUILD/embed-train}" --version 2>/dev/null | sed -n 's/^cpu: //p') || true
+  echo "${line:-?}"
 }
 
 # machine_block: the same, a line each, under "== machine".
@@ -148,6 +156,7 @@ machine_block() {
   echo "date:    $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
   echo "host:    $(uname -srm)"
   echo "cpus:    $(nproc) x $(cpu_model)"
+  echo "path:    $(cpu_path)"
   echo "memory:  $(memory_gib)"
 }
 

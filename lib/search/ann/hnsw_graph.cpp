@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/cpu_isa.h"
+
 namespace embed {
 
 std::span<const std::uint32_t> HnswGraph::neighbours(std::uint64_t row, unsigned layer) const {
@@ -49,13 +51,21 @@ void RowScorer::prefetch(std::uint64_t row) const {
 
 namespace {
 
-// The search's inner loop: one row against the query. Vectorised (and cloned for the
-// widest SIMD the CPU has) without -ffast-math, as sgemm.cpp's kernel.
-__attribute__((target_clones("avx512f", "avx2", "default"))) float dot(const float* a, const float* b, std::size_t n) {
+// The search's inner loop: one row against the query. Vectorised without -ffast-math, as
+// sgemm.cpp's kernel, and compiled once per instruction-set level (core/cpu_isa.h).
+__attribute__((always_inline)) inline float dot_loop(const float* a, const float* b, std::size_t n) {
   float sum = 0;
 #pragma omp simd reduction(+ : sum)
   for (std::size_t i = 0; i < n; ++i) sum += a[i] * b[i];
   return sum;
+}
+EMBED_TARGET_AVX512 float dot_avx512(const float* a, const float* b, std::size_t n) { return dot_loop(a, b, n); }
+EMBED_TARGET_AVX2 float dot_avx2(const float* a, const float* b, std::size_t n) { return dot_loop(a, b, n); }
+float dot_baseline(const float* a, const float* b, std::size_t n) { return dot_loop(a, b, n); }
+
+float dot(const float* a, const float* b, std::size_t n) {
+  static const auto for_cpu = version_for(cpu_isa(), &dot_avx512, &dot_avx2, &dot_baseline);
+  return for_cpu(a, b, n);
 }
 
 }  // namespace

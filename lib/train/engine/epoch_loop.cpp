@@ -102,6 +102,7 @@ class EpochRunner {
     p.items_done = all_items();
     p.learning_rate = task_.learning_rate(p.items_done);
     p.loss = examples > 0 ? loss_sum / static_cast<double>(examples) : 0;
+    p.examples = examples;
     p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     p.items_this_run = p.items_done - items_at_start_;
     return p;

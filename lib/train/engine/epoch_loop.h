@@ -50,6 +50,8 @@ struct TrainProgress {
   std::uint64_t items_done;  // items, over all epochs
   float learning_rate;
   double loss;     // mean loss per example in this epoch so far
+  std::uint64_t examples = 0;  // loss terms in this epoch so far (this rank's): skip-gram's context rows, CBOW's
+                               // windows, GloVe's records
   double seconds;  // since this run (or resumed run) started
   std::uint64_t items_this_run;
 };

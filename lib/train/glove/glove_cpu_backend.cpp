@@ -10,6 +10,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/cpu_isa.h"
 #include "core/error.h"
 #include "train/engine/update_rule_for.h"
 #include "train/glove/glove_error.h"
@@ -88,16 +89,27 @@ inline __attribute__((always_inline)) void train_span(std::span<const GloveRecor
   loss.examples += examples;
 }
 
-// One target-cloned entry point per rule, overloaded on the rule's type (Clang clones no
-// templates).
-#define EMBED_GLOVE_KERNEL(Rule)                                                                                                \
-  __attribute__((target_clones("avx512f", "avx2", "default"))) void train_records_by(                                           \
-      const Rule& rule, std::span<const GloveRecord> records, RowMatrix& words, RowMatrix& contexts, const GloveLayout& layout, \
-      const std::uint8_t* locked, BatchLoss& loss) {                                                                            \
-    train_span(records, words, contexts, layout, locked, rule, loss);                                                           \
+// Each rule's entry points, one per instruction-set level (core/cpu_isa.h), overloaded
+// on the rule's type (Clang multiversions no templates).
+#define EMBED_GLOVE_KERNEL(target, isa, Rule)                                                                            \
+  target void train_records_##isa(const Rule& rule, std::span<const GloveRecord> records, RowMatrix& words,             \
+                                  RowMatrix& contexts, const GloveLayout& layout, const std::uint8_t* locked,           \
+                                  BatchLoss& loss) {                                                                    \
+    train_span(records, words, contexts, layout, locked, rule, loss);                                                   \
   }
-EMBED_UPDATE_RULES(EMBED_GLOVE_KERNEL)
+#define EMBED_GLOVE_KERNELS(Rule) EMBED_AT_EACH_ISA(EMBED_GLOVE_KERNEL, Rule)
+EMBED_UPDATE_RULES(EMBED_GLOVE_KERNELS)
+#undef EMBED_GLOVE_KERNELS
 #undef EMBED_GLOVE_KERNEL
+
+template <typename Rule>
+void train_records_by(const Rule& rule, std::span<const GloveRecord> records, RowMatrix& words, RowMatrix& contexts,
+                      const GloveLayout& layout, const std::uint8_t* locked, BatchLoss& loss) {
+  using Loop = void(const Rule&, std::span<const GloveRecord>, RowMatrix&, RowMatrix&, const GloveLayout&, const std::uint8_t*,
+                    BatchLoss&);
+  version_for<Loop>(cpu_isa(), &train_records_avx512, &train_records_avx2, &train_records_baseline)(rule, records, words, contexts,
+                                                                                                    layout, locked, loss);
+}
 
 }  // namespace
 
@@ -118,7 +130,8 @@ class CpuGloveBackend final : public GloveBackend {
                   std::size_t summed_records)
       : words_(words), contexts_(contexts), layout_(layout), locked_(locked), summed_records_(summed_records) {}
   std::string name() const override {
-    return summed_records_ == 0 ? "the CPU" : "the CPU, steps summed over " + std::to_string(summed_records_) + " records";
+    const std::string cpu = "the CPU (" + std::string(cpu_isa_name(cpu_isa())) + ")";
+    return summed_records_ == 0 ? cpu : cpu + ", steps summed over " + std::to_string(summed_records_) + " records";
   }
   void train(std::span<const GloveRecord> records, unsigned worker, float learning_rate, BatchLoss& loss) override {
     if (summed_records_ > 0) {

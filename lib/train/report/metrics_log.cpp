@@ -46,9 +46,9 @@ void MetricsLog::epoch(const TrainProgress& p, double per_second, std::uint64_t 
 void MetricsLog::write(std::string_view event, const TrainProgress& p, double per_second, std::string_view more) {
   const std::string line = fmt::format(
       "{{\"event\":\"{}\",\"time\":{:.3f},\"epoch\":{},\"epochs\":{},\"unit\":\"{}\",\"done\":{},\"per_second\":{},"
-      "\"lr\":{},\"loss\":{}{}}}\n",
+      "\"lr\":{},\"loss\":{},\"examples\":{}{}}}\n",
       event, p.seconds, p.epoch + 1, epochs_, unit_, p.items_this_run, number(per_second), number(p.learning_rate),
-      number(p.loss), more);
+      number(p.loss), p.examples, more);
   if (std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0) {
     fail("--metrics: cannot write {}: {}", path_, std::strerror(errno));
   }

@@ -2,9 +2,11 @@
 // plots read them rather than the log's wording. One object per progress tick (at most
 // one a second) and one per epoch:
 //   {"event":"epoch","time":6.4,"epoch":1,"epochs":5,"unit":"words","done":2400000,
-//    "per_second":375000,"lr":0.0201,"loss":2.1}
+//    "per_second":375000,"lr":0.0201,"loss":2.1,"examples":1500000}
 // time: seconds since training (or its resumption) started; epoch: 1-based; done: items
-// done in this run; per_second: since the start for a tick, over the epoch for an epoch.
+// done in this run; per_second: since the start for a tick, over the epoch for an epoch;
+// examples: the loss's terms in the epoch so far (skip-gram: context rows, CBOW: windows,
+// GloVe: records), from which scripts/bench/roofline.sh counts the work per word.
 // An epoch's object also has "peak_rss" (bytes) and, on a GPU, the epoch's traffic
 // (table_traffic.h): "resident_share", "to_gpu_per_item", "from_gpu_per_item" (bytes),
 // "gpu_memory" (bytes).

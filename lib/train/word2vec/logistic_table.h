@@ -21,10 +21,10 @@ class LogisticTable {
     }
   }
   // 1 / (1 + e^-x)
-  float sigmoid(float x) const { return sigmoid_[index(x)]; }
+  __attribute__((always_inline)) float sigmoid(float x) const { return sigmoid_[index(x)]; }
   // -log sigmoid(x) = log(1 + e^-x): the loss of a score x whose label is 1
   // (label 0: loss(-x)).
-  float loss(float x) const {
+  __attribute__((always_inline)) float loss(float x) const {
     if (x < -kRange) return -x;
     return softplus_neg_[index(x)];
   }
@@ -34,7 +34,7 @@ class LogisticTable {
   const float* loss_values() const { return softplus_neg_.data(); }
 
  private:
-  static int index(float x) {
+  __attribute__((always_inline)) static int index(float x) {
     // As std::fmin(std::fmax(x, -kRange), kRange), NaN going to -kRange, but inlined:
     // those two are library calls that cost 6% of skip-gram's time.
     if (!(x >= -kRange)) x = -kRange;

@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/cpu_isa.h"
 #include "core/error.h"
 #include "train/engine/row_ops.h"
 #include "train/engine/row_prefetcher.h"
@@ -140,7 +141,7 @@ __attribute__((always_inline)) inline void train_skipgram(const Rule& rule, cons
     for (std::size_t c = 0; c < contexts.size(); ++c) {
       const auto negatives = batch.negatives_per_input ? batch.input_negatives(first + c) : batch.window_negatives(w);
       const std::size_t n_out = list_output_rows(contexts[c], negatives, out_rows);
-      train_outputs(rule, hidden, out_rows, n_out, t, gradient, loss_sum, [&] { prefetcher.step(n); });
+      train_outputs(rule, hidden, out_rows, n_out, t, gradient, loss_sum, [&]() __attribute__((always_inline)) { prefetcher.step(n); });
       if constexpr (kMovesAverage) {
         axpy(gain, gradient, hidden, n);
         axpy(1.0f, gradient, window_gradient, n);
@@ -194,7 +195,7 @@ __attribute__((always_inline)) inline void train_cbow(const Rule& rule, const Wi
     }
     t.average(s.bag, s.hidden.data());
     const std::size_t n_out = list_output_rows(batch.targets[w], batch.window_negatives(w), out_rows);
-    train_outputs(rule, s.hidden.data(), out_rows, n_out, t, s.gradient.data(), loss_sum, [&] { s.prefetcher.step(n); });
+    train_outputs(rule, s.hidden.data(), out_rows, n_out, t, s.gradient.data(), loss_sum, [&]() __attribute__((always_inline)) { s.prefetcher.step(n); });
     for (std::uint32_t r : s.bag) t.step(rule, t.input_row(r), 1.0f, s.gradient.data());
     ++loss.examples;
   }
@@ -214,9 +215,10 @@ __attribute__((always_inline)) inline void train_cbow_cached(const SgdRule& rule
   double loss_sum = 0;
   std::uint32_t out_rows[64];
   const std::size_t n = t.padded;
-  auto sum_of = [&](const CachedWord& c) { return s.cached_rows.data() + c.slot * 2 * n; };
-  auto pending_of = [&](const CachedWord& c) { return s.cached_rows.data() + c.slot * 2 * n + n; };
-  auto flush = [&](const CachedWord& c) {
+  auto sum_of = [&](const CachedWord& c) __attribute__((always_inline)) { return s.cached_rows.data() + c.slot * 2 * n; };
+  auto pending_of = [&](const CachedWord& c) __attribute__((always_inline)) { return s.cached_rows.data() + c.slot * 2 * n + n; };
+  // The lambdas always inlined, so that their loops are compiled for the caller's level.
+  auto flush = [&](const CachedWord& c) __attribute__((always_inline)) {
     for (std::uint32_t r : t.subwords->of(c.word)) SgdRule::add(t.input_row(r), 1.0f, pending_of(c), n);
     s.free_slots.push_back(c.slot);
   };
@@ -262,7 +264,7 @@ __attribute__((always_inline)) inline void train_cbow_cached(const SgdRule& rule
     }
     fasttext_average({hidden, n}, listed);
     const std::size_t n_out = list_output_rows(batch.targets[w], batch.window_negatives(w), out_rows);
-    train_outputs(rule, hidden, out_rows, n_out, t, s.gradient.data(), loss_sum, [&] { s.prefetcher.step(n); });
+    train_outputs(rule, hidden, out_rows, n_out, t, s.gradient.data(), loss_sum, [&]() __attribute__((always_inline)) { s.prefetcher.step(n); });
     for (std::uint32_t word : contexts) {
       const auto it = std::find_if(s.cached.begin(), s.cached.end(), [&](const CachedWord& c) { return c.word == word; });
       const float moved = static_cast<float>(t.subwords->of(word).size()) * t.subwords->gain(word);
@@ -287,19 +289,28 @@ __attribute__((always_inline)) inline void train_cbow_by_rule(const SgdRule& rul
   train_cbow_cached(rule, batch, t, s, loss);
 }
 
-// Each rule's entry point, compiled for AVX-512, AVX2 and the baseline (as the word2vec
-// backend's: Clang clones no templates).
-#define EMBED_SUBWORD_LOOPS(Rule)                                                                              \
-  __attribute__((target_clones("avx512f", "avx2", "default"))) void train_subwords_by(                         \
-      const Rule& rule, Model model, const WindowBatch& batch, const Tables& t, Scratch& s, BatchLoss& loss) { \
-    if (model == Model::skipgram) {                                                                            \
-      train_skipgram(rule, batch, t, s, loss);                                                                 \
-    } else {                                                                                                   \
-      train_cbow_by_rule(rule, batch, t, s, loss);                                                             \
-    }                                                                                                          \
+// Each rule's entry points, one per instruction-set level (core/cpu_isa.h), as the
+// word2vec backend's.
+#define EMBED_SUBWORD_LOOP(target, isa, Rule)                                                                           \
+  target void train_subwords_##isa(const Rule& rule, Model model, const WindowBatch& batch, const Tables& t, Scratch& s, \
+                                   BatchLoss& loss) {                                                                   \
+    if (model == Model::skipgram) {                                                                                     \
+      train_skipgram(rule, batch, t, s, loss);                                                                          \
+    } else {                                                                                                            \
+      train_cbow_by_rule(rule, batch, t, s, loss);                                                                      \
+    }                                                                                                                   \
   }
+#define EMBED_SUBWORD_LOOPS(Rule) EMBED_AT_EACH_ISA(EMBED_SUBWORD_LOOP, Rule)
 EMBED_UPDATE_RULES(EMBED_SUBWORD_LOOPS)
 #undef EMBED_SUBWORD_LOOPS
+#undef EMBED_SUBWORD_LOOP
+
+template <typename Rule>
+void train_subwords_by(CpuIsa isa, const Rule& rule, Model model, const WindowBatch& batch, const Tables& t, Scratch& s,
+                       BatchLoss& loss) {
+  using Loop = void(const Rule&, Model, const WindowBatch&, const Tables&, Scratch&, BatchLoss&);
+  version_for<Loop>(isa, &train_subwords_avx512, &train_subwords_avx2, &train_subwords_baseline)(rule, model, batch, t, s, loss);
+}
 
 class SubwordCpuBackend final : public Word2vecBackend {
  public:
@@ -312,7 +323,7 @@ class SubwordCpuBackend final : public Word2vecBackend {
     scratch_.resize(workers);
     logistic_table();  // build the table before workers race to it
   }
-  std::string name() const override { return "cpu"; }
+  std::string name() const override { return "cpu (" + std::string(cpu_isa_name(isa_)) + ")"; }
 
   void train(const WindowBatch& batch, unsigned worker, BatchLoss& loss) override {
     EMBED_ASSERT(worker < scratch_.size());
@@ -322,11 +333,12 @@ class SubwordCpuBackend final : public Word2vecBackend {
       for (auto* v : {&s.hidden, &s.gradient, &s.window_gradient}) v->assign(tables_.padded, 0.0f);
     }
     with_update_rule(layout_.optimizer, batch.learning_rate, layout_.padded(), layout_.hyper,
-                     [&](const auto& rule) { train_subwords_by(rule, model_, batch, tables_, s, loss); });
+                     [&](const auto& rule) { train_subwords_by(isa_, rule, model_, batch, tables_, s, loss); });
   }
 
  private:
   Model model_;
+  CpuIsa isa_ = cpu_isa();
   Word2vecLayout layout_;
   const SubwordRows& subwords_;
   Tables tables_;

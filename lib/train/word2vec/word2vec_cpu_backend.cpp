@@ -15,8 +15,10 @@
 // of that many windows instead (summed_steps.h).
 #include <algorithm>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
+#include "core/cpu_isa.h"
 #include "core/error.h"
 #include "train/engine/row_ops.h"
 #include "train/engine/row_prefetcher.h"
@@ -78,6 +80,27 @@ __attribute__((always_inline)) inline void train_context_row(const Rule& rule, s
   for (std::size_t o = 1; o < n_out; ++o) axpy(gradient[o], t.output + out_rows[o] * width, input_grad, n);
   for (std::size_t o = 0; o < n_out; ++o) t.step(rule, t.output + out_rows[o] * width, gradient[o], in);
   if (t.updates(input)) t.step(rule, in, 1.0f, input_grad);
+}
+
+// SGD's context row: the same arithmetic, its steps in one pass (sgd_context_steps).
+__attribute__((always_inline)) inline void train_context_row(const SgdRule& rule, std::uint32_t input, const std::uint32_t* out_rows,
+                                                             std::size_t n_out, const Tables& t, float* /*input_grad*/,
+                                                             double& loss_sum) {
+  const LogisticTable& table = logistic_table();
+  const std::size_t width = t.width, n = t.padded;
+  float gradient[64];
+  float* rows[64];
+  float* in = t.input + input * width;
+  for (std::size_t o = 0; o < n_out; ++o) rows[o] = t.output + out_rows[o] * width;
+  const float target_score = dot(in, rows[0], n);
+  gradient[0] = rule.gradient_scale(1.0f - table.sigmoid(target_score));
+  loss_sum += table.loss(target_score);
+  for (std::size_t o = 1; o < n_out; ++o) {
+    const float score = dot(in, rows[o], n);
+    gradient[o] = rule.gradient_scale(-table.sigmoid(score));
+    loss_sum += table.loss(-score);
+  }
+  sgd_context_steps(in, rows, gradient, n_out, n, t.updates(input));
 }
 
 // Skip-gram with the window's negatives shared by its context rows.
@@ -166,14 +189,20 @@ __attribute__((always_inline)) inline void train_cbow(const Rule& rule, const Wi
     for (std::size_t i = 0; i < n; ++i) mean[i] *= inv;
     std::fill(mean_grad, mean_grad + n, 0.0f);
 
-    auto train_output = [&](std::uint32_t row, float label) {
+    // Always inlined, as every loop here: a lambda is a function of its own, which GCC had
+    // kept out of line and compiled for the baseline alone (CBOW ran SSE2 on every CPU).
+    auto train_output = [&](std::uint32_t row, float label) __attribute__((always_inline)) {
       s.prefetcher.step(n);
       float* out = t.output + row * width;
       const float score = dot(mean, out, n);
       const float g = rule.gradient_scale(label - table.sigmoid(score));
       loss_sum += table.loss(label > 0 ? score : -score);
-      axpy(g, out, mean_grad, n);
-      t.step(rule, out, g, mean);
+      if constexpr (std::is_same_v<Rule, SgdRule>) {
+        sgd_output_step(out, g, mean, mean_grad, n);
+      } else {
+        axpy(g, out, mean_grad, n);
+        t.step(rule, out, g, mean);
+      }
     };
     train_output(target, 1.0f);
     for (std::uint32_t negative : batch.window_negatives(w)) {
@@ -200,16 +229,25 @@ __attribute__((always_inline)) inline void train_batch(const Rule& rule, Model m
   }
 }
 
-// Each rule's entry point, compiled for AVX-512, AVX2 and the baseline, with the loops
-// above inlined into every clone: one function per rule, overloaded on its type, since
-// Clang does not multiversion templates.
-#define EMBED_WORD2VEC_LOOPS(Rule)                                                                             \
-  __attribute__((target_clones("avx512f", "avx2", "default"))) void train_batch_by(                            \
-      const Rule& rule, Model model, const WindowBatch& batch, const Tables& t, Scratch& s, BatchLoss& loss) { \
-    train_batch(rule, model, batch, t, s, loss);                                                               \
+// Each rule's entry points, one per instruction-set level (core/cpu_isa.h) with the loops
+// above inlined into each: one function per rule, overloaded on its type, since Clang
+// does not multiversion templates.
+#define EMBED_WORD2VEC_LOOP(target, isa, Rule)                                                                   \
+  target void train_batch_##isa(const Rule& rule, Model model, const WindowBatch& batch, const Tables& t, Scratch& s, \
+                                BatchLoss& loss) {                                                               \
+    train_batch(rule, model, batch, t, s, loss);                                                                 \
   }
+#define EMBED_WORD2VEC_LOOPS(Rule) EMBED_AT_EACH_ISA(EMBED_WORD2VEC_LOOP, Rule)
 EMBED_UPDATE_RULES(EMBED_WORD2VEC_LOOPS)
 #undef EMBED_WORD2VEC_LOOPS
+#undef EMBED_WORD2VEC_LOOP
+
+template <typename Rule>
+void train_batch_by(CpuIsa isa, const Rule& rule, Model model, const WindowBatch& batch, const Tables& t, Scratch& s,
+                    BatchLoss& loss) {
+  using Loop = void(const Rule&, Model, const WindowBatch&, const Tables&, Scratch&, BatchLoss&);
+  version_for<Loop>(isa, &train_batch_avx512, &train_batch_avx2, &train_batch_baseline)(rule, model, batch, t, s, loss);
+}
 
 class CpuBackend final : public Word2vecBackend {
  public:
@@ -229,7 +267,8 @@ class CpuBackend final : public Word2vecBackend {
     logistic_table();  // build the table before workers race to it
   }
   std::string name() const override {
-    return summed_windows_ == 0 ? "cpu" : "cpu, steps summed over " + std::to_string(summed_windows_) + " windows";
+    const std::string cpu = "cpu (" + std::string(cpu_isa_name(isa_)) + ")";
+    return summed_windows_ == 0 ? cpu : cpu + ", steps summed over " + std::to_string(summed_windows_) + " windows";
   }
 
   void train(const WindowBatch& batch, unsigned worker, BatchLoss& loss) override {
@@ -247,11 +286,12 @@ class CpuBackend final : public Word2vecBackend {
       s.mean.assign(tables_.padded, 0.0f);
     }
     with_update_rule(layout_.optimizer, batch.learning_rate, layout_.padded(), layout_.hyper,
-                     [&](const auto& rule) { train_batch_by(rule, model_, batch, tables_, s, loss); });
+                     [&](const auto& rule) { train_batch_by(isa_, rule, model_, batch, tables_, s, loss); });
   }
 
  private:
   Model model_;
+  CpuIsa isa_ = cpu_isa();
   Word2vecLayout layout_;
   Tables tables_;
   std::vector<Scratch> scratch_;
