@@ -5,10 +5,10 @@
 //              baseline, SSE2, has no FMA: a multiply and an add)
 //   mul+add    the same with a separate multiply and add, as code compiled without
 //              FMA contraction issues them
-//   row loop   GFLOP/s of the trainers' own inner loop (row_ops.h's dot and axpy and SGD's
-//              step, in skip-gram's order: 1 + K scores, the input's gradient, the
-//              output rows' steps, the input's step) on rows that stay in L1: what the
-//              loop shape allows when no row misses the cache
+//   row loop   GFLOP/s of skip-gram's own inner loop with SGD (row_ops.h: 1 + K dots, then
+//              the input's gradient, the output rows' steps and the input's step in one
+//              pass) on rows that stay in L1: what the loop allows when no row misses
+//              the cache
 //   stream     GB/s reading a buffer far larger than the caches, and updating one (y += a x)
 //   rows       GB/s of random rows of a table read, dotted and written back (the rows a
 //              window touches), for a table of --table-mb (default: text8-head's two
@@ -122,26 +122,31 @@ double mul_add_sse2(long rounds) {
 }
 #endif
 
-// Skip-gram's inner loop on one context row (train_context_row in
-// train/word2vec/word2vec_cpu_backend.cpp, SGD, without the table lookups), `rounds`
-// times over the same rows: in[P], out[(1+K) × P], grad[P], all in L1.
-__attribute__((always_inline)) inline double row_loop(long rounds, float* in, float* out, float* grad, std::size_t outputs,
-                                                      std::size_t p) {
+// Skip-gram's inner loop on one context row as the trainer runs it with SGD (train_context_row
+// in train/word2vec/word2vec_cpu_backend.cpp, without the table lookups): 1 + K scores, then
+// the steps in one pass (sgd_context_steps), `rounds` times, each round on the next of
+// kRowSets sets of rows (an input row and 1 + K output rows), all of which stay in L1: as
+// in training, a round's rows are not the last round's, whose steps may still be under way.
+constexpr std::size_t kRowSets = 4;
+__attribute__((always_inline)) inline double row_loop(long rounds, float* rows_in_l1, std::size_t outputs, std::size_t p) {
   float g[64];
+  float* sets[kRowSets][64];
+  for (std::size_t set = 0; set < kRowSets; ++set) {
+    for (std::size_t o = 0; o <= outputs; ++o) sets[set][o] = rows_in_l1 + (set * (outputs + 1) + o) * p;
+  }
   double check = 0;
   for (long r = 0; r < rounds; ++r) {
-    for (std::size_t o = 0; o < outputs; ++o) g[o] = 1e-6f * (0.5f - 0.01f * embed::dot(in, out + o * p, p));
-    embed::scale_copy(g[0], out, grad, p);
-    for (std::size_t o = 1; o < outputs; ++o) embed::axpy(g[o], out + o * p, grad, p);
-    for (std::size_t o = 0; o < outputs; ++o) embed::axpy(g[o], in, out + o * p, p);
-    embed::axpy(1.0f, grad, in, p);
+    float* const* rows = sets[static_cast<std::size_t>(r) % kRowSets];
+    float* in = rows[outputs];
+    for (std::size_t o = 0; o < outputs; ++o) g[o] = 1e-6f * (0.5f - 0.01f * embed::dot(in, rows[o], p));
+    embed::sgd_context_steps(in, rows, g, outputs, p, true);
     check += g[0];
   }
   return check;
 }
-#define EMBED_ROW_LOOP(target, isa)                                                                                    \
-  target double row_loop_##isa(long rounds, float* in, float* out, float* grad, std::size_t outputs, std::size_t p) { \
-    return row_loop(rounds, in, out, grad, outputs, p);                                                                \
+#define EMBED_ROW_LOOP(target, isa)                                                               \
+  target double row_loop_##isa(long rounds, float* rows, std::size_t outputs, std::size_t p) { \
+    return row_loop(rounds, rows, outputs, p);                                                  \
   }
 EMBED_AT_EACH_ISA(EMBED_ROW_LOOP)
 #undef EMBED_ROW_LOOP
@@ -209,7 +214,7 @@ struct Kernels {
   CpuIsa isa;
   double (*fma)(long);  // null: no FMA at this level
   double (*mul_add)(long);
-  double (*row)(long, float*, float*, float*, std::size_t, std::size_t);
+  double (*row)(long, float*, std::size_t, std::size_t);
   double (*rows)(float*, std::size_t, std::size_t, long, std::uint64_t);
   double (*read)(const float*, std::size_t);
   double (*update)(const float*, float*, std::size_t);
@@ -250,7 +255,9 @@ int main(int argc, char** argv) {
 
   const std::size_t p = (dim + 15) / 16 * 16;
   const std::size_t outputs = 1 + negative;
-  const double floats = static_cast<double>(p), rounds_per_output = 6.0 * static_cast<double>(outputs);
+  // The row loop's flops per float of a row: 1 + K dots (2 each), the input's gradient (1 + 2K), 1 + K
+  // steps (2 each), the input's step (1): 6 (1 + K).
+  const double floats = static_cast<double>(p), row_flops_per_float = 6.0 * static_cast<double>(outputs);
   std::printf("machine: %u hardware threads; probing %u thread(s) and 1; rows of %zu floats (dim %zu), K %zu\n",
               std::thread::hardware_concurrency(), threads, p, dim, negative);
   std::printf("%-9s %-9s %10s %10s %10s %10s %11s %11s %11s\n", "level", "threads", "fma", "mul+add", "row loop", "stream rd",
@@ -272,13 +279,13 @@ int main(int argc, char** argv) {
       const double mul_add =
           k.mul_add ? vector_flops * n / median_seconds(n, [&](unsigned) { return k.mul_add(kPeakRounds); }) / 1e9 : 0;
 
-      // The row loop: per round (1 + K) dots, the gradient's copy and K axpys, (1 + K) steps, the input's step.
-      const long row_rounds = static_cast<long>(8e9 / (floats * (rounds_per_output + 2)));
-      std::vector<std::vector<float>> row_buffers(n, std::vector<float>(p * (outputs + 2), 0.01f));
-      const double row_flops = static_cast<double>(row_rounds) * floats * (rounds_per_output + 1);
+      // The row loop: per round (1 + K) dots (2P flops each), the input's gradient (P + 2PK), (1 + K)
+      // steps (2P each), the input's step (P: an add).
+      const long row_rounds = static_cast<long>(8e9 / (floats * (row_flops_per_float + 2)));
+      std::vector<std::vector<float>> row_buffers(n, std::vector<float>(kRowSets * p * (outputs + 1), 0.01f));
+      const double row_flops = static_cast<double>(row_rounds) * floats * row_flops_per_float;
       const double row = row_flops * n / median_seconds(n, [&](unsigned t) {
-                           float* b = row_buffers[t].data();
-                           return k.row(row_rounds, b, b + p, b + p * (outputs + 1), outputs, p);
+                           return k.row(row_rounds, row_buffers[t].data(), outputs, p);
                          }) / 1e9;
 
       // Streams: each thread its share of the buffers.

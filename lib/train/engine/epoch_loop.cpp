@@ -249,7 +249,12 @@ class EpochRunner {
         workers_done = epoch.running == 0;
       }
       if (!task_.sync_ranks) {
-        if (workers_done) break;
+        if (workers_done) {
+          // Once more at the epoch's end: epochs shorter than the 50 ms poll (a small corpus
+          // at millions of words a second) would otherwise never show a progress line.
+          report_progress(epoch);
+          break;
+        }
       } else if (workers_done || round_due_by_items() || std::chrono::steady_clock::now() >= next_round) {
         // A rank whose workers are done joins the round at once and waits there asleep
         // (Cluster::sum_round) for the ranks still training, which come at their next
@@ -272,11 +277,14 @@ class EpochRunner {
         next_round = std::chrono::steady_clock::now() + std::chrono::duration<double>(task_.sync_seconds);
         if (agreed.all_done) break;
       }
-      if (on_progress_) {
-        const auto [sum, examples] = loss_so_far(epoch);
-        on_progress_(progress_now(sum, examples));
-      }
+      report_progress(epoch);
     }
+  }
+
+  void report_progress(const EpochWorkers& epoch) const {
+    if (!on_progress_) return;
+    const auto [sum, examples] = loss_so_far(epoch);
+    on_progress_(progress_now(sum, examples));
   }
 
   const EpochTask& task_;
