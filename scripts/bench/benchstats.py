@@ -666,6 +666,68 @@ def glove_roofline(dim: float, device_gbps: float, h2d_gbps: float) -> str:
     return f"{min(device_bound, pcie_bound):.3g}"
 
 
+def parse_roofline_probe(text: str) -> dict:
+    """bench-roofline's table: {(level, threads): {column: value}}."""
+    columns = ["fma", "mul_add", "row_loop", "stream_read", "stream_update", "rows_small", "rows_big"]
+    table = {}
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) == 9 and fields[0] in ("avx512", "avx2", "baseline") and fields[1].isdigit():
+            table[(fields[0], int(fields[1]))] = dict(zip(columns, map(float, fields[2:])))
+    return table
+
+
+def cpu_roofline(probe_paths: list[str], runs_path: str, negative: int = 5) -> str:
+    """roofline.sh's table: for each training run (a line of RUNS: model dim path threads words
+    per_second examples), the work per corpus word and the fraction of the machine's ceilings it
+    reaches (bench-roofline's output per dim, PROBES: one file per dim, named *-dimD.txt).
+    Per word, with P = dim rounded up to 16 floats, K negatives, C the mean context rows of a
+    window (skip-gram's examples over CBOW's at the same dim and path: both count windows alike),
+    W windows per word (CBOW's examples per word):
+      skip-gram: flops = (examples/word) x 6 (1 + K) P   (1 + K dots, the input's gradient,
+                 1 + K steps, the input's step: row_ops.h)
+      CBOW:      flops = W x (6 (1 + K) P + 2 C P)       (per output a dot, the mean's gradient
+                 and the step; the mean and the inputs' steps)
+      rows:      bytes = W x (1 + K + C) x 2 x 4P        (each row a window touches read and
+                 written once beyond L1)
+    The arithmetic ceiling is the probe's fma column (mul+add at the baseline, which has no
+    FMA) at the run's thread count; the memory one its rows-small column (random rows of a
+    table the size of text8-head's)."""
+    probes = {}
+    for path in probe_paths:
+        dim = int(re.search(r"dim(\d+)", path).group(1))
+        probes[dim] = parse_roofline_probe(_read(path))
+    runs = []
+    for line in _read(runs_path).splitlines():
+        if line.strip():
+            model, dim, path, threads, words, per_second, examples = line.split()
+            runs.append((model, int(dim), path, int(threads), float(words), float(per_second), float(examples)))
+    windows = {(d, p): e / w for m, d, p, t, w, r, e in runs if m == "cbow"}
+    contexts = {(d, p): e / w for m, d, p, t, w, r, e in runs if m == "skipgram"}
+    out = [f"{'model':9} {'dim':>4} {'path':9} {'thr':>3} {'Mwords/s':>9} {'kflop/word':>10} {'KB/word':>8} "
+           f"{'GFLOP/s':>8} {'% peak':>7} {'% loop':>7} {'GB/s':>6} {'% rows':>7}"]
+    for model, dim, path, threads, words, per_second, examples in runs:
+        p = (dim + 15) // 16 * 16
+        w = windows.get((dim, path))
+        c = contexts[(dim, path)] / w if w and (dim, path) in contexts else None
+        if model == "skipgram":
+            flops = examples / words * 6 * (1 + negative) * p
+        elif c is not None:
+            flops = w * (6 * (1 + negative) * p + 2 * c * p)
+        else:
+            continue
+        row_bytes = w * (1 + negative + c) * 2 * 4 * p if w and c else float("nan")
+        probe = probes.get(dim, {}).get((path, threads), {})
+        peak = probe.get("fma") or probe.get("mul_add") or float("nan")
+        loop = probe.get("row_loop", float("nan")) if model == "skipgram" else float("nan")
+        gflops = flops * per_second / 1e9
+        gbps = row_bytes * per_second / 1e9
+        out.append(f"{model:9} {dim:>4} {path:9} {threads:>3} {per_second / 1e6:>9.2f} {flops / 1e3:>10.1f} "
+                   f"{row_bytes / 1e3:>8.1f} {gflops:>8.1f} {100 * gflops / peak:>7.1f} {100 * gflops / loop:>7.1f} "
+                   f"{gbps:>6.1f} {100 * gbps / probe.get('rows_small', float('nan')):>7.1f}")
+    return "\n".join(out)
+
+
 def cluster_chance(cluster: int, vocab: int) -> str:
     """The share of a word's neighbours in its own cluster that chance gives: (cluster - 1) /
     (vocab - 1), two decimals."""
@@ -883,6 +945,10 @@ def _parser() -> argparse.ArgumentParser:
     s = command("glove-roofline", lambda a: glove_roofline(a.dim, a.device_gbps, a.h2d_gbps), "records/s")
     for name in ["dim", "device_gbps", "h2d_gbps"]:
         s.add_argument(name, type=float)
+    s = command("cpu-roofline", lambda a: cpu_roofline(a.probes, a.runs, a.negative), "roofline.sh's table")
+    s.add_argument("runs", help="a line per run: model dim path threads words per_second examples")
+    s.add_argument("probes", nargs="+", help="bench-roofline's output per dim, files named *-dimD.txt")
+    s.add_argument("--negative", type=int, default=5)
     s = command("cluster-chance", lambda a: cluster_chance(a.cluster, a.vocab), "chance's share of neighbours")
     s.add_argument("cluster", type=int)
     s.add_argument("vocab", type=int)

@@ -26,6 +26,9 @@
 # Environment:
 #   PARTS            "quality throughput" (default), or one of them
 #   TOOLS            "embed fasttext gensim" (default), any subset
+#   CPU_PATHS        embed-train's instruction-set levels to run, each as a tool of its own
+#                    ("embed-avx2"), e.g. "avx512 avx2 baseline" (EMBED_CPU_ISA: core/cpu_isa.h);
+#                    default: the widest this CPU has, as the tool "embed"
 #   MODELS           "skipgram cbow" (default; throughput uses the same list)
 #   SEEDS            "1 2 3" (default), quality part
 #   EPOCHS           5 (default), quality part (throughput is always 1 epoch)
@@ -102,6 +105,15 @@ for t in $TOOLS; do
   case $t in
     embed)
       need_tool embed-train "$EMBED_TRAIN" EMBED_TRAIN
+      if [[ -n ${CPU_PATHS:-} ]]; then
+        for path in $CPU_PATHS; do
+          if [[ $(EMBED_CPU_ISA=$path cpu_path) != "$path"* ]]; then
+            die "CPU_PATHS: $path: $(EMBED_CPU_ISA=$path cpu_path)"
+          fi
+          tools+=("embed-$path")
+        done
+        continue
+      fi
       ;;
     fasttext)
       if ! command -v "$FASTTEXT" >/dev/null; then
@@ -128,7 +140,7 @@ echo "== $bench_name"
 machine_line
 for t in "${tools[@]}"; do
   case $t in
-    embed) echo "embed:    $EMBED_TRAIN ($(version_of "$EMBED_TRAIN"))" ;;
+    embed | embed-*) echo "$t: $EMBED_TRAIN ($(version_of "$EMBED_TRAIN"), cpu path $(EMBED_CPU_ISA=${t#embed-} cpu_path))" ;;
     fasttext)
       if [[ $FASTTEXT == /usr/bin/fasttext ]] && v=$(dpkg-query -W -f '${Version}' fasttext 2>/dev/null); then
         echo "fasttext: $FASTTEXT (Debian package $v: built without AVX)"
@@ -154,9 +166,11 @@ train() {
   local lr cmd=()
   lr=$(lr_of "$model")
   case $tool in
-    embed)
+    embed | embed-*)
       trained_vectors=$prefix.emb
-      cmd=("$EMBED_TRAIN" --corpus "$corpus" --output "$trained_vectors" --model "$model" --dim 100
+      # embed-PATH: EMBED_CPU_ISA=PATH (plain "embed": the CPU's own, or the caller's setting).
+      [[ $tool == embed ]] && cmd=() || cmd=(env "EMBED_CPU_ISA=${tool#embed-}")
+      cmd+=("$EMBED_TRAIN" --corpus "$corpus" --output "$trained_vectors" --model "$model" --dim 100
         --window 5 --negative 5 --min-count 5 --sample 1e-4 --epochs "$epochs" --lr "$lr"
         --threads "$THREADS" --seed "$seed" -q)
       ;;
@@ -194,23 +208,34 @@ declare -A r_secs r_mb r_acc r_ws
 # show_gensim_timing TOOL PREFIX: for gensim, its own line (import / train / write seconds).
 show_gensim_timing() { [[ $1 != gensim ]] || sed -n 's/^gensim: /     | /p' "$2.log"; }
 
-# embed_x PART MODEL TOOL: embed-train's words/s over TOOL's (median walls), "-" without embed.
+# The embed-train tools (embed, or one per CPU_PATHS level); the first is embed_x's reference.
+embed_tools=()
+for t in "${tools[@]}"; do [[ $t != embed* ]] || embed_tools+=("$t"); done
+
+# embed_x PART MODEL TOOL: the first embed-train tool's words/s over TOOL's (median walls), "-"
+# without one.
 embed_x() {
   local key=$1/$2
-  [[ -n ${r_secs[$key/embed]:-} ]] || { echo -; return; }
-  ratio "$(median "${r_secs[$key/$3]}")" "$(median "${r_secs[$key/embed]}")"
+  if ((${#embed_tools[@]} == 0)) || [[ -z ${r_secs[$key/${embed_tools[0]}]:-} ]]; then
+    echo -
+    return
+  fi
+  ratio "$(median "${r_secs[$key/$3]}")" "$(median "${r_secs[$key/${embed_tools[0]}]}")"
 }
 
-# print_ratios PART MODEL: embed-train's words/s over fastText's and gensim's.
+# print_ratios PART MODEL: each embed-train tool's words/s over fastText's and gensim's.
 print_ratios() {
-  local key=$1/$2 e line=""
-  [[ -n ${r_secs[$key/embed]:-} ]] || return 0
-  e=$(median "${r_secs[$key/embed]}")
-  for t in fasttext gensim; do
-    [[ -n ${r_secs[$key/$t]:-} ]] || continue
-    line+="  embed-train / $t: $(ratio "$(median "${r_secs[$key/$t]}")" "$e")x"
+  local key=$1/$2 e line embed
+  for embed in ${embed_tools[@]+"${embed_tools[@]}"}; do
+    [[ -n ${r_secs[$key/$embed]:-} ]] || continue
+    e=$(median "${r_secs[$key/$embed]}")
+    line=""
+    for t in fasttext gensim; do
+      [[ -n ${r_secs[$key/$t]:-} ]] || continue
+      line+="  $embed / $t: $(ratio "$(median "${r_secs[$key/$t]}")" "$e")x"
+    done
+    [[ -z $line ]] || echo "words/s ratio$line"
   done
-  [[ -z $line ]] || echo "words/s ratio$line"
 }
 
 if has "$PARTS" quality; then
@@ -228,7 +253,7 @@ if has "$PARTS" quality; then
         r_mb[$key]+="$run_mb "
         r_acc[$key]+="$acc "
         r_ws[$key]+="$ws "
-        printf '  %-8s %-8s seed %-3s %7.2f s %6s MB  analogy %5.2f%% (%s/%s of %s)  ws353 %.3f\n' \
+        printf '  %-8s %-12s seed %-3s %7.2f s %6s MB  analogy %5.2f%% (%s/%s of %s)  ws353 %.3f\n' \
           "$model" "$tool" "$seed" "$run_secs" "$run_mb" "$acc" "$correct" "$answered" "$questions" "$ws"
         show_gensim_timing "$tool" "$work/$tool-$model-$seed"
         # fastText's .bin is the full model (only needed to resume or quantize); drop it.
@@ -258,7 +283,7 @@ if has "$PARTS" throughput; then
         train "$tool" "$model" "$run" 1 "$big" "$prefix"
         r_secs[$key]+="$run_secs "
         r_mb[$key]+="$run_mb "
-        printf '  %-8s %-8s run %-3s %7.2f s %6s MB  %s words/s\n' \
+        printf '  %-8s %-12s run %-3s %7.2f s %6s MB  %s words/s\n' \
           "$model" "$tool" "$run" "$run_secs" "$run_mb" "$(kwords_per_s "$big_words" "$run_secs")"
         show_gensim_timing "$tool" "$prefix"
         rm -f "$prefix".*
@@ -269,18 +294,18 @@ fi
 
 echo
 echo "== results (words/s = input words x epochs / whole-process wall s; wall s: median over runs;"
-echo "   embed_x: embed-train's words/s / this tool's; peak MB: largest over runs;"
+echo "   embed_x: the first embed-train tool's words/s / this tool's; peak MB: largest over runs;"
 echo "   quality: mean ± half the range (max-min)/2 over seeds; analogy restricted to $RESTRICT words)"
 if has "$PARTS" quality; then
   nseeds=$(wc -w <<<"$SEEDS")
   for model in $MODELS; do
     echo
     echo "quality, $model: $(basename "$CORPUS") ($corpus_words words), $EPOCHS epoch(s), lr $(lr_of "$model"), $THREADS threads, $nseeds seed(s)"
-    printf '%-9s %8s %9s %8s %8s %16s %16s\n' tool wall_s words/s embed_x peak_MB analogy_% ws353_spearman
+    printf '%-12s %8s %9s %8s %8s %16s %16s\n' tool wall_s words/s embed_x peak_MB analogy_% ws353_spearman
     for tool in "${tools[@]}"; do
       key=quality/$model/$tool
       s=$(median "${r_secs[$key]}")
-      printf '%-9s %8.2f %9s %8s %8s %16s %16s\n' "$tool" "$s" \
+      printf '%-12s %8.2f %9s %8s %8s %16s %16s\n' "$tool" "$s" \
         "$(kwords_per_s $((corpus_words * EPOCHS)) "$s")" "$(embed_x quality "$model" "$tool")" \
         "$(maximum "${r_mb[$key]}")" "$(mean_spread "${r_acc[$key]}" 2)" "$(mean_spread "${r_ws[$key]}" 3)"
     done
@@ -291,11 +316,11 @@ if has "$PARTS" throughput; then
   for model in $MODELS; do
     echo
     echo "throughput, $model: $(basename "$CORPUS") x $REPEAT ($big_words words), 1 epoch, lr $(lr_of "$model"), $THREADS threads, $THROUGHPUT_RUNS run(s)"
-    printf '%-9s %8s %9s %8s %8s\n' tool wall_s words/s embed_x peak_MB
+    printf '%-12s %8s %9s %8s %8s\n' tool wall_s words/s embed_x peak_MB
     for tool in "${tools[@]}"; do
       key=throughput/$model/$tool
       s=$(median "${r_secs[$key]}")
-      printf '%-9s %8.2f %9s %8s %8s\n' "$tool" "$s" "$(kwords_per_s "$big_words" "$s")" \
+      printf '%-12s %8.2f %9s %8s %8s\n' "$tool" "$s" "$(kwords_per_s "$big_words" "$s")" \
         "$(embed_x throughput "$model" "$tool")" "$(maximum "${r_mb[$key]}")"
     done
     print_ratios throughput "$model"

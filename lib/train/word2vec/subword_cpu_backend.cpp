@@ -96,10 +96,13 @@ __attribute__((always_inline)) inline void train_outputs(
     loss_sum += table.loss(o == 0 ? score : -score);
     if (o == 0) {
       scale_copy(g, out, gradient, n);
+      t.step(rule, out, g, hidden);
+    } else if constexpr (std::is_same_v<Rule, SgdRule>) {
+      sgd_output_step(out, g, hidden, gradient, n);  // the two below in one pass
     } else {
       axpy(g, out, gradient, n);
+      t.step(rule, out, g, hidden);
     }
-    t.step(rule, out, g, hidden);
     after_each();
   }
 }
