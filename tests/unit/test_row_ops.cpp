@@ -64,6 +64,38 @@ TEST_CASE("sgd_output_step takes CBOW's two loops bit for bit", "[row_ops]") {
   CHECK(same_bits(grad, grad_ref));
 }
 
+TEST_CASE("sgd_output_steps takes CBOW's output steps one row after another, bit for bit", "[row_ops]") {
+  std::mt19937 random(9);
+  const std::size_t n = 112, outputs = 6;
+  std::vector<float> table = random_floats(outputs * n, random), mean = random_floats(n, random);
+  std::vector<float> grad = random_floats(n, random), g = random_floats(outputs, random);
+  std::vector<float> table_ref = table, grad_ref = grad;
+  float* rows[outputs];
+  for (std::size_t o = 0; o < outputs; ++o) {
+    sgd_output_step(table_ref.data() + o * n, g[o], mean.data(), grad_ref.data(), n);
+    rows[o] = table.data() + o * n;
+  }
+  sgd_output_steps(rows, g.data(), outputs, mean.data(), grad.data(), n);
+  CHECK(same_bits(table, table_ref));
+  CHECK(same_bits(grad, grad_ref));
+}
+
+TEST_CASE("dots<R> gives dot's sums bit for bit", "[row_ops]") {
+  std::mt19937 random(10);
+  const std::size_t n = 304;
+  std::vector<float> a = random_floats(n, random), table = random_floats(6 * n, random);
+  const float* rows[6];
+  for (std::size_t r = 0; r < 6; ++r) rows[r] = table.data() + r * n;
+  float six[6], three[3];
+  dots<6>(a.data(), rows, n, six);
+  dots<3>(a.data(), rows + 3, n, three);
+  for (std::size_t r = 0; r < 6; ++r) {
+    const float one = dot(a.data(), rows[r], n);
+    CHECK(std::memcmp(&one, &six[r], sizeof one) == 0);
+    if (r >= 3) CHECK(std::memcmp(&one, &three[r - 3], sizeof one) == 0);
+  }
+}
+
 TEST_CASE("the instruction-set level is at most what the CPU supports, and named as EMBED_CPU_ISA spells it", "[cpu_isa]") {
   CHECK(cpu_isa() <= cpu_isa_supported());
   CHECK(cpu_isa_name(CpuIsa::avx512) == "avx512");

@@ -101,6 +101,32 @@ __attribute__((always_inline)) inline void sgd_context_steps(float* __restrict i
   }
 }
 
+// CBOW's SGD steps of a window's output rows (no row twice) against its mean: the mean's
+// gradient grad += Σ_o g_o × out_o, summed in o's order, and each row's step
+// out_o += g_o × mean, in one pass of 16 floats at a time (sgd_output_step per row, in
+// order, made one pass per row); per element their arithmetic, in their order.
+__attribute__((always_inline)) inline void sgd_output_steps(float* const* out, const float* g, std::size_t outputs,
+                                                            const float* __restrict mean, float* __restrict grad,
+                                                            std::size_t n) {
+  for (std::size_t i = 0; i < n; i += 16) {
+    float sum[16];
+#pragma omp simd
+    for (std::size_t j = 0; j < 16; ++j) sum[j] = grad[i + j];
+    for (std::size_t o = 0; o < outputs; ++o) {
+      float* row = out[o] + i;
+      const float go = g[o];
+#pragma omp simd
+      for (std::size_t j = 0; j < 16; ++j) {
+        const float value = row[j];
+        sum[j] += go * value;
+        row[j] = value + go * mean[i + j];
+      }
+    }
+#pragma omp simd
+    for (std::size_t j = 0; j < 16; ++j) grad[i + j] = sum[j];
+  }
+}
+
 // CBOW's SGD step of one output row against the window's mean: the mean's gradient
 // grad += g × out, then out += g × mean, in one pass (axpy then SgdRule::add made two,
 // loading the row twice); per element their arithmetic, in their order.

@@ -163,6 +163,37 @@ __attribute__((always_inline)) inline void train_skipgram_pair_negatives(const R
   loss.sum += loss_sum;
 }
 
+// Whether a row is listed twice.
+__attribute__((always_inline)) inline bool has_repeat(float* const* rows, std::size_t n) {
+  for (std::size_t a = 1; a < n; ++a) {
+    for (std::size_t b = 0; b < a; ++b) {
+      if (rows[a] == rows[b]) return true;
+    }
+  }
+  return false;
+}
+
+// CBOW's output rows with SGD, none listed twice: rows[0] the centre's (label 1), the
+// others negatives. Their scores against the mean (several rows at a time), then the
+// steps and the mean's gradient in one pass (sgd_output_steps).
+__attribute__((always_inline)) inline void train_cbow_outputs(const SgdRule& rule, float* const* rows, std::size_t n_out,
+                                                              const float* mean, float* mean_grad, std::size_t n,
+                                                              RowPrefetcher& prefetcher, double& loss_sum) {
+  const LogisticTable& table = logistic_table();
+  float scores[64], gradient[64];
+  std::size_t scored = 0;
+  for (; scored + 6 <= n_out; scored += 6) dots<6>(mean, rows + scored, n, scores + scored);
+  for (; scored + 3 <= n_out; scored += 3) dots<3>(mean, rows + scored, n, scores + scored);
+  for (; scored < n_out; ++scored) scores[scored] = dot(mean, rows[scored], n);
+  for (std::size_t o = 0; o < n_out; ++o) {
+    prefetcher.step(n);
+    const float label = o == 0 ? 1.0f : 0.0f;
+    gradient[o] = rule.gradient_scale(label - table.sigmoid(scores[o]));
+    loss_sum += table.loss(o == 0 ? scores[o] : -scores[o]);
+  }
+  sgd_output_steps(rows, gradient, n_out, mean, mean_grad, n);
+}
+
 // CBOW as word2vec does it: the mean of the context rows predicts the centre word; the
 // gradient of the mean is added, unscaled, to every context row.
 template <typename Rule>
@@ -208,6 +239,25 @@ __attribute__((always_inline)) inline void train_cbow(const Rule& rule, const Wi
         t.step(rule, out, g, mean);
       }
     };
+    if constexpr (std::is_same_v<Rule, SgdRule>) {
+      // SGD: when no row repeats (a negative drawn twice), every row's score is the same
+      // before the others' steps as after, so the scores come first, several rows at a
+      // time, and the steps in one pass: the sequential loop's arithmetic.
+      float* rows[64];
+      std::size_t n_out = 0;
+      rows[n_out++] = t.output + std::size_t{target} * width;
+      for (std::uint32_t negative : batch.window_negatives(w)) {
+        if (negative != target) rows[n_out++] = t.output + std::size_t{negative} * width;
+      }
+      if (!has_repeat(rows, n_out)) {
+        train_cbow_outputs(rule, rows, n_out, mean, mean_grad, n, s.prefetcher, loss_sum);
+        for (std::uint32_t row : inputs) {
+          if (t.updates(row)) t.step(rule, t.input + row * width, 1.0f, mean_grad);
+        }
+        ++loss.examples;
+        continue;
+      }
+    }
     train_output(target, 1.0f);
     for (std::uint32_t negative : batch.window_negatives(w)) {
       if (negative != target) train_output(negative, 0.0f);
