@@ -138,6 +138,7 @@ int run(const std::string& tool, const LogFlags& flags, const std::function<int(
   init_logging(tool, flags.quiet ? -1 : flags.verbose);
   return report_errors(kExitFailure, [&]() -> int {
     try {
+      cpu_isa();  // a wrong EMBED_CPU_ISA is an error before any work, not after counting a corpus
       const int status = body();
       // Written now, while a failure can still be told.
       flush_stdout("<stdout>: cannot write");

@@ -270,6 +270,16 @@ expect_error "an .emb as --corpus" 1 "a.emb: not a text corpus: it looks like an
 expect_error "an .emb as --corpus, one thread" 1 "a.emb: not a text corpus" "$ET" --corpus a.emb -o e.emb --threads 1
 expect_error "--resume with --corpus" 2 "excludes" "$ET" --resume my.ckpt --corpus "$CORPUS"
 
+# --- instruction-set levels (EMBED_CPU_ISA) ---
+expect_error "an unknown EMBED_CPU_ISA" 1 "EMBED_CPU_ISA=avx3: expected avx512, avx2 or baseline" \
+  env EMBED_CPU_ISA=avx3 "$ET" --corpus "$CORPUS" -o isa.emb "${FAST[@]}"
+[[ ! -e isa.emb ]] && ok || bad "an unknown EMBED_CPU_ISA wrote isa.emb"
+grep -q '^cpu: baseline (EMBED_CPU_ISA; this CPU: ' <<<"$(EMBED_CPU_ISA=baseline "$ET" --version)" && ok ||
+  bad "--version names the lowered level: $(EMBED_CPU_ISA=baseline "$ET" --version | grep cpu)"
+EMBED_CPU_ISA=baseline "$ET" --corpus "$CORPUS" -o isa.emb "${FAST[@]}" 2> isa.log
+check "EMBED_CPU_ISA=baseline trains" "$?" "0"
+grep -q 'training skipgram on cpu (baseline): ' isa.log && ok || bad "the log names the level: $(grep training isa.log)"
+
 # --- progress on a terminal ---
 screen=$(on_tty "$ET" --corpus "$CORPUS" -o tty.emb --dim 16 --epochs "$EPOCHS" --threads 1)
 progress=$([[ $screen == *"training:"* && $screen == *ETA* && $screen == *"words/s"* && $screen == *loss* &&
