@@ -48,6 +48,26 @@ __attribute__((always_inline)) inline void dots(const float* __restrict a, const
   }
 }
 
+// scores[r] = dot(a, rows[r], n) for r < count: six rows at a time, then three, then one.
+__attribute__((always_inline)) inline void dots_of(const float* __restrict a, const float* const* rows, std::size_t count,
+                                                   std::size_t n, float* scores) {
+  std::size_t r = 0;
+  for (; r + 6 <= count; r += 6) dots<6>(a, rows + r, n, scores + r);
+  for (; r + 3 <= count; r += 3) dots<3>(a, rows + r, n, scores + r);
+  for (; r < count; ++r) scores[r] = dot(a, rows[r], n);
+}
+
+// Whether a row is listed twice (a negative drawn twice): then a later row's score depends
+// on an earlier one's step, and the rows cannot be scored first.
+__attribute__((always_inline)) inline bool has_repeat(float* const* rows, std::size_t count) {
+  for (std::size_t a = 1; a < count; ++a) {
+    for (std::size_t b = 0; b < a; ++b) {
+      if (rows[a] == rows[b]) return true;
+    }
+  }
+  return false;
+}
+
 // y += alpha × x. The trainers accumulate gradient directions with it (not steps: the
 // optimizer's rule makes steps).
 __attribute__((always_inline)) inline void axpy(float alpha, const float* __restrict x, float* __restrict y, std::size_t n) {

@@ -88,6 +88,27 @@ __attribute__((always_inline)) inline void train_outputs(
     double& loss_sum, AfterEach after_each = [] {}) {
   const LogisticTable& table = logistic_table();
   const std::size_t n = t.padded;
+  if constexpr (std::is_same_v<Rule, SgdRule>) {
+    // SGD with no row listed twice: no row's score depends on another's step, so the
+    // scores come first, several rows at a time, and the negatives' steps in one pass
+    // (sgd_output_steps): the loop below's arithmetic, in its order per element.
+    float* rows[64];
+    for (std::size_t o = 0; o < n_out; ++o) rows[o] = t.output_row(out_rows[o]);
+    if (!has_repeat(rows, n_out)) {
+      float scores[64], g[64];
+      dots_of(hidden, rows, n_out, n, scores);
+      for (std::size_t o = 0; o < n_out; ++o) {
+        const float label = o == 0 ? 1.0f : 0.0f;
+        g[o] = rule.gradient_scale(label - table.sigmoid(scores[o]));
+        loss_sum += table.loss(o == 0 ? scores[o] : -scores[o]);
+        after_each();
+      }
+      scale_copy(g[0], rows[0], gradient, n);
+      t.step(rule, rows[0], g[0], hidden);
+      sgd_output_steps(rows + 1, g + 1, n_out - 1, hidden, gradient, n);
+      return;
+    }
+  }
   for (std::size_t o = 0; o < n_out; ++o) {
     float* out = t.output_row(out_rows[o]);
     const float score = dot(hidden, out, n);

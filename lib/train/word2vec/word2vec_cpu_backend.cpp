@@ -92,12 +92,8 @@ __attribute__((always_inline)) inline void train_context_row(const SgdRule& rule
   float* rows[64];
   float* in = t.input + input * width;
   for (std::size_t o = 0; o < n_out; ++o) rows[o] = t.output + out_rows[o] * width;
-  // The scores three rows at a time (dots), the rest one by one.
   float scores[64];
-  std::size_t scored = 0;
-  for (; scored + 6 <= n_out; scored += 6) dots<6>(in, rows + scored, n, scores + scored);
-  for (; scored + 3 <= n_out; scored += 3) dots<3>(in, rows + scored, n, scores + scored);
-  for (; scored < n_out; ++scored) scores[scored] = dot(in, rows[scored], n);
+  dots_of(in, rows, n_out, n, scores);
   gradient[0] = rule.gradient_scale(1.0f - table.sigmoid(scores[0]));
   loss_sum += table.loss(scores[0]);
   for (std::size_t o = 1; o < n_out; ++o) {
@@ -163,16 +159,6 @@ __attribute__((always_inline)) inline void train_skipgram_pair_negatives(const R
   loss.sum += loss_sum;
 }
 
-// Whether a row is listed twice.
-__attribute__((always_inline)) inline bool has_repeat(float* const* rows, std::size_t n) {
-  for (std::size_t a = 1; a < n; ++a) {
-    for (std::size_t b = 0; b < a; ++b) {
-      if (rows[a] == rows[b]) return true;
-    }
-  }
-  return false;
-}
-
 // CBOW's output rows with SGD, none listed twice: rows[0] the centre's (label 1), the
 // others negatives. Their scores against the mean (several rows at a time), then the
 // steps and the mean's gradient in one pass (sgd_output_steps).
@@ -181,10 +167,7 @@ __attribute__((always_inline)) inline void train_cbow_outputs(const SgdRule& rul
                                                               RowPrefetcher& prefetcher, double& loss_sum) {
   const LogisticTable& table = logistic_table();
   float scores[64], gradient[64];
-  std::size_t scored = 0;
-  for (; scored + 6 <= n_out; scored += 6) dots<6>(mean, rows + scored, n, scores + scored);
-  for (; scored + 3 <= n_out; scored += 3) dots<3>(mean, rows + scored, n, scores + scored);
-  for (; scored < n_out; ++scored) scores[scored] = dot(mean, rows[scored], n);
+  dots_of(mean, rows, n_out, n, scores);
   for (std::size_t o = 0; o < n_out; ++o) {
     prefetcher.step(n);
     const float label = o == 0 ? 1.0f : 0.0f;
