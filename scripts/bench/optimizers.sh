@@ -18,7 +18,10 @@
 #
 # Environment: BUILD, MODEL (glove, skipgram or cbow: the model whose optimizers are swept),
 # CORPUS, REPEAT, VOCAB, WORDS, DIM (50), EPOCHS (10), THREADS (2), SCALES ("0.3 1 3"),
-# OPTIMIZERS (all the model takes), PYTHON (/usr/bin/python3), BENCH_DIR, KEEP=1.
+# SEEDS ("1": with several, a line per seed and the rate's mean line, which picks the best),
+# LR_BASE (each optimizer's default: the rate SCALES multiply), EXTRA (more embed-train
+# options, e.g. "--subwords"), OPTIMIZERS (all the model takes), PYTHON (/usr/bin/python3),
+# BENCH_DIR, KEEP=1.
 # Needs ../shared/data (skipped with a message when absent).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -29,6 +32,8 @@ DIM=${DIM:-50}
 EPOCHS=${EPOCHS:-10}
 THREADS=${THREADS:-2}
 SCALES=${SCALES:-0.3 1 3}
+SEEDS=${SEEDS:-1}
+EXTRA=${EXTRA:-}
 CORPUS=${CORPUS:-text8}
 REPEAT=${REPEAT:-1}
 VOCAB=${VOCAB:-100000}
@@ -72,8 +77,8 @@ else
   fi
   quality_header=(analogy ws353)
 fi
-echo "== $MODEL on $corpus_name: dim $DIM, $EPOCHS epochs, $THREADS threads; learning rates: each optimizer's default x ($SCALES)"
-printf '%-11s %9s %9s %9s %10s %12s\n' optimizer lr "${quality_header[@]}" cost \
+echo "== $MODEL on $corpus_name: dim $DIM, $EPOCHS epochs, $THREADS threads${EXTRA:+, $EXTRA}, seeds $SEEDS; learning rates: ${LR_BASE:-"each optimizer's default"} x ($SCALES)"
+printf '%-11s %9s %5s %9s %9s %10s %12s\n' optimizer lr seed "${quality_header[@]}" cost \
   "$([[ $MODEL == glove ]] && echo records/s || echo words/s)"
 
 : >"$work/table"
@@ -85,14 +90,18 @@ for optimizer in $OPTIMIZERS; do
     echo "$optimizer: not taken by $MODEL ($(tail -1 "$work/tiny.log"))"
     continue
   fi
-  default_lr=$("$GLOVE_CONVERT" --info "$work/tiny.emb" | sed -n 's/^ *lr = //p')
+  default_lr=${LR_BASE:-$("$GLOVE_CONVERT" --info "$work/tiny.emb" | sed -n 's/^ *lr = //p')}
   [[ -n $default_lr ]] || die "cannot read the learning rate $optimizer defaults to"
   for scale in $SCALES; do
     lr=$(stats scaled "$default_lr" --times "$scale" --format .3g)
-    name=$optimizer-$lr
+    accuracies="" seconds=""
+    for seed in $SEEDS; do
+    name=$optimizer-$lr-$seed
+    # shellcheck disable=SC2086 # EXTRA: options, split on purpose
     if ! "$EMBED_TRAIN" --corpus "$corpus" --model "$MODEL" --optimizer "$optimizer" --lr "$lr" --dim "$DIM" \
-      --epochs "$EPOCHS" --threads "$THREADS" --metrics "$work/$name.metrics" -o "$work/$name.emb" 2>"$work/$name.log"; then
-      printf '%-11s %9s %s\n' "$optimizer" "$lr" "failed: $(tail -1 "$work/$name.log")"
+      --epochs "$EPOCHS" --threads "$THREADS" --seed "$seed" $EXTRA --metrics "$work/$name.metrics" -o "$work/$name.emb" \
+      2>"$work/$name.log"; then
+      printf '%-11s %9s %5s %s\n' "$optimizer" "$lr" "$seed" "failed: $(tail -1 "$work/$name.log")"
       continue
     fi
     if [[ $CORPUS == clusters ]]; then
@@ -109,9 +118,18 @@ for optimizer in $OPTIMIZERS; do
     local_loss=0 local_rate=0
     # shellcheck disable=SC2034 # epoch_figures sets more names than these two
     eval "$(epoch_figures "$work/$name.metrics")" && local_loss=$loss local_rate=$rate
-    line=$(printf '%-11s %9s %8s%% %9s %10s %12s' "$optimizer" "$lr" "$accuracy" "$second" \
+    line=$(printf '%-11s %9s %5s %8s%% %9s %10s %12s' "$optimizer" "$lr" "$seed" "$accuracy" "$second" \
       "$(stats scaled "$local_loss" --format .4f)" "$(stats scaled "$local_rate" --format .0f)")
     echo "$line"
+    accuracies+="$accuracy " seconds+="${second%%/*} "
+    rm -f "$work/$name.emb"
+    done
+    [[ -n $accuracies ]] || continue
+    if (($(wc -w <<<"$SEEDS") > 1)); then
+      accuracy=$(mean "$accuracies") second=$(mean "$seconds")
+      line=$(printf '%-11s %9s %5s %8.2f%% %9.3f' "$optimizer" "$lr" mean "$accuracy" "$second")
+      echo "$line"
+    fi
     # The best rate: analogy accuracy (or the share) first, WS-353 (or the head's share) to break ties.
     echo "$optimizer $accuracy ${second%%/*} $line" >>"$work/table"
   done
