@@ -61,7 +61,7 @@ echo "== training: 1 epoch, window 5, negative 5, sample 1e-4, seed 1 (words/s: 
 for dim in $DIMS; do
   for model in $MODELS; do
     for path in $CPU_PATHS; do
-      for threads in 1 "$THREADS"; do
+      for threads in $(printf '%s\n' 1 "$THREADS" | sort -un); do
         metrics=$work/$model-$dim-$path-$threads.jsonl
         EMBED_CPU_ISA=$path "$EMBED_TRAIN" --corpus "$CORPUS" -o "$work/out.emb" --model "$model" --dim "$dim" --epochs 1 \
           --threads "$threads" --seed 1 --metrics "$metrics" -q || die "embed-train failed: $model dim $dim on $path"
@@ -69,7 +69,6 @@ for dim in $DIMS; do
         read -r words rate examples < <(sed -n \
           's/.*"done":\([0-9]*\),"per_second":\([0-9.e+]*\),.*"examples":\([0-9]*\).*/\1 \2 \3/p' <<<"$line")
         echo "$model $dim $path $threads $words $rate $examples" | tee -a "$work/runs.txt"
-        [[ $threads != 1 ]] || [[ $THREADS != 1 ]] || break
       done
     done
   done

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstddef>
 
 namespace embed {
 
@@ -50,6 +51,20 @@ class LogisticTable {
 inline const LogisticTable& logistic_table() {
   static const LogisticTable table;
   return table;
+}
+
+// The gradient scales of a row's 1 + K scored outputs, the first of label 1 and the rest
+// label 0: rule.gradient_scale(label - sigmoid(score)) (SGD's: × lr), and their log-losses
+// added to loss_sum in order.
+template <typename Rule>
+__attribute__((always_inline)) inline void output_gradients(const Rule& rule, const float* scores, std::size_t n_out,
+                                                            float* gradient, double& loss_sum) {
+  const LogisticTable& table = logistic_table();
+  for (std::size_t o = 0; o < n_out; ++o) {
+    const float label = o == 0 ? 1.0f : 0.0f;
+    gradient[o] = rule.gradient_scale(label - table.sigmoid(scores[o]));
+    loss_sum += table.loss(o == 0 ? scores[o] : -scores[o]);
+  }
 }
 
 }  // namespace embed

@@ -97,12 +97,8 @@ __attribute__((always_inline)) inline void train_outputs(
     if (!has_repeat(rows, n_out)) {
       float scores[64], g[64];
       dots_of(hidden, rows, n_out, n, scores);
-      for (std::size_t o = 0; o < n_out; ++o) {
-        const float label = o == 0 ? 1.0f : 0.0f;
-        g[o] = rule.gradient_scale(label - table.sigmoid(scores[o]));
-        loss_sum += table.loss(o == 0 ? scores[o] : -scores[o]);
-        after_each();
-      }
+      output_gradients(rule, scores, n_out, g, loss_sum);
+      for (std::size_t o = 0; o < n_out; ++o) after_each();
       scale_copy(g[0], rows[0], gradient, n);
       t.step(rule, rows[0], g[0], hidden);
       sgd_output_steps(rows + 1, g + 1, n_out - 1, hidden, gradient, n);

@@ -64,43 +64,22 @@ template <typename Rule>
 __attribute__((always_inline)) inline void train_context_row(const Rule& rule, std::uint32_t input, const std::uint32_t* out_rows,
                                                              std::size_t n_out, const Tables& t, float* input_grad,
                                                              double& loss_sum) {
-  const LogisticTable& table = logistic_table();
   const std::size_t width = t.width, n = t.padded;
-  float gradient[64];  // per output row: the rule's scale of (label - sigmoid(score)); SGD's: × lr
-  float* in = t.input + input * width;
-  const float target_score = dot(in, t.output + out_rows[0] * width, n);
-  gradient[0] = rule.gradient_scale(1.0f - table.sigmoid(target_score));
-  loss_sum += table.loss(target_score);
-  for (std::size_t o = 1; o < n_out; ++o) {
-    const float score = dot(in, t.output + out_rows[o] * width, n);
-    gradient[o] = rule.gradient_scale(-table.sigmoid(score));
-    loss_sum += table.loss(-score);
-  }
-  scale_copy(gradient[0], t.output + out_rows[0] * width, input_grad, n);
-  for (std::size_t o = 1; o < n_out; ++o) axpy(gradient[o], t.output + out_rows[o] * width, input_grad, n);
-  for (std::size_t o = 0; o < n_out; ++o) t.step(rule, t.output + out_rows[o] * width, gradient[o], in);
-  if (t.updates(input)) t.step(rule, in, 1.0f, input_grad);
-}
-
-// SGD's context row: the same arithmetic, its steps in one pass (sgd_context_steps).
-__attribute__((always_inline)) inline void train_context_row(const SgdRule& rule, std::uint32_t input, const std::uint32_t* out_rows,
-                                                             std::size_t n_out, const Tables& t, float* /*input_grad*/,
-                                                             double& loss_sum) {
-  const LogisticTable& table = logistic_table();
-  const std::size_t width = t.width, n = t.padded;
-  float gradient[64];
   float* rows[64];
+  float scores[64], gradient[64];
   float* in = t.input + input * width;
+  if (n_out == 0) __builtin_unreachable();  // out_rows[0], the centre's row, is always there
   for (std::size_t o = 0; o < n_out; ++o) rows[o] = t.output + out_rows[o] * width;
-  float scores[64];
   dots_of(in, rows, n_out, n, scores);
-  gradient[0] = rule.gradient_scale(1.0f - table.sigmoid(scores[0]));
-  loss_sum += table.loss(scores[0]);
-  for (std::size_t o = 1; o < n_out; ++o) {
-    gradient[o] = rule.gradient_scale(-table.sigmoid(scores[o]));
-    loss_sum += table.loss(-scores[o]);
+  output_gradients(rule, scores, n_out, gradient, loss_sum);
+  if constexpr (std::is_same_v<Rule, SgdRule>) {
+    sgd_context_steps(in, rows, gradient, n_out, n, t.updates(input));  // the steps below, in one pass
+  } else {
+    scale_copy(gradient[0], rows[0], input_grad, n);
+    for (std::size_t o = 1; o < n_out; ++o) axpy(gradient[o], rows[o], input_grad, n);
+    for (std::size_t o = 0; o < n_out; ++o) t.step(rule, rows[o], gradient[o], in);
+    if (t.updates(input)) t.step(rule, in, 1.0f, input_grad);
   }
-  sgd_context_steps(in, rows, gradient, n_out, n, t.updates(input));
 }
 
 // Skip-gram with the window's negatives shared by its context rows.
@@ -165,15 +144,10 @@ __attribute__((always_inline)) inline void train_skipgram_pair_negatives(const R
 __attribute__((always_inline)) inline void train_cbow_outputs(const SgdRule& rule, float* const* rows, std::size_t n_out,
                                                               const float* mean, float* mean_grad, std::size_t n,
                                                               RowPrefetcher& prefetcher, double& loss_sum) {
-  const LogisticTable& table = logistic_table();
   float scores[64], gradient[64];
   dots_of(mean, rows, n_out, n, scores);
-  for (std::size_t o = 0; o < n_out; ++o) {
-    prefetcher.step(n);
-    const float label = o == 0 ? 1.0f : 0.0f;
-    gradient[o] = rule.gradient_scale(label - table.sigmoid(scores[o]));
-    loss_sum += table.loss(o == 0 ? scores[o] : -scores[o]);
-  }
+  for (std::size_t o = 0; o < n_out; ++o) prefetcher.step(n);
+  output_gradients(rule, scores, n_out, gradient, loss_sum);
   sgd_output_steps(rows, gradient, n_out, mean, mean_grad, n);
 }
 
@@ -222,6 +196,7 @@ __attribute__((always_inline)) inline void train_cbow(const Rule& rule, const Wi
         t.step(rule, out, g, mean);
       }
     };
+    bool scored_first = false;
     if constexpr (std::is_same_v<Rule, SgdRule>) {
       // SGD: when no row repeats (a negative drawn twice), every row's score is the same
       // before the others' steps as after, so the scores come first, several rows at a
@@ -232,18 +207,14 @@ __attribute__((always_inline)) inline void train_cbow(const Rule& rule, const Wi
       for (std::uint32_t negative : batch.window_negatives(w)) {
         if (negative != target) rows[n_out++] = t.output + std::size_t{negative} * width;
       }
-      if (!has_repeat(rows, n_out)) {
-        train_cbow_outputs(rule, rows, n_out, mean, mean_grad, n, s.prefetcher, loss_sum);
-        for (std::uint32_t row : inputs) {
-          if (t.updates(row)) t.step(rule, t.input + row * width, 1.0f, mean_grad);
-        }
-        ++loss.examples;
-        continue;
-      }
+      scored_first = !has_repeat(rows, n_out);
+      if (scored_first) train_cbow_outputs(rule, rows, n_out, mean, mean_grad, n, s.prefetcher, loss_sum);
     }
-    train_output(target, 1.0f);
-    for (std::uint32_t negative : batch.window_negatives(w)) {
-      if (negative != target) train_output(negative, 0.0f);
+    if (!scored_first) {
+      train_output(target, 1.0f);
+      for (std::uint32_t negative : batch.window_negatives(w)) {
+        if (negative != target) train_output(negative, 0.0f);
+      }
     }
     for (std::uint32_t row : inputs) {
       if (t.updates(row)) t.step(rule, t.input + row * width, 1.0f, mean_grad);
