@@ -38,6 +38,7 @@ def main():
     p.add_argument("--min-count", type=int, default=5)
     p.add_argument("--sample", type=float, default=1e-4)
     p.add_argument("--lr", type=float, default=0.025)
+    p.add_argument("--min-lr", type=float, help="the rate it decays to (default: lr x 1e-4; gensim's own: 0.0001)")
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
@@ -58,7 +59,7 @@ def main():
         min_count=a.min_count,
         sample=a.sample,
         alpha=a.lr,
-        min_alpha=a.lr * 1e-4,
+        min_alpha=a.min_lr if a.min_lr is not None else a.lr * 1e-4,
         epochs=a.epochs,
         workers=a.threads,
         seed=a.seed,

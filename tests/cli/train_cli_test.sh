@@ -56,9 +56,21 @@ check "--save-context: exit status" "$?" "0"
 check "context vectors differ from input vectors" "$([[ $(vectors ctx.emb) != "$(vectors ctx.context.emb)" ]] && echo yes)" "yes"
 "$ET" --corpus "$CORPUS" -o half.emb "${FAST[@]}" --dtype f16 -q
 grep -qE '^dtype +F16$' <<<"$("$GC" --info half.emb)" && ok || bad "--dtype f16"
-"$ET" --corpus "$CORPUS" -o cbow.emb "${FAST[@]}" --model cbow -q
+"$ET" --corpus "$CORPUS" -o cbow.emb "${FAST[@]}" --model cbow 2> cbow.log
 grep -q 'model = cbow' <<<"$("$GC" --info cbow.emb)" && ok || bad "--model cbow"
-grep -q 'lr = 0.05' <<<"$("$GC" --info cbow.emb)" && ok || bad "cbow's default lr is word2vec's 0.05"
+# SGD's default rate follows the words trained per vocabulary word (run_starting_lr): one
+# epoch of 177,600 words over 4,554 is 39 a word, so each model starts at its most (CBOW
+# 0.1, skip-gram 0.05), as the log says, and the file keeps it; --lr overrides it.
+grep -q 'lr 0.1 for a run of 177.6k words, 39 per vocabulary word; --lr sets it' cbow.log && ok ||
+  bad "cbow's default rate in the log: $(grep 'for a run' cbow.log)"
+grep -qE '^ *lr = 0.1$' <<<"$("$GC" --info cbow.emb)" && ok || bad "cbow's default lr in the file: $("$GC" --info cbow.emb | grep ' lr =')"
+# 12 epochs: 468 words per vocabulary word, 0.05 x (468 / 360)^-0.7.
+"$ET" --corpus "$CORPUS" -o sgd12.emb --dim 4 --epochs 12 --threads 2 --seed 3 2> sgd12.log
+grep -q 'lr 0.042 for a run of 2.13M words, 468 per vocabulary word' sgd12.log && ok ||
+  bad "skip-gram's rate for 12 epochs: $(grep 'for a run' sgd12.log)"
+"$ET" --corpus "$CORPUS" -o sgd12.emb --dim 4 --epochs 12 --threads 2 --seed 3 --lr 0.03 2> sgd12.log
+grep -q 'for a run' sgd12.log && bad "--lr 0.03 keeps its rate: $(grep 'for a run' sgd12.log)" || ok
+grep -qE '^ *lr = 0.03$' <<<"$("$GC" --info sgd12.emb)" && ok || bad "--lr 0.03 in the file: $("$GC" --info sgd12.emb | grep ' lr =')"
 # --pair-negatives: word2vec's own sampling, K negatives per (context, centre) pair.
 "$ET" --corpus "$CORPUS" -o pair.emb "${FAST[@]}" --pair-negatives 2> pair.log
 check "--pair-negatives trains" "$?" "0"
@@ -86,9 +98,9 @@ done
 # keeps the rate it trained at, and --lr overrides it.
 "$ET" --corpus "$CORPUS" -o long.emb --model cbow --optimizer adam --dim 4 --epochs 40 --threads 2 --seed 3 2> long.log
 check "a long CBOW adam run trains" "$?" "0"
-read -r long_lr long_words <<<"$(sed -n 's/.*--optimizer adam starts at lr \([0-9.e-]*\), not 0.01, for a run of \([0-9]*\) words.*/\1 \2/p' long.log)"
-expected=$(awk -v w="${long_words:-1}" 'BEGIN { printf "%.2g", 0.01 * sqrt(5.5e6 / w) }')
-if [[ -n ${long_words:-} ]] && ((long_words > 5500000)) &&
+read -r long_lr long_words <<<"$(sed -n 's/.*: lr \([0-9.e-]*\) for a run of \([0-9.]*\)M words.*/\1 \2/p' long.log)"
+expected=$(awk -v w="${long_words:-1}" 'BEGIN { printf "%.2g", 0.01 * sqrt(5.5 / w) }')
+if [[ -n ${long_words:-} ]] && [[ $(awk -v w="$long_words" 'BEGIN { print (w > 5.5) }') == 1 ]] &&
   [[ $(awk -v a="$long_lr" -v b="$expected" 'BEGIN { print (a == b) }') == 1 ]]; then
   ok
 else
@@ -103,7 +115,7 @@ fi
 interrupt_when long.log 'training cbow' "$ET" --corpus "$CORPUS" -o lr.emb --model cbow --optimizer adam --lr 0.01 --dim 4 \
   --epochs 40 --threads 2 --seed 3
 grep -q 'training cbow on cpu ([a-z0-9]*): .*, lr 0.01,' long.log && ok || bad "--lr 0.01 with a long CBOW adam run: $(grep training long.log)"
-if grep -q "starts at lr" long.log; then bad "--lr 0.01 keeps its rate: $(grep 'starts at' long.log)"; else ok; fi
+if grep -q "for a run of" long.log; then bad "--lr 0.01 keeps its rate: $(grep 'for a run of' long.log)"; else ok; fi
 rm -f lr.emb.ckpt
 "$ET" --corpus "$CORPUS" -o small.emb "${FAST[@]}" --max-vocab 100 --min-count 2 -q
 grep -qE '^rows +100$' <<<"$("$GC" --info small.emb)" && ok || bad "--max-vocab"
@@ -119,7 +131,7 @@ epochs = [m for m in lines if m["event"] == "epoch"]
 assert [m["epoch"] for m in epochs] == [1, 2], epochs
 assert all(m["event"] in ("epoch", "progress") and m["unit"] == "words" and m["epochs"] == 2 for m in lines)
 assert epochs[-1]["done"] == 2 * 177600 and epochs[0]["done"] == 177600, epochs
-assert all(m["per_second"] > 0 and m["loss"] > 0 and 0 < m["lr"] <= 0.025 and m["time"] >= 0 for m in epochs)
+assert all(m["per_second"] > 0 and m["loss"] > 0 and 0 < m["lr"] <= 0.05 and m["time"] >= 0 for m in epochs)
 assert epochs[1]["time"] >= epochs[0]["time"] and epochs[1]["loss"] < epochs[0]["loss"]
 # The process's peak RSS on every epoch; the GPU's traffic only on a GPU.
 assert all(2**20 < m["peak_rss"] < 2**32 for m in epochs), epochs

@@ -102,6 +102,11 @@ TEST_CASE("each model starts an optimizer at its own rate, or the registry's", "
                                              "for glove): one accumulator"));
 }
 
+namespace {
+// A run of `items` words over text8-head's vocabulary (15,440 words at min-count 5).
+RunLength words(std::uint64_t items) { return {items, 15'440}; }
+}  // namespace
+
 TEST_CASE("CBOW's adam and rmsprop start lower the longer the run, on the CPU and the GPU", "[train][registry]") {
   const TrainingModel& skipgram = training_model(Model::skipgram);
   const TrainingModel& cbow = training_model(Model::cbow);
@@ -112,47 +117,85 @@ TEST_CASE("CBOW's adam and rmsprop start lower the longer the run, on the CPU an
   s.optimizer = Optimizer::adam;
   // Up to text8-head's 5 epochs (5.5M words), the rates chosen there (the GPU's summed
   // steps' 0.015, the CPU's 0.01); never more for less.
-  CHECK(cbow.run_starting_lr(s, 1'000, kGpu) == 0.015f);
-  CHECK(cbow.run_starting_lr(s, 5'500'000, kGpu) == 0.015f);
-  CHECK(cbow.run_starting_lr(s, 5'500'000, kCpu) == 0.01f);
-  CHECK(cbow.run_starting_lr(s, 5'500'000, kCpu) == cbow.starting_lr(Optimizer::adam));
+  CHECK(cbow.run_starting_lr(s, words(1'000), kGpu) == 0.015f);
+  CHECK(cbow.run_starting_lr(s, words(5'500'000), kGpu) == 0.015f);
+  CHECK(cbow.run_starting_lr(s, words(5'500'000), kCpu) == 0.01f);
+  CHECK(cbow.run_starting_lr(s, words(5'500'000), kCpu) == cbow.starting_lr(Optimizer::adam));
   // Four times the words: half the rate. text8-head x 8, 3 epochs: 0.0068 on the GPU (best
   // measured 0.005-0.01), 0.0046 on the CPU; x 32: 0.0034 (best 0.0025-0.0035) and 0.0023.
   // Two significant digits.
-  CHECK(cbow.run_starting_lr(s, 22'000'000, kGpu) == 0.0075f);
-  CHECK(cbow.run_starting_lr(s, 22'000'000, kCpu) == 0.005f);
-  CHECK(cbow.run_starting_lr(s, 26'502'216, kGpu) == 0.0068f);
-  CHECK(cbow.run_starting_lr(s, 26'502'216, kCpu) == 0.0046f);
-  CHECK(cbow.run_starting_lr(s, 106'008'864, kGpu) == 0.0034f);
+  CHECK(cbow.run_starting_lr(s, words(22'000'000), kGpu) == 0.0075f);
+  CHECK(cbow.run_starting_lr(s, words(22'000'000), kCpu) == 0.005f);
+  CHECK(cbow.run_starting_lr(s, words(26'502'216), kGpu) == 0.0068f);
+  CHECK(cbow.run_starting_lr(s, words(26'502'216), kCpu) == 0.0046f);
+  CHECK(cbow.run_starting_lr(s, words(106'008'864), kGpu) == 0.0034f);
   s.optimizer = Optimizer::adamw;
-  CHECK(cbow.run_starting_lr(s, 22'000'000, kGpu) == 0.0075f);
+  CHECK(cbow.run_starting_lr(s, words(22'000'000), kGpu) == 0.0075f);
   s.optimizer = Optimizer::rmsprop;
-  CHECK(cbow.run_starting_lr(s, 5'000'000, kGpu) == 0.01f);
-  CHECK(cbow.run_starting_lr(s, 106'008'864, kGpu) == 0.0023f);
-  CHECK(cbow.run_starting_lr(s, 106'008'864, kCpu) == 0.0023f);
+  CHECK(cbow.run_starting_lr(s, words(5'000'000), kGpu) == 0.01f);
+  CHECK(cbow.run_starting_lr(s, words(106'008'864), kGpu) == 0.0023f);
+  CHECK(cbow.run_starting_lr(s, words(106'008'864), kCpu) == 0.0023f);
   // A billion words: still a positive rate --lr would take.
-  CHECK(cbow.run_starting_lr(s, 1'000'000'000, kGpu) == 0.00074f);
-  // Adamax, SGD, skip-gram and fastText's model keep one rate at any length; GloVe too.
+  CHECK(cbow.run_starting_lr(s, words(1'000'000'000), kGpu) == 0.00074f);
+  // Adamax, skip-gram and fastText's model keep one rate at any length; GloVe too.
   s.optimizer = Optimizer::adamax;
-  CHECK(cbow.run_starting_lr(s, 106'008'864, kGpu) == 0.03f);
-  CHECK(cbow.run_starting_lr(s, 106'008'864, kCpu) == cbow.starting_lr(Optimizer::adamax));
-  s.optimizer = Optimizer::sgd;
-  CHECK(cbow.run_starting_lr(s, 106'008'864, kCpu) == 0.05f);
+  CHECK(cbow.run_starting_lr(s, words(106'008'864), kGpu) == 0.03f);
+  CHECK(cbow.run_starting_lr(s, words(106'008'864), kCpu) == cbow.starting_lr(Optimizer::adamax));
   s.model = Model::skipgram;
   s.optimizer = Optimizer::adam;
-  CHECK(skipgram.run_starting_lr(s, 106'008'864, kGpu) == 0.1f);
-  CHECK(skipgram.run_starting_lr(s, 106'008'864, kCpu) == 0.01f);
+  CHECK(skipgram.run_starting_lr(s, words(106'008'864), kGpu) == 0.1f);
+  CHECK(skipgram.run_starting_lr(s, words(106'008'864), kCpu) == 0.01f);
   s.optimizer = Optimizer::adagrad;
-  CHECK(skipgram.run_starting_lr(s, 106'008'864, kGpu) == skipgram.starting_lr(Optimizer::adagrad));
+  CHECK(skipgram.run_starting_lr(s, words(106'008'864), kGpu) == skipgram.starting_lr(Optimizer::adagrad));
   s.model = Model::cbow;
   s.optimizer = Optimizer::adam;
   s.subwords = true;
-  CHECK(cbow.run_starting_lr(s, 106'008'864, kCpu) == cbow.starting_lr(Optimizer::adam));
-  CHECK(cbow.run_starting_lr(s, 106'008'864, kGpu) == cbow.starting_lr(Optimizer::adam));
+  CHECK(cbow.run_starting_lr(s, words(106'008'864), kCpu) == cbow.starting_lr(Optimizer::adam));
+  CHECK(cbow.run_starting_lr(s, words(106'008'864), kGpu) == cbow.starting_lr(Optimizer::adam));
   s.model = Model::glove;
   s.subwords = false;
-  CHECK(glove.run_starting_lr(s, 106'008'864, kGpu) == 0.009f);  // its summed steps'
-  CHECK(glove.run_starting_lr(s, 106'008'864, kCpu) == glove.starting_lr(Optimizer::adam));
+  CHECK(glove.run_starting_lr(s, words(106'008'864), kGpu) == 0.009f);  // its summed steps'
+  CHECK(glove.run_starting_lr(s, words(106'008'864), kCpu) == glove.starting_lr(Optimizer::adam));
+}
+
+TEST_CASE("SGD starts lower the more words a run trains per vocabulary word, down to each model's least",
+          "[train][registry]") {
+  const TrainingModel& skipgram = training_model(Model::skipgram);
+  const TrainingModel& cbow = training_model(Model::cbow);
+  const TrainingModel& glove = training_model(Model::glove);
+  TrainSettings s;  // sgd
+  for (const bool on_gpu : {false, true}) {  // SGD steps each window on the GPU as on the CPU
+    // Up to text8-head's 5 epochs (5.5M words, 357 per vocabulary word): each model's best there.
+    s.model = Model::skipgram;
+    CHECK(skipgram.run_starting_lr(s, words(1'000), on_gpu) == 0.05f);
+    CHECK(skipgram.run_starting_lr(s, words(5'521'295), on_gpu) == 0.05f);
+    s.model = Model::cbow;
+    CHECK(cbow.run_starting_lr(s, words(5'521'295), on_gpu) == 0.1f);
+    s.model = Model::skipgram;
+    s.subwords = true;
+    CHECK(skipgram.run_starting_lr(s, words(5'521'295), on_gpu) == 0.07f);
+    // README's demo: 20 epochs of 177,600 words over 4,554: 780 per word.
+    s.subwords = false;
+    CHECK(skipgram.run_starting_lr(s, {3'552'000, 4'554}, on_gpu) == 0.029f);
+    // text8-head x 8 (2,860 per word): x^-0.7, two significant digits, above each least.
+    CHECK(skipgram.run_starting_lr(s, words(44'170'360), on_gpu) == 0.025f);
+    s.subwords = true;
+    CHECK(skipgram.run_starting_lr(s, words(44'170'360), on_gpu) == 0.016f);
+    s.model = Model::cbow;
+    s.subwords = false;
+    CHECK(cbow.run_starting_lr(s, words(44'170'360), on_gpu) == 0.023f);
+    CHECK(cbow.run_starting_lr(s, words(176'681'440), on_gpu) == 0.0089f);
+    // A billion words over a small vocabulary: each model's least.
+    CHECK(cbow.run_starting_lr(s, {1'000'000'000, 1'000}, on_gpu) == 0.005f);
+    s.model = Model::skipgram;
+    CHECK(skipgram.run_starting_lr(s, {1'000'000'000, 1'000}, on_gpu) == 0.025f);
+    s.subwords = true;
+    CHECK(skipgram.run_starting_lr(s, {1'000'000'000, 1'000}, on_gpu) == 0.01f);
+    s.subwords = false;
+  }
+  // GloVe's SGD keeps its one rate.
+  s.model = Model::glove;
+  CHECK(glove.run_starting_lr(s, words(1'000'000'000), false) == glove.starting_lr(Optimizer::sgd));
 }
 
 TEST_CASE("resolve_train_command fills in the model's defaults and keeps what was given", "[train][options]") {

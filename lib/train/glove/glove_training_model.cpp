@@ -42,7 +42,7 @@ class GloveModel final : public TrainingModel {
   // Summed steps (glove_summed_steps.h) of Adam and AdamW take three times the CPU's rate:
   // their best on the CPU with EMBED_SUMMED_RECORDS=32768 (the GPU's runs), text8-head, dim
   // 50, 10 epochs (bench/RESULTS.md, issue 40); Adamax's best stays the CPU's.
-  float run_starting_lr(const TrainSettings& s, std::uint64_t, bool on_gpu) const override {
+  float run_starting_lr(const TrainSettings& s, const RunLength&, bool on_gpu) const override {
     const bool summed = on_gpu && summed_records_on_gpu(s.optimizer) > 0;
     return summed && (s.optimizer == Optimizer::adam || s.optimizer == Optimizer::adamw) ? 0.009f : starting_lr(s.optimizer);
   }

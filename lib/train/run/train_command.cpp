@@ -417,22 +417,29 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
     init.reset();  // its rows are in the tables now
   }
   // Without --lr, the rate a run starts from may depend on where it trains (the GPU's summed
-  // steps take rates of their own) and on the words it trains (CBOW's Adam and RMSprop),
-  // known once the corpus is counted; a checkpoint keeps the rate it ran at.
+  // steps take rates of their own) and on what it trains (SGD's words per vocabulary word,
+  // CBOW's Adam's words), known once the corpus is counted (a whole job's under mpirun); a
+  // checkpoint and the output's metadata keep the rate it ran at.
   const std::uint64_t items_total = model.items_per_epoch(run) * settings.epochs;
   if (command.resume.empty() && !command.lr_given) {
-    const float first_lr = settings.lr;  // the optimizer's, for any run (--help's)
-    const float lr = model.run_starting_lr(settings, items_total, gpu.has_value());
-    const float cpu_lr = gpu ? model.run_starting_lr(settings, items_total, false) : lr;
+    // --init's vectors are counted as trained as long as this run: continuing text8-head's 5
+    // epochs for 5 more scored best at about the rate of the 10 epochs' whole (bench/RESULTS.md,
+    // issue 68), not at a fresh run's.
+    const bool continues = !command.init.file.empty();
+    const RunLength length{continues ? 2 * items_total : items_total, run.corpus.vocab.size()};
+    const float lr = model.run_starting_lr(settings, length, gpu.has_value());
+    const float cpu_lr = gpu ? model.run_starting_lr(settings, length, false) : lr;
     run.settings.lr = lr;
+    const std::string words = fmt::format("{} {}", human_count(static_cast<double>(items_total)), model.item_name());
     if (gpu && lr != cpu_lr) {
       spdlog::info(
           "--optimizer {} starts at lr {} on the GPU, which sums a run of windows' gradients per row (the CPU's: {}, for "
-          "a run of {} {}); --lr sets it",
-          optimizer_name(settings.optimizer), lr, cpu_lr, items_total, model.item_name());
-    } else if (lr != first_lr) {
-      spdlog::info("--optimizer {} starts at lr {}, not {}, for a run of {} {}: longer runs want smaller rates; --lr sets it",
-                   optimizer_name(settings.optimizer), lr, first_lr, items_total, model.item_name());
+          "a run of {}); --lr sets it",
+          optimizer_name(settings.optimizer), lr, cpu_lr, words);
+    } else {
+      const double per_word = static_cast<double>(length.items) / static_cast<double>(length.vocabulary);
+      spdlog::info("lr {} for a run of {}, {:.0f} per vocabulary word{}; --lr sets it", lr, words, per_word,
+                   continues ? " (--init's vectors counted as trained as long again)" : "");
     }
   }
   install_stop_handlers();

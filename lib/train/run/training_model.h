@@ -51,6 +51,13 @@ struct TrainContext {
   std::function<void(const TrainProgress&)> on_progress;
 };
 
+// What a run will train, known once the corpus is counted (a whole mpirun job's): the
+// starting rates that follow it (run_starting_lr).
+struct RunLength {
+  std::uint64_t items = 0;       // an epoch's items (corpus words, co-occurrence records) times the epochs
+  std::uint64_t vocabulary = 0;  // the corpus's vocabulary words
+};
+
 class TrainingModel {
  public:
   virtual ~TrainingModel() = default;
@@ -72,12 +79,12 @@ class TrainingModel {
   // its default optimizer and for one the registry gives no rate, else the registry's
   // (optimizer.cpp), unless the model has its own (word2vec's, from its sweep).
   virtual float starting_lr(Optimizer optimizer) const;
-  // The rate a run of `run_words` items (an epoch's times the epochs) starts from when --lr
-  // is not given, on a GPU or on the CPU: starting_lr, unless the model says otherwise
-  // (word2vec's: the GPU's summed steps take larger rates, and CBOW's Adam and RMSprop
-  // smaller ones the longer the run).
-  virtual float run_starting_lr(const TrainSettings& s, std::uint64_t run_words, bool on_gpu) const {
-    (void)run_words;
+  // The rate a run starts from when --lr is not given, on a GPU or on the CPU, once the
+  // corpus is counted: starting_lr, unless the model says otherwise (word2vec's: SGD's
+  // rate follows the words trained per vocabulary word, the GPU's summed steps take larger
+  // rates, and CBOW's Adam and RMSprop smaller ones the longer the run).
+  virtual float run_starting_lr(const TrainSettings& s, const RunLength& run, bool on_gpu) const {
+    (void)run;
     (void)on_gpu;
     return starting_lr(s.optimizer);
   }

@@ -1,5 +1,6 @@
 #include "train/word2vec/word2vec_training_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -26,19 +27,51 @@
 namespace embed {
 namespace {
 
-// The words of the run the starting rates were chosen on: text8-head's 1,104,259 words in
-// the vocabulary, 5 epochs.
+// A rate to two significant digits: the rate the log and the checkpoint show is the one
+// trained at.
+float two_digits(double rate) {
+  const double unit = std::pow(10.0, std::floor(std::log10(rate)) - 1);
+  return static_cast<float>(std::round(rate / unit) * unit);
+}
+
+// The words of the run the optimizers' starting rates were chosen on: text8-head's
+// 1,104,259 words in the vocabulary, 5 epochs.
 constexpr double kRateChosenOnWords = 5.5e6;
 
 // `rate` (best for a run of kRateChosenOnWords) for a run of `run_words`: scaled by the root
-// of their ratio where the run is longer, to two significant digits (the rate the log and
-// the checkpoint show is the one trained at).
+// of their ratio where the run is longer.
 float rate_for_run_length(float rate, std::uint64_t run_words) {
   const double words = static_cast<double>(run_words);
   if (words <= kRateChosenOnWords) return rate;
-  const double scaled = rate * std::sqrt(kRateChosenOnWords / words);
-  const double unit = std::pow(10.0, std::floor(std::log10(scaled)) - 1);
-  return static_cast<float>(std::round(scaled / unit) * unit);
+  return two_digits(rate * std::sqrt(kRateChosenOnWords / words));
+}
+
+// SGD's starting rate, the one every default run trains with, follows the words a run
+// trains per vocabulary word (its words, epochs included, over its vocabulary): the best
+// rate fell about as that count to the power -0.7 for skip-gram, CBOW and the subword
+// model on text8-head repeated 1, 8 and 32 times (357, 2,860 and 11,440 words per
+// vocabulary word at 5 epochs), on README's 200,000-word demo (780) and, for CBOW, on
+// planted-cluster corpora (bench/RESULTS.md, issue 68). On those clusters skip-gram's best
+// stayed at 0.05 up to 5,000 words per id, so skip-gram never goes below word2vec's 0.025:
+// lower helps only text read many times over (text8-head x 8: 6.0% analogy at 0.0085
+// against 5.1% at 0.025), and --lr gives it there. No rule starts higher than its best
+// on text8-head's 5 epochs: higher rates lost there, and fastText starts at 0.05.
+struct SgdRateRule {
+  float highest;  // the best at kRuleWordsPerRow words per vocabulary word, and the most for fewer
+  float lowest;
+};
+constexpr double kRuleWordsPerRow = 360;  // text8-head's 5 epochs (357)
+constexpr double kRuleExponent = 0.7;
+constexpr SgdRateRule kSkipgramSgd{0.05f, 0.025f};
+// CBOW's best fell on the clusters as on text8-head (0.1 at 500 words per id, 0.025 at
+// 5,000); the lowest best measured is 0.008 (x 32).
+constexpr SgdRateRule kCbowSgd{0.1f, 0.005f};
+constexpr SgdRateRule kSubwordSgd{0.07f, 0.01f};
+
+float sgd_rate_for_run(const SgdRateRule& rule, const RunLength& run) {
+  const double words_per_row = static_cast<double>(run.items) / static_cast<double>(std::max<std::uint64_t>(run.vocabulary, 1));
+  const double rate = rule.highest * std::pow(std::max(words_per_row, kRuleWordsPerRow) / kRuleWordsPerRow, -kRuleExponent);
+  return std::max(two_digits(rate), rule.lowest);
 }
 
 class Word2vecModel final : public TrainingModel {
@@ -85,13 +118,20 @@ class Word2vecModel final : public TrainingModel {
   // summed adam at x 32: 6.3% analogy at 0.025 against 5.3% at 0.1, but WS-353 0.50
   // against 0.55; per window at x 8, 4.6% against 4.3% at 0.01), so they keep one rate;
   // fastText's model (subwords) was not measured and keeps it too.
-  float run_starting_lr(const TrainSettings& s, std::uint64_t run_words, bool on_gpu) const override {
+  //
+  // SGD, on the CPU or the GPU (whose SGD steps each window as the CPU does), follows
+  // sgd_rate_for_run; CBOW with subwords takes CBOW's rule (not measured apart).
+  float run_starting_lr(const TrainSettings& s, const RunLength& run, bool on_gpu) const override {
+    if (s.optimizer == Optimizer::sgd) {
+      const SgdRateRule& rule = model_ == Model::cbow ? kCbowSgd : s.subwords ? kSubwordSgd : kSkipgramSgd;
+      return sgd_rate_for_run(rule, run);
+    }
     const bool summed = on_gpu && !s.subwords && summed_windows_on_gpu(s.optimizer) > 0;
     const float rate = summed ? summed_starting_lr(s.optimizer) : starting_lr(s.optimizer);
     const bool by_length =
         model_ == Model::cbow && !s.subwords &&
         (s.optimizer == Optimizer::adam || s.optimizer == Optimizer::adamw || s.optimizer == Optimizer::rmsprop);
-    return by_length ? rate_for_run_length(rate, run_words) : rate;
+    return by_length ? rate_for_run_length(rate, run.items) : rate;
   }
   // The GPU's summed steps' rates for text8-head's 5 epochs (above).
   float summed_starting_lr(Optimizer optimizer) const {
