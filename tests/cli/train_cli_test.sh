@@ -58,19 +58,24 @@ check "context vectors differ from input vectors" "$([[ $(vectors ctx.emb) != "$
 grep -qE '^dtype +F16$' <<<"$("$GC" --info half.emb)" && ok || bad "--dtype f16"
 "$ET" --corpus "$CORPUS" -o cbow.emb "${FAST[@]}" --model cbow 2> cbow.log
 grep -q 'model = cbow' <<<"$("$GC" --info cbow.emb)" && ok || bad "--model cbow"
-# SGD's default rate follows the words trained per vocabulary word (run_starting_lr): one
-# epoch of 177,600 words over 4,554 is 39 a word, so each model starts at its most (CBOW
-# 0.1, skip-gram 0.05), as the log says, and the file keeps it; --lr overrides it.
-grep -q 'lr 0.1 for a run of 177.6k words, 39 per vocabulary word; --lr sets it' cbow.log && ok ||
+# SGD's default rate follows the words trained per distinct word (run_starting_lr): one
+# epoch of 177,600 words over 19,127 distinct is 9 a word, so each model starts at its most
+# (CBOW 0.1, skip-gram 0.05), as the log says, and the file keeps it; --lr overrides it.
+grep -q 'lr 0.1 for a run of 177.6k words, 9 per distinct word; --lr sets it' cbow.log && ok ||
   bad "cbow's default rate in the log: $(grep 'for a run' cbow.log)"
 grep -qE '^ *lr = 0.1$' <<<"$("$GC" --info cbow.emb)" && ok || bad "cbow's default lr in the file: $("$GC" --info cbow.emb | grep ' lr =')"
-# 12 epochs: 468 words per vocabulary word, 0.05 x (468 / 360)^-0.7.
-"$ET" --corpus "$CORPUS" -o sgd12.emb --dim 4 --epochs 12 --threads 2 --seed 3 2> sgd12.log
-grep -q 'lr 0.042 for a run of 2.13M words, 468 per vocabulary word' sgd12.log && ok ||
-  bad "skip-gram's rate for 12 epochs: $(grep 'for a run' sgd12.log)"
+# Without --epochs a corpus this small trains 20 (enough for 20M words, at most 20): 186
+# words per distinct word, so 0.05 x (186 / 100)^-0.7.
+"$ET" --corpus "$CORPUS" -o sgd20.emb --dim 4 --threads 2 --seed 3 --metrics sgd20.jsonl 2> sgd20.log
+grep -q '20 epochs, not 5, for a corpus of 177.6k words' sgd20.log && ok || bad "20 epochs for a small corpus: $(head -3 sgd20.log)"
+grep -q 'lr 0.032 for a run of 3.55M words, 186 per distinct word' sgd20.log && ok ||
+  bad "skip-gram's rate for 20 epochs: $(grep 'for a run' sgd20.log)"
+grep -qE '^ *epochs = 20$' <<<"$("$GC" --info sgd20.emb)" && ok || bad "the file keeps 20 epochs: $("$GC" --info sgd20.emb | grep epochs)"
+check "--metrics says 20 epochs" "$(grep -c '"event":"epoch",.*"epochs":20,' sgd20.jsonl)" "20"
 "$ET" --corpus "$CORPUS" -o sgd12.emb --dim 4 --epochs 12 --threads 2 --seed 3 --lr 0.03 2> sgd12.log
-grep -q 'for a run' sgd12.log && bad "--lr 0.03 keeps its rate: $(grep 'for a run' sgd12.log)" || ok
+grep -q 'for a run\|epochs, not' sgd12.log && bad "--epochs 12 --lr 0.03 are kept: $(grep 'for a run\|epochs, not' sgd12.log)" || ok
 grep -qE '^ *lr = 0.03$' <<<"$("$GC" --info sgd12.emb)" && ok || bad "--lr 0.03 in the file: $("$GC" --info sgd12.emb | grep ' lr =')"
+grep -qE '^ *epochs = 12$' <<<"$("$GC" --info sgd12.emb)" && ok || bad "--epochs 12 in the file: $("$GC" --info sgd12.emb | grep epochs)"
 # --pair-negatives: word2vec's own sampling, K negatives per (context, centre) pair.
 "$ET" --corpus "$CORPUS" -o pair.emb "${FAST[@]}" --pair-negatives 2> pair.log
 check "--pair-negatives trains" "$?" "0"

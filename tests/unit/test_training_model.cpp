@@ -103,8 +103,8 @@ TEST_CASE("each model starts an optimizer at its own rate, or the registry's", "
 }
 
 namespace {
-// A run of `items` words over text8-head's vocabulary (15,440 words at min-count 5).
-RunLength words(std::uint64_t items) { return {items, 15'440}; }
+// A run of `items` words over text8-head's 57,993 distinct words.
+RunLength words(std::uint64_t items) { return {items, 57'993}; }
 }  // namespace
 
 TEST_CASE("CBOW's adam and rmsprop start lower the longer the run, on the CPU and the GPU", "[train][registry]") {
@@ -158,44 +158,58 @@ TEST_CASE("CBOW's adam and rmsprop start lower the longer the run, on the CPU an
   CHECK(glove.run_starting_lr(s, words(106'008'864), kCpu) == glove.starting_lr(Optimizer::adam));
 }
 
-TEST_CASE("SGD starts lower the more words a run trains per vocabulary word, down to each model's least",
+TEST_CASE("SGD starts lower the more words a run trains per distinct word, down to its old fixed rate",
           "[train][registry]") {
   const TrainingModel& skipgram = training_model(Model::skipgram);
   const TrainingModel& cbow = training_model(Model::cbow);
   const TrainingModel& glove = training_model(Model::glove);
   TrainSettings s;  // sgd
-  for (const bool on_gpu : {false, true}) {  // SGD steps each window on the GPU as on the CPU
-    // Up to text8-head's 5 epochs (5.5M words, 357 per vocabulary word): each model's best there.
-    s.model = Model::skipgram;
-    CHECK(skipgram.run_starting_lr(s, words(1'000), on_gpu) == 0.05f);
-    CHECK(skipgram.run_starting_lr(s, words(5'521'295), on_gpu) == 0.05f);
-    s.model = Model::cbow;
-    CHECK(cbow.run_starting_lr(s, words(5'521'295), on_gpu) == 0.1f);
-    s.model = Model::skipgram;
-    s.subwords = true;
-    CHECK(skipgram.run_starting_lr(s, words(5'521'295), on_gpu) == 0.07f);
-    // README's demo: 20 epochs of 177,600 words over 4,554: 780 per word.
-    s.subwords = false;
-    CHECK(skipgram.run_starting_lr(s, {3'552'000, 4'554}, on_gpu) == 0.029f);
-    // text8-head x 8 (2,860 per word): x^-0.7, two significant digits, above each least.
-    CHECK(skipgram.run_starting_lr(s, words(44'170'360), on_gpu) == 0.025f);
-    s.subwords = true;
-    CHECK(skipgram.run_starting_lr(s, words(44'170'360), on_gpu) == 0.016f);
-    s.model = Model::cbow;
-    s.subwords = false;
-    CHECK(cbow.run_starting_lr(s, words(44'170'360), on_gpu) == 0.023f);
-    CHECK(cbow.run_starting_lr(s, words(176'681'440), on_gpu) == 0.0089f);
-    // A billion words over a small vocabulary: each model's least.
-    CHECK(cbow.run_starting_lr(s, {1'000'000'000, 1'000}, on_gpu) == 0.005f);
-    s.model = Model::skipgram;
-    CHECK(skipgram.run_starting_lr(s, {1'000'000'000, 1'000}, on_gpu) == 0.025f);
-    s.subwords = true;
-    CHECK(skipgram.run_starting_lr(s, {1'000'000'000, 1'000}, on_gpu) == 0.01f);
-    s.subwords = false;
+  // rate(model, subwords, run): the starting rate on the CPU, and the same on the GPU (whose
+  // SGD steps each window as the CPU does).
+  const auto rate = [&](Model model, bool subwords, RunLength run) {
+    s.model = model;
+    s.subwords = subwords;
+    const TrainingModel& m = model == Model::cbow ? cbow : skipgram;
+    const float on_cpu = m.run_starting_lr(s, run, false);
+    CHECK(m.run_starting_lr(s, run, true) == on_cpu);
+    return on_cpu;
+  };
+  // Up to text8-head's 5 epochs (5.5M words over 57,993 distinct, 95 a word): the best there.
+  CHECK(rate(Model::skipgram, false, words(1'000)) == 0.05f);
+  CHECK(rate(Model::skipgram, false, words(5'521'295)) == 0.05f);
+  CHECK(rate(Model::skipgram, true, words(5'521'295)) == 0.07f);
+  CHECK(rate(Model::cbow, false, words(5'521'295)) == 0.1f);
+  // 10 epochs (190 a word): x (190 / 100)^-0.7, two significant digits.
+  CHECK(rate(Model::skipgram, false, words(11'042'590)) == 0.032f);
+  CHECK(rate(Model::skipgram, true, words(11'042'590)) == 0.045f);
+  CHECK(rate(Model::cbow, false, words(11'042'590)) == 0.064f);
+  // README's demo: 20 epochs of 177,600 words over 19,127 distinct.
+  CHECK(rate(Model::skipgram, false, {3'552'000, 19'127}) == 0.032f);
+  // 19 epochs (362 a word): skip-gram at its least, word2vec's 0.025; the subword model not yet.
+  CHECK(rate(Model::skipgram, false, words(20'980'921)) == 0.025f);
+  CHECK(rate(Model::skipgram, true, words(20'980'921)) == 0.028f);
+  // text8-head x 8, and a billion words: each at its old fixed rate.
+  for (const RunLength run : {words(46'877'840), RunLength{1'000'000'000, 1'000}}) {
+    CHECK(rate(Model::skipgram, false, run) == 0.025f);
+    CHECK(rate(Model::skipgram, true, run) == 0.025f);
+    CHECK(rate(Model::cbow, false, run) == 0.05f);
+    CHECK(rate(Model::cbow, true, run) == 0.05f);
   }
   // GloVe's SGD keeps its one rate.
   s.model = Model::glove;
-  CHECK(glove.run_starting_lr(s, words(1'000'000'000), false) == glove.starting_lr(Optimizer::sgd));
+  s.subwords = false;
+  CHECK(glove.run_starting_lr(s, words(1'000), false) == glove.starting_lr(Optimizer::sgd));
+}
+
+TEST_CASE("a small corpus trains more epochs, enough for 20M words, at most 20", "[train][registry]") {
+  TrainSettings s;  // 5 epochs: the default
+  CHECK(training_model(Model::skipgram).run_epochs(s, 177'600) == 20);    // README's demo
+  CHECK(training_model(Model::skipgram).run_epochs(s, 1'104'259) == 19);  // text8-head
+  CHECK(training_model(Model::cbow).run_epochs(s, 2'000'000) == 10);
+  CHECK(training_model(Model::cbow).run_epochs(s, 4'000'000) == 5);
+  CHECK(training_model(Model::skipgram).run_epochs(s, 9'375'568) == 5);  // text8-head x 8
+  s.epochs = 25;  // GloVe's
+  CHECK(training_model(Model::glove).run_epochs(s, 177'600) == 25);
 }
 
 TEST_CASE("resolve_train_command fills in the model's defaults and keeps what was given", "[train][options]") {

@@ -27,6 +27,8 @@ class MetricsLog {
   // Creates (truncates) `path` for a run of `epochs` epochs over `unit` ("words",
   // "records"); throws embed::Error when it cannot.
   MetricsLog(const std::string& path, unsigned epochs, std::string_view unit);
+  // The run's epochs once the corpus is counted (a default chosen from its size).
+  void set_epochs(unsigned epochs) { epochs_ = epochs; }
   ~MetricsLog();
   MetricsLog(const MetricsLog&) = delete;
   MetricsLog& operator=(const MetricsLog&) = delete;

@@ -41,6 +41,7 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
   }
   command.init.dim_given = has("--dim");
   command.lr_given = has("--lr");
+  command.epochs_given = has("--epochs");
   command.init.minn_given = has("--minn");
   command.init.maxn_given = has("--maxn");
   command.init.buckets_given = has("--buckets");

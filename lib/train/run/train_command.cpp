@@ -416,8 +416,19 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
     apply_init(*init, command.init, model, run);
     init.reset();  // its rows are in the tables now
   }
+  // Without --epochs, a small corpus trains more of them (word2vec's models), known once it is
+  // counted (a whole job's under mpirun).
+  if (command.resume.empty() && !command.epochs_given) {
+    const unsigned epochs = model.run_epochs(settings, run.corpus.words);
+    if (epochs != settings.epochs) {
+      spdlog::info("{} epochs, not {}, for a corpus of {} words: a small corpus wants more passes; --epochs sets them",
+                   epochs, settings.epochs, human_count(static_cast<double>(run.corpus.words)));
+      run.settings.epochs = epochs;
+      if (out.metrics) out.metrics->set_epochs(epochs);
+    }
+  }
   // Without --lr, the rate a run starts from may depend on where it trains (the GPU's summed
-  // steps take rates of their own) and on what it trains (SGD's words per vocabulary word,
+  // steps take rates of their own) and on what it trains (SGD's words per distinct word,
   // CBOW's Adam's words), known once the corpus is counted (a whole job's under mpirun); a
   // checkpoint and the output's metadata keep the rate it ran at.
   const std::uint64_t items_total = model.items_per_epoch(run) * settings.epochs;
@@ -426,7 +437,7 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
     // epochs for 5 more scored best at about the rate of the 10 epochs' whole (bench/RESULTS.md,
     // issue 68), not at a fresh run's.
     const bool continues = !command.init.file.empty();
-    const RunLength length{continues ? 2 * items_total : items_total, run.corpus.vocab.size()};
+    const RunLength length{continues ? 2 * items_total : items_total, run.corpus.distinct_words};
     const float lr = model.run_starting_lr(settings, length, gpu.has_value());
     const float cpu_lr = gpu ? model.run_starting_lr(settings, length, false) : lr;
     run.settings.lr = lr;
@@ -437,8 +448,12 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
           "a run of {}); --lr sets it",
           optimizer_name(settings.optimizer), lr, cpu_lr, words);
     } else {
-      const double per_word = static_cast<double>(length.items) / static_cast<double>(length.vocabulary);
-      spdlog::info("lr {} for a run of {}, {:.0f} per vocabulary word{}; --lr sets it", lr, words, per_word,
+      // Corpus words per distinct word: what word2vec's SGD rate follows (GloVe's records are no words).
+      const double per_word =
+          static_cast<double>(length.items) / static_cast<double>(std::max<std::uint64_t>(length.distinct_words, 1));
+      const std::string per_distinct_word =
+          model.item_name() == "words" ? fmt::format(", {:.0f} per distinct word", per_word) : std::string();
+      spdlog::info("lr {} for a run of {}{}{}; --lr sets it", lr, words, per_distinct_word,
                    continues ? " (--init's vectors counted as trained as long again)" : "");
     }
   }

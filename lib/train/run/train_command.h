@@ -24,6 +24,7 @@ struct TrainCommand {
   OutputSettings output;         // output path, dtype, --save-context, vocabulary limits
   std::string checkpoint;        // where checkpoints go; empty: OUTPUT.ckpt, on interruption only
   std::string resume;            // a checkpoint to continue from; its settings win
+  bool epochs_given = false;     // --epochs was given (else the model's epochs for the corpus's size)
   bool lr_given = false;         // --lr was given (else the model's starting rate for the device)
   bool restart = false;          // --restart: a checkpoint of an unfinished run at the checkpoint path may be discarded
   InitRequest init;              // --init, --init-keep, --lock-init

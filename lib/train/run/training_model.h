@@ -54,8 +54,8 @@ struct TrainContext {
 // What a run will train, known once the corpus is counted (a whole mpirun job's): the
 // starting rates that follow it (run_starting_lr).
 struct RunLength {
-  std::uint64_t items = 0;       // an epoch's items (corpus words, co-occurrence records) times the epochs
-  std::uint64_t vocabulary = 0;  // the corpus's vocabulary words
+  std::uint64_t items = 0;           // an epoch's items (corpus words, co-occurrence records) times the epochs
+  std::uint64_t distinct_words = 0;  // the corpus's distinct words, before min-count
 };
 
 class TrainingModel {
@@ -79,6 +79,13 @@ class TrainingModel {
   // its default optimizer and for one the registry gives no rate, else the registry's
   // (optimizer.cpp), unless the model has its own (word2vec's, from its sweep).
   virtual float starting_lr(Optimizer optimizer) const;
+  // The epochs a run of a corpus of `corpus_words` (vocabulary words in the text, a whole
+  // job's) trains when --epochs is not given: the model's default, unless the model says
+  // otherwise (word2vec's: more for a small corpus).
+  virtual unsigned run_epochs(const TrainSettings& s, std::uint64_t corpus_words) const {
+    (void)corpus_words;
+    return s.epochs;
+  }
   // The rate a run starts from when --lr is not given, on a GPU or on the CPU, once the
   // corpus is counted: starting_lr, unless the model says otherwise (word2vec's: SGD's
   // rate follows the words trained per vocabulary word, the GPU's summed steps take larger

@@ -46,33 +46,41 @@ float rate_for_run_length(float rate, std::uint64_t run_words) {
   return two_digits(rate * std::sqrt(kRateChosenOnWords / words));
 }
 
-// SGD's starting rate, the one every default run trains with, follows the words a run
-// trains per vocabulary word (its words, epochs included, over its vocabulary): the best
-// rate fell about as that count to the power -0.7 for skip-gram, CBOW and the subword
-// model on text8-head repeated 1, 8 and 32 times (357, 2,860 and 11,440 words per
-// vocabulary word at 5 epochs), on README's 200,000-word demo (780) and, for CBOW, on
-// planted-cluster corpora (bench/RESULTS.md, issue 68). On those clusters skip-gram's best
-// stayed at 0.05 up to 5,000 words per id, so skip-gram never goes below word2vec's 0.025:
-// lower helps only text read many times over (text8-head x 8: 6.0% analogy at 0.0085
-// against 5.1% at 0.025), and --lr gives it there. No rule starts higher than its best
-// on text8-head's 5 epochs: higher rates lost there, and fastText starts at 0.05.
+// SGD's starting rate, the one every default run trains with, follows R, the words a run
+// trains per distinct word of its corpus (its words, epochs included, over the distinct
+// words before min-count): rate = most x (R / 100)^-0.7, to two digits, never below the
+// fixed rate it had before (word2vec's). On text8-head the best rate fell about so whether
+// R grew by epochs or by repeating the text: CBOW's 0.1 at 5 epochs (R = 95), 0.062 at 10,
+// 0.038 at 20, 0.025 repeated 8 times (R = 808), 0.008 32 times; skip-gram's 0.05 at 5
+// and 10 epochs, 0.0085 repeated 8 times, 0.0035 32 times (bench/RESULTS.md, issue 68).
+// The least is the old fixed rate because on planted-cluster corpora (text that does not
+// repeat) skip-gram's best stayed 0.05 up to R = 5,000 and CBOW's 0.1 at R = 500: lower
+// rates help text read many times over, and --lr gives them there.
 struct SgdRateRule {
-  float highest;  // the best at kRuleWordsPerRow words per vocabulary word, and the most for fewer
-  float lowest;
+  float most;   // at R <= kRuleWordsPerWord (text8-head's 5 epochs): the best there
+  float least;  // the fixed rate before the rule
 };
-constexpr double kRuleWordsPerRow = 360;  // text8-head's 5 epochs (357)
+constexpr double kRuleWordsPerWord = 100;  // text8-head's 5 epochs: 5.5M words over 57,993 distinct (95)
 constexpr double kRuleExponent = 0.7;
-constexpr SgdRateRule kSkipgramSgd{0.05f, 0.025f};
-// CBOW's best fell on the clusters as on text8-head (0.1 at 500 words per id, 0.025 at
-// 5,000); the lowest best measured is 0.008 (x 32).
-constexpr SgdRateRule kCbowSgd{0.1f, 0.005f};
-constexpr SgdRateRule kSubwordSgd{0.07f, 0.01f};
+constexpr SgdRateRule kSkipgramSgd{0.05f, 0.025f};  // 0.05: fastText's
+constexpr SgdRateRule kSubwordSgd{0.07f, 0.025f};
+constexpr SgdRateRule kCbowSgd{0.1f, 0.05f};
 
 float sgd_rate_for_run(const SgdRateRule& rule, const RunLength& run) {
-  const double words_per_row = static_cast<double>(run.items) / static_cast<double>(std::max<std::uint64_t>(run.vocabulary, 1));
-  const double rate = rule.highest * std::pow(std::max(words_per_row, kRuleWordsPerRow) / kRuleWordsPerRow, -kRuleExponent);
-  return std::max(two_digits(rate), rule.lowest);
+  const double per_word =
+      static_cast<double>(run.items) / static_cast<double>(std::max<std::uint64_t>(run.distinct_words, 1));
+  const double rate = rule.most * std::pow(std::max(per_word, kRuleWordsPerWord) / kRuleWordsPerWord, -kRuleExponent);
+  return std::max(two_digits(rate), rule.least);
 }
+
+// A small corpus trains more epochs than the 5 that word2vec, fastText and gensim give
+// any corpus: enough for kWordsTrainedAtLeast words, at most kMostEpochs. On text8-head
+// (1.1M words) at each epoch count's own rate (sgd_rate_for_run), 2 seeds: skip-gram's
+// analogy / WS-353 went 5.5% / 0.52 at 5 epochs, 6.4% / 0.56 at 10, 7.4% / 0.58 at 15 and
+// 7.4% / 0.60 at 20; CBOW's 5.1% / 0.51, 7.1% / 0.57, 8.2% / 0.59 and 9.2% / 0.60
+// (bench/RESULTS.md, issue 68). A corpus of 4M words or more keeps 5.
+constexpr double kWordsTrainedAtLeast = 20e6;
+constexpr unsigned kMostEpochs = 20;
 
 class Word2vecModel final : public TrainingModel {
  public:
@@ -121,6 +129,10 @@ class Word2vecModel final : public TrainingModel {
   //
   // SGD, on the CPU or the GPU (whose SGD steps each window as the CPU does), follows
   // sgd_rate_for_run; CBOW with subwords takes CBOW's rule (not measured apart).
+  unsigned run_epochs(const TrainSettings& s, std::uint64_t corpus_words) const override {
+    const double wanted = std::ceil(kWordsTrainedAtLeast / static_cast<double>(std::max<std::uint64_t>(corpus_words, 1)));
+    return static_cast<unsigned>(std::clamp(wanted, static_cast<double>(s.epochs), static_cast<double>(kMostEpochs)));
+  }
   float run_starting_lr(const TrainSettings& s, const RunLength& run, bool on_gpu) const override {
     if (s.optimizer == Optimizer::sgd) {
       const SgdRateRule& rule = model_ == Model::cbow ? kCbowSgd : s.subwords ? kSubwordSgd : kSkipgramSgd;
