@@ -75,10 +75,11 @@ float sgd_rate_for_run(const SgdRateRule& rule, const RunLength& run) {
 
 // A small corpus trains more epochs than the 5 that word2vec, fastText and gensim give
 // any corpus: enough for kWordsTrainedAtLeast words, at most kMostEpochs. On text8-head
-// (1.1M words) at each epoch count's own rate (sgd_rate_for_run), 2 seeds: skip-gram's
-// analogy / WS-353 went 5.5% / 0.52 at 5 epochs, 6.4% / 0.56 at 10, 7.4% / 0.58 at 15 and
-// 7.4% / 0.60 at 20; CBOW's 5.1% / 0.51, 7.1% / 0.57, 8.2% / 0.59 and 9.2% / 0.60
-// (bench/RESULTS.md, issue 68). A corpus of 4M words or more keeps 5.
+// (1.1M words), 2 seeds, at rates near the rule's: skip-gram's analogy / WS-353 went 5.5% /
+// 0.52 at 5 epochs, 6.4% / 0.56 at 10, 7.4% / 0.58 at 15 and 7.4% / 0.60 at 20; CBOW's
+// 5.1% / 0.51, 7.1% / 0.57, 8.2% / 0.59 and 9.2% / 0.60. Its defaults now (19 epochs, 3
+// seeds): skip-gram 7.7% / 0.60, CBOW 8.7% / 0.62, against 4.1% / 0.41 and 2.0% / 0.34 at
+// the old 5 epochs and fixed rates (bench/RESULTS.md, issue 68). From 4M words: 5.
 constexpr double kWordsTrainedAtLeast = 20e6;
 constexpr unsigned kMostEpochs = 20;
 
