@@ -331,7 +331,7 @@ TEST_CASE("summed steps train adam on the GPU as on the CPU", "[gpu]") {
   for (Model model : {Model::skipgram, Model::cbow}) {
     TrainSettings s = quality_settings(model, 4);
     s.optimizer = Optimizer::adam;
-    s.lr = training_model(model).run_starting_lr(s, corpus.words * s.epochs, true);
+    s.lr = training_model(model).run_starting_lr(s, {corpus.words * s.epochs, corpus.vocab.size()}, true);
     const Word2vecLayout layout(s);
     double cpu_separation = 0, cpu_loss = 0;
     for (int which = -1; which < kQualityCount; ++which) {

@@ -203,13 +203,13 @@ TEST_CASE("SGD starts lower the more words a run trains per distinct word, down 
 
 TEST_CASE("a small corpus trains more epochs, enough for 20M words, at most 20", "[train][registry]") {
   TrainSettings s;  // 5 epochs: the default
-  CHECK(training_model(Model::skipgram).run_epochs(s, 177'600) == 20);    // README's demo
-  CHECK(training_model(Model::skipgram).run_epochs(s, 1'104'259) == 19);  // text8-head
-  CHECK(training_model(Model::cbow).run_epochs(s, 2'000'000) == 10);
-  CHECK(training_model(Model::cbow).run_epochs(s, 4'000'000) == 5);
-  CHECK(training_model(Model::skipgram).run_epochs(s, 9'375'568) == 5);  // text8-head x 8
+  CHECK(training_model(Model::skipgram).epochs_for_corpus(s, 177'600) == 20);    // README's demo
+  CHECK(training_model(Model::skipgram).epochs_for_corpus(s, 1'104'259) == 19);  // text8-head
+  CHECK(training_model(Model::cbow).epochs_for_corpus(s, 2'000'000) == 10);
+  CHECK(training_model(Model::cbow).epochs_for_corpus(s, 4'000'000) == 5);
+  CHECK(training_model(Model::skipgram).epochs_for_corpus(s, 9'375'568) == 5);  // text8-head x 8
   s.epochs = 25;  // GloVe's
-  CHECK(training_model(Model::glove).run_epochs(s, 177'600) == 25);
+  CHECK(training_model(Model::glove).epochs_for_corpus(s, 177'600) == 25);
 }
 
 TEST_CASE("resolve_train_command fills in the model's defaults and keeps what was given", "[train][options]") {

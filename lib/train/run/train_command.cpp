@@ -419,7 +419,7 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   // Without --epochs, a small corpus trains more of them (word2vec's models), known once it is
   // counted (a whole job's under mpirun).
   if (command.resume.empty() && !command.epochs_given) {
-    const unsigned epochs = model.run_epochs(settings, run.corpus.words);
+    const unsigned epochs = model.epochs_for_corpus(settings, run.corpus.words);
     if (epochs != settings.epochs) {
       spdlog::info("{} epochs, not {}, for a corpus of {} words: a small corpus wants more passes; --epochs sets them",
                    epochs, settings.epochs, human_count(static_cast<double>(run.corpus.words)));

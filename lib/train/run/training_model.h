@@ -82,7 +82,7 @@ class TrainingModel {
   // The epochs a run of a corpus of `corpus_words` (vocabulary words in the text, a whole
   // job's) trains when --epochs is not given: the model's default, unless the model says
   // otherwise (word2vec's: more for a small corpus).
-  virtual unsigned run_epochs(const TrainSettings& s, std::uint64_t corpus_words) const {
+  virtual unsigned epochs_for_corpus(const TrainSettings& s, std::uint64_t corpus_words) const {
     (void)corpus_words;
     return s.epochs;
   }

@@ -130,7 +130,7 @@ class Word2vecModel final : public TrainingModel {
   //
   // SGD, on the CPU or the GPU (whose SGD steps each window as the CPU does), follows
   // sgd_rate_for_run; CBOW with subwords takes CBOW's rule (not measured apart).
-  unsigned run_epochs(const TrainSettings& s, std::uint64_t corpus_words) const override {
+  unsigned epochs_for_corpus(const TrainSettings& s, std::uint64_t corpus_words) const override {
     const double wanted = std::ceil(kWordsTrainedAtLeast / static_cast<double>(std::max<std::uint64_t>(corpus_words, 1)));
     return static_cast<unsigned>(std::clamp(wanted, static_cast<double>(s.epochs), static_cast<double>(kMostEpochs)));
   }
