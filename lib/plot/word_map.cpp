@@ -12,8 +12,8 @@
 namespace embed {
 namespace {
 
-constexpr double kWidth = 800;
-constexpr double kHeight = 600;
+constexpr double kMapWidth = 800;
+constexpr double kMapHeight = 600;
 constexpr double kTitleHeight = 36;
 constexpr double kFontSize = 13;
 constexpr double kRadius = 3.5;
@@ -44,16 +44,16 @@ std::string word_map_svg(const std::vector<MapWord>& words, const Projection& pr
   const std::size_t n = words.size();
   const std::string title = fmt::format("{} \u2014 PCA, 2 components explain {:.1f}% of the variance", name,
                                         100 * (projection.explained[0] + projection.explained[1]));
-  SvgWriter svg(kWidth, kHeight, title);
-  svg.text(kWidth / 2, 24, title, "text-anchor=\"middle\" font-size=\"15\" fill=\"#222222\"");
+  SvgWriter svg(kMapWidth, kMapHeight, title);
+  svg.text(kMapWidth / 2, 24, title, "text-anchor=\"middle\" font-size=\"15\" fill=\"#222222\"");
 
   // Each axis is scaled to fill the picture (the map has no axes to read a scale from),
   // the first component across, the second upwards.
   const auto xs = extent(projection, n, 0), ys = extent(projection, n, 1);
   std::vector<LabelRequest> requests(n);
   for (std::size_t i = 0; i < n; ++i) {
-    requests[i].x = scale(projection.coords[i * 2], xs, kMarginX, kWidth - kMarginX);
-    requests[i].y = scale(projection.coords[i * 2 + 1], ys, kHeight - kMarginY, kTitleHeight + kMarginY);
+    requests[i].x = scale(projection.coords[i * 2], xs, kMarginX, kMapWidth - kMarginX);
+    requests[i].y = scale(projection.coords[i * 2 + 1], ys, kMapHeight - kMarginY, kTitleHeight + kMarginY);
     requests[i].width = estimate_text_width(words[i].word, kFontSize);
     requests[i].height = kFontSize;
   }
@@ -63,7 +63,7 @@ std::string word_map_svg(const std::vector<MapWord>& words, const Projection& pr
   std::stable_partition(order.begin(), order.end(), [&](std::size_t i) { return !words[i].neighbour; });
   std::vector<LabelRequest> ordered(n);
   for (std::size_t i = 0; i < n; ++i) ordered[i] = requests[order[i]];
-  const std::vector<Box> boxes = place_labels(ordered, kRadius, {0, kTitleHeight, kWidth, kHeight - kTitleHeight});
+  const std::vector<Box> boxes = place_labels(ordered, kRadius, {0, kTitleHeight, kMapWidth, kMapHeight - kTitleHeight});
 
   // Neighbours first, so the words asked for are drawn on top.
   for (const bool neighbours : {true, false}) {

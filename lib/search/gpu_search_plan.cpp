@@ -16,7 +16,7 @@ constexpr std::size_t kProductsBytes = 32u << 20;   // the score block, L2-sized
 constexpr std::size_t kMinProductsBytes = 1u << 20; // still 128 rows per block at kPassRows
 constexpr std::size_t kBatchTerms = 16384;          // words per device batch
 constexpr std::size_t kMinBatchTerms = 256;         // above kGpuMaxTerms: a query always fits
-constexpr std::size_t kMaxBlockRows = 16384;        // beyond this a block's selection gains nothing
+constexpr std::size_t kGpuMaxBlockRows = 16384;        // beyond this a block's selection gains nothing
 constexpr std::size_t kRowAlignment = 128;
 constexpr std::uint64_t kMaxChunkBytes = 256ull << 20;  // a streamed copy: large enough to hide its latency
 constexpr std::uint64_t kMinChunkRows = 1024;
@@ -47,7 +47,7 @@ GpuSearchPlan plan_gpu_search(const GpuSearchShape& shape, std::uint64_t budget)
   const QuerySplit split = query_split(shape.dtype);
   plan.parts = split.parts;
   plan.pass_rows = kPassRows;
-  plan.max_block_rows = round_down(std::min(kMaxBlockRows, keys - shape.k), kRowAlignment);
+  plan.max_block_rows = round_down(std::min(kGpuMaxBlockRows, keys - shape.k), kRowAlignment);
   const std::uint64_t row_bytes = std::uint64_t{shape.dim} * dtype_size(shape.dtype);
   const std::uint64_t norms = shape.rows * sizeof(float);
   const std::size_t query_element = shape.dtype == DType::f32 ? sizeof(float) : sizeof(std::uint16_t);

@@ -11,8 +11,8 @@
 
 namespace embed {
 namespace {
-constexpr const char* kFormat = "embed-train cooc";
-constexpr const char* kVersion = "1";
+constexpr const char* kCoocFormat = "embed-train cooc";
+constexpr const char* kCoocVersion = "1";
 }  // namespace
 
 void save_cooc(AtomicOutput& out, const CoocMatrix& m) {
@@ -54,7 +54,7 @@ void save_cooc(AtomicOutput& out, const CoocInfo& m, std::uint64_t count, Sorted
       {"corpus_distinct_words", std::to_string(m.corpus_distinct_words)},
       {"creator", "embed-train " EMBED_VERSION},
   };
-  write_tensor_file(out, kFormat, kVersion, blobs, std::move(metadata));
+  write_tensor_file(out, kCoocFormat, kCoocVersion, blobs, std::move(metadata));
 }
 
 namespace {
@@ -90,7 +90,7 @@ class CheckedEntries final : public SortedEntries {
 }  // namespace
 
 CoocFileReader::CoocFileReader(const std::string& path)
-    : file_(std::make_unique<TensorFileReader>(path, kFormat, kVersion, "co-occurrence file")) {
+    : file_(std::make_unique<TensorFileReader>(path, kCoocFormat, kCoocVersion, "co-occurrence file")) {
   const TensorFileReader& r = *file_;
   CoocInfo& m = info_;
   m.window = r.meta_uint("window");

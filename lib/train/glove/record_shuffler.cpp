@@ -21,7 +21,7 @@ namespace {
 constexpr std::uint64_t kMaxBuckets = 512;
 constexpr double kBucketShare = 0.6;
 // The buckets' write buffers share this part of the budget.
-constexpr double kBufferShare = 0.1;
+constexpr double kShuffleBufferShare = 0.1;
 
 std::string directory_of(const std::string& path) {
   const auto slash = path.rfind('/');
@@ -69,7 +69,7 @@ void RecordShuffler::scatter_collected() {
   const double bucket_bytes = kBucketShare * static_cast<double>(memory_bytes_);
   const auto wanted = static_cast<std::uint64_t>(static_cast<double>(expected * sizeof(GloveRecord)) / bucket_bytes) + 1;
   const std::uint64_t count = std::clamp<std::uint64_t>(wanted, 2, kMaxBuckets);
-  buffer_records_ = std::clamp<std::size_t>(static_cast<std::size_t>(kBufferShare * static_cast<double>(memory_bytes_) /
+  buffer_records_ = std::clamp<std::size_t>(static_cast<std::size_t>(kShuffleBufferShare * static_cast<double>(memory_bytes_) /
                                                                      static_cast<double>(count * sizeof(GloveRecord))),
                                             256, 16384);
   spdlog::info("the co-occurrence records exceed the {} left for them: shuffling them on disk in {} pieces beside {}",
