@@ -46,8 +46,10 @@ int main(int argc, char** argv) {
       ->check(embed::cli::at_least(std::uint64_t{1}))
       ->capture_default_str();
   app.add_option("--max-vocab", command.output.max_vocab, "keep only the N most frequent words (0: all)")->capture_default_str();
-  app.add_option("--epochs", s.epochs, "passes over the corpus (default 5, more for a corpus under 4M words: enough to train 20M words, at most 20; "
-                 "glove 25)")->check(whole_range(embed::kEpochsRange));
+  app.add_option("--epochs", s.epochs,
+                 "passes over the corpus (default 5, more for a corpus under 4M words: enough to train 20M words, at "
+                 "most 20; glove 25)")
+      ->check(whole_range(embed::kEpochsRange));
   app.add_option("--lr", s.lr,
                  "starting learning rate (default: sgd's falls with the words the run trains per distinct word, from "
                  "0.05 to 0.025 for skipgram, 0.07 to 0.025 with --subwords, 0.1 to 0.05 for cbow; glove's 0.05; an "

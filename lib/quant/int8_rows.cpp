@@ -21,8 +21,9 @@ void quantize_int8_rows(const float* rows, std::size_t count, std::size_t dim, s
     scales[r] = scale;
     // Dividing by the scale (not multiplying by its inverse) keeps the largest element at
     // exactly +-127: x / (x / 127) rounds to 127 in f32.
+    constexpr float kLimit = kInt8Limit;
     for (std::size_t j = 0; j < dim; ++j) {
-      v[j] = scale == 0 ? std::int8_t{0} : static_cast<std::int8_t>(std::lrint(std::fmin(std::fmax(x[j] / scale, -127.0f), 127.0f)));
+      v[j] = scale == 0 ? std::int8_t{0} : static_cast<std::int8_t>(std::lrint(std::fmin(std::fmax(x[j] / scale, -kLimit), kLimit)));
     }
   }
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The quality README.md promises, on real text: the demo's training (text8-200k at its
-# defaults for a small corpus: 20 epochs, lr 0.032), made reproducible with --threads 1 --seed 1, then its neighbours (of three:
-# numbers; of red: colours; of she: her, herself), its analogy (he - his + her = she) and a
-# Spearman floor on the bundled WordSim-353 slice. Every bar is set from measurement
-# (2026-11-29, Release build, the defaults of issue 68; --epochs 1 and 6 start at lr 0.05): today's figure (seed 1), the spread over seeds 1, 2, 3, and
-# broken runs that must fail: --epochs 1, --epochs 6 and --dim 2.
+# defaults for a small corpus: 20 epochs, lr 0.032), made reproducible with --threads 1
+# --seed 1, then its neighbours (of three: numbers; of red: colours; of she: her, herself),
+# its analogy (he - his + her = she) and a Spearman floor on the bundled WordSim-353 slice.
+# Every bar is set from measurement (2026-11-29, Release build, issue 68's defaults;
+# --epochs 1 and 6 start at lr 0.05): today's figure (seed 1), the spread over seeds 1, 2,
+# 3, and broken runs that must fail: --epochs 1, --epochs 6 and --dim 2.
 # Usage: readme_quality_test.sh EMBED_TRAIN EMBED_QUERY (run from the repo root)
 set -u
 

@@ -81,8 +81,8 @@ expect_error "--subwords with glove" 2 "--subwords applies to --model skipgram a
 # fitted so that its vector starts as the file's (at a rate too small to move them, the
 # vectors come out as the file's); from a checkpoint its rows as they stood, output rows
 # too, so its first epoch's loss is below a fresh run's (both at one rate: a fresh run's
-# default, 0.07 on this small corpus, reaches the continued run's loss in one epoch). The file's n-gram settings are
-# taken when not given, and refused when given otherwise.
+# default, 0.07 on this small corpus, reaches the continued run's loss in one epoch). The
+# file's n-gram settings are taken when not given, and refused when given otherwise.
 "$ET" --corpus corpus.txt --subwords --epochs 1 --threads 1 --seed 5 --lr 1e-9 -o cont.emb --init file.emb 2>cont.log
 check "--init from a subword .emb" "$?" "0"
 grep -q "its 20000 n-gram bucket rows continue (3 to 6 characters), and its words' own rows are fitted" cont.log && ok ||

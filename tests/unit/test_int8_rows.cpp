@@ -23,15 +23,24 @@ std::vector<float> random_rows(std::size_t count, std::size_t dim, unsigned seed
   }
   return rows;
 }
+
+struct Quantized {
+  std::vector<std::int8_t> values;
+  std::vector<float> scales, decoded;
+};
+// `rows` quantized, and decoded again.
+Quantized quantized(const std::vector<float>& rows, std::size_t count, std::size_t dim) {
+  Quantized q{std::vector<std::int8_t>(count * dim), std::vector<float>(count), std::vector<float>(count * dim)};
+  quantize_int8_rows(rows.data(), count, dim, q.values.data(), q.scales.data());
+  dequantize_int8_rows(q.values.data(), q.scales.data(), count, dim, q.decoded.data());
+  return q;
+}
 }  // namespace
 
 TEST_CASE("int8 rows: within half a step of the originals, the largest element exact", "[quant]") {
   constexpr std::size_t kRows = 50, kDim = 300;
   const std::vector<float> rows = random_rows(kRows, kDim, 7);
-  std::vector<std::int8_t> values(kRows * kDim);
-  std::vector<float> scales(kRows), decoded(kRows * kDim);
-  quantize_int8_rows(rows.data(), kRows, kDim, values.data(), scales.data());
-  dequantize_int8_rows(values.data(), scales.data(), kRows, kDim, decoded.data());
+  const auto [values, scales, decoded] = quantized(rows, kRows, kDim);
   for (std::size_t r = 0; r < kRows; ++r) {
     float largest = 0;
     int largest_value = 0;
@@ -74,10 +83,7 @@ TEST_CASE("int8 rows: a zero row, and values that are not finite", "[quant]") {
 TEST_CASE("int8 rows: integer dots equal the decoded rows' dots", "[quant]") {
   constexpr std::size_t kRows = 20, kDim = 257;  // an odd width: no vector-width tail assumed
   const std::vector<float> rows = random_rows(kRows, kDim, 11);
-  std::vector<std::int8_t> values(kRows * kDim);
-  std::vector<float> scales(kRows), decoded(kRows * kDim);
-  quantize_int8_rows(rows.data(), kRows, kDim, values.data(), scales.data());
-  dequantize_int8_rows(values.data(), scales.data(), kRows, kDim, decoded.data());
+  const auto [values, scales, decoded] = quantized(rows, kRows, kDim);
   for (std::size_t a = 0; a < kRows; ++a) {
     for (std::size_t b = 0; b < kRows; ++b) {
       std::int64_t exact = 0;

@@ -449,10 +449,8 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
           optimizer_name(settings.optimizer), lr, cpu_lr, words);
     } else {
       // Corpus words per distinct word: what word2vec's SGD rate follows (GloVe's records are no words).
-      const double per_word =
-          static_cast<double>(length.items) / static_cast<double>(std::max<std::uint64_t>(length.distinct_words, 1));
       const std::string per_distinct_word =
-          model.item_name() == "words" ? fmt::format(", {:.0f} per distinct word", per_word) : std::string();
+          model.item_name() == "words" ? fmt::format(", {:.0f} per distinct word", length.per_distinct_word()) : std::string();
       spdlog::info("lr {} for a run of {}{}{}; --lr sets it", lr, words, per_distinct_word,
                    continues ? " (--init's vectors counted as trained as long again)" : "");
     }

@@ -56,6 +56,11 @@ struct TrainContext {
 struct RunLength {
   std::uint64_t items = 0;           // an epoch's items (corpus words, co-occurrence records) times the epochs
   std::uint64_t distinct_words = 0;  // the corpus's distinct words, before min-count
+
+  // Items per distinct word: what word2vec's SGD rate follows.
+  double per_distinct_word() const {
+    return static_cast<double>(items) / static_cast<double>(distinct_words > 0 ? distinct_words : 1);
+  }
 };
 
 class TrainingModel {
@@ -88,7 +93,7 @@ class TrainingModel {
   }
   // The rate a run starts from when --lr is not given, on a GPU or on the CPU, once the
   // corpus is counted: starting_lr, unless the model says otherwise (word2vec's: SGD's
-  // rate follows the words trained per vocabulary word, the GPU's summed steps take larger
+  // rate follows the words trained per distinct word, the GPU's summed steps take larger
   // rates, and CBOW's Adam and RMSprop smaller ones the longer the run).
   virtual float run_starting_lr(const TrainSettings& s, const RunLength& run, bool on_gpu) const {
     (void)run;

@@ -67,9 +67,8 @@ constexpr SgdRateRule kSubwordSgd{0.07f, 0.025f};
 constexpr SgdRateRule kCbowSgd{0.1f, 0.05f};
 
 float sgd_rate_for_run(const SgdRateRule& rule, const RunLength& run) {
-  const double per_word =
-      static_cast<double>(run.items) / static_cast<double>(std::max<std::uint64_t>(run.distinct_words, 1));
-  const double rate = rule.most * std::pow(std::max(per_word, kRuleWordsPerWord) / kRuleWordsPerWord, -kRuleExponent);
+  const double per_word = std::max(run.per_distinct_word(), kRuleWordsPerWord);
+  const double rate = rule.most * std::pow(per_word / kRuleWordsPerWord, -kRuleExponent);
   return std::max(two_digits(rate), rule.least);
 }
 
@@ -92,6 +91,11 @@ class Word2vecModel final : public TrainingModel {
   // word2vec's defaults: CBOW learns at twice skip-gram's rate.
   Defaults defaults() const override { return {5, 5, model_ == Model::skipgram ? 0.025f : 0.05f, Optimizer::sgd}; }
   bool supports(Optimizer) const override { return true; }
+  // More epochs for a small corpus (kWordsTrainedAtLeast, above).
+  unsigned epochs_for_corpus(const TrainSettings& s, std::uint64_t corpus_words) const override {
+    const double wanted = std::ceil(kWordsTrainedAtLeast / static_cast<double>(std::max<std::uint64_t>(corpus_words, 1)));
+    return static_cast<unsigned>(std::max(static_cast<double>(s.epochs), std::min(wanted, static_cast<double>(kMostEpochs))));
+  }
   // Each optimizer's best rate of five (its GloVe rate × 0.3, 1, 3, 10, 30) for skip-gram
   // and CBOW on text8-head, dim 50, 5 epochs (scripts/bench/optimizers.sh; bench/RESULTS.md,
   // issue 40). word2vec's rows take larger steps than GloVe's: Adam's best is 0.01, not 0.003.
@@ -130,10 +134,6 @@ class Word2vecModel final : public TrainingModel {
   //
   // SGD, on the CPU or the GPU (whose SGD steps each window as the CPU does), follows
   // sgd_rate_for_run; CBOW with subwords takes CBOW's rule (not measured apart).
-  unsigned epochs_for_corpus(const TrainSettings& s, std::uint64_t corpus_words) const override {
-    const double wanted = std::ceil(kWordsTrainedAtLeast / static_cast<double>(std::max<std::uint64_t>(corpus_words, 1)));
-    return static_cast<unsigned>(std::clamp(wanted, static_cast<double>(s.epochs), static_cast<double>(kMostEpochs)));
-  }
   float run_starting_lr(const TrainSettings& s, const RunLength& run, bool on_gpu) const override {
     if (s.optimizer == Optimizer::sgd) {
       const SgdRateRule& rule = model_ == Model::cbow ? kCbowSgd : s.subwords ? kSubwordSgd : kSkipgramSgd;
