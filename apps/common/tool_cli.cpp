@@ -51,6 +51,30 @@ CLI::Option* add_dtype_option(CLI::App& app, std::optional<DType>& dtype, const 
       ->check(CLI::IsMember(vector_dtype_names()));
 }
 
+CLI::Option* add_row_storage_options(CLI::App& app, RowStorageChoice& choice, const std::string& dtype_help,
+                                     const std::string& pq_help) {
+  std::vector<std::string> dtypes = vector_dtype_names();
+  dtypes.push_back("int8");
+  CLI::Option* dtype = app.add_option_function<std::string>(
+                              "--dtype",
+                              [&choice](const std::string& name) {
+                                if (name == "int8") choice.storage = RowStorage::int8;
+                                else choice.dtype = parse_vector_dtype(name);
+                              },
+                              dtype_help)
+                           ->check(CLI::IsMember(dtypes));
+  return app
+      .add_option_function<std::size_t>(
+          "--pq",
+          [&choice](std::size_t m) {
+            choice.storage = RowStorage::pq;
+            choice.pq_m = m;
+          },
+          pq_help)
+      ->check(between(std::size_t{1}, std::size_t{4096}))
+      ->excludes(dtype);
+}
+
 void add_word_decoding_options(CLI::App& app, WordDecoding& words) {
   app.add_option("--encoding", words.encoding,
                  "the encoding of the input's words (text, word2vec and fastText files), as gensim's encoding=: an "

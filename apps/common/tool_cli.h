@@ -14,6 +14,7 @@
 #include "core/utf8.h"
 #include "device/gpu_device.h"
 #include "format/dtype.h"
+#include "format/emb_file.h"
 #include "text/word_decoding.h"
 
 namespace embed::cli {
@@ -42,6 +43,17 @@ void add_word_decoding_options(CLI::App& app, WordDecoding& words);
 
 // --dtype f32|f16|bf16, parsed into a DType once.
 CLI::Option* add_dtype_option(CLI::App& app, std::optional<DType>& dtype, const std::string& help);
+
+// How an .emb output stores its rows: --dtype f32|f16|bf16|int8 and --pq M (which exclude
+// each other). `storage` is int8 or pq for a compressed file (format version 2), else dense.
+struct RowStorageChoice {
+  std::optional<DType> dtype;  // a dense --dtype
+  RowStorage storage = RowStorage::dense;
+  std::size_t pq_m = 0;
+};
+// Adds both options; returns --pq's, for options that need it.
+CLI::Option* add_row_storage_options(CLI::App& app, RowStorageChoice& choice, const std::string& dtype_help,
+                                     const std::string& pq_help);
 
 // Parses the command line. Returns the exit status when the tool is done already
 // (--help, --version, or a usage error it has printed: kExitUsage; an input_file()

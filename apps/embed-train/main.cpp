@@ -72,11 +72,14 @@ int main(int argc, char** argv) {
                  "random seed; on the CPU with --threads 1 the output is bit-for-bit reproducible (a GPU draws the "
                  "same samples, but its float atomics add in varying order)")
       ->capture_default_str();
-  std::optional<embed::DType> dtype;
-  embed::cli::add_dtype_option(app, dtype,
-                               "storage type of the vectors written and of the skipgram/cbow tables a GPU trains (math "
-                               "is f32; the CPU and GloVe train f32 tables; with --table host, f16 host tables too): f32, "
-                               "f16, bf16 (default: f32)");
+  embed::cli::RowStorageChoice storage;
+  embed::cli::add_row_storage_options(
+      app, storage,
+      "storage type of the vectors written and of the skipgram/cbow tables a GPU trains (math is f32; the CPU and GloVe "
+      "train f32 tables; with --table host, f16 host tables too): f32, f16, bf16, or int8 (the vectors written only, "
+      "compressed: a quarter of f32's bytes; docs/glove-convert.md) (default: f32)",
+      "write the vectors product-quantized: M bytes a row (M must divide --dim; k-means seeded with --seed; "
+      "docs/glove-convert.md); training is unchanged");
   app.add_flag("--save-context", command.output.save_context, "also write the output (context) vectors, to OUT.context.emb");
   app.add_option("--fasttext-bin", command.output.fasttext_bin,
                  embed::models_taking("--fasttext-bin") +
@@ -219,7 +222,9 @@ int main(int argc, char** argv) {
   if (plot->parsed()) {
     return embed::cli::run("embed-train", log, [&] { return embed::run_plot_command(plot_metrics, plot_output); });
   }
-  if (dtype) command.output.dtype = *dtype;
+  if (storage.dtype) command.output.dtype = *storage.dtype;
+  command.output.storage = storage.storage;
+  command.output.pq_m = storage.pq_m;
   command.gpu_trainer = embed::gpu_trainer();
   return embed::cli::run("embed-train", log, [&] {
     embed::resolve_train_command(command, embed::cli::given_options(app));

@@ -33,7 +33,20 @@ int main(int argc, char** argv) {
                      "TensorBoard's Embedding Projector" +
                      aliases)
       ->check(CLI::IsMember(embed::format_spellings(embed::FormatUse::write)));
-  embed::cli::add_dtype_option(app, options.dtype, "storage type of .emb vectors (default f32, or the input .emb's)");
+  embed::cli::RowStorageChoice storage;
+  CLI::Option* pq_option = embed::cli::add_row_storage_options(
+      app, storage,
+      "storage type of .emb vectors (default f32, or the input .emb's): f32, f16, bf16, or int8 (a quarter of f32's "
+      "bytes: a scale per row, searched with integer dot products; see docs/glove-convert.md)",
+      "store .emb rows product-quantized: M bytes a row (M sub-quantizers of 256 centroids, k-means on a sample of the "
+      "unit rows; M must divide dim; dim/4 keeps analogy within about a point, see docs/glove-convert.md)");
+  app.add_option("--pq-sample", options.quantize.pq.sample_rows,
+                 "--pq: rows k-means trains on, drawn with --seed (default 65536; all when fewer)")
+      ->check(embed::cli::at_least(std::size_t{256}))
+      ->needs(pq_option);
+  app.add_option("--pq-iterations", options.quantize.pq.iterations, "--pq: k-means iterations (default 25)")
+      ->check(embed::cli::between(1, 1000))
+      ->needs(pq_option);
   app.add_flag("--normalize", options.normalize, "scale every row to unit L2 length");
   app.add_option("--limit", options.limit, "keep only the first N words")->check(embed::cli::at_least(std::uint64_t{1}));
   app.add_option("--vocab", options.vocab_path, "keep only the words listed in FILE, one per line; - for stdin")
@@ -56,9 +69,10 @@ int main(int argc, char** argv) {
                  "index: search width while building; more: better recall, slower build (default 80)")
       ->check(embed::cli::between(8, 4096))
       ->needs(index_option);
-  app.add_option("--seed", options.index_settings.hnsw.seed,
-                 "index: random seed; with --threads 1 the index is reproducible bit for bit (default 1)")
-      ->needs(index_option);
+  std::uint64_t seed = 1;
+  app.add_option("--seed", seed,
+                 "random seed of --index and --pq: --pq's output is the same bytes for a seed at any --threads; the "
+                 "index's with --threads 1 (default 1)");
   app.add_flag("--info", options.info, "print an .emb file's rows, dim, dtype, size and metadata");
   app.add_flag("--verify", options.verify, "check an .emb input's checksums and index (alone: only verify)");
   embed::cli::add_log_flags(app, log);
@@ -69,6 +83,11 @@ int main(int argc, char** argv) {
   if (!from.empty()) options.from = embed::parse_format_name(from);
   if (!to.empty()) options.to = embed::parse_format_name(to);
   if (!index.empty()) options.index = embed::find_index_kind(index);
+  options.dtype = storage.dtype;
+  options.quantize.storage = storage.storage;
+  options.quantize.pq.m = storage.pq_m;
+  options.index_settings.hnsw.seed = seed;
+  options.quantize.pq.seed = seed;
   return embed::cli::run("glove-convert", log, [&] {
     embed::run_convert_command(options);
     return 0;

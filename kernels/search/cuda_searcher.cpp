@@ -6,7 +6,9 @@
 // matrix (f32 rows, or their 16-bit parts for f16/bf16 files: query_split.h) and its query
 // descriptors, then for every chunk, pass and block of rows runs one GEMM (cublasSgemm, or
 // cublasGemmEx with 16-bit inputs and f32 accumulation) and the selection kernel, which
-// keeps each query's top k on the device; the host sorts the k at the end.
+// keeps each query's top k on the device; the host sorts the k at the end. Compressed rows
+// (int8, pq) are held and streamed compressed, with their scales (and codebooks) resident,
+// and each block is decoded into an f32 block (decode_kernels.h) just before its GEMM.
 #include "kernels/search/cuda_searcher.h"
 
 #include <algorithm>
@@ -23,6 +25,7 @@
 #include "kernels/common/device_info.h"
 #include "search/query_matrix.h"
 #include "search/query_split.h"
+#include "kernels/search/decode_kernels.h"
 #include "kernels/search/radix_select.h"
 #include "kernels/search/search_kernels.h"
 
@@ -59,7 +62,7 @@ class CudaSearcher final : public Index {
         plan_(request.plan),
         device_(request.device),
         split_(query_split(shape_.dtype)),
-        row_bytes_(shape_.dim * dtype_size(shape_.dtype)),
+        row_bytes_(shape_.row_bytes()),
         query_element_(shape_.dtype == DType::f32 ? sizeof(float) : sizeof(std::uint16_t)),
         threads_(std::max(1u, request.threads)),
         current_(device_.ordinal) {
@@ -102,6 +105,7 @@ class CudaSearcher final : public Index {
     check(cudaMemcpy(inverse_norms_.get(), inverse.data(), inverse.size() * sizeof(float), cudaMemcpyHostToDevice),
           "copying the inverse norms");
 
+    if (shape_.storage != RowStorage::dense) upload_decoding();
     if (plan_.resident) {
       chunks_[0] = DeviceBuffer(shape_.rows * row_bytes_, "the rows");
       upload_resident();
@@ -151,6 +155,21 @@ class CudaSearcher final : public Index {
       const std::size_t at = p * kPiece;
       std::memcpy(staging + at, source + at, std::min(kPiece, bytes - at));
     });
+  }
+
+  // Compressed rows: their scales and codebooks, and the block they are decoded into.
+  void upload_decoding() {
+    const EmbFile& file = *space_.emb();
+    const std::span<const float> scales = file.row_scales().first(shape_.rows);
+    scales_ = DeviceBuffer(scales.size() * sizeof(float), "the rows' scales");
+    check(cudaMemcpy(scales_.get(), scales.data(), scales.size_bytes(), cudaMemcpyHostToDevice), "copying the rows' scales");
+    if (const PqCodebooks* books = file.pq_codebooks()) {
+      codebooks_ = DeviceBuffer(books->centroids.size() * sizeof(float), "the pq codebooks");
+      check(cudaMemcpy(codebooks_.get(), books->centroids.data(), books->centroids.size() * sizeof(float),
+                       cudaMemcpyHostToDevice),
+            "copying the pq codebooks");
+    }
+    decoded_ = DeviceBuffer(plan_.max_block_rows * shape_.dim * sizeof(float), "a decoded block of rows");
   }
 
   void upload_resident() {
@@ -264,6 +283,18 @@ class CudaSearcher final : public Index {
       for (std::uint64_t at = 0; at < count; at += block_rows) {
         const auto n = static_cast<int>(std::min<std::uint64_t>(block_rows, count - at));
         const auto* b = static_cast<const std::byte*>(rows) + at * row_bytes_;
+        if (shape_.storage != RowStorage::dense) {
+          EMBED_ASSERT(static_cast<std::size_t>(n) <= plan_.max_block_rows);
+          DecodeRowsArgs decode{b,
+                                scales_.get<float>() + first + at,
+                                shape_.storage == RowStorage::pq ? codebooks_.get<float>() : nullptr,
+                                static_cast<std::uint32_t>(n),
+                                static_cast<std::uint32_t>(shape_.dim),
+                                static_cast<std::uint32_t>(shape_.storage == RowStorage::pq ? shape_.pq_m : 0),
+                                decoded_.get<float>()};
+          check(launch_decode_rows(decode, stream_.get()), "decoding the rows");
+          b = decoded_.get<std::byte>();
+        }
         // Row-major C (gemm_rows × n) = A Bᵀ is column-major Cᵀ = B Aᵀ: B transposed, A as it is.
         if (shape_.dtype == DType::f32) {
           check_cublas(cublas().sgemm(cublas_.get(), CUBLAS_OP_T, CUBLAS_OP_N, n, static_cast<int>(pass.gemm_rows), dim,
@@ -333,6 +364,7 @@ class CudaSearcher final : public Index {
   Stream copy_stream_;     // rows to the device
   std::unique_ptr<cublasContext, DestroyCublas> cublas_;
   DeviceBuffer workspace_, products_, query_rows_, descs_, terms_, best_keys_, best_counts_, inverse_norms_;
+  DeviceBuffer scales_, codebooks_, decoded_;  // compressed rows only
   DeviceBuffer chunks_[2];   // resident: chunks_[0] holds every row
   PinnedBuffer staging_[2];  // streamed
   Event copied_[2], searched_[2];

@@ -32,6 +32,11 @@ constexpr std::size_t kProjectorComfortableRows = 100'000;
 
 namespace {
 
+// The option that asked for compressed rows, as the user typed it.
+std::string quantize_option(const ConvertOptions& options) {
+  return options.quantize.storage == RowStorage::int8 ? "--dtype int8" : fmt::format("--pq {}", options.quantize.pq.m);
+}
+
 // The output's format: --to, else the output name's extension, else .emb; and the options
 // that only some formats can honour, refused before any work.
 VectorFormat choose_output_format(const ConvertOptions& options) {
@@ -62,6 +67,9 @@ VectorFormat choose_output_format(const ConvertOptions& options) {
   if (options.dtype && to != VectorFormat::emb) {
     fail("--dtype applies to .emb output; {} output is always written from f32 values", format_name(to));
   }
+  if (options.quantize.storage != RowStorage::dense && to != VectorFormat::emb) {
+    fail("{} applies to .emb output; {} output is always written from f32 values", quantize_option(options), format_name(to));
+  }
   return to;
 }
 
@@ -70,7 +78,9 @@ VectorFormat choose_output_format(const ConvertOptions& options) {
 std::shared_ptr<const void> add_index(const EmbeddingTable& table, const ConvertOptions& options, DType dtype,
                                       const std::string& input_name, EmbWriteOptions& emb) {
   // Duplicate words fail before the long part; the writer keeps the index.
-  emb.word_index = index_words(table, input_name, emb_index_capacity(table.rows(), table.dim, dtype));
+  emb.word_index = index_words(table, input_name,
+                               emb.encoded ? emb_index_capacity(emb, table.rows(), table.dim)
+                                           : emb_index_capacity(table.rows(), table.dim, dtype));
   Progress progress("building the approximate index", table.rows(), "rows");
   IndexSettings settings = options.index_settings;
   settings.threads = options.threads;
@@ -121,6 +131,46 @@ void check_loaded(const LoadedVectors& loaded, const ConvertOptions& options, co
   }
 }
 
+// --dtype int8 or --pq: the table's rows compressed (normalized first with --normalize),
+// pointed to by `emb`. Shows progress; the result must outlive the write.
+QuantizedRows compress_rows(EmbeddingTable& table, const ConvertOptions& options, EmbWriteOptions& emb) {
+  if (emb.normalize) {
+    const std::size_t zeros = normalize_rows(table.values, table.dim, options.threads);
+    if (zeros) spdlog::warn("{} of zero length {} zero", counted(zeros, "row"), zeros == 1 ? "stays" : "stay");
+    emb.normalize = false;
+    emb.normalized = true;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<Progress> progress;
+  std::string stage;
+  QuantizeSpec spec = options.quantize;
+  spec.threads = options.threads;
+  spec.on_progress = [&](const std::string& now, std::uint64_t done, std::uint64_t total) {
+    if (now != stage) {
+      if (progress) progress->finish();
+      stage = now;
+      progress.emplace(stage, total, now == "training the product quantizer" ? "sub-spaces" : "rows");
+    }
+    progress->update(done);
+  };
+  QuantizedRows rows = [&] {
+    try {
+      return QuantizedRows::encode(table.values, table.dim, spec);
+    } catch (const Error& e) {
+      fail("{}: {}", emb.source, e.what());
+    }
+  }();
+  if (progress) progress->finish();
+  rows.add_to_emb(emb);
+  spdlog::info("{}: {} rows compressed in {:.1f} s{}", quantize_option(options), table.rows(),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+               spec.storage == RowStorage::pq
+                   ? fmt::format(" (k-means on {} rows, {} iterations, seed {})", emb.extra_metadata["pq.sample_rows"],
+                                 spec.pq.iterations, spec.pq.seed)
+                   : "");
+  return rows;
+}
+
 // .emb output: the rows in their dtype, with the subwords and the index that travel with
 // them; the rows a text input streamed are already written. Returns the rows of zero length.
 std::size_t write_emb_output(LoadedVectors& loaded, const ConvertOptions& options, DType dtype, const std::string& input_name,
@@ -128,9 +178,15 @@ std::size_t write_emb_output(LoadedVectors& loaded, const ConvertOptions& option
   EmbeddingTable& table = loaded.table;  // write_emb may index its words
   emb.dtype = dtype;
   emb.normalized = loaded.normalized;
+  std::optional<QuantizedRows> quantized;  // compressed rows, until written
+  DType subword_dtype = dtype;
+  if (options.quantize.storage != RowStorage::dense) {
+    quantized = compress_rows(table, options, emb);
+    subword_dtype = DType::f16;  // n-gram buckets stay vectors, at half the bytes
+  }
   std::shared_ptr<const void> subword_bytes;  // the subword tensor's bytes, until written
   if (loaded.subwords) {
-    subword_bytes = loaded.subwords->add_to_emb(dtype, emb);
+    subword_bytes = loaded.subwords->add_to_emb(subword_dtype, emb);
     const SubwordSettings& settings = loaded.subwords->settings();
     spdlog::info("keeping {} n-gram buckets ({} to {} characters) for words outside the vocabulary", settings.buckets,
                  settings.minn, settings.maxn);
@@ -217,7 +273,8 @@ void convert(const ConvertOptions& options) {
   // Text into an .emb file streams: each parsed batch of rows is written at once and
   // the whole table never sits in memory.
   std::optional<EmbStreamWriter> stream;
-  if (to == VectorFormat::emb && out->seekable() && !options.index) {  // an index is built from the whole table
+  // An index is built from the whole table, and compressed rows from a sample of all of them.
+  if (to == VectorFormat::emb && out->seekable() && !options.index && options.quantize.storage == RowStorage::dense) {
     load.row_sink = [&](const EmbeddingTable& table, std::size_t first_row, std::span<float> values) {
       if (!stream) {
         emb.dtype = options.dtype.value_or(DType::f32);
@@ -232,6 +289,12 @@ void convert(const ConvertOptions& options) {
   spdlog::debug("read {} rows x {} dims in {:.2f} s ({} of input)", loaded.table.rows(), loaded.table.dim,
                 std::chrono::duration<double>(loaded_at - start).count(), human_bytes(static_cast<double>(in.raw_bytes_read())));
   check_loaded(loaded, options, keep, input_name, to);
+  if (loaded.storage != RowStorage::dense) {
+    spdlog::info("{}: decoding its {} rows{}", input_name, row_storage_name(loaded.storage),
+                 to == VectorFormat::emb && options.quantize.storage == RowStorage::dense && !options.dtype
+                     ? " into f32 (--dtype int8 or --pq M compresses them again)"
+                     : "");
+  }
   EmbeddingTable& table = loaded.table;
   const DType dtype = options.dtype.value_or(loaded.dtype.value_or(DType::f32));
   const std::size_t zero_rows =
@@ -246,7 +309,10 @@ void convert(const ConvertOptions& options) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::info("{} -> {}: {} x {}, {} -> {}{}, {:.2f} s", input_name, options.output == "-" ? "<stdout>" : options.output,
                counted(table.rows(), "word"), counted(table.dim, "dim"), format_name(loaded.format), format_name(to),
-               to == VectorFormat::emb ? fmt::format(" ({})", vector_dtype_name(dtype)) : "", seconds);
+               to != VectorFormat::emb                               ? ""
+               : options.quantize.storage == RowStorage::dense ? fmt::format(" ({})", vector_dtype_name(dtype))
+                                                               : fmt::format(" ({})", quantize_option(options)),
+               seconds);
 }
 
 namespace {
@@ -301,6 +367,12 @@ std::string describe_emb(const EmbFile& file) {
   text += fmt::format("rows        {}\n", file.rows());
   text += fmt::format("dim         {}\n", file.dim());
   text += fmt::format("dtype       {}\n", dtype_name(file.dtype()));
+  if (const PqCodebooks* books = file.pq_codebooks()) {
+    text += fmt::format("storage     pq: {} sub-quantizers of {} centroids over {} dims, {} bytes a row\n", books->m,
+                        kPqCentroids, books->sub(), books->m);
+  } else if (file.compressed()) {
+    text += fmt::format("storage     int8: {} values and a scale a row\n", file.dim());
+  }
   text += fmt::format("size        {} ({} bytes)\n", human_bytes(static_cast<double>(file.file_size())), file.file_size());
   text += fmt::format("normalized  {}\n", file.normalized() ? "yes" : "no");
   text += fmt::format("counts      {}\n", file.counts().empty() ? "no" : "yes");

@@ -8,6 +8,7 @@
 #include "core/utf8.h"
 #include "format/dtype.h"
 #include "format/emb_file.h"
+#include "format/quantized_rows.h"
 #include "search/index_kinds.h"
 #include "text/format_detect.h"
 #include "text/word_decoding.h"
@@ -20,6 +21,7 @@ struct ConvertOptions {
   std::optional<VectorFormat> from;  // nullopt: detect
   std::optional<VectorFormat> to;    // nullopt: from the output's extension, else emb
   std::optional<DType> dtype;        // emb output only; default f32 (or the input .emb's dtype)
+  QuantizeSpec quantize;             // emb output only: --dtype int8 or --pq M (storage dense: neither)
   bool normalize = false;
   std::uint64_t limit = 0;
   std::string vocab_path;  // keep only the words listed here

@@ -6,7 +6,8 @@ namespace embed {
 namespace {
 // safetensors' spellings.
 constexpr EnumName<DType> kDTypeNames[] = {{DType::f32, "F32"}, {DType::f16, "F16"}, {DType::bf16, "BF16"},
-                                           {DType::i64, "I64"}, {DType::u32, "U32"}, {DType::u8, "U8"}};
+                                           {DType::i64, "I64"}, {DType::u32, "U32"}, {DType::u8, "U8"},
+                                           {DType::i8, "I8"}};
 // The command line's and the metadata's, for the types vectors are stored in.
 constexpr EnumName<DType> kVectorDTypeNames[] = {{DType::f32, "f32"}, {DType::f16, "f16"}, {DType::bf16, "bf16"}};
 }  // namespace
@@ -26,6 +27,7 @@ std::size_t dtype_size(DType dtype) {
     case DType::i64: return 8;
     case DType::u32: return 4;
     case DType::u8: return 1;
+    case DType::i8: return 1;
   }
   return 0;
 }

@@ -9,9 +9,9 @@
 
 namespace embed {
 
-enum class DType { f32, f16, bf16, i64, u32, u8 };
+enum class DType { f32, f16, bf16, i64, u32, u8, i8 };
 
-// The safetensors spelling: "F32", "F16", "BF16", "I64", "U32", "U8".
+// The safetensors spelling: "F32", "F16", "BF16", "I64", "U32", "U8", "I8".
 std::string_view dtype_name(DType dtype);
 // Parses the safetensors spelling; nullopt for any other (including valid safetensors dtypes we do not use).
 std::optional<DType> parse_dtype_name(std::string_view name);

@@ -2,15 +2,18 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 
 #include "core/checksum.h"
+#include "core/enum_names.h"
 #include "core/error.h"
 #include "core/excerpt.h"
 #include "core/half.h"
 #include "core/half_array.h"
 #include "core/mapped_file.h"
 #include "format/word_index.h"
+#include "quant/int8_rows.h"
 
 namespace embed {
 namespace {
@@ -25,6 +28,9 @@ std::uint64_t parse_count(const std::map<std::string, std::string>& meta, const 
   return value;
 }
 
+constexpr EnumName<RowStorage> kRowStorageNames[] = {
+    {RowStorage::dense, "dense"}, {RowStorage::int8, "int8"}, {RowStorage::pq, "pq"}};
+
 std::string shape_text(const std::vector<std::uint64_t>& shape) {
   std::vector<std::string> extents;
   for (std::uint64_t d : shape) extents.push_back(d == EmbFile::kAnyExtent ? "n" : std::to_string(d));
@@ -32,6 +38,8 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 }
 
 }  // namespace
+
+std::string_view row_storage_name(RowStorage storage) { return name_in(kRowStorageNames, storage); }
 
 EmbFile EmbFile::open(const std::string& path) {
   auto mapping = MappedFile::open(path);
@@ -49,6 +57,19 @@ EmbFile EmbFile::from_bytes(std::vector<char> bytes, const std::string& name) {
   file.owner_ = std::move(owned);
   file.load(name);
   return file;
+}
+
+const safetensors::TensorInfo& EmbFile::require(const char* tensor_name) const {
+  const auto* t = header_.find(tensor_name);
+  if (t == nullptr) fail("{}: missing the \"{}\" tensor", name_, tensor_name);
+  return *t;
+}
+
+void EmbFile::expect(const safetensors::TensorInfo& t, DType dtype, const std::vector<std::uint64_t>& shape) const {
+  if (t.dtype != dtype || t.shape != shape) {
+    fail("{}: tensor \"{}\" is {} {}, expected {} {}", name_, t.name, dtype_name(t.dtype), shape_text(t.shape),
+         dtype_name(dtype), shape_text(shape));
+  }
 }
 
 const std::byte* EmbFile::tensor_data(const safetensors::TensorInfo& info) const {
@@ -76,31 +97,10 @@ void EmbFile::load(const std::string& name) {
   }
   if (version == 0) fail("{}: format_version 0 is not valid", name);
 
-  auto require = [&](const char* tensor_name) -> const safetensors::TensorInfo& {
-    const auto* t = header_.find(tensor_name);
-    if (t == nullptr) fail("{}: missing the \"{}\" tensor", name, tensor_name);
-    return *t;
-  };
-  auto expect = [&](const safetensors::TensorInfo& t, DType dtype, std::vector<std::uint64_t> shape) {
-    if (t.dtype != dtype || t.shape != shape) {
-      fail("{}: tensor \"{}\" is {} {}, expected {} {}", name, t.name, dtype_name(t.dtype), shape_text(t.shape),
-           dtype_name(dtype), shape_text(shape));
-    }
-  };
 
-  const auto& vectors = require("vectors");
-  if (vectors.shape.size() != 2 || !is_vector_dtype(vectors.dtype)) {
-    fail("{}: tensor \"vectors\" must be 2-D F32, F16 or BF16, found {} {}", name, dtype_name(vectors.dtype),
-         shape_text(vectors.shape));
-  }
-  rows_ = vectors.shape[0];
-  dim_ = vectors.shape[1];
-  dtype_ = vectors.dtype;
-  if (parse_count(meta, "rows", name) != rows_ || parse_count(meta, "dim", name) != dim_) {
-    fail("{}: __metadata__ rows/dim disagree with the vectors' shape {}", name, shape_text(vectors.shape));
-  }
-  if (auto d = meta.find("dtype"); d == meta.end() || parse_vector_dtype(d->second) != dtype_) {
-    fail("{}: __metadata__ \"dtype\" disagrees with the vectors' dtype {}", name, dtype_name(dtype_));
+  load_rows(name);
+  if (compressed() && version < 2) {
+    fail("{}: {} rows need format_version 2, the file says {}", name, row_storage_name(storage_), version);
   }
   if (rows_ >= kMaxIndexedRows) fail("{}: {} rows is more than the format allows", name, rows_);
   normalized_ = meta.count("normalized") && meta.at("normalized") == "true";
@@ -115,7 +115,6 @@ void EmbFile::load(const std::string& name) {
          dtype_name(index.dtype), shape_text(index.shape));
   }
 
-  vectors_ = tensor_data(vectors);
   offsets_ = {reinterpret_cast<const std::int64_t*>(tensor_data(offsets)), rows_ + 1};
   word_bytes_ = {reinterpret_cast<const char*>(tensor_data(bytes)), bytes.shape[0]};
   index_ = {reinterpret_cast<const std::uint32_t*>(tensor_data(index)), index.shape[0]};
@@ -126,6 +125,8 @@ void EmbFile::load(const std::string& name) {
   if (const auto* norms = header_.find("norms")) {
     expect(*norms, DType::f32, {rows_});
     norms_ = {reinterpret_cast<const float*>(tensor_data(*norms)), rows_};
+  } else if (compressed()) {
+    fail("{}: missing the \"norms\" tensor, which {} rows need", name, row_storage_name(storage_));
   }
 
   // Offsets must rise from 0 to the size of vocab.bytes, or word() could read outside it.
@@ -135,6 +136,77 @@ void EmbFile::load(const std::string& name) {
   }
   for (std::uint64_t r = 0; r < rows_; ++r) {
     if (offsets_[r + 1] < offsets_[r]) fail("{}: vocab.offsets decrease at row {}", name, r);
+  }
+}
+
+void EmbFile::load_rows(const std::string& name) {
+  const auto& meta = header_.metadata;
+  if (auto it = meta.find("storage"); it != meta.end()) {
+    auto storage = parse_in(kRowStorageNames, it->second);
+    if (!storage) {
+      fail("{}: __metadata__ \"storage\" is \"{}\", which this tool does not read (it reads dense, int8 and pq); upgrade "
+           "embed",
+           name, excerpt(it->second));
+    }
+    storage_ = *storage;
+  }
+  const std::string meta_dtype = meta.count("dtype") ? meta.at("dtype") : std::string();
+  if (storage_ == RowStorage::dense) {
+    const auto& vectors = require("vectors");
+    if (vectors.shape.size() != 2 || !is_vector_dtype(vectors.dtype)) {
+      fail("{}: tensor \"vectors\" must be 2-D F32, F16 or BF16, found {} {}", name, dtype_name(vectors.dtype),
+           shape_text(vectors.shape));
+    }
+    rows_ = vectors.shape[0];
+    dim_ = vectors.shape[1];
+    dtype_ = vectors.dtype;
+    row_bytes_ = dim_ * dtype_size(dtype_);
+    if (parse_count(meta, "rows", name) != rows_ || parse_count(meta, "dim", name) != dim_) {
+      fail("{}: __metadata__ rows/dim disagree with the vectors' shape {}", name, shape_text(vectors.shape));
+    }
+    if (parse_vector_dtype(meta_dtype) != dtype_) {
+      fail("{}: __metadata__ \"dtype\" disagrees with the vectors' dtype {}", name, dtype_name(dtype_));
+    }
+    vectors_ = tensor_data(vectors);
+    return;
+  }
+  // Compressed: the shape of the stored rows does not give dim (pq), so the metadata does.
+  rows_ = parse_count(meta, "rows", name);
+  dim_ = parse_count(meta, "dim", name);
+  if (dim_ == 0) fail("{}: __metadata__ \"dim\" is 0", name);
+  if (meta_dtype != row_storage_name(storage_)) {
+    fail("{}: __metadata__ \"dtype\" is \"{}\", expected \"{}\" for {} storage", name, excerpt(meta_dtype),
+         row_storage_name(storage_), row_storage_name(storage_));
+  }
+  const char* scale_name = storage_ == RowStorage::int8 ? "int8.scale" : "pq.scale";
+  const auto& scale = require(scale_name);
+  expect(scale, DType::f32, {rows_});
+  scales_ = {reinterpret_cast<const float*>(tensor_data(scale)), rows_};
+  if (storage_ == RowStorage::int8) {
+    const auto& values = require("int8.values");
+    expect(values, DType::i8, {rows_, dim_});
+    dtype_ = DType::i8;
+    rows_tensor_name_ = values.name;
+    row_bytes_ = dim_;
+    vectors_ = tensor_data(values);
+    return;
+  }
+  const std::uint64_t m = parse_count(meta, "pq.m", name);
+  if (m == 0 || dim_ % m != 0) fail("{}: __metadata__ \"pq.m\" {} does not divide dim {}", name, m, dim_);
+  const auto& codes = require("pq.codes");
+  expect(codes, DType::u8, {rows_, m});
+  const auto& books = require("pq.codebooks");
+  expect(books, DType::f32, {m, kPqCentroids, dim_ / m});
+  dtype_ = DType::u8;
+  rows_tensor_name_ = codes.name;
+  row_bytes_ = m;
+  vectors_ = tensor_data(codes);
+  codebooks_.dim = dim_;
+  codebooks_.m = m;
+  const auto* centroids = reinterpret_cast<const float*>(tensor_data(books));
+  codebooks_.centroids.assign(centroids, centroids + m * kPqCentroids * (dim_ / m));
+  for (float c : codebooks_.centroids) {
+    if (!std::isfinite(c)) fail("{}: tensor \"pq.codebooks\" holds a value that is not finite", name);
   }
 }
 
@@ -175,6 +247,16 @@ void EmbFile::rows_as_f32(std::uint64_t first, std::size_t count, float* out) co
       break;
     case DType::bf16:
       bf16_to_f32_array(reinterpret_cast<const std::uint16_t*>(vectors_) + first * dim_, out, n);
+      break;
+    case DType::i8:
+      dequantize_int8_rows(reinterpret_cast<const std::int8_t*>(vectors_) + first * dim_, scales_.data() + first, count,
+                           dim_, out);
+      break;
+    case DType::u8:
+      pq_decode(codebooks_, reinterpret_cast<const std::uint8_t*>(vectors_) + first * codebooks_.m, count, out);
+      for (std::size_t r = 0; r < count; ++r) {
+        for (std::size_t j = 0; j < dim_; ++j) out[r * dim_ + j] *= scales_[first + r];
+      }
       break;
     default:
       EMBED_ASSERT(false);

@@ -15,11 +15,24 @@
 
 #include "format/dtype.h"
 #include "format/safetensors.h"
+#include "quant/product_quantizer.h"
 
 namespace embed {
 
 inline constexpr const char* kEmbFormatName = "embed.vectors";
-inline constexpr int kEmbFormatVersion = 1;
+// Version 2 adds compressed rows (RowStorage::int8 and ::pq). Files with vectors stay
+// version 1, so that older readers read them; compressed ones are version 2, which older
+// readers refuse by name ("newer than this tool reads").
+inline constexpr int kEmbFormatVersion = 2;
+inline constexpr int kEmbDenseFormatVersion = 1;
+
+// How a file stores its rows (docs/FORMAT.md): `vectors` (F32, F16 or BF16), or compressed:
+// int8 values with a scale per row, or product-quantization codes with their codebooks.
+// A compressed row decodes to scale x (its int8 values, or its centroids side by side),
+// with the scale chosen so that the decoding's norm is the row's exact norm.
+enum class RowStorage { dense, int8, pq };
+// "dense", "int8", "pq": __metadata__ "storage" (absent: dense).
+std::string_view row_storage_name(RowStorage storage);
 
 class EmbFile {
  public:
@@ -32,7 +45,19 @@ class EmbFile {
   const std::string& name() const { return name_; }
   std::uint64_t rows() const { return rows_; }
   std::uint64_t dim() const { return dim_; }
+  // The stored rows' element type: F32, F16 or BF16 vectors; I8 (int8) or U8 (pq) when compressed.
   DType dtype() const { return dtype_; }
+  RowStorage storage() const { return storage_; }
+  bool compressed() const { return storage_ != RowStorage::dense; }
+  // The stored rows' tensor: "vectors", "int8.values" or "pq.codes" (its checksum is
+  // __metadata__ "checksum." + this name).
+  const std::string& rows_tensor_name() const { return rows_tensor_name_; }
+  // Bytes of one stored row: dim() elements of dtype(), or pq_m() codes.
+  std::size_t row_bytes() const { return row_bytes_; }
+  // int8 and pq: the per-row scale that multiplies a row's decoding (empty when dense).
+  std::span<const float> row_scales() const { return scales_; }
+  // pq: the codebooks (copied at open: 256 x dim floats); nullptr otherwise.
+  const PqCodebooks* pq_codebooks() const { return storage_ == RowStorage::pq ? &codebooks_ : nullptr; }
   bool normalized() const { return normalized_; }
   std::uint64_t file_size() const { return file_.size(); }
   const std::map<std::string, std::string>& metadata() const { return header_.metadata; }
@@ -44,9 +69,10 @@ class EmbFile {
   // The row holding `word`, through the stored index: O(1), no load-time work.
   std::optional<std::uint64_t> find(std::string_view word) const;
 
-  // Raw row-major vectors, rows() * dim() elements of dtype(); 64-byte aligned for files we wrote.
+  // The stored rows, row-major, row_bytes() each (vectors, int8 values or pq codes);
+  // 64-byte aligned for files we wrote.
   const std::byte* vector_bytes() const { return vectors_; }
-  // Row `row` converted to f32 into out[0, dim()).
+  // Row `row` converted (or decoded) to f32 into out[0, dim()).
   void row_as_f32(std::uint64_t row, float* out) const;
   // Rows [first, first + count) converted to f32 into out[0, count * dim()).
   void rows_as_f32(std::uint64_t first, std::size_t count, float* out) const;
@@ -70,7 +96,13 @@ class EmbFile {
  private:
   EmbFile() = default;
   void load(const std::string& name);
+  // Finds the stored rows' tensor and the tensors that decode it; sets rows_, dim_, dtype_, row_bytes_.
+  void load_rows(const std::string& name);
   const std::byte* tensor_data(const safetensors::TensorInfo& info) const;
+  // The tensor `tensor_name`; throws naming the file when it is missing.
+  const safetensors::TensorInfo& require(const char* tensor_name) const;
+  // Throws naming the file unless `t` is of `dtype` and `shape`.
+  void expect(const safetensors::TensorInfo& t, DType dtype, const std::vector<std::uint64_t>& shape) const;
 
   std::string name_;
   std::shared_ptr<const void> owner_;  // the mapping or the owned bytes
@@ -80,6 +112,11 @@ class EmbFile {
   std::uint64_t rows_ = 0;
   std::uint64_t dim_ = 0;
   DType dtype_ = DType::f32;
+  RowStorage storage_ = RowStorage::dense;
+  std::string rows_tensor_name_ = "vectors";
+  std::size_t row_bytes_ = 0;
+  std::span<const float> scales_;
+  PqCodebooks codebooks_;
   bool normalized_ = false;
   const std::byte* vectors_ = nullptr;
   std::span<const std::int64_t> offsets_;

@@ -25,10 +25,15 @@ std::span<const std::byte> bytes_of(const Container& v) {
 std::map<std::string, std::string> base_metadata(const EmbWriteOptions& options, std::uint64_t rows, std::uint64_t dim) {
   std::map<std::string, std::string> metadata = options.extra_metadata;
   metadata["format"] = kEmbFormatName;
-  metadata["format_version"] = std::to_string(kEmbFormatVersion);
+  metadata["format_version"] = std::to_string(options.encoded ? kEmbFormatVersion : kEmbDenseFormatVersion);
   metadata["rows"] = std::to_string(rows);
   metadata["dim"] = std::to_string(dim);
-  metadata["dtype"] = vector_dtype_name(options.dtype);
+  if (options.encoded) {
+    metadata["storage"] = row_storage_name(options.encoded->storage);
+    metadata["dtype"] = row_storage_name(options.encoded->storage);
+  } else {
+    metadata["dtype"] = vector_dtype_name(options.dtype);
+  }
   metadata["normalized"] = options.normalize || options.normalized ? "true" : "false";
   metadata["source"] = options.source;
   metadata["creator"] = options.creator;
@@ -46,10 +51,11 @@ std::uint64_t reserved_header_size(const EmbWriteOptions& options) {
   widest.normalize = widest.normalized = false;
   auto metadata = base_metadata(widest, kWidest, kWidest);
   std::vector<safetensors::TensorInfo> tensors;
-  std::vector<std::string> names = {"vectors", kPaddingTensor, "norms", "vocab.index", "vocab.offsets", "counts", "vocab.bytes"};
+  const std::string rows_name = rows_tensor(options, 0, 0).name;
+  std::vector<std::string> names = {rows_name, kPaddingTensor, "norms", "vocab.index", "vocab.offsets", "counts", "vocab.bytes"};
   for (const ExtraTensor& t : options.extra_tensors) names.push_back(t.name);
   for (const std::string& name : names) {
-    const std::vector<std::uint64_t> shape = name == "vectors" ? std::vector{kWidest, kWidest} : std::vector{kWidest};
+    const std::vector<std::uint64_t> shape = name == rows_name ? std::vector{kWidest, kWidest} : std::vector{kWidest};
     tensors.push_back({name, DType::bf16, shape, kWidest, kWidest});
     metadata["checksum." + name] = "crc32:ffffffff";
   }
@@ -99,8 +105,8 @@ EmbTrailer make_trailer(const EmbeddingTable& table, std::size_t dim, const std:
                         const EmbWriteOptions& options) {
   static constexpr std::byte kZeros[8] = {};
   EmbTrailer trailer;
-  trailer.layout = plan_emb_layout(table.rows(), dim, options.dtype, table.word_bytes.size(), !table.counts.empty(),
-                                   options.extra_tensors);
+  const ExtraTensor stored_rows = rows_tensor(options, table.rows(), dim);
+  trailer.layout = plan_emb_layout(stored_rows, table.word_bytes.size(), !table.counts.empty(), options.extra_tensors);
   if (options.word_index.empty()) {
     trailer.index = index_words(table, options.source, trailer.layout.index_capacity);  // rejects duplicate words
   } else {
@@ -118,7 +124,7 @@ EmbTrailer make_trailer(const EmbeddingTable& table, std::size_t dim, const std:
     for (const ExtraTensor& extra : options.extra_tensors) {
       if (t.name == extra.name) bytes = extra.bytes;
     }
-    if (t.name == "vectors") continue;
+    if (t.name == stored_rows.name) continue;
     EMBED_ASSERT(bytes.size() == t.end - t.begin);
     trailer.tensors.emplace_back(t.name, bytes);
   }
@@ -128,8 +134,9 @@ EmbTrailer make_trailer(const EmbeddingTable& table, std::size_t dim, const std:
 std::string make_header(const EmbTrailer& trailer, std::uint32_t vectors_crc, const EmbWriteOptions& options,
                         std::uint64_t rows, std::uint64_t dim, std::uint64_t header_size) {
   auto metadata = base_metadata(options, rows, dim);
-  metadata["checksum.vectors"] = fmt::format("crc32:{:08x}", vectors_crc);
-  if (!options.vectors_checksum_key.empty()) metadata[options.vectors_checksum_key] = metadata["checksum.vectors"];
+  const std::string rows_checksum = fmt::format("crc32:{:08x}", vectors_crc);
+  metadata["checksum." + rows_tensor(options, rows, dim).name] = rows_checksum;
+  if (!options.vectors_checksum_key.empty()) metadata[options.vectors_checksum_key] = rows_checksum;
   for (const auto& [name, bytes] : trailer.tensors) metadata["checksum." + name] = fmt::format("crc32:{:08x}", crc32(bytes));
   return safetensors::frame_header(safetensors::header_json(trailer.layout.tensors, metadata), header_size);
 }
@@ -159,8 +166,19 @@ std::vector<std::uint16_t> narrow_to_half(std::span<const float> values, DType d
 
 std::string_view half_range_name(DType dtype) { return dtype == DType::f16 ? "f16 (largest 65504)" : "bf16"; }
 
+ExtraTensor rows_tensor(const EmbWriteOptions& options, std::uint64_t rows, std::uint64_t dim) {
+  if (options.encoded) return options.encoded->rows;
+  return {"vectors", options.dtype, {rows, dim}, {}};
+}
+
 EmbLayout plan_emb_layout(std::uint64_t rows, std::uint64_t dim, DType dtype, std::uint64_t word_bytes, bool has_counts,
                           std::span<const ExtraTensor> extra_tensors) {
+  return plan_emb_layout({"vectors", dtype, {rows, dim}, {}}, word_bytes, has_counts, extra_tensors);
+}
+
+EmbLayout plan_emb_layout(const ExtraTensor& rows_tensor, std::uint64_t word_bytes, bool has_counts,
+                          std::span<const ExtraTensor> extra_tensors) {
+  const std::uint64_t rows = rows_tensor.shape.at(0);
   EmbLayout layout;
   std::uint64_t offset = 0;
   auto place = [&](const char* name, DType type, std::vector<std::uint64_t> shape) {
@@ -170,8 +188,9 @@ EmbLayout plan_emb_layout(std::uint64_t rows, std::uint64_t dim, DType dtype, st
     layout.tensors.push_back({name, type, std::move(shape), offset, offset + size});
     offset += size;
   };
-  place("vectors", dtype, {rows, dim});
-  // 16-bit vectors with rows * dim odd end 2 bytes off a 4-byte boundary: pad.
+  place(rows_tensor.name.c_str(), rows_tensor.dtype, rows_tensor.shape);
+  // 16-bit vectors with rows * dim odd, or bytes (int8 values, pq codes) of any count not a
+  // multiple of 4, end off a 4-byte boundary: pad.
   if (offset % 4 != 0) place(kPaddingTensor, DType::u8, {4 - offset % 4});
   place("norms", DType::f32, {rows});
   // Pick the capacity's parity so that the index ends on an 8-byte boundary for the I64 tensors.
@@ -195,9 +214,13 @@ std::uint64_t emb_index_capacity(std::uint64_t rows, std::uint64_t dim, DType dt
   return plan_emb_layout(rows, dim, dtype, 0, false).index_capacity;
 }
 
+std::uint64_t emb_index_capacity(const EmbWriteOptions& options, std::uint64_t rows, std::uint64_t dim) {
+  return plan_emb_layout(rows_tensor(options, rows, dim), 0, false).index_capacity;
+}
+
 EmbStreamWriter::EmbStreamWriter(AtomicOutput& out, std::size_t dim, EmbWriteOptions options)
     : out_(out), dim_(dim), options_(std::move(options)), header_size_(reserved_header_size(options_)) {
-  EMBED_ASSERT(is_vector_dtype(options_.dtype));
+  EMBED_ASSERT(is_vector_dtype(options_.dtype) && !options_.encoded);
   measuring_ = !out_.seekable();
   if (!measuring_) out_.write(std::string(8 + header_size_, ' '));  // the header's place
 }
@@ -244,6 +267,16 @@ void EmbStreamWriter::finish(const EmbeddingTable& table) {
 }
 
 std::size_t write_emb(EmbeddingTable& table, const EmbWriteOptions& options, AtomicOutput& out) {
+  if (options.encoded) {  // compressed rows: their bytes and norms are given
+    EMBED_ASSERT(!options.normalize && options.encoded->norms.size() == table.rows());
+    const std::span<const std::byte> bytes = options.encoded->rows.bytes;
+    const std::vector<float> norms(options.encoded->norms.begin(), options.encoded->norms.end());
+    const EmbTrailer trailer = make_trailer(table, table.dim, norms, options);
+    out.write(make_header(trailer, crc32(bytes), options, table.rows(), table.dim, reserved_header_size(options)));
+    out.write(bytes.data(), bytes.size());
+    for (const auto& [name, tensor_bytes] : trailer.tensors) out.write(tensor_bytes.data(), tensor_bytes.size());
+    return 0;
+  }
   if (out.seekable()) {
     EmbStreamWriter writer(out, table.dim, options);
     writer.add_rows(table, 0, table.values);

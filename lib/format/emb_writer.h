@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@
 
 #include "core/atomic_output.h"
 #include "format/dtype.h"
+#include "format/emb_file.h"
 #include "format/embedding_table.h"
 #include "format/safetensors.h"
 
@@ -33,8 +35,19 @@ struct ExtraTensor {
   std::span<const std::byte> bytes;
 };
 
+// Rows already compressed (format/quantized_rows.h), written in place of `vectors`: the
+// tensor of stored rows (int8.values or pq.codes), the exact norms of the rows it encodes,
+// and how they are stored. The tensors that decode them go in extra_tensors.
+struct EncodedRows {
+  RowStorage storage = RowStorage::int8;
+  ExtraTensor rows;
+  std::span<const float> norms;
+};
+
 struct EmbWriteOptions {
-  DType dtype = DType::f32;   // storage type of `vectors`: f32, f16 or bf16
+  DType dtype = DType::f32;   // storage type of `vectors`: f32, f16 or bf16 (ignored with `encoded`)
+  // Compressed rows (format version 2); write_emb() only, and the table's values are not written.
+  std::optional<EncodedRows> encoded;
   bool normalize = false;     // scale rows to unit length as they are written
   bool normalized = false;    // the rows already have unit length (an .emb input said so)
   std::string source;         // where the vectors came from, for __metadata__ and messages
@@ -57,8 +70,14 @@ struct EmbLayout {
   std::vector<safetensors::TensorInfo> tensors;
   std::uint64_t index_capacity = 0;
 };
+// `rows_tensor`: the stored rows, first in the buffer (its bytes unused here).
+EmbLayout plan_emb_layout(const ExtraTensor& rows_tensor, std::uint64_t word_bytes, bool has_counts,
+                          std::span<const ExtraTensor> extra_tensors = {});
+// The layout of a file of `vectors` in `dtype`.
 EmbLayout plan_emb_layout(std::uint64_t rows, std::uint64_t dim, DType dtype, std::uint64_t word_bytes, bool has_counts,
                           std::span<const ExtraTensor> extra_tensors = {});
+// The tensor of stored rows these options write: `vectors` in options.dtype, or the encoded rows.
+ExtraTensor rows_tensor(const EmbWriteOptions& options, std::uint64_t rows, std::uint64_t dim);
 
 // `values` in a 16-bit storage type (f16 or bf16), rounded to nearest even. first_overflow
 // is set to the index of the first finite value that became infinity, or values.size().
@@ -67,8 +86,9 @@ std::vector<std::uint16_t> narrow_to_half(std::span<const float> values, DType d
 // What an overflow message says of the type's range: "f16 (largest 65504)" or "bf16".
 std::string_view half_range_name(DType dtype);
 
-// The vocab.index capacity plan_emb_layout() chooses for these vectors.
+// The vocab.index capacity plan_emb_layout() chooses for these vectors (or these options' rows).
 std::uint64_t emb_index_capacity(std::uint64_t rows, std::uint64_t dim, DType dtype);
+std::uint64_t emb_index_capacity(const EmbWriteOptions& options, std::uint64_t rows, std::uint64_t dim);
 
 struct EmbTrailer;  // the tensors after `vectors` (emb_writer.cpp)
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <mutex>
 #include <numeric>
 #include <random>
 
@@ -89,6 +90,8 @@ PqCodebooks train_pq(const float* rows, std::size_t count, std::size_t dim, cons
   const std::size_t sub = books.sub();
   books.centroids.resize(books.m * kPqCentroids * sub);
   const std::vector<std::size_t> sample = sample_rows(count, std::max<std::size_t>(training.sample_rows, 1), training.seed);
+  std::mutex progress_mutex;
+  std::size_t spaces_done = 0;
   // Each sub-space trains alone, from its own seeded stream: the same bytes for any threads.
   parallel_for(books.m, std::max(training.threads, 1u), [&](std::size_t space) {
     std::vector<float> points(sample.size() * sub);
@@ -99,8 +102,16 @@ PqCodebooks train_pq(const float* rows, std::size_t count, std::size_t dim, cons
     std::mt19937_64 engine(training.seed * 1'000'003 + space);
     kmeans(points.data(), sample.size(), sub, training.iterations, engine,
            books.centroids.data() + space * kPqCentroids * sub);
+    if (training.on_progress) {
+      const std::lock_guard lock(progress_mutex);
+      training.on_progress(++spaces_done);
+    }
   });
   return books;
+}
+
+std::vector<std::size_t> pq_sample_rows(std::size_t count, std::size_t wanted, std::uint64_t seed) {
+  return sample_rows(count, std::max<std::size_t>(wanted, 1), seed);
 }
 
 void pq_encode(const PqCodebooks& books, const float* rows, std::size_t count, std::uint8_t* codes, unsigned threads) {

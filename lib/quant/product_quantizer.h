@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace embed {
@@ -26,6 +27,8 @@ struct PqTraining {
   unsigned iterations = 25;
   std::uint64_t seed = 1;
   unsigned threads = 1;
+  // Called with the number of sub-spaces trained so far, one call at a time, from any thread.
+  std::function<void(std::size_t)> on_progress;
 };
 
 struct PqCodebooks {
@@ -40,6 +43,10 @@ struct PqCodebooks {
 // divide dim or is 0, or when there are no rows. With fewer distinct sub-vectors than 256
 // in a sub-space, some centroids repeat (codes still name the nearest).
 PqCodebooks train_pq(const float* rows, std::size_t count, std::size_t dim, const PqTraining& training);
+
+// The rows train_pq() trains on: `wanted` distinct row numbers of `count` (all when fewer),
+// ascending, drawn with `seed`. For a caller that gathers (and transforms) the sample itself.
+std::vector<std::size_t> pq_sample_rows(std::size_t count, std::size_t wanted, std::uint64_t seed);
 
 // codes[r * m + s]: the nearest centroid (squared L2, ties to the lowest index) of row r's
 // sub-vector s.

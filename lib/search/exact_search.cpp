@@ -1,9 +1,11 @@
 #include "search/exact_search.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/parallel.h"
 #include "math/sgemm.h"
+#include "search/compressed_scan.h"
 #include "search/query_matrix.h"
 
 namespace embed {
@@ -71,9 +73,13 @@ std::vector<std::vector<Hit>> search_matrix(const VectorSpace& space, std::span<
   const std::size_t dim = space.dim();
   const std::span<const float> norms = space.norms();
 
-  // Passes over the matrix, each with as many whole queries as fit kQueryRowsPerPass rows.
+  const EmbFile* compressed = space.compressed() && CompressedScan::takes(*space.emb()) ? space.emb() : nullptr;
+  const std::size_t rows_per_pass =
+      compressed ? CompressedScan::max_query_rows(*compressed, kQueryRowsPerPass) : kQueryRowsPerPass;
+
+  // Passes over the matrix, each with as many whole queries as fit rows_per_pass rows.
   for (std::size_t first_query = 0; first_query < queries.size();) {
-    const std::size_t end_query = pass_end(matrix, first_query, kQueryRowsPerPass);
+    const std::size_t end_query = pass_end(matrix, first_query, rows_per_pass);
     const std::size_t a_first = matrix.first_row[first_query];
     const std::size_t a_rows =
         (end_query < queries.size() ? matrix.first_row[end_query] : matrix.rows) - a_first;
@@ -83,9 +89,11 @@ std::vector<std::vector<Hit>> search_matrix(const VectorSpace& space, std::span<
     const std::size_t blocks = (searched + block_rows - 1) / block_rows;
     const unsigned threads = static_cast<unsigned>(std::clamp<std::size_t>(options.threads, 1, blocks));
     std::vector<Worker> workers(threads);
+    std::optional<CompressedScan> scan;  // compressed rows' products, in place of SGEMM
+    if (compressed) scan.emplace(*compressed, a, a_rows, threads);
     for (Worker& w : workers) {
       w.best.assign(end_query - first_query, TopK(options.k));
-      if (space.dtype() != DType::f32) w.converted.resize(block_rows * dim);
+      if (space.dtype() != DType::f32 && !compressed) w.converted.resize(block_rows * dim);
       w.products.resize(a_rows * block_rows);
       w.scores.resize(block_rows);
       w.inverse_norms.resize(block_rows);
@@ -94,8 +102,12 @@ std::vector<std::vector<Hit>> search_matrix(const VectorSpace& space, std::span<
       Worker& w = workers[worker_id];
       const std::uint64_t first_row = block * block_rows;
       const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(block_rows, searched - first_row));
-      const float* b = space.rows_f32(first_row, count, w.converted.data());
-      sgemm_abt(a_rows, count, dim, a, dim, b, dim, w.products.data(), count);
+      if (scan) {
+        scan->products(first_row, count, w.products.data());
+      } else {
+        const float* b = space.rows_f32(first_row, count, w.converted.data());
+        sgemm_abt(a_rows, count, dim, a, dim, b, dim, w.products.data(), count);
+      }
       for (std::size_t j = 0; j < count; ++j) {
         const float norm = norms[first_row + j];
         w.inverse_norms[j] = norm > 0 ? 1.0f / norm : 0.0f;

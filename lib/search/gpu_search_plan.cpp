@@ -34,6 +34,15 @@ std::size_t GpuSearchPlan::block_rows(std::size_t gemm_rows) const {
   return std::max(kRowAlignment, round_down(std::min(fill, max_block_rows), kRowAlignment));
 }
 
+std::uint64_t GpuSearchShape::row_bytes() const {
+  switch (storage) {
+    case RowStorage::int8: return dim;
+    case RowStorage::pq: return pq_m;
+    case RowStorage::dense: break;
+  }
+  return std::uint64_t{dim} * dtype_size(dtype);
+}
+
 GpuSearchPlan plan_gpu_search(const GpuSearchShape& shape, std::uint64_t budget) {
   if (shape.k > kGpuMaxK) fail("the GPU selects at most {} neighbours per query, not {}; use --device cpu", kGpuMaxK, shape.k);
   const std::size_t keys = shape.shared_memory > kSharedReserve ? (shape.shared_memory - kSharedReserve) / kKeyBytes : 0;
@@ -48,8 +57,14 @@ GpuSearchPlan plan_gpu_search(const GpuSearchShape& shape, std::uint64_t budget)
   plan.parts = split.parts;
   plan.pass_rows = kPassRows;
   plan.max_block_rows = round_down(std::min(kGpuMaxBlockRows, keys - shape.k), kRowAlignment);
-  const std::uint64_t row_bytes = std::uint64_t{shape.dim} * dtype_size(shape.dtype);
-  const std::uint64_t norms = shape.rows * sizeof(float);
+  EMBED_ASSERT(shape.storage == RowStorage::dense || shape.dtype == DType::f32);
+  const std::uint64_t row_bytes = shape.row_bytes();
+  // The rows' inverse norms, and for compressed rows their scales, codebooks and one decoded block.
+  if (shape.storage != RowStorage::dense) {
+    plan.decode_bytes = shape.rows * sizeof(float) + plan.max_block_rows * shape.dim * sizeof(float) +
+                        (shape.storage == RowStorage::pq ? std::uint64_t{kPqCentroids} * shape.dim * sizeof(float) : 0);
+  }
+  const std::uint64_t norms = shape.rows * sizeof(float) + plan.decode_bytes;
   const std::size_t query_element = shape.dtype == DType::f32 ? sizeof(float) : sizeof(std::uint16_t);
   const std::uint64_t per_term = plan.parts * shape.dim * query_element + kQueryBytes + shape.k * kKeyBytes + kTermBytes;
 
@@ -93,9 +108,11 @@ GpuSearchPlan plan_gpu_search(const GpuSearchShape& shape, std::uint64_t budget)
   const std::uint64_t rows_needed = std::min(matrix, 2 * min_chunk * row_bytes);
   const std::uint64_t needed = fixed_bytes(kMinProductsBytes, kMinBatchTerms) + rows_needed;
   fail("--gpu-memory {} is too small to search {} x {} {} rows on the GPU: it needs at least {} (cuBLAS workspace {}, "
-       "norms {}, rows {}, queries and scores {}); raise --gpu-memory or use --device cpu",
-       bytes(budget), shape.rows, shape.dim, vector_dtype_name(shape.dtype), bytes(needed), bytes(kCublasWorkspaceBytes),
-       bytes(norms), bytes(rows_needed), bytes(kMinProductsBytes + kMinBatchTerms * per_term));
+       "norms{} {}, rows {}, queries and scores {}); raise --gpu-memory or use --device cpu",
+       bytes(budget), shape.rows, shape.dim,
+       shape.storage == RowStorage::dense ? vector_dtype_name(shape.dtype) : row_storage_name(shape.storage),
+       bytes(needed), bytes(kCublasWorkspaceBytes),
+       shape.storage == RowStorage::dense ? "" : " and decoding", bytes(norms), bytes(rows_needed), bytes(kMinProductsBytes + kMinBatchTerms * per_term));
 }
 
 }  // namespace embed

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "format/dtype.h"
+#include "format/emb_file.h"
 
 namespace embed {
 
@@ -27,9 +28,16 @@ inline constexpr std::size_t kGpuMaxTerms = 64;
 struct GpuSearchShape {
   std::uint64_t rows = 0;    // stored rows the device searches (a prefix of the file with --restrict)
   std::size_t dim = 0;
-  DType dtype = DType::f32;  // storage type of the rows, kept on the device as is
+  DType dtype = DType::f32;  // storage type of the rows, kept on the device as is (f32 when compressed)
   std::size_t k = 10;        // neighbours per query, at most kGpuMaxK
   std::size_t shared_memory = 48 * 1024;  // bytes of shared memory one thread block may use
+  // Compressed rows (int8, pq: format/emb_file.h) stay compressed on the device, with their
+  // scales (and codebooks); each block of rows is decoded into an f32 block before its GEMM.
+  RowStorage storage = RowStorage::dense;
+  std::size_t pq_m = 0;  // pq: codes per row
+
+  // Bytes of one stored row on the device.
+  std::uint64_t row_bytes() const;
 };
 
 struct GpuSearchPlan {
@@ -41,6 +49,7 @@ struct GpuSearchPlan {
   std::size_t max_block_rows = 0;  // stored rows per GEMM, at most (their keys fit in shared memory)
   std::size_t batch_terms = 0;     // query words per device batch (so also its queries and query rows)
   std::uint64_t matrix_bytes = 0;  // rows (or both chunk buffers) and the rows' inverse norms
+  std::uint64_t decode_bytes = 0;  // compressed rows: their scales, the codebooks, a decoded f32 block
   std::uint64_t batch_bytes = 0;   // query matrix, descriptors and top-k lists of one device batch
   std::uint64_t total_bytes = 0;   // all of the above, the score block and cuBLAS's workspace
 

@@ -11,6 +11,16 @@
 namespace embed {
 namespace {
 
+// The GPU search's shape for `rows` of `space`: compressed rows searched as decoded f32.
+GpuSearchShape gpu_shape(const VectorSpace& space, std::uint64_t rows, std::size_t k, std::size_t shared_memory) {
+  GpuSearchShape shape{rows, space.dim(), space.compressed() ? DType::f32 : space.dtype(), k, shared_memory};
+  if (space.compressed()) {
+    shape.storage = space.emb()->storage();
+    if (const PqCodebooks* books = space.emb()->pq_codebooks()) shape.pq_m = books->m;
+  }
+  return shape;
+}
+
 std::uint64_t searched_rows(const VectorSpace& space, std::uint64_t restrict_rows) {
   return restrict_rows ? std::min(restrict_rows, space.rows()) : space.rows();
 }
@@ -32,7 +42,7 @@ Searcher::Searcher(const VectorSpace& space, DeviceOptions options, std::size_t 
   }
   if (const std::string why = probe_device(); !device_) fail("--device cuda: no usable GPU: {}", why);
   // Planned now so that a budget too small fails before any query is read.
-  GpuSearchShape shape{searched_rows(space_, rows), space_.dim(), space_.dtype(), k, device_->shared_memory};
+  const GpuSearchShape shape = gpu_shape(space_, searched_rows(space_, rows), k, device_->shared_memory);
   try {
     plan_gpu_search(shape, gpu_budget(options_.request, *device_));
   } catch (const Error& e) {
@@ -76,7 +86,7 @@ Index* Searcher::gpu_for(const SearchOptions& options) {
   gpu_.reset();
   rows = std::max(rows, gpu_rows_);
   k_ = std::max(k_, options.k);
-  const GpuSearchShape shape{rows, space_.dim(), space_.dtype(), k_, device_->shared_memory};
+  const GpuSearchShape shape = gpu_shape(space_, rows, k_, device_->shared_memory);
   const std::uint64_t budget = gpu_budget(options_.request, *device_);
   GpuSearchPlan plan;
   try {
@@ -90,7 +100,7 @@ Index* Searcher::gpu_for(const SearchOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   gpu_ = options_.gpu.make({&space_, shape, plan, *device_, options.threads});
   gpu_rows_ = rows;
-  const std::uint64_t row_bytes = std::uint64_t{space_.dim()} * dtype_size(space_.dtype());
+  const std::uint64_t row_bytes = shape.row_bytes();
   spdlog::debug("GPU search on {}: {} rows {} ({}), top-{} on the device, set up in {:.1f} ms", device_->description(), rows,
                 plan.resident ? "copied to the device" : fmt::format("streamed through two buffers of {} rows", plan.chunk_rows),
                 human_bytes(static_cast<double>(plan.resident ? rows * row_bytes : 2 * plan.chunk_rows * row_bytes)), k_,

@@ -79,7 +79,7 @@ const float* VectorSpace::rows_f32(std::uint64_t first, std::size_t count, float
 
 const std::byte* VectorSpace::stored_rows(std::uint64_t first) const {
   if (!emb_) return reinterpret_cast<const std::byte*>(table_.values.data() + first * dim_);
-  return emb_->vector_bytes() + first * dim_ * dtype_size(emb_->dtype());
+  return emb_->vector_bytes() + first * emb_->row_bytes();
 }
 
 void VectorSpace::row_f32(std::uint64_t row, float* out) const {

@@ -54,6 +54,10 @@ class VectorSpace {
   // Rows from `first` on as stored: row-major dtype() values (in the mapping, or in the
   // converted f32 table), for copying them as they are (to a GPU).
   const std::byte* stored_rows(std::uint64_t first) const;
+  // Bytes of one row as stored: dim() elements of dtype(), or a pq file's codes.
+  std::size_t stored_row_bytes() const { return emb_ ? emb_->row_bytes() : dim_ * sizeof(float); }
+  // int8 or pq rows, which the GPU's search does not take.
+  bool compressed() const { return emb_ && emb_->compressed(); }
   std::vector<float> row_f32(std::uint64_t row) const;
   // The L2 norm of every row (stored in .emb files; computed once when absent).
   std::span<const float> norms() const { return norms_; }

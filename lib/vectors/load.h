@@ -31,7 +31,8 @@ struct LoadedVectors {
   EmbeddingTable table;
   VectorFormat format;
   bool normalized = false;                   // an .emb input said its rows have unit length
-  std::optional<DType> dtype;                // an .emb input's storage type
+  std::optional<DType> dtype;                // an .emb input's vectors' type (none when compressed)
+  RowStorage storage = RowStorage::dense;    // an .emb input's rows: compressed ones are decoded
   bool streamed = false;                     // the values went to LoadOptions::row_sink, table.values is empty
   std::optional<SubwordTable> subwords;      // with LoadOptions::subwords, when the input has them
   bool subwords_left = false;                // the input has n-gram bucket rows that were not kept

@@ -47,7 +47,8 @@ void read_emb(InputStream& in, const LoadOptions& options, LoadedVectors& loaded
   EmbFile file = open_emb(in);
   if (options.verify) file.verify();
   loaded.normalized = file.normalized();
-  loaded.dtype = file.dtype();
+  if (!file.compressed()) loaded.dtype = file.dtype();
+  loaded.storage = file.storage();
   loaded.table = table_from_emb(file, options);
   if (auto subwords = SubwordTable::from_emb(file, true /* the file is closed on return */)) {
     if (options.subwords) loaded.subwords = std::move(subwords);

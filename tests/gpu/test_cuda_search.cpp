@@ -16,6 +16,7 @@
 #include "catch_session.h"
 #include "core/atomic_output.h"
 #include "format/emb_writer.h"
+#include "format/quantized_rows.h"
 #include "search/searcher.h"
 #include "search/vector_space.h"
 #include "test_util.h"
@@ -46,6 +47,24 @@ VectorSpace write_and_open(const test::TempDir& dir, std::size_t rows, std::size
   AtomicOutput out(path);
   EmbWriteOptions options;
   options.dtype = dtype;
+  write_emb(table, options, out);
+  out.commit();
+  return VectorSpace::from_emb(EmbFile::open(path));
+}
+
+// The same random table compressed (int8, or pq with 75 codes a row).
+VectorSpace write_compressed_and_open(const test::TempDir& dir, std::size_t rows, std::size_t dim, RowStorage storage) {
+  EmbeddingTable table = random_table(rows, dim, static_cast<std::uint32_t>(rows + dim));
+  QuantizeSpec spec;
+  spec.storage = storage;
+  spec.pq.m = dim / 4;
+  spec.pq.iterations = 4;
+  spec.threads = 4;
+  const QuantizedRows quantized = QuantizedRows::encode(table.values, dim, spec);
+  EmbWriteOptions options;
+  quantized.add_to_emb(options);
+  const std::string path = dir.file(std::string("v-") + std::string(row_storage_name(storage)) + ".emb");
+  AtomicOutput out(path);
   write_emb(table, options, out);
   out.commit();
   return VectorSpace::from_emb(EmbFile::open(path));
@@ -157,6 +176,43 @@ TEST_CASE("GPU search equals the CPU's for every storage type, method and k", "[
             CHECK(c.shared * 100 >= c.hits * 99);  // other rows only at float ties for the last places
           }
         }
+      }
+    }
+  }
+}
+
+// Compressed rows are decoded on the device: the GPU's scores are the decoded rows' (in
+// double, as gensim would score the decoded vectors) within 1e-5, and its rows the CPU's
+// but at ties. The CPU scores pq rows by ADC, and int8 rows (with VNNI) by integer dots of
+// a quantized query, so against the CPU only the rows are compared, at 95%.
+TEST_CASE("GPU search of int8 and pq rows decodes them on the device: resident and streamed", "[gpu]") {
+  test::TempDir dir;
+  for (RowStorage storage : {RowStorage::int8, RowStorage::pq}) {
+    const VectorSpace space = write_compressed_and_open(dir, 30000, 300, storage);
+    for (std::uint64_t budget : {std::uint64_t{0}, std::uint64_t{64u << 20}}) {
+      DYNAMIC_SECTION(row_storage_name(storage) << (budget ? ", streamed" : ", resident")) {
+        const std::vector<SearchQuery> queries = random_queries(300, space.rows(), Combination::mul, 11);
+        SearchOptions options;
+        options.k = 10;
+        options.threads = 4;
+        Searcher searcher = gpu_searcher_for(space, 10, 0, budget);
+        const std::vector<std::vector<Hit>> gpu = searcher.search(queries, options);
+        const std::vector<std::vector<Hit>> cpu = search(space, queries, options);
+        std::size_t hits = 0, shared = 0;
+        for (std::size_t q = 0; q < queries.size(); ++q) {
+          REQUIRE(gpu[q].size() == cpu[q].size());
+          std::set<std::uint64_t> cpu_rows;
+          for (const Hit& h : cpu[q]) cpu_rows.insert(h.row);
+          for (const Hit& g : gpu[q]) {
+            INFO("query " << q << ": GPU row " << g.row << " score " << g.score);
+            const double reference = reference_score(space, queries[q], g.row);
+            CHECK(std::abs(g.score - reference) <= 1e-5 * std::max(1.0, std::abs(reference)));
+            ++hits;
+            shared += cpu_rows.count(g.row);
+          }
+        }
+        INFO(shared << " of " << hits << " hits among the CPU's");
+        CHECK(shared * 100 >= hits * 95);
       }
     }
   }

@@ -463,3 +463,28 @@ TEST_CASE("search device names round-trip", "[gpu-search]") {
   }
   CHECK_FALSE(parse_device_choice("gpu").has_value());
 }
+
+TEST_CASE("GPU search plan: compressed rows held compressed, with their scales, codebooks and a decoded block",
+          "[gpu-search]") {
+  GpuSearchShape pq = shape_of(2'000'000, 300, DType::f32);
+  pq.storage = RowStorage::pq;
+  pq.pq_m = 75;
+  CHECK(pq.row_bytes() == 75);
+  const GpuSearchPlan plan = plan_gpu_search(pq, 70 * kGiB);
+  CHECK(plan.resident);
+  CHECK(plan.parts == 1);  // decoded to f32: the query is not split
+  CHECK(plan.decode_bytes == 2'000'000ull * 4 + plan.max_block_rows * 300 * 4 + 256ull * 300 * 4);
+  CHECK(plan.matrix_bytes == 2'000'000ull * 75 + 2'000'000ull * 4 + plan.decode_bytes);
+  CHECK(plan.total_bytes <= 70 * kGiB);
+
+  GpuSearchShape int8 = pq;
+  int8.storage = RowStorage::int8;
+  int8.pq_m = 0;
+  CHECK(int8.row_bytes() == 300);
+  // A budget that holds a quarter of the int8 rows: streamed, the decoding still planned.
+  const std::uint64_t budget = 2'000'000ull * 300 / 4 + (160u << 20);
+  const GpuSearchPlan streamed = plan_gpu_search(int8, budget);
+  CHECK_FALSE(streamed.resident);
+  CHECK(streamed.decode_bytes == 2'000'000ull * 4 + streamed.max_block_rows * 300 * 4);
+  CHECK(streamed.total_bytes <= budget);
+}

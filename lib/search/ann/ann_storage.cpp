@@ -37,7 +37,7 @@ HnswGraph open_ann(const EmbFile& file) {
   }
   EMBED_ASSERT(meta.at(kAnnKindKey) == kHnswKind);  // stored_index_kind refused any other kind
   const auto bound = meta.find(kAnnVectorsKey);
-  const auto vectors = meta.find("checksum.vectors");
+  const auto vectors = meta.find("checksum." + file.rows_tensor_name());
   if (bound == meta.end() || vectors == meta.end() || bound->second != vectors->second) {
     fail("{}: the approximate index was built for other vectors (its \"{}\" is not the vectors' checksum); rebuild it "
          "with glove-convert --index ann",

@@ -39,7 +39,7 @@ std::string HnswGraph::shape_problem(std::uint64_t rows) const {
 RowScorer::RowScorer(const VectorSpace& space, std::span<const float> unit_query)
     : space_(space),
       rows_(space.rows() ? space.stored_rows(0) : nullptr),
-      row_bytes_(space.dim() * dtype_size(space.dtype())),
+      row_bytes_(space.stored_row_bytes()),
       query_(unit_query),
       scratch_(space.dtype() == DType::f32 ? 0 : space.dim()) {}
 

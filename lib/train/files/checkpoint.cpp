@@ -123,6 +123,8 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
       {"ranks", std::to_string(run.ranks)},
       {"output", output.output},
       {"dtype", std::string(vector_dtype_name(output.dtype))},
+      {"storage", std::string(row_storage_name(output.storage))},
+      {"pq_m", std::to_string(output.pq_m)},
       {"save_context", output.save_context ? "1" : "0"},
       {"fasttext_bin", output.fasttext_bin},
       {"min_count", std::to_string(output.min_count)},
@@ -263,6 +265,13 @@ TrainingRun load_checkpoint(const std::string& path) {
   const std::optional<DType> dtype = parse_vector_dtype(r.meta("dtype"));
   if (!dtype) fail("{}: the checkpoint's dtype \"{}\" is not f32, f16 or bf16", path, excerpt(r.meta("dtype")));
   c.output.dtype = *dtype;
+  if (r.has_meta("storage")) {  // older checkpoints have none: dense
+    const std::string storage = r.meta("storage");
+    if (storage == "int8") c.output.storage = RowStorage::int8;
+    else if (storage == "pq") c.output.storage = RowStorage::pq;
+    else if (storage != "dense") fail("{}: the checkpoint's storage \"{}\" is not dense, int8 or pq", path, excerpt(storage));
+    c.output.pq_m = r.meta_uint("pq_m");
+  }
   c.output.save_context = r.meta("save_context") == "1";
   if (r.has_meta("fasttext_bin")) c.output.fasttext_bin = r.meta("fasttext_bin");  // older checkpoints have none
   c.output.min_count = r.meta_uint("min_count");

@@ -23,7 +23,7 @@ RowReader table_rows(const RowMatrix& table, std::size_t dim, std::size_t column
 
 void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, std::size_t dim, const RowReader& row, DType dtype,
                            const std::string& source, const std::map<std::string, std::string>& metadata, unsigned threads,
-                           const EmbExtras& extras) {
+                           const EmbExtras& extras, const QuantizeSpec* quantize) {
   // The table's words and counts; its values stream from `table` below.
   EmbeddingTable words;
   words.dim = dim;
@@ -41,6 +41,17 @@ void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, std::size
   options.threads = threads;
   options.extra_metadata = metadata;
   const std::shared_ptr<const void> extra_bytes = extras ? extras(options) : nullptr;
+  if (quantize && quantize->storage != RowStorage::dense) {
+    words.values.resize(vocab.size() * dim);
+    for (std::size_t r = 0; r < vocab.size(); ++r) row(r, words.values.data() + r * dim);
+    QuantizeSpec spec = *quantize;
+    spec.threads = threads;
+    const QuantizedRows rows = QuantizedRows::encode(words.values, dim, spec);
+    rows.add_to_emb(options);
+    write_emb(words, options, out);
+    out.commit();
+    return;
+  }
   EmbStreamWriter writer(out, dim, options);
   constexpr std::size_t kRowsPerBlock = 4096;
   std::vector<float> block;

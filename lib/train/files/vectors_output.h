@@ -11,6 +11,7 @@
 #include "core/atomic_output.h"
 #include "format/dtype.h"
 #include "format/emb_writer.h"
+#include "format/quantized_rows.h"
 #include "train/corpus/vocabulary.h"
 #include "train/engine/row_matrix.h"
 
@@ -28,8 +29,10 @@ RowReader table_rows(const RowMatrix& table, std::size_t dim, std::size_t column
 using EmbExtras = std::function<std::shared_ptr<const void>(EmbWriteOptions& options)>;
 
 // Writes and commits `out`: a file, or a stream when it was opened with Streaming::allowed.
+// With `quantize` (storage int8 or pq) the rows are compressed: read into memory first
+// (a copy of the table), then encoded; `dtype` is then unused.
 void write_trained_vectors(AtomicOutput& out, const Vocabulary& vocab, std::size_t dim, const RowReader& row, DType dtype,
                            const std::string& source, const std::map<std::string, std::string>& metadata, unsigned threads,
-                           const EmbExtras& extras = {});
+                           const EmbExtras& extras = {}, const QuantizeSpec* quantize = nullptr);
 
 }  // namespace embed

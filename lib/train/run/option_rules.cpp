@@ -19,7 +19,8 @@ namespace {
 // (model_settings) are fixed too.
 constexpr std::string_view kSharedSettings[] = {"--model",     "--dim",    "--window", "--min-count",
                                                 "--max-vocab", "--epochs", "--lr",     "--optimizer",
-                                                "--threads",   "--seed",   "--dtype",  "--save-context"};
+                                                "--threads",   "--seed",   "--dtype",  "--save-context",
+                                                "--pq"};
 
 }  // namespace
 

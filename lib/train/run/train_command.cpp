@@ -250,6 +250,9 @@ void open_run_outputs(const TrainCommand& command, const TrainingRun& run, const
          run.output.output, out.default_checkpoint);
   }
   if (command.resume.empty()) refuse_to_lose_checkpoint(out.checkpoint, command.restart, command.gpu);
+  if (run.output.storage == RowStorage::pq && run.settings.dim % run.output.pq_m != 0) {
+    fail_usage("--pq {}: the number of sub-quantizers must divide --dim {}", run.output.pq_m, run.settings.dim);
+  }
   if (!root) return;
   out.vectors.emplace(run.output.output, Streaming::allowed);
   if (run.output.save_context) out.context.emplace(context_output_path(run.output.output), Streaming::allowed);
@@ -341,14 +344,22 @@ void write_finished_run(const TrainCommand& command, TrainingRun& run, const Tra
   const Vocabulary& vocab = run.init.kept_words.empty() ? run.corpus.vocab : with_kept;
   const RowReader vectors = with_kept_rows(model.vector_rows(run), run, run.init.kept_vectors);
   const std::optional<SubwordTable> subwords = model.subword_table(run);  // after vector_rows, once
+  QuantizeSpec quantize;  // --dtype int8, --pq M: k-means seeded with the run's seed
+  quantize.storage = run.output.storage;
+  quantize.pq.m = run.output.pq_m;
+  quantize.pq.seed = settings.seed;
+  const bool compressed = run.output.storage != RowStorage::dense;
+  // A compressed file's n-gram buckets stay vectors, at half the bytes.
+  const DType subword_dtype = compressed ? DType::f16 : run.output.dtype;
   write_trained_vectors(*out.vectors, vocab, settings.dim, vectors, run.output.dtype, run.corpus.name, metadata, settings.threads,
                         [&](EmbWriteOptions& options) -> std::shared_ptr<const void> {
-                          return subwords ? subwords->add_to_emb(run.output.dtype, options) : nullptr;
-                        });
+                          return subwords ? subwords->add_to_emb(subword_dtype, options) : nullptr;
+                        },
+                        &quantize);
   const RowReader context = with_kept_rows(model.context_rows(run), run, run.init.kept_context);
   if (out.context) {
     write_trained_vectors(*out.context, vocab, settings.dim, context, run.output.dtype, run.corpus.name, metadata,
-                          settings.threads);
+                          settings.threads, {}, &quantize);
   }
   if (out.fasttext) {
     FastTextWriteArgs args;
@@ -362,7 +373,10 @@ void write_finished_run(const TrainCommand& command, TrainingRun& run, const Tra
   }
   if (out.plot) out.plot->write(plot_title);
   spdlog::info("wrote {} ({} words x {} dims, {}{}){}{}", run.output.output, vocab.size(), settings.dim,
-               vector_dtype_name(run.output.dtype), model.output_note(run), out.context ? " and " + out.context->path() : "",
+               run.output.storage == RowStorage::int8 ? "int8"
+               : run.output.storage == RowStorage::pq ? fmt::format("pq, {} bytes a row", run.output.pq_m)
+                                                      : std::string(vector_dtype_name(run.output.dtype)),
+               model.output_note(run), out.context ? " and " + out.context->path() : "",
                out.fasttext ? " and the fastText model " + out.fasttext->path() : "");
   if (command.checkpoint.empty() && ::access(out.default_checkpoint.c_str(), F_OK) == 0) {
     ::unlink(out.default_checkpoint.c_str());

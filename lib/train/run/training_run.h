@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "format/dtype.h"
+#include "format/emb_file.h"
 #include "train/corpus/corpus.h"
 #include "train/engine/epoch_loop.h"
 #include "train/engine/row_matrix.h"
@@ -18,7 +19,10 @@ namespace embed {
 // Output options a resumed run must honour as the original would have.
 struct OutputSettings {
   std::string output;         // the .emb to write
-  DType dtype = DType::f32;   // storage type of the vectors
+  DType dtype = DType::f32;   // storage type of the vectors (and of a GPU's tables)
+  // --dtype int8 or --pq M: the vectors (and context vectors) written compressed; dense: as dtype.
+  RowStorage storage = RowStorage::dense;
+  std::size_t pq_m = 0;
   bool save_context = false;  // also write the output vectors
   std::string fasttext_bin;   // also write the model as fastText's .bin here (skip-gram, CBOW), or empty
   std::uint64_t min_count = 5;
