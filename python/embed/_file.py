@@ -1,5 +1,7 @@
 """Opening an .emb (docs/FORMAT.md): the safetensors container and the .emb structure,
 checked as the C++ reader (lib/format/emb_file.cpp) checks them, without reading the rows.
+Version 2's compressed rows (int8 or pq storage) are checked as EmbFile::load_rows checks
+them: the tensors' dtypes and shapes, from rows and dim in the metadata.
 
 The file is mapped read-only (np.memmap); each tensor is a numpy view into the mapping.
 A gzip-compressed file cannot be mapped and is read into memory instead.
@@ -16,9 +18,11 @@ from embed._sniff import HEAD_BYTES, is_safetensors, not_an_emb
 MAX_HEADER = 100_000_000
 LIMIT = 1 << 48  # shape entries and offsets must be below it
 DTYPES = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "BF16": np.dtype("<u2"), "I64": np.dtype("<i8"),
-          "U32": np.dtype("<u4"), "U8": np.dtype("u1")}
+          "U32": np.dtype("<u4"), "U8": np.dtype("u1"), "I8": np.dtype("i1")}
 VECTOR_DTYPES = ("F32", "F16", "BF16")
-NEWEST_VERSION = 1
+NEWEST_VERSION = 2
+STORAGES = ("dense", "int8", "pq")  # __metadata__ "storage"; absent: dense (a "vectors" tensor)
+PQ_CENTROIDS = 256  # pq.nbits 8: a byte a code
 SUBWORD_HASH = "fasttext-fnv1a-int8"
 MAX_NGRAM = 1024
 
@@ -42,6 +46,9 @@ class EmbContainer:
         # starts: each tensor's first byte in the file
         self.metadata, self.dtypes, self.tensors, self.starts = _read_header(self.path, self.buffer, compressed)
         self.mapped = isinstance(self.buffer, np.memmap)
+        # storage: "dense", "int8" or "pq"; rows_name: the tensor of the stored rows, one row of it a word's
+        # (vectors, int8.values or pq.codes); rows and dim from the file (its metadata, for compressed rows).
+        self.storage, self.rows_name, self.rows, self.dim = "dense", "vectors", 0, 0
         _check_structure(self)
 
     def fail(self, message):
@@ -159,17 +166,11 @@ def _check_structure(c):
     if meta.get("format") != "embed.vectors":
         c.fail(f"a safetensors file, but not an .emb: its format is {meta.get('format')!r}, not 'embed.vectors'")
     version = meta.get("format_version")
-    if version is None or not version.isdigit() or int(version) == 0:
+    if version is None or not (version.isascii() and version.isdigit()) or len(version) > 9 or int(version) == 0:
         c.fail(f"format_version {version!r}: expected a version number")
     if int(version) > NEWEST_VERSION:
         c.fail(f"format_version {version} is newer than this reader knows ({NEWEST_VERSION}): update the package")
-    vectors = tensors.get("vectors")
-    if vectors is None or vectors.ndim != 2 or dtypes["vectors"] not in VECTOR_DTYPES:
-        c.fail("no 2-D F32, F16 or BF16 tensor \"vectors\"")
-    rows, dim = vectors.shape
-    for key, value in (("rows", str(rows)), ("dim", str(dim)), ("dtype", dtypes["vectors"].lower())):
-        if meta.get(key) != value:
-            c.fail(f"metadata {key} = {meta.get(key)!r}, but the vectors say {value}")
+    rows, dim = _check_rows(c, int(version))
     if rows >= 2**32 - 1:
         c.fail(f"{rows} rows: at most 2^32 - 2")
 
@@ -189,11 +190,72 @@ def _check_structure(c):
     for name, dtype in (("counts", "I64"), ("norms", "F32")):
         if name in tensors:
             expect(name, dtype, [rows])
+    if c.storage != "dense" and "norms" not in tensors:
+        c.fail(f'missing the "norms" tensor, which {c.storage} rows need (each row\'s exact length)')
     offsets = tensors["vocab.offsets"]
     if offsets[0] != 0 or offsets[-1] != len(tensors["vocab.bytes"]) or (rows > 0 and np.any(np.diff(offsets) < 0)):
         c.fail(f"vocab.offsets must rise from 0 to {len(tensors['vocab.bytes'])} (the bytes of the words)")
     if "subwords.buckets" in tensors:
         _check_subwords(c, dim)
+
+
+def _check_rows(c, version):
+    """(rows, dim) of the stored rows: the dense "vectors", or version 2's compressed rows."""
+    meta, tensors, dtypes = c.metadata, c.tensors, c.dtypes
+    storage = meta.get("storage", "dense")
+    if storage not in STORAGES:
+        c.fail(f"__metadata__ storage is {storage[:40]!r}, which this reader does not read (it reads "
+               f"{', '.join(STORAGES)}): update the package")
+    c.storage = storage
+    if storage == "dense":
+        vectors = tensors.get("vectors")
+        if vectors is None or vectors.ndim != 2 or dtypes["vectors"] not in VECTOR_DTYPES:
+            c.fail("no 2-D F32, F16 or BF16 tensor \"vectors\"")
+        rows, dim = vectors.shape
+        for key, value in (("rows", str(rows)), ("dim", str(dim)), ("dtype", dtypes["vectors"].lower())):
+            if meta.get(key) != value:
+                c.fail(f"metadata {key} = {meta.get(key)!r}, but the vectors say {value}")
+        c.rows, c.dim = rows, dim
+        return rows, dim
+    if version < 2:  # a version-1 reader would find no "vectors": the version says what to expect
+        c.fail(f"{storage} rows need format_version 2, the file says {version}")
+    # The stored rows' shape does not give dim (pq), so the metadata does.
+    rows, dim = _count(c, "rows"), _count(c, "dim")
+    if dim == 0:
+        c.fail("metadata dim is 0")
+    if meta.get("dtype") != storage:
+        c.fail(f"metadata dtype = {meta.get('dtype')!r}, expected {storage!r} for {storage} storage")
+    if storage == "int8":
+        shapes = {"int8.values": ("I8", [rows, dim]), "int8.scale": ("F32", [rows])}
+        c.rows_name = "int8.values"
+    else:
+        m = _count(c, "pq.m")
+        if m == 0 or dim % m != 0:
+            c.fail(f"metadata pq.m = {m} does not divide dim {dim}")
+        shapes = {"pq.codes": ("U8", [rows, m]), "pq.codebooks": ("F32", [m, PQ_CENTROIDS, dim // m]),
+                  "pq.scale": ("F32", [rows])}
+        c.rows_name = "pq.codes"
+    for name, (dtype, shape) in shapes.items():
+        t = tensors.get(name)
+        if t is None or dtypes[name] != dtype or list(t.shape) != shape:
+            got = "missing" if t is None else f"{dtypes[name]} {list(t.shape)}"
+            c.fail(f'tensor "{name}" is {got}, expected {dtype} {shape} for {storage} storage')
+    # The codebooks are small (256 x dim floats), and every decoded row is made of them: checked whole, as the C++
+    # reader checks them, so that a NaN is named here rather than met as a NaN score.
+    if storage == "pq" and not np.all(np.isfinite(tensors["pq.codebooks"])):
+        c.fail('tensor "pq.codebooks" holds a value that is not finite')
+    c.rows, c.dim = rows, dim
+    return rows, dim
+
+
+def _count(c, key):
+    """A metadata value that must be a decimal count."""
+    value = c.metadata.get(key)
+    if value is None:
+        c.fail(f"metadata has no {key}")
+    if not (value.isascii() and value.isdigit()) or len(value) > 15:  # 15 digits: a count int() reads at once
+        c.fail(f"metadata {key} = {value[:40]!r} is not a number (a decimal count below 10^15)")
+    return int(value)
 
 
 def _check_subwords(c, dim):

@@ -6,6 +6,10 @@ mapping (read-only; `np.array(v.vectors)` is a writable copy); a single row (`v[
 `rows(...)` and `subset(...)` copy only the rows asked for, widened to float32;
 `to_torch()` of the whole table maps it again copy-on-write, so PyTorch gets a writable
 tensor of the file's pages with no copy (writes stay in the process).
+
+Compressed rows (int8 or pq storage, format version 2): the same calls decode only the
+rows they touch, and searches score the stored rows without decoding them (_compressed.py);
+there is no `vectors` matrix to map, so only `v[:]` and `to_torch()` decode every row.
 """
 import os
 import warnings
@@ -13,6 +17,7 @@ from numbers import Integral
 
 import numpy as np
 
+from embed._compressed import rows_codec
 from embed._errors import EmbError
 from embed._file import EmbContainer, bf16_to_f32
 from embed._index import WordIndex
@@ -168,9 +173,10 @@ class _Search:
     def _scores(self, query, rows):
         """The cosine of each of the first `rows` rows with the unit `query` (0 for a zero row)."""
         scores = np.empty(rows, dtype=np.float32)
+        products = self._scorer(query)
         for first in range(0, rows, _CHUNK_ROWS):
             last = min(rows, first + _CHUNK_ROWS)
-            scores[first:last] = self._chunk_f32(first, last) @ query
+            scores[first:last] = products(first, last)
         norms = self._norms()[:rows]
         with np.errstate(divide="ignore", invalid="ignore"):
             scores /= norms
@@ -190,6 +196,10 @@ class _Search:
         best = best[np.lexsort((best, -scores[best]))]  # by score, ties by row
         return [(self._word(int(r)), float(scores[r])) for r in best]
 
+    def _scorer(self, query):
+        """products(first, last): the rows' products with `query`, a chunk at a time."""
+        return lambda first, last: self._chunk_f32(first, last) @ query
+
     def _missing(self, words, where):
         """MissingWords for `words`, with the case variants of the first ten that have one."""
         hints = {w: v for w in words[:10] if (v := case_variant(w, self._row_of)) is not None}
@@ -203,14 +213,18 @@ class _Search:
 class Vectors(_Search):
     """An opened .emb. `v[word]`, `word in v`, `v.index(word)`, `len(v)`, `v.words`,
     `v.vectors`, `v.counts`, `v.rows(words)`, `v.subset(words)`, `v.most_similar(...)`,
-    `v.similarity(w1, w2)`, `v.to_torch(...)`, `v.embedding(...)`."""
+    `v.similarity(w1, w2)`, `v.to_torch(...)`, `v.embedding(...)`, and for compressed
+    rows `v.quantized_embedding(...)`."""
 
     def __init__(self, path):
         self._c = EmbContainer(path)
         t = self._c.tensors
         self.path = self._c.path
         self.metadata = dict(self._c.metadata)
-        self.dtype = self._c.dtypes["vectors"].lower()  # "f32", "f16" or "bf16"
+        self.storage = self._c.storage  # "dense", or compressed: "int8" or "pq"
+        # "f32", "f16" or "bf16" (dense), or the storage's name, as the metadata's dtype
+        self.dtype = self._c.dtypes["vectors"].lower() if self.storage == "dense" else self.storage
+        self._codec = rows_codec(t, self.storage)  # None for dense rows
         self._words = Words(t["vocab.offsets"], t["vocab.bytes"])
         self._lookup = WordIndex(t["vocab.index"], t["vocab.offsets"], t["vocab.bytes"])
         self._subwords = None
@@ -228,7 +242,7 @@ class Vectors(_Search):
 
     @property
     def dim(self):
-        return self._c.tensors["vectors"].shape[1]
+        return self._c.dim
 
     @property
     def words(self):
@@ -259,17 +273,31 @@ class Vectors(_Search):
     @property
     def vectors(self):
         """All rows, mapped read-only: float32, float16, or (bf16) uint16 bit patterns that
-        embed.bf16_to_f32 widens. np.array(v.vectors) is a writable copy."""
+        embed.bf16_to_f32 widens. np.array(v.vectors) is a writable copy. A file of
+        compressed rows has no such matrix: EmbError, naming the calls that decode."""
+        if self._codec is not None:
+            # Decoding here would turn a look at a 300 MB file into 2.4 GB of float32, unasked.
+            megabytes = len(self) * self.dim * 4 / 1e6
+            raise EmbError(f"{self.path}: v.vectors: the rows are stored {self.storage}-compressed, not as a matrix to "
+                           "map: v.rows(words), v[first:last] and v.to_torch(words) decode the rows asked for; "
+                           f"v[:] or v.to_torch() decode them all ({megabytes:,.1f} MB of float32)")
         return self._c.tensors["vectors"]
 
     def __getitem__(self, key):
         """The float32 vector of a word (a word outside the vocabulary from the n-gram rows
         when the file has them, as embed-query answers it) or of a row number; of a list of
-        words, their rows ([len, dim], as gensim's kv[["a", "b"]])."""
+        words, their rows ([len, dim], as gensim's kv[["a", "b"]]); of a slice of row
+        numbers, a float32 copy of those rows (v[:] every row, decoded where compressed)."""
         if isinstance(key, Integral) and not isinstance(key, bool):
             if not -len(self) <= key < len(self):
                 raise IndexError(f"{self.path}: row {key} out of range ({len(self)} rows)")
             return self._row_f32(int(key) % len(self))
+        if isinstance(key, slice):
+            start, stop, step = key.indices(len(self))
+            if step == 1:
+                chunk = self._chunk_f32(start, max(start, stop))
+                return chunk if chunk.flags.owndata else chunk.copy()  # f32 rows are the mapping's: copied
+            return self._rows_f32(np.arange(start, stop, step))
         if isinstance(key, (list, tuple, np.ndarray)):
             return self.rows(key, missing="subwords" if self.has_subwords else "raise")
         row = self._row_of(key)
@@ -299,15 +327,9 @@ class Vectors(_Search):
             raise ValueError(f'missing={missing!r}: expected "raise", "zeros" or "subwords"')
         if absent and missing == "subwords" and self._subwords is None:
             raise EmbError(f'{self.path}: missing="subwords" needs n-gram rows, and the file has none')
-        out = np.zeros((len(words), self.dim), dtype=np.float32)
-        found = rows >= 0
-        if found.any():
-            # In row order, so that a big file is read front to back.
-            order = np.argsort(rows[found], kind="stable")
-            targets = np.flatnonzero(found)[order]
-            out[targets] = self._widen(self._read_rows(rows[found][order]))
+        out = self._rows_f32(rows)
         if missing == "subwords":
-            for i in np.flatnonzero(~found):
+            for i in np.flatnonzero(rows < 0):
                 out[i] = self._oov_vector(words[i])
         return out
 
@@ -322,11 +344,12 @@ class Vectors(_Search):
     # --- PyTorch ---
     def to_torch(self, words=None, device=None, missing="raise"):
         """A torch.Tensor of every row (words=None: the file's pages mapped copy-on-write,
-        no copy; f16 and bf16 stay in their type) or of `words`' rows (a float32 copy of just
-        those, as rows() makes), moved to `device` when given."""
+        no copy; f16 and bf16 stay in their type; compressed rows are all decoded, a float32
+        copy of the whole table) or of `words`' rows (a float32 copy of just those, as
+        rows() makes), moved to `device` when given."""
         torch = _torch()
         if words is None:
-            tensor = self._mapped_torch(torch)
+            tensor = self._mapped_torch(torch) if self._codec is None else torch.from_numpy(self[:])
         else:
             tensor = torch.from_numpy(self.rows(words, missing=missing))
         return tensor if device is None else tensor.to(device)
@@ -339,6 +362,12 @@ class Vectors(_Search):
         if weights.dtype not in (torch.float32, torch.float64) and not freeze:
             weights = weights.float()  # training steps in float32
         return torch.nn.Embedding.from_pretrained(weights, freeze=freeze, **kwargs)
+
+    def quantized_embedding(self, words=None, device=None, missing="raise"):
+        """An embed.QuantizedEmbedding of a compressed file's rows (every row, or `words`'),
+        kept compressed on `device` and decoded row by row in forward (embed.QuantizedEmbedding)."""
+        from embed._quantized import QuantizedEmbedding
+        return QuantizedEmbedding(self, words, device=device, missing=missing)
 
     # --- internals ---
     def _row_of(self, word):
@@ -354,29 +383,46 @@ class Vectors(_Search):
             return bf16_to_f32(values)
         return np.asarray(values, dtype=np.float32)
 
+    def _stored(self):
+        """The stored rows: vectors, int8.values or pq.codes (a row of it a word's), mapped."""
+        return self._c.tensors[self._c.rows_name]
+
+    def _decode(self, stored, rows):
+        """float32 rows of `stored`, the stored values of the rows `rows` (indices or a slice)."""
+        return self._widen(stored) if self._codec is None else self._codec.decode(stored, rows)
+
+    def _rows_f32(self, rows):
+        """A float32 copy of the rows `rows` (in any order; -1: a zero row)."""
+        out = np.zeros((len(rows), self.dim), dtype=np.float32)
+        return _in_row_order(rows, lambda wanted: self._decode(self._read_rows(wanted), wanted), out)
+
     def _read_rows(self, rows):
         """The stored values of `rows` (ascending). A few rows of a big file are read with
         pread rather than through the mapping: a page fault maps the pages around it too
         (16 on Linux), so 10,000 scattered rows would bring a 2.4 GB file's every page into
         the process's RSS; read, they cost their own bytes."""
+        stored = self._stored()
         if not self._c.mapped or len(rows) * 8 > len(self):
-            return self.vectors[rows]
-        vectors = self.vectors
-        row_bytes = vectors.shape[1] * vectors.dtype.itemsize
+            return stored[rows]
+        row_bytes = stored.shape[1] * stored.dtype.itemsize
         data = bytearray(len(rows) * row_bytes)
         view = memoryview(data)
         fd = self._c.file.fileno()  # the file opened, whatever the path names now
-        start = self._c.starts["vectors"]
+        start = self._c.starts[self._c.rows_name]
         for i, row in enumerate(rows.tolist()):
             if os.preadv(fd, [view[i * row_bytes:(i + 1) * row_bytes]], start + row * row_bytes) != row_bytes:
                 raise EmbError(f"{self.path}: row {row} could not be read: the file shrank while open")
-        return np.frombuffer(data, dtype=vectors.dtype).reshape(len(rows), vectors.shape[1])
+        return np.frombuffer(data, dtype=stored.dtype).reshape(len(rows), stored.shape[1])
 
     def _row_f32(self, row):
-        return np.array(self._widen(self.vectors[row]), dtype=np.float32)
+        return np.array(self._decode(self._stored()[row:row + 1], slice(row, row + 1))[0], dtype=np.float32)
 
     def _chunk_f32(self, first, last):
-        return self._widen(self.vectors[first:last])
+        return self._decode(self._stored()[first:last], slice(first, last))
+
+    def _scorer(self, query):
+        # Compressed rows are scored as stored (pq: a table of M x 256 products, no row decoded).
+        return super()._scorer(query) if self._codec is None else self._codec.scorer(query)
 
     def _norms(self):
         norms = self._c.tensors.get("norms")
@@ -459,6 +505,16 @@ class Subset(_Search):
 
     def _norms(self):
         return np.linalg.norm(self.vectors, axis=1).astype(np.float32)
+
+
+def _in_row_order(rows, read, out):
+    """`out` with out[i] = read(...) of rows[i], for the rows >= 0 (the rest left as they are):
+    `read` is given them in ascending order, so that a big file is read front to back."""
+    found = rows >= 0
+    if found.any():
+        order = np.argsort(rows[found], kind="stable")
+        out[np.flatnonzero(found)[order]] = read(rows[found][order])
+    return out
 
 
 def _torch():

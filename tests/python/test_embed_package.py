@@ -119,20 +119,22 @@ class Lookups(unittest.TestCase):
         self.assertFalse(embed.open(path("plain.emb")).has_subwords)
 
 
-class Answers(unittest.TestCase):
-    """most_similar, analogies, similarity and OOV words as embed-query answers them."""
-
-    def same(self, mine, theirs, what):
+class SameAnswers:
+    def same(self, mine, theirs, what, delta=2e-6):
         """The same scores rank by rank (embed-query prints 6 decimals), and the same words,
-        but that words whose scores tie to that precision may come in either order."""
+        but that words whose scores tie to that precision (or `delta`) may come in either order."""
         self.assertEqual(len(mine), len(theirs), what)
         for (_, a), r in zip(mine, theirs):
-            self.assertAlmostEqual(a, r["score"], delta=2e-6, msg=what)
+            self.assertAlmostEqual(a, r["score"], delta=delta, msg=what)
         last = theirs[-1]["score"] if theirs else 0
         for (w, a), r in zip(mine, theirs):
             if w != r["word"]:
-                tied = [x["word"] for x in theirs if abs(x["score"] - a) <= 2e-6]
-                self.assertTrue(w in tied or abs(a - last) <= 2e-6, f"{what}: {w} ({a}) against {r}")
+                tied = [x["word"] for x in theirs if abs(x["score"] - a) <= delta]
+                self.assertTrue(w in tied or abs(a - last) <= delta, f"{what}: {w} ({a}) against {r}")
+
+
+class Answers(SameAnswers, unittest.TestCase):
+    """most_similar, analogies, similarity and OOV words as embed-query answers them."""
 
     def test_neighbours_every_dtype(self):
         for name in ("sub.emb", "sub-f16.emb", "sub-bf16.emb"):
@@ -230,7 +232,7 @@ class HostileFiles(unittest.TestCase):
         self.broken("shape.emb", rewritten(lambda h: h["vectors"].update(shape=[rows, 7])))
         self.broken("dtype.emb", rewritten(lambda h: h["vectors"].update(dtype="F64")))
         self.broken("rows.emb", rewritten(lambda h: h["__metadata__"].update(rows=str(rows + 1))))
-        self.broken("version.emb", rewritten(lambda h: h["__metadata__"].update(format_version="2")))
+        self.broken("version.emb", rewritten(lambda h: h["__metadata__"].update(format_version="3")))
         self.broken("format.emb", rewritten(lambda h: h["__metadata__"].update(format="other")))
         self.assertIn("vocab.offsets", self.broken("offsets.emb", rewritten(
             lambda h: h["vocab.offsets"].update(dtype="U8", shape=[8 * (rows + 1)]))))
@@ -495,6 +497,225 @@ class Torch(unittest.TestCase):
             emb = v.embedding(["war", "日本"], device="cuda")
             self.assertEqual(emb.weight.device.type, "cuda")
             np.testing.assert_array_equal(emb(torch.tensor([1], device="cuda")).cpu().numpy()[0], v.rows(["日本"])[0])
+
+
+def rewrite_header(good, change):
+    """An .emb's bytes with `change` applied to its parsed header (the tensors' bytes as they were)."""
+    n = int.from_bytes(good[:8], "little")
+    header = json.loads(good[8:8 + n])
+    change(header)
+    text = json.dumps(header).encode()
+    text += b" " * ((8 - (8 + len(text)) % 8) % 8)
+    return len(text).to_bytes(8, "little") + text + good[8 + n:]
+
+
+# Compressed files (format version 2): from the trained vectors (24 dims, n-gram rows) and
+# from the bundled GloVe sample (50 dims); pq's M divides the dimensions.
+COMPRESSED = {"sub-int8.emb": ("sub.emb", "--dtype", "int8"), "sub-pq.emb": ("sub.emb", "--pq", "8"),
+              "sample-int8.emb": ("sample.emb", "--dtype", "int8"), "sample-pq.emb": ("sample.emb", "--pq", "10")}
+# Scores as embed-query prints them: pq's are exact for the decoding (no query quantized); int8's
+# query may be quantized to int8 too (a CPU with AVX-512 VNNI), which moves a score by up to ~1e-2.
+SCORE_DELTA = {"int8": 1e-2, "pq": 1e-4}
+
+
+class Compressed(SameAnswers, unittest.TestCase):
+    """int8 and pq rows (glove-convert --dtype int8, --pq M): decoded as glove-convert decodes
+    them, searched as embed-query searches them, never decoded whole for a search; hostile
+    headers raise EmbError."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not os.path.exists(path("sample.emb")):
+            run(GC, "-q", os.path.join(REPO, "data", "text8-sample.txt.gz"), "-o", path("sample.emb"))
+        for name, (source, *flags) in COMPRESSED.items():
+            if not os.path.exists(path(name)):
+                run(GC, "-q", path(source), "-o", path(name), *flags)
+
+    def test_rows_equal_glove_converts_decoding(self):
+        for name in COMPRESSED:
+            with self.subTest(file=name):
+                v = embed.open(path(name))
+                storage = name.split("-")[1].split(".")[0]
+                self.assertEqual((v.storage, v.dtype, v.metadata["format_version"]), (storage, storage, "2"))
+                self.assertEqual(embed.open(path(name.split("-")[0] + ".emb")).storage, "dense")
+                rows = text_rows(path(name))
+                self.assertEqual(list(v.words), list(rows))
+                theirs = np.stack(list(rows.values()))
+                np.testing.assert_allclose(v.rows(list(rows)), theirs, rtol=1e-5, atol=1e-7)
+                whole = v[:]  # every row decoded
+                self.assertEqual((whole.dtype, whole.shape), (np.float32, (len(v), v.dim)))
+                np.testing.assert_array_equal(whole, v.rows(list(rows)))
+                # A few rows (read with pread), one row, a slice, a word: each the same decoding.
+                few = ["the", "war", list(rows)[-1], "three"]
+                np.testing.assert_array_equal(v.rows(few), whole[[v.index(w) for w in few]])
+                np.testing.assert_array_equal(v["war"], whole[v.index("war")])
+                np.testing.assert_array_equal(v[-1], whole[-1])
+                np.testing.assert_array_equal(v[10:20], whole[10:20])
+                np.testing.assert_array_equal(v[30:5:-7], whole[30:5:-7])
+                s = v.subset(["war", "qqqzz", "the"])
+                self.assertEqual((s.words, s.missing), (["war", "the"], ["qqqzz"]))
+                np.testing.assert_array_equal(s.vectors, v.rows(["war", "the"]))
+                # norms: the decoding's own lengths (the file holds the originals' exact ones).
+                np.testing.assert_allclose(np.linalg.norm(whole, axis=1), v._norms(), rtol=1e-5)
+                with self.assertRaises(embed.EmbError) as caught:
+                    v.vectors
+                said = str(caught.exception)
+                self.assertIn(f"{path(name)}: v.vectors: the rows are stored {storage}-compressed", said)
+                self.assertIn("v.rows(words)", said)
+                self.assertEqual(repr(v), f"<embed.Vectors {path(name)}: {len(v)} words x {v.dim} {storage}>")
+
+    def test_neighbours_as_embed_query(self):
+        for name in COMPRESSED:
+            v = embed.open(path(name))
+            delta = SCORE_DELTA[v.storage]
+            words = [w for w in QUERIES + ["three", "one"] if w in v] + (OOV if v.has_subwords else [])
+            for answer in query_json(path(name), words, "-k", "5"):
+                with self.subTest(file=name, word=answer["query"]):
+                    mine = v.most_similar(answer["query"], topn=5)
+                    self.same(mine, answer["results"], f"{name}: {answer['query']}", delta=delta)
+                    # Each word embed-query names has that score here too.
+                    scores = v.most_similar(answer["query"], topn=None)
+                    for r in answer["results"]:
+                        self.assertAlmostEqual(float(scores[v.index(r["word"])]), r["score"], delta=delta)
+            analogy = query_json(path(name), [], "--analogy", "king - man + woman", "-k", "5")[0]
+            self.same(v.most_similar(positive=["king", "woman"], negative=["man"], topn=5), analogy["results"],
+                      f"{name}: analogy", delta=delta)
+            similar = query_json(path(name), [], "--similarity", "king", "queen")[0]
+            self.assertAlmostEqual(v.similarity("king", "queen"), similar["score"], delta=delta)
+
+    def test_a_search_decodes_no_row_but_the_query(self):
+        for name in ("sub-pq.emb", "sample-int8.emb"):
+            with self.subTest(file=name):
+                v = embed.open(path(name))
+                whole = v[:].astype(np.float64)
+                query = v["war"]
+
+                def decoded_whole(*_):
+                    raise AssertionError("the search decoded the table")
+
+                v._chunk_f32 = decoded_whole
+                scores = v.most_similar("war", topn=None)
+                unit = query / np.linalg.norm(query)
+                np.testing.assert_allclose(scores, whole @ unit / np.linalg.norm(whole, axis=1), atol=1e-5)
+                self.assertEqual(len(v.most_similar("war", topn=5, restrict=100)), 5)
+
+    def test_hostile_headers(self):
+        def broken(source, name, change, said):
+            with open(path(source), "rb") as f:
+                good = f.read()
+            p = path(name)
+            with open(p, "wb") as f:
+                f.write(rewrite_header(good, change))
+            with self.assertRaises(embed.EmbError) as caught:
+                embed.open(p)
+            message = str(caught.exception)
+            self.assertTrue(message.startswith(f"{p}: "), message)
+            self.assertNotIn("\n", message)
+            self.assertIn(said, message)
+
+        def meta(**values):
+            return lambda h: h["__metadata__"].update(values)
+
+        def rename(old, new):
+            return lambda h: h.update({new: h.pop(old)})
+
+        broken("sample-pq.emb", "storage.emb", meta(storage="zstd"), "storage is 'zstd'")
+        broken("sample-int8.emb", "v1.emb", meta(format_version="1"), "int8 rows need format_version 2")
+        broken("sample-pq.emb", "v3.emb", meta(format_version="3"), "format_version 3 is newer")
+        broken("sample-pq.emb", "m7.emb", meta(**{"pq.m": "7"}), "pq.m = 7 does not divide dim 50")
+        broken("sample-pq.emb", "m0.emb", meta(**{"pq.m": "0"}), "pq.m = 0 does not divide dim 50")
+        broken("sample-pq.emb", "m5.emb", meta(**{"pq.m": "5"}), 'tensor "pq.codes" is U8 [2000, 10], expected U8 '
+                                                                 "[2000, 5]")
+        broken("sample-pq.emb", "mx.emb", meta(**{"pq.m": "ten"}), "pq.m = 'ten' is not a number")
+        broken("sample-pq.emb", "dtype.emb", meta(dtype="f32"), "dtype = 'f32', expected 'pq'")
+        broken("sample-int8.emb", "dim.emb", meta(dim="49"), 'tensor "int8.values" is I8 [2000, 50]')
+        broken("sample-int8.emb", "norms.emb", rename("norms", "old.norms"), 'missing the "norms" tensor')
+        broken("sample-int8.emb", "scale.emb", rename("int8.scale", "old.scale"), 'tensor "int8.scale" is missing')
+        broken("sample-pq.emb", "books.emb", rename("pq.codebooks", "old.books"), 'tensor "pq.codebooks" is missing')
+        broken("sample-int8.emb", "values.emb", lambda h: h["int8.values"].update(dtype="U8"),
+               'tensor "int8.values" is U8 [2000, 50], expected I8')
+        # A dense file that says it holds compressed rows, and a compressed one that says dense.
+        broken("sample.emb", "says-pq.emb", meta(storage="pq", format_version="2", dtype="pq", **{"pq.m": "10"}),
+               'tensor "pq.codes" is missing')
+        broken("sample-int8.emb", "says-dense.emb", meta(storage="dense"), 'no 2-D F32, F16 or BF16 tensor "vectors"')
+        # A NaN among the centroids.
+        with open(path("sample-pq.emb"), "rb") as f:
+            data = bytearray(f.read())
+        n = int.from_bytes(data[:8], "little")
+        at = 8 + n + json.loads(data[8:8 + n])["pq.codebooks"]["data_offsets"][0] + 4 * 17
+        data[at:at + 4] = np.array([np.nan], dtype="<f4").tobytes()
+        with open(path("nan.emb"), "wb") as f:
+            f.write(data)
+        with self.assertRaises(embed.EmbError) as caught:
+            embed.open(path("nan.emb"))
+        self.assertIn('"pq.codebooks" holds a value that is not finite', str(caught.exception))
+
+    def test_without_torch_embed_still_imports(self):
+        # QuantizedEmbedding is made on first use: without PyTorch, only it is refused, with how to install it.
+        script = ("import sys; sys.modules['torch'] = None; import embed\n"
+                  "v = embed.open(sys.argv[1]); print(v.most_similar('war', topn=1)[0][0])\n"
+                  "try:\n    embed.QuantizedEmbedding\nexcept ImportError as e:\n    print(e)\n")
+        done = subprocess.run([sys.executable, "-B", "-c", script, path("sample-pq.emb")], capture_output=True,
+                              text=True, env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.splitlines()[1], "embed: PyTorch is not installed (pip install torch, or Debian's "
+                                                      "python3-torch)")
+
+
+class CompressedTorch(unittest.TestCase):
+    def setUp(self):
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            self.skipTest("PyTorch not installed: compressed rows' to_torch and QuantizedEmbedding untested here")
+        Compressed.setUpClass()
+
+    def test_to_torch_and_embedding_decode(self):
+        import torch
+        for name in COMPRESSED:
+            with self.subTest(file=name):
+                v = embed.open(path(name))
+                whole = v.to_torch()
+                self.assertEqual((whole.dtype, tuple(whole.shape)), (torch.float32, (len(v), v.dim)))
+                np.testing.assert_array_equal(whole.numpy(), v[:])
+                part = v.to_torch(["war", "the"])
+                np.testing.assert_array_equal(part.numpy(), v.rows(["war", "the"]))
+                emb = v.embedding(["war", "the"])
+                np.testing.assert_array_equal(emb(torch.tensor([1, 0])).numpy(), part.numpy()[[1, 0]])
+
+    def test_quantized_embedding(self):
+        import torch
+        for name in COMPRESSED:
+            with self.subTest(file=name):
+                v = embed.open(path(name))
+                q = embed.QuantizedEmbedding(v)
+                self.assertIsInstance(q, torch.nn.Module)
+                self.assertEqual(list(q.parameters()), [])
+                self.assertEqual((q.num_embeddings, q.embedding_dim), (len(v), v.dim))
+                stored = q.values if v.storage == "int8" else q.codes
+                self.assertEqual(stored.dtype, torch.int8 if v.storage == "int8" else torch.uint8)
+                indices = torch.tensor([[0, 5, len(v) - 1], [v.index("war"), 3, 3]])
+                out = q(indices)
+                self.assertEqual((out.dtype, tuple(out.shape)), (torch.float32, (2, 3, v.dim)))
+                np.testing.assert_array_equal(out.numpy(), v.to_torch()[indices].numpy())
+                # Only some words, row i words[i]; an absent word a zero row, or refused by name.
+                some = v.quantized_embedding(["war", "qqqzz", "the"], missing="zeros", device="cpu")
+                self.assertEqual(some.num_embeddings, 3)
+                got = some(torch.tensor([2, 0, 1]))
+                np.testing.assert_array_equal(got[:2].numpy(), v.to_torch(["the", "war"]).numpy())
+                self.assertEqual(float(got[2].abs().sum()), 0.0)
+                with self.assertRaises(embed.MissingWords) as refused:
+                    v.quantized_embedding(["war", "qqqzz"])
+                self.assertEqual(refused.exception.words, ["qqqzz"])
+                self.assertEqual(sorted(q.state_dict()), ["scale", "values"] if v.storage == "int8" else
+                                 ["codebooks", "codes", "scale"])
+                if torch.cuda.is_available():
+                    on_gpu = q.to("cuda")
+                    self.assertEqual(on_gpu.scale.device.type, "cuda")
+                    np.testing.assert_array_equal(on_gpu(indices.cuda()).cpu().numpy(), out.numpy())
+        with self.assertRaises(embed.EmbError) as caught:
+            embed.QuantizedEmbedding(embed.open(path("sample.emb")))
+        self.assertIn("holds dense f32 rows", str(caught.exception))
 
 
 def documented_commands(section="Install"):
