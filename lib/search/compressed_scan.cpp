@@ -28,6 +28,8 @@ constexpr std::size_t kInt8QueryTile = 4;
 // query's group of 4 dims is broadcast against them.
 #define EMBED_TARGET_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
 constexpr std::size_t kVnniRows = 64;  // rows per kernel step: four registers of 16
+// Query rows below which the stored rows are read as they are, not transposed.
+constexpr std::size_t kTransposeQueryRows = 8;
 
 // out[(g * padded + r)] = dims 4g..4g+3 of row r, each byte + 128, as one 32-bit word;
 // rows count..padded are zeros (their dots are never read).
@@ -45,10 +47,12 @@ void transpose_groups(const std::int8_t* rows, std::size_t count, std::size_t di
 }
 
 // dots[u * padded + r] = sum over dims of query u's int8 (zero past dim) x row r's, for
-// four queries (q: 4 rows of groups * 4 bytes) and the transposed rows.
+// four queries (q: 4 rows of `stride` bytes, a multiple of 64) and the transposed rows.
 EMBED_TARGET_VNNI void int8_tile_vnni(const std::uint32_t* rows, std::size_t padded, std::size_t groups,
-                                      const std::int8_t* q, const std::int32_t* query_sums, std::int32_t* dots) {
+                                      const std::int8_t* q, std::size_t stride, const std::int32_t* query_sums,
+                                      std::int32_t* dots) {
   const auto* q32 = reinterpret_cast<const std::int32_t*>(q);
+  const std::size_t stride_words = stride / 4;
   for (std::size_t r = 0; r < padded; r += kVnniRows) {
     __m512i acc[4][4];
     for (auto& per_query : acc) {
@@ -59,7 +63,7 @@ EMBED_TARGET_VNNI void int8_tile_vnni(const std::uint32_t* rows, std::size_t pad
       const __m512i r0 = _mm512_loadu_si512(from), r1 = _mm512_loadu_si512(from + 16);
       const __m512i r2 = _mm512_loadu_si512(from + 32), r3 = _mm512_loadu_si512(from + 48);
       for (std::size_t u = 0; u < 4; ++u) {
-        const __m512i b = _mm512_set1_epi32(q32[u * groups + g]);
+        const __m512i b = _mm512_set1_epi32(q32[u * stride_words + g]);
         acc[u][0] = _mm512_dpbusd_epi32(acc[u][0], r0, b);
         acc[u][1] = _mm512_dpbusd_epi32(acc[u][1], r1, b);
         acc[u][2] = _mm512_dpbusd_epi32(acc[u][2], r2, b);
@@ -71,6 +75,34 @@ EMBED_TARGET_VNNI void int8_tile_vnni(const std::uint32_t* rows, std::size_t pad
       for (std::size_t k = 0; k < 4; ++k) {
         _mm512_storeu_si512(dots + u * padded + r + 16 * k, _mm512_sub_epi32(acc[u][k], offset));
       }
+    }
+  }
+}
+
+// The same dots for a few query rows (`queries` of them, at most 4), reading each stored row
+// as it is: 64 bytes at a time, a sum across lanes per row and query at the end. For one or
+// two query rows the transposition above would cost more than the products it serves.
+EMBED_TARGET_VNNI void int8_rows_vnni(const std::int8_t* rows, std::size_t count, std::size_t dim, const std::int8_t* q,
+                                      std::size_t stride, std::size_t queries, const std::int32_t* query_sums,
+                                      std::int32_t* dots) {
+  const __m512i offset = _mm512_set1_epi8(static_cast<char>(0x80));
+  for (std::size_t j = 0; j < count; ++j) {
+    const std::int8_t* v = rows + j * dim;
+    __m512i acc[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+    for (std::size_t c = 0; c < dim; c += 64) {
+      // Past dim the row's bytes are masked to 0 (+128 after the offset), the query's are 0.
+      const __mmask64 in = dim - c >= 64 ? ~__mmask64{0} : (__mmask64{1} << (dim - c)) - 1;
+      const __m512i x = _mm512_xor_si512(_mm512_maskz_loadu_epi8(in, v + c), offset);
+      for (std::size_t u = 0; u < queries; ++u) acc[u] = _mm512_dpbusd_epi32(acc[u], x, _mm512_loadu_si512(q + u * stride + c));
+    }
+    for (std::size_t u = 0; u < queries; ++u) {
+      // Summed through memory: GCC 12's _mm512_reduce_add_epi32 warns of an uninitialized
+      // operand (its own), which -Werror makes an error.
+      alignas(64) std::int32_t lanes[16];
+      _mm512_store_si512(lanes, acc[u]);
+      std::int32_t sum = 0;
+      for (std::int32_t lane : lanes) sum += lane;
+      dots[u * count + j] = sum - 128 * query_sums[u];
     }
   }
 }
@@ -102,6 +134,9 @@ void pq_scores(const float* table, const std::uint8_t* codes, std::size_t m, std
   for (; j < count; ++j) out[j] = pq_adc_score(table, codes + j * m, m) * scales[j];
 }
 
+// A quantized query row's bytes: dim, padded with zeros to whole 64-byte loads.
+std::size_t int8_query_stride(std::size_t dim) { return (dim + 63) / 64 * 64; }
+
 }  // namespace
 
 CompressedScan::CompressedScan(const EmbFile& file, const float* queries, std::size_t query_rows, unsigned threads)
@@ -119,7 +154,7 @@ CompressedScan::CompressedScan(const EmbFile& file, const float* queries, std::s
   // Padded to whole tiles of zero rows, and each row to whole groups of 4 dims with zeros,
   // which add nothing.
   const std::size_t padded = (query_rows + kInt8QueryTile - 1) / kInt8QueryTile * kInt8QueryTile;
-  const std::size_t stride = (dim + 3) / 4 * 4;
+  const std::size_t stride = int8_query_stride(dim);
   std::vector<std::int8_t> quantized(query_rows * dim);
   query_scales_.assign(padded, 0.0f);
   quantize_int8_rows(queries, query_rows, dim, quantized.data(), query_scales_.data());
@@ -155,24 +190,40 @@ void CompressedScan::products(std::uint64_t first, std::size_t count, float* pro
 #if defined(__x86_64__)
   const std::size_t dim = file_.dim();
   const auto* rows = reinterpret_cast<const std::int8_t*>(file_.vector_bytes()) + first * dim;
+  const std::size_t stride = int8_query_stride(dim);
+  thread_local std::vector<std::int32_t> tile_dots;  // per worker, reused block after block
+  if (query_rows_ < kTransposeQueryRows) {
+    tile_dots.resize(kInt8QueryTile * count);
+    for (std::size_t t = 0; t < query_rows_; t += kInt8QueryTile) {
+      const std::size_t tile_rows = std::min(kInt8QueryTile, query_rows_ - t);
+      int8_rows_vnni(rows, count, dim, int8_queries_.data() + t * stride, stride, tile_rows, query_sums_.data() + t,
+                     tile_dots.data());
+      scale_dots(t, tile_rows, count, count, tile_dots.data(), scales.data(), products);
+    }
+    return;
+  }
   const std::size_t padded = (count + kVnniRows - 1) / kVnniRows * kVnniRows;
   const std::size_t groups = (dim + 3) / 4;
-  thread_local std::vector<std::uint32_t> transposed;  // per worker, reused block after block
-  thread_local std::vector<std::int32_t> tile_dots;
+  thread_local std::vector<std::uint32_t> transposed;
   transposed.resize(groups * padded);
   tile_dots.resize(kInt8QueryTile * padded);
   transpose_groups(rows, count, dim, padded, transposed.data());
   for (std::size_t t = 0; t < query_rows_; t += kInt8QueryTile) {
-    int8_tile_vnni(transposed.data(), padded, groups, int8_queries_.data() + t * groups * 4, query_sums_.data() + t,
+    int8_tile_vnni(transposed.data(), padded, groups, int8_queries_.data() + t * stride, stride, query_sums_.data() + t,
                    tile_dots.data());
-    for (std::size_t u = 0; u < std::min(kInt8QueryTile, query_rows_ - t); ++u) {
-      const float query_scale = query_scales_[t + u];
-      for (std::size_t j = 0; j < count; ++j) {
-        products[(t + u) * count + j] = static_cast<float>(tile_dots[u * padded + j]) * query_scale * scales[j];
-      }
-    }
+    scale_dots(t, std::min(kInt8QueryTile, query_rows_ - t), count, padded, tile_dots.data(), scales.data(), products);
   }
 #endif
+}
+
+void CompressedScan::scale_dots(std::size_t first_query, std::size_t queries, std::size_t count, std::size_t dots_stride,
+                                const std::int32_t* dots, const float* scales, float* products) const {
+  for (std::size_t u = 0; u < queries; ++u) {
+    const float query_scale = query_scales_[first_query + u];
+    for (std::size_t j = 0; j < count; ++j) {
+      products[(first_query + u) * count + j] = static_cast<float>(dots[u * dots_stride + j]) * query_scale * scales[j];
+    }
+  }
 }
 
 }  // namespace embed

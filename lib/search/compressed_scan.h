@@ -39,9 +39,14 @@ class CompressedScan {
   static std::size_t max_query_rows(const EmbFile& file, std::size_t dense_max);
 
  private:
+  // products[(first_query + u) * count + j] from the int8 dots[u * dots_stride + j] of
+  // `queries` query rows: dot x the query row's scale x the stored row's.
+  void scale_dots(std::size_t first_query, std::size_t queries, std::size_t count, std::size_t dots_stride,
+                  const std::int32_t* dots, const float* scales, float* products) const;
+
   const EmbFile& file_;
   std::size_t query_rows_ = 0;
-  std::vector<std::int8_t> int8_queries_;  // int8: query rows (padded to tiles) x dim (padded to 4)
+  std::vector<std::int8_t> int8_queries_;  // int8: query rows (padded to tiles) x dim (padded to 64 bytes)
   std::vector<float> query_scales_;        // int8: per query row
   std::vector<std::int32_t> query_sums_;   // int8: the sum of each query row's values
   std::vector<float> tables_;              // pq: query_rows x m x 256

@@ -12,6 +12,7 @@
 #include "format/emb_file.h"
 #include "format/emb_writer.h"
 #include "format/quantized_rows.h"
+#include "quant/int8_rows.h"
 #include "search/compressed_scan.h"
 #include "search/exact_search.h"
 #include "search/vector_space.h"
@@ -152,23 +153,40 @@ TEST_CASE("compressed rows: the scan's products are the decodings' (pq exactly, 
   for (const char* name : {"pq.emb", "i8.emb"}) {
     const EmbFile file = EmbFile::open(dir.file(name));
     if (!CompressedScan::takes(file)) continue;  // int8 without VNNI: decoded, searched as f32
-    std::vector<float> queries(3 * 40);
-    for (std::size_t t = 0; t < 3; ++t) {
-      file.row_as_f32(t * 17 + 1, queries.data() + t * 40);
-      const double n = norm_of({queries.begin() + t * 40, queries.begin() + (t + 1) * 40});
-      for (std::size_t i = 0; i < 40; ++i) queries[t * 40 + i] = static_cast<float>(queries[t * 40 + i] / n);
-    }
-    const CompressedScan scan(file, queries.data(), 3, 2);
-    std::vector<float> products(3 * 130);
-    scan.products(70, 130, products.data());
-    std::vector<float> row(40);
-    for (std::size_t j = 0; j < 130; ++j) {
-      file.row_as_f32(70 + j, row.data());
-      for (std::size_t t = 0; t < 3; ++t) {
-        double dot = 0;
-        for (std::size_t i = 0; i < 40; ++i) dot += double{queries[t * 40 + i]} * row[i];
-        const double tolerance = file.storage() == RowStorage::pq ? 1e-4 : 0.02;
-        CHECK(products[t * 130 + j] == Approx(dot).margin(tolerance * (1 + file.norms()[70 + j])));
+    // 3 query rows: int8 reads the stored rows as they are; 12: it transposes them first.
+    for (std::size_t query_rows : {3u, 12u}) {
+      std::vector<float> queries(query_rows * 40);
+      for (std::size_t t = 0; t < query_rows; ++t) {
+        file.row_as_f32(t * 17 + 1, queries.data() + t * 40);
+        if (t % 2 == 1) queries[t * 40 + 3] += 0.5f;  // not a stored row: int8 rounds it
+        const double n = norm_of({queries.begin() + t * 40, queries.begin() + (t + 1) * 40});
+        for (std::size_t i = 0; i < 40; ++i) queries[t * 40 + i] = static_cast<float>(queries[t * 40 + i] / n);
+      }
+      const CompressedScan scan(file, queries.data(), query_rows, 2);
+      std::vector<float> products(query_rows * 130);
+      scan.products(70, 130, products.data());
+      if (file.storage() == RowStorage::int8) {
+        // Exactly the integer dot of the query as rounded to int8 with the stored values, scaled.
+        std::vector<std::int8_t> q8(query_rows * 40);
+        std::vector<float> q_scales(query_rows);
+        quantize_int8_rows(queries.data(), query_rows, 40, q8.data(), q_scales.data());
+        const auto* values = reinterpret_cast<const std::int8_t*>(file.vector_bytes());
+        for (std::size_t j = 0; j < 130; ++j) {
+          for (std::size_t t = 0; t < query_rows; ++t) {
+            const std::int32_t dot = int8_dot(q8.data() + t * 40, values + (70 + j) * 40, 40);
+            CHECK(products[t * 130 + j] == static_cast<float>(dot) * q_scales[t] * file.row_scales()[70 + j]);
+          }
+        }
+      }
+      std::vector<float> row(40);
+      for (std::size_t j = 0; j < 130; ++j) {
+        file.row_as_f32(70 + j, row.data());
+        for (std::size_t t = 0; t < query_rows; ++t) {
+          double dot = 0;
+          for (std::size_t i = 0; i < 40; ++i) dot += double{queries[t * 40 + i]} * row[i];
+          const double tolerance = file.storage() == RowStorage::pq ? 1e-4 : 0.02;
+          CHECK(products[t * 130 + j] == Approx(dot).margin(tolerance * (1 + file.norms()[70 + j])));
+        }
       }
     }
   }
