@@ -28,6 +28,7 @@
 #include "kernels/search/decode_kernels.h"
 #include "kernels/search/radix_select.h"
 #include "kernels/search/search_kernels.h"
+#include "quant/opq.h"
 
 namespace embed::cuda {
 namespace {
@@ -157,6 +158,16 @@ class CudaSearcher final : public Index {
     });
   }
 
+  // pq rows with OPQ are decoded on the device without their rotation (centroids side by
+  // side, times the scale): the queries turn instead, q·(x̂·Rᵀ) = (q·R)·x̂.
+  void rotate_for_opq(QueryMatrix& matrix) const {
+    const EmbFile* file = space_.emb();
+    if (shape_.storage != RowStorage::pq || file->pq_rotation().empty() || matrix.rows == 0) return;
+    std::vector<float> rotated(matrix.values.size());
+    rotate_rows(matrix.values.data(), matrix.rows, shape_.dim, file->pq_rotation().data(), rotated.data(), threads_);
+    matrix.values.swap(rotated);
+  }
+
   // Compressed rows: their scales and codebooks, and the block they are decoded into.
   void upload_decoding() {
     const EmbFile& file = *space_.emb();
@@ -204,7 +215,8 @@ class CudaSearcher final : public Index {
   }
 
   void search_batch(std::span<const SearchQuery> queries, std::uint64_t rows, std::size_t k, std::vector<Hit>* results) {
-    const QueryMatrix matrix = build_query_matrix(space_, queries);
+    QueryMatrix matrix = build_query_matrix(space_, queries);
+    rotate_for_opq(matrix);
     upload_queries(queries, matrix);
     check(cudaMemsetAsync(best_counts_.get(), 0, queries.size() * sizeof(std::uint32_t), stream_.get()),
           "clearing the top-k lists");

@@ -34,7 +34,8 @@ namespace {
 
 // The option that asked for compressed rows, as the user typed it.
 std::string quantize_option(const ConvertOptions& options) {
-  return options.quantize.storage == RowStorage::int8 ? "--dtype int8" : fmt::format("--pq {}", options.quantize.pq.m);
+  if (options.quantize.storage == RowStorage::int8) return "--dtype int8";
+  return fmt::format("--pq {}{}", options.quantize.pq.m, options.quantize.opq ? " --opq" : "");
 }
 
 // The output's format: --to, else the output name's extension, else .emb; and the options
@@ -368,8 +369,8 @@ std::string describe_emb(const EmbFile& file) {
   text += fmt::format("dim         {}\n", file.dim());
   text += fmt::format("dtype       {}\n", dtype_name(file.dtype()));
   if (const PqCodebooks* books = file.pq_codebooks()) {
-    text += fmt::format("storage     pq: {} sub-quantizers of {} centroids over {} dims, {} bytes a row\n", books->m,
-                        kPqCentroids, books->sub(), books->m);
+    text += fmt::format("storage     pq: {} sub-quantizers of {} centroids over {} dims, {} bytes a row{}\n", books->m,
+                        kPqCentroids, books->sub(), books->m, file.pq_rotation().empty() ? "" : ", rotated (OPQ)");
   } else if (file.compressed()) {
     text += fmt::format("storage     int8: {} values and a scale a row\n", file.dim());
   }

@@ -14,6 +14,7 @@
 #include "core/mapped_file.h"
 #include "format/word_index.h"
 #include "quant/int8_rows.h"
+#include "quant/opq.h"
 
 namespace embed {
 namespace {
@@ -208,6 +209,13 @@ void EmbFile::load_rows(const std::string& name) {
   for (float c : codebooks_.centroids) {
     if (!std::isfinite(c)) fail("{}: tensor \"pq.codebooks\" holds a value that is not finite", name);
   }
+  if (const auto* rotation = header_.find("pq.rotation")) {
+    expect(*rotation, DType::f32, {dim_, dim_});
+    rotation_ = {reinterpret_cast<const float*>(tensor_data(*rotation)), dim_ * dim_};
+    for (float r : rotation_) {
+      if (!std::isfinite(r)) fail("{}: tensor \"pq.rotation\" holds a value that is not finite", name);
+    }
+  }
 }
 
 std::optional<std::span<const std::byte>> EmbFile::find_tensor(const std::string& name, DType dtype,
@@ -253,7 +261,13 @@ void EmbFile::rows_as_f32(std::uint64_t first, std::size_t count, float* out) co
                            dim_, out);
       break;
     case DType::u8:
-      pq_decode(codebooks_, reinterpret_cast<const std::uint8_t*>(vectors_) + first * codebooks_.m, count, out);
+      if (rotation_.empty()) {
+        pq_decode(codebooks_, reinterpret_cast<const std::uint8_t*>(vectors_) + first * codebooks_.m, count, out);
+      } else {
+        std::vector<float> rotated(n);
+        pq_decode(codebooks_, reinterpret_cast<const std::uint8_t*>(vectors_) + first * codebooks_.m, count, rotated.data());
+        rotate_rows_back(rotated.data(), count, dim_, rotation_.data(), out, 1);
+      }
       for (std::size_t r = 0; r < count; ++r) {
         for (std::size_t j = 0; j < dim_; ++j) out[r * dim_ + j] *= scales_[first + r];
       }

@@ -58,6 +58,9 @@ class EmbFile {
   std::span<const float> row_scales() const { return scales_; }
   // pq: the codebooks (copied at open: 256 x dim floats); nullptr otherwise.
   const PqCodebooks* pq_codebooks() const { return storage_ == RowStorage::pq ? &codebooks_ : nullptr; }
+  // pq with OPQ: the rotation R (dim x dim, row-major; codes are of x · R, rows decode as
+  // centroids · Rᵀ); empty without one.
+  std::span<const float> pq_rotation() const { return rotation_; }
   bool normalized() const { return normalized_; }
   std::uint64_t file_size() const { return file_.size(); }
   const std::map<std::string, std::string>& metadata() const { return header_.metadata; }
@@ -117,6 +120,7 @@ class EmbFile {
   std::size_t row_bytes_ = 0;
   std::span<const float> scales_;
   PqCodebooks codebooks_;
+  std::span<const float> rotation_;
   bool normalized_ = false;
   const std::byte* vectors_ = nullptr;
   std::span<const std::int64_t> offsets_;

@@ -15,7 +15,7 @@ constexpr std::size_t kTaskRows = 4096;
 constexpr std::size_t kReportRows = 16 * kTaskRows;
 
 template <typename T>
-std::span<const std::byte> bytes_of(const std::vector<T>& v) {
+std::span<const std::byte> vector_bytes_of(const std::vector<T>& v) {
   return std::as_bytes(std::span<const T>(v));
 }
 
@@ -96,9 +96,18 @@ QuantizedRows QuantizedRows::encode(std::span<const float> values, std::size_t d
   std::vector<float> sample_values(sample.size() * dim);
   for (std::size_t i = 0; i < sample.size(); ++i) unit_rows(values, dim, q.norms_, sample[i], 1, sample_values.data() + i * dim);
   training.sample_rows = sample.size();
-  training.on_progress = [&](std::size_t spaces) { report("training the product quantizer", spaces, training.m); };
   q.spec_.pq.sample_rows = sample.size();
-  q.codebooks_ = train_pq(sample_values.data(), sample.size(), dim, training);
+  if (spec.opq) {
+    // Progress in rounds: the first PQ, then each rotation update.
+    const unsigned rounds = spec.opq_training.rounds + 1;
+    training.on_progress = [&](std::size_t done) { report("training the rotation and product quantizer", done, rounds); };
+    OpqModel model = train_opq(sample_values.data(), sample.size(), dim, training, spec.opq_training);
+    q.codebooks_ = std::move(model.codebooks);
+    q.rotation_ = std::move(model.rotation);
+  } else {
+    training.on_progress = [&](std::size_t spaces) { report("training the product quantizer", spaces, training.m); };
+    q.codebooks_ = train_pq(sample_values.data(), sample.size(), dim, training);
+  }
   sample_values = {};
 
   // |centroid|^2 for every sub-space and code: a decoding's squared norm is the sum of its m.
@@ -116,6 +125,11 @@ QuantizedRows QuantizedRows::encode(std::span<const float> values, std::size_t d
   for_rows("encoding rows", [&](std::size_t first, std::size_t count) {
     std::vector<float> unit(count * dim);
     unit_rows(values, dim, q.norms_, first, count, unit.data());
+    if (!q.rotation_.empty()) {
+      std::vector<float> rotated(count * dim);
+      rotate_rows(unit.data(), count, dim, q.rotation_.data(), rotated.data(), 1);
+      unit.swap(rotated);
+    }
     std::uint8_t* codes = q.codes_.data() + first * m;
     pq_encode(q.codebooks_, unit.data(), count, codes, 1);
     for (std::size_t r = 0; r < count; ++r) {
@@ -133,18 +147,23 @@ void QuantizedRows::add_to_emb(EmbWriteOptions& options) const {
   encoded.norms = norms_;
   auto& metadata = options.extra_metadata;
   if (storage_ == RowStorage::int8) {
-    encoded.rows = {"int8.values", DType::i8, {rows_, dim_}, bytes_of(int8_values_)};
-    options.extra_tensors.push_back({"int8.scale", DType::f32, {rows_}, bytes_of(scales_)});
+    encoded.rows = {"int8.values", DType::i8, {rows_, dim_}, vector_bytes_of(int8_values_)};
+    options.extra_tensors.push_back({"int8.scale", DType::f32, {rows_}, vector_bytes_of(scales_)});
   } else {
     const std::size_t m = codebooks_.m;
-    encoded.rows = {"pq.codes", DType::u8, {rows_, m}, bytes_of(codes_)};
-    options.extra_tensors.push_back({"pq.scale", DType::f32, {rows_}, bytes_of(scales_)});
-    options.extra_tensors.push_back({"pq.codebooks", DType::f32, {m, kPqCentroids, codebooks_.sub()}, bytes_of(codebooks_.centroids)});
+    encoded.rows = {"pq.codes", DType::u8, {rows_, m}, vector_bytes_of(codes_)};
+    options.extra_tensors.push_back({"pq.scale", DType::f32, {rows_}, vector_bytes_of(scales_)});
+    options.extra_tensors.push_back({"pq.codebooks", DType::f32, {m, kPqCentroids, codebooks_.sub()}, vector_bytes_of(codebooks_.centroids)});
     metadata["pq.m"] = std::to_string(m);
     metadata["pq.nbits"] = "8";
     metadata["pq.sample_rows"] = std::to_string(spec_.pq.sample_rows);
     metadata["pq.iterations"] = std::to_string(spec_.pq.iterations);
     metadata["quant.seed"] = std::to_string(spec_.pq.seed);
+    if (!rotation_.empty()) {
+      options.extra_tensors.push_back({"pq.rotation", DType::f32, {dim_, dim_}, vector_bytes_of(rotation_)});
+      metadata["pq.opq_rounds"] = std::to_string(spec_.opq_training.rounds);
+      metadata["pq.opq_iterations"] = std::to_string(spec_.opq_training.pq_iterations);
+    }
   }
   options.encoded = std::move(encoded);
 }

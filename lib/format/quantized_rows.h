@@ -13,6 +13,7 @@
 
 #include "format/emb_file.h"
 #include "format/emb_writer.h"
+#include "quant/opq.h"
 #include "quant/product_quantizer.h"
 
 namespace embed {
@@ -20,6 +21,8 @@ namespace embed {
 struct QuantizeSpec {
   RowStorage storage = RowStorage::dense;  // int8 or pq
   PqTraining pq;                           // pq: m, the sample, iterations, seed
+  bool opq = false;                        // pq: learn a rotation with the codebooks (quant/opq.h)
+  OpqTraining opq_training;
   unsigned threads = 1;
   // Called as work advances: what is being done ("training the product quantizer") and
   // how much of `total` is done (sub-spaces while training, rows while encoding).
@@ -46,6 +49,7 @@ class QuantizedRows {
   std::vector<std::int8_t> int8_values_;
   std::vector<std::uint8_t> codes_;
   PqCodebooks codebooks_;
+  std::vector<float> rotation_;  // pq with OPQ: dim x dim, rotated = x · R; else empty
   std::vector<float> scales_, norms_;
 };
 

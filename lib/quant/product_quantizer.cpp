@@ -48,20 +48,15 @@ std::uint8_t nearest(const float* centroids, const float* x, std::size_t sub) {
   return static_cast<std::uint8_t>(best);
 }
 
-// Lloyd's k-means of `n` points of `sub` floats into kPqCentroids centroids (out), from
-// seeded distinct points; a centroid left empty restarts at a seeded point.
-void kmeans(const float* points, std::size_t n, std::size_t sub, unsigned iterations, std::mt19937_64& engine,
-            float* out) {
-  const std::vector<std::size_t> starts = sample_rows(n, kPqCentroids, engine());
-  for (std::size_t k = 0; k < kPqCentroids; ++k) {
-    const float* from = points + starts[k % starts.size()] * sub;
-    std::copy(from, from + sub, out + k * sub);
-  }
+// Lloyd's iterations on `n` points of `sub` floats, from the kPqCentroids centroids in
+// `centroids`; a centroid left empty restarts at a seeded point.
+void lloyd(const float* points, std::size_t n, std::size_t sub, unsigned iterations, std::mt19937_64& engine,
+           float* centroids) {
   std::vector<std::uint8_t> assigned(n);
   std::vector<double> sums(kPqCentroids * sub);
   std::vector<std::size_t> members(kPqCentroids);
   for (unsigned it = 0; it < iterations; ++it) {
-    for (std::size_t i = 0; i < n; ++i) assigned[i] = nearest(out, points + i * sub, sub);
+    for (std::size_t i = 0; i < n; ++i) assigned[i] = nearest(centroids, points + i * sub, sub);
     std::fill(sums.begin(), sums.end(), 0.0);
     std::fill(members.begin(), members.end(), 0);
     for (std::size_t i = 0; i < n; ++i) {
@@ -71,12 +66,34 @@ void kmeans(const float* points, std::size_t n, std::size_t sub, unsigned iterat
     for (std::size_t k = 0; k < kPqCentroids; ++k) {
       if (members[k] == 0) {
         const float* from = points + draw_below(engine, n) * sub;
-        std::copy(from, from + sub, out + k * sub);
+        std::copy(from, from + sub, centroids + k * sub);
         continue;
       }
-      for (std::size_t j = 0; j < sub; ++j) out[k * sub + j] = static_cast<float>(sums[k * sub + j] / static_cast<double>(members[k]));
+      for (std::size_t j = 0; j < sub; ++j) centroids[k * sub + j] = static_cast<float>(sums[k * sub + j] / static_cast<double>(members[k]));
     }
   }
+}
+
+// Lloyd's k-means of `n` points of `sub` floats into kPqCentroids centroids (out), from
+// seeded distinct points.
+void kmeans(const float* points, std::size_t n, std::size_t sub, unsigned iterations, std::mt19937_64& engine,
+            float* out) {
+  const std::vector<std::size_t> starts = sample_rows(n, kPqCentroids, engine());
+  for (std::size_t k = 0; k < kPqCentroids; ++k) {
+    const float* from = points + starts[k % starts.size()] * sub;
+    std::copy(from, from + sub, out + k * sub);
+  }
+  lloyd(points, n, sub, iterations, engine, out);
+}
+
+// Sub-space `space`'s sub-vectors of `count` rows, side by side.
+std::vector<float> sub_vectors(const float* rows, std::size_t count, std::size_t dim, std::size_t space, std::size_t sub) {
+  std::vector<float> points(count * sub);
+  for (std::size_t i = 0; i < count; ++i) {
+    const float* from = rows + i * dim + space * sub;
+    std::copy(from, from + sub, points.data() + i * sub);
+  }
+  return points;
 }
 
 }  // namespace
@@ -108,6 +125,17 @@ PqCodebooks train_pq(const float* rows, std::size_t count, std::size_t dim, cons
     }
   });
   return books;
+}
+
+void refine_pq(PqCodebooks& books, const float* rows, std::size_t count, unsigned iterations, std::uint64_t seed,
+               unsigned threads) {
+  EMBED_ASSERT(count > 0);
+  const std::size_t sub = books.sub();
+  parallel_for(books.m, std::max(threads, 1u), [&](std::size_t space) {
+    const std::vector<float> points = sub_vectors(rows, count, books.dim, space, sub);
+    std::mt19937_64 engine(seed * 1'000'003 + space);
+    lloyd(points.data(), count, sub, iterations, engine, books.centroids.data() + space * kPqCentroids * sub);
+  });
 }
 
 std::vector<std::size_t> pq_sample_rows(std::size_t count, std::size_t wanted, std::uint64_t seed) {

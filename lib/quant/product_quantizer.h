@@ -44,6 +44,12 @@ struct PqCodebooks {
 // in a sub-space, some centroids repeat (codes still name the nearest).
 PqCodebooks train_pq(const float* rows, std::size_t count, std::size_t dim, const PqTraining& training);
 
+// More Lloyd iterations of trained codebooks on `count` rows (all of them), each sub-space
+// from its own stream seeded with `seed` (for restarting empty centroids): the same bytes
+// for any threads. OPQ's inner step (opq.h).
+void refine_pq(PqCodebooks& codebooks, const float* rows, std::size_t count, unsigned iterations, std::uint64_t seed,
+               unsigned threads);
+
 // The rows train_pq() trains on: `wanted` distinct row numbers of `count` (all when fewer),
 // ascending, drawn with `seed`. For a caller that gathers (and transforms) the sample itself.
 std::vector<std::size_t> pq_sample_rows(std::size_t count, std::size_t wanted, std::uint64_t seed);

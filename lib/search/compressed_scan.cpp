@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "quant/int8_rows.h"
+#include "quant/opq.h"
 
 namespace embed {
 namespace {
@@ -143,6 +144,13 @@ CompressedScan::CompressedScan(const EmbFile& file, const float* queries, std::s
     : file_(file), query_rows_(query_rows) {
   const std::size_t dim = file.dim();
   if (const PqCodebooks* books = file.pq_codebooks()) {
+    // With OPQ the codes are of rotated rows: q·(x̂·Rᵀ) = (q·R)·x̂, so the query turns once.
+    std::vector<float> rotated;
+    if (!file.pq_rotation().empty()) {
+      rotated.resize(query_rows * dim);
+      rotate_rows(queries, query_rows, dim, file.pq_rotation().data(), rotated.data(), threads);
+      queries = rotated.data();
+    }
     const std::size_t table_size = books->m * kPqCentroids;
     tables_.resize(query_rows * table_size);
     parallel_for(query_rows, threads, [&](std::size_t t) {

@@ -1,7 +1,8 @@
 """Opening an .emb (docs/FORMAT.md): the safetensors container and the .emb structure,
 checked as the C++ reader (lib/format/emb_file.cpp) checks them, without reading the rows.
 Version 2's compressed rows (int8 or pq storage) are checked as EmbFile::load_rows checks
-them: the tensors' dtypes and shapes, from rows and dim in the metadata.
+them: the tensors' dtypes and shapes, from rows and dim in the metadata (and OPQ's optional
+pq.rotation, F32 [dim, dim]).
 
 The file is mapped read-only (np.memmap); each tensor is a numpy view into the mapping.
 A gzip-compressed file cannot be mapped and is read into memory instead.
@@ -244,6 +245,15 @@ def _check_rows(c, version):
     # reader checks them, so that a NaN is named here rather than met as a NaN score.
     if storage == "pq" and not np.all(np.isfinite(tensors["pq.codebooks"])):
         c.fail('tensor "pq.codebooks" holds a value that is not finite')
+    # Optimized PQ (glove-convert --opq): the codes are of the rows turned by R; optional, checked as the C++ reader
+    # checks it (F32 [dim, dim], every value finite: dim x dim floats, read whole).
+    rotation = tensors.get("pq.rotation") if storage == "pq" else None
+    if rotation is not None:
+        if dtypes["pq.rotation"] != "F32" or list(rotation.shape) != [dim, dim]:
+            c.fail(f'tensor "pq.rotation" is {dtypes["pq.rotation"]} {list(rotation.shape)}, '
+                   f"expected F32 [{dim}, {dim}]")
+        if not np.all(np.isfinite(rotation)):
+            c.fail('tensor "pq.rotation" holds a value that is not finite')
     c.rows, c.dim = rows, dim
     return rows, dim
 

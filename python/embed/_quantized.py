@@ -14,9 +14,11 @@ class QuantizedEmbedding(torch.nn.Module):
     """The rows of an opened compressed .emb (int8 or pq storage) as a frozen embedding:
     `QuantizedEmbedding(v)` keeps every row, `QuantizedEmbedding(v, words)` only `words`'
     (row i is words[i]; missing="zeros" gives an absent word a zero row). Its buffers
-    (int8: `values`, `scale`; pq: `codes`, `codebooks`, `scale`) move with `.to(device)`;
-    `forward(indices)` decodes just the indexed rows: float32 [*indices.shape, dim], equal
-    to the file's decoding (v.rows, v.to_torch), on any device."""
+    (int8: `values`, `scale`; pq: `codes`, `codebooks`, `scale`, and an OPQ file's
+    `rotation` R) move with `.to(device)`; `forward(indices)` decodes just the indexed rows:
+    float32 [*indices.shape, dim], equal to the file's decoding (v.rows, v.to_torch), on any
+    device (OPQ: the centroids times Rᵀ, a float32 product on the device, so equal to the
+    file's decoding up to float32 rounding, not bit for bit)."""
 
     def __init__(self, vectors, words=None, device=None, missing="raise"):
         super().__init__()
@@ -35,6 +37,8 @@ class QuantizedEmbedding(torch.nn.Module):
             chosen = _rows_of(vectors, parts, words, missing)
         for name, array in chosen.items():
             self.register_buffer(name, torch.from_numpy(array))
+        if "rotation" not in chosen:
+            self.register_buffer("rotation", None)  # plain PQ or int8: none (a None buffer is in no state_dict)
         if self.storage == "pq":
             # Which sub-space each code of a row is in, kept on the module's device.
             self.register_buffer("_subspaces", torch.arange(self.codebooks.shape[0]), persistent=False)
@@ -51,10 +55,14 @@ class QuantizedEmbedding(torch.nn.Module):
             return scale * self.values[indices].float()
         # long: a uint8 tensor used as an index is read as a mask.
         centroids = self.codebooks[self._subspaces, self.codes[indices].long()]  # [..., M, dim/M]
-        return scale * centroids.reshape(*indices.shape, self.dim)
+        side_by_side = centroids.reshape(*indices.shape, self.dim)
+        if self.rotation is not None:  # OPQ: the codes are of turned rows, x·R; turned back by Rᵀ
+            side_by_side = side_by_side @ self.rotation.T
+        return scale * side_by_side
 
     def extra_repr(self):
         books = f", m={self.codebooks.shape[0]}" if self.storage == "pq" else ""
+        books += ", opq" if self.rotation is not None else ""
         return f"{self.num_embeddings}, {self.dim}, storage={self.storage}{books}"
 
 
@@ -67,7 +75,7 @@ def _rows_of(vectors, parts, words, missing):
         raise vectors._missing(absent, vectors.path)
     kept = {}
     for name, t in parts.items():
-        if name == "codebooks":  # every row's centroids
+        if name in ("codebooks", "rotation"):  # every row's centroids, and OPQ's rotation
             kept[name] = np.array(t)
         elif name == "scale":
             kept[name] = _in_row_order(rows, lambda r: t[r], np.zeros(len(rows), dtype=np.float32))

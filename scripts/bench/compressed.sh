@@ -4,7 +4,7 @@
 # code size, in one run:
 #   size     each file's bytes and its ratio to the f32 file's
 #   quality  analogy accuracy (restricted to RESTRICT words, as gensim) and WS-353 Spearman by
-#            embed-query eval: on the f32 file, int8, our PQ (searched in place by ADC), and
+#            embed-query eval: on the f32 file, int8, our PQ and OPQ (searched in place by ADC), and
 #            faiss IndexPQ's and OPQ+PQ's decodings (same M, trained on the same unit rows)
 #   speed    neighbours/s for QUERIES words through embed-query (k 10), the median of RUNS runs
 #            interleaved across the files; faiss IndexPQ's search of the same unit rows; the time
@@ -66,7 +66,9 @@ timed "$work/int8.time" "$GLOVE_CONVERT" -q "$work/f32.emb" -o "$work/int8.emb" 
   die "--dtype int8 failed"
 timed "$work/pq.time" "$GLOVE_CONVERT" -q "$work/f32.emb" -o "$work/pq.emb" --pq "$M" --threads "$THREADS" ||
   die "--pq $M failed"
-files=(f32 int8 pq)
+timed "$work/opq.time" "$GLOVE_CONVERT" -q "$work/f32.emb" -o "$work/opq.emb" --pq "$M" --opq --threads "$THREADS" ||
+  die "--pq $M --opq failed"
+files=(f32 int8 pq opq)
 # The query words: QUERIES rows spread evenly over the table.
 "$GLOVE_CONVERT" -q "$work/f32.emb" -o - --to glove | cut -d' ' -f1 |
   awk -v n="$rows" -v q="$QUERIES" 'BEGIN {step = n / q} NR - 1 >= next_row {print; next_row += step}' > "$work/queries.txt"
@@ -99,27 +101,33 @@ echo "(faiss rows: the bytes our PQ file takes at the same M; faiss's own index 
 echo
 echo "== speed: $queries neighbour queries (k 10), median of $RUNS runs, interleaved"
 for ((run = 0; run < RUNS; run++)); do
-  for f in f32 int8 pq; do
+  for f in f32 int8 pq opq; do
     timed "$work/$f.q$run" "$EMBED_QUERY" "$work/$f.emb" -k 10 --threads "$THREADS" < "$work/queries.txt" > /dev/null ||
       die "embed-query failed on $f"
+    # The first answer: a fresh process for one word, 10 in a row (GNU time counts 10 ms steps).
     word=$(sed -n "$((run + 1))p" "$work/queries.txt")
-    timed "$work/$f.first$run" "$EMBED_QUERY" "$work/$f.emb" "$word" -k 10 --threads "$THREADS" > /dev/null ||
+    start=$(date +%s%N)
+    for ((i = 0; i < 10; i++)); do
+      "$EMBED_QUERY" "$work/$f.emb" "$word" -k 10 --threads "$THREADS" > /dev/null || die "embed-query failed on $f"
+    done
+    echo "$(($(date +%s%N) - start))" > "$work/$f.first$run"
+    timed "$work/$f.rss$run" "$EMBED_QUERY" "$work/$f.emb" "$word" -k 10 --threads "$THREADS" > /dev/null ||
       die "embed-query failed on $f"
   done
 done
-printf '%-10s %12s %9s %14s %10s\n' file queries/s vs_f32 first_answer_s rss_mb
-for f in f32 int8 pq; do
+printf '%-10s %12s %9s %15s %10s\n' file queries/s vs_f32 first_answer_ms rss_mb
+for f in f32 int8 pq opq; do
   seconds=() first=() rss=()
   for ((run = 0; run < RUNS; run++)); do
     read -r s _ <<<"$(time_of "$work/$f.q$run")"
     seconds+=("$s")
-    read -r s k <<<"$(time_of "$work/$f.first$run")"
-    first+=("$s")
+    first+=("$(stats scaled "$(cat "$work/$f.first$run")" --divide-by 1e7 --format .1f)")
+    read -r _ k <<<"$(time_of "$work/$f.rss$run")"
     rss+=("$k")
   done
   rate=$(stats rate -- "$queries" "$(median "${seconds[*]}")")
   [[ $f == f32 ]] && f32_rate=$rate
-  printf '%-10s %12s %9s %14s %10s\n' "$f" "$rate" "$(ratio "$rate" "$f32_rate")" "$(median "${first[*]}")" \
+  printf '%-10s %12s %9s %15s %10s\n' "$f" "$rate" "$(ratio "$rate" "$f32_rate")" "$(median "${first[*]}")" \
     "$(mib "$(median "${rss[*]}")")"
   [[ $f == pq ]] && pq_rate=$rate
 done
@@ -133,9 +141,10 @@ fi
 echo
 echo "== compression time ($THREADS threads)"
 echo "int8: $(time_of "$work/int8.time" | cut -d' ' -f1) s; pq M=$M: $(time_of "$work/pq.time" | cut -d' ' -f1) s," \
-  "peak RSS $(mib "$(time_of "$work/pq.time" | cut -d' ' -f2)") MB"
+  "peak RSS $(mib "$(time_of "$work/pq.time" | cut -d' ' -f2)") MB; --opq: $(time_of "$work/opq.time" | cut -d' ' -f1) s"
 if ((faiss)); then
-  echo "faiss: pq training $(awk '$2 == "pq" && $1 == "train" {print $3}' "$work/faiss.txt") s" \
-    "${OPQ/#1/, opq training $(awk '$2 == "opq" {print $3}' "$work/faiss.txt") s}"
+  line="faiss: pq training $(awk '$2 == "pq" && $1 == "train" {print $3}' "$work/faiss.txt") s"
+  [[ $OPQ == 1 ]] && line+=", opq training $(awk '$2 == "opq" {print $3}' "$work/faiss.txt") s"
+  echo "$line"
 fi
 machine_line

@@ -32,6 +32,11 @@ size() { stat -c %s "$1"; }
 "$GC" -q f32.emb -o seed.emb --pq 10 --seed 7 && ! cmp -s pq.emb seed.emb && ok || bad "--seed 7 gives the same codes"
 "$GC" f32.emb -o small.emb --pq 10 --pq-sample 500 --pq-iterations 3 2> log.txt && ok || bad "--pq-sample, --pq-iterations"
 grep -q 'k-means on 500 rows, 3 iterations, seed 1' log.txt && ok || bad "the log names the sample: $(cat log.txt)"
+"$GC" -q f32.emb -o opq.emb --pq 10 --opq --pq-iterations 4 && "$GC" -q --verify opq.emb && ok || bad "--pq 10 --opq"
+"$GC" --info opq.emb | grep -q '^storage     pq: 10 .*, rotated (OPQ)' && ok || bad "--info names the rotation"
+"$GC" --info opq.emb | grep -q 'pq.rotation  *F32  \[50, 50\]' && ok || bad "--opq: a pq.rotation tensor"
+"$GC" -q f32.emb -o opq1.emb --pq 10 --opq --pq-iterations 4 --threads 1 && cmp -s opq.emb opq1.emb && ok ||
+  bad "--opq: other bytes with --threads 1"
 
 # Decoded back: to text, to f32 (the default for compressed input), or compressed again.
 "$GC" -q pq.emb -o back.txt && check "decoded text rows" "$(wc -l < back.txt)" 2000
@@ -43,7 +48,7 @@ check "int8 re-encoded from its own decoding keeps its values" "$("$GC" --info a
 "$GC" -q i8.emb -o - --to glove | head -1 | awk '{exit !(NF == 51)}' && ok || bad "int8 -> text rows of 50 values"
 
 # embed-query on each: the neighbours of a number are numbers, as in the f32 file.
-for f in f32 i8 pq; do
+for f in f32 i8 pq opq; do
   got=$("$EQ" "$f.emb" three -k 5 --format tsv | cut -f3 | sort | tr '\n' ' ')
   for n in four five; do [[ $got == *"$n "* ]] || bad "$f: 'three' without '$n' among its neighbours: $got"; done
 done
@@ -83,6 +88,7 @@ check "Ctrl-C in a --pq run" "$?" 130
 # Errors.
 expect_error "--pq and --dtype" 2 "excludes" "$GC" f32.emb -o x.emb --pq 10 --dtype int8
 expect_error "--pq-sample without --pq" 2 "requires --pq" "$GC" f32.emb -o x.emb --pq-sample 1000
+expect_error "--opq without --pq" 2 "requires --pq" "$GC" f32.emb -o x.emb --opq
 expect_error "--pq not dividing dim" 1 "--pq 7: the number of sub-quantizers must divide the 50 dimensions" \
   "$GC" f32.emb -o x.emb --pq 7
 expect_error "--pq into text" 1 "--pq 10 applies to .emb output" "$GC" f32.emb -o x.txt --pq 10

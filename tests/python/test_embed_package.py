@@ -9,6 +9,7 @@ in python/. PyTorch parts skip with a message where it is not installed.
 
 Usage: test_embed_package.py EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT (from the repository root)
 """
+import functools
 import gzip
 import json
 import os
@@ -510,12 +511,24 @@ def rewrite_header(good, change):
 
 
 # Compressed files (format version 2): from the trained vectors (24 dims, n-gram rows) and
-# from the bundled GloVe sample (50 dims); pq's M divides the dimensions.
+# from the bundled GloVe sample (50 dims); pq's M divides the dimensions. sample-opq.emb is
+# optimized PQ (--opq): pq storage, its codes of the rows turned by a "pq.rotation" R.
 COMPRESSED = {"sub-int8.emb": ("sub.emb", "--dtype", "int8"), "sub-pq.emb": ("sub.emb", "--pq", "8"),
-              "sample-int8.emb": ("sample.emb", "--dtype", "int8"), "sample-pq.emb": ("sample.emb", "--pq", "10")}
+              "sample-int8.emb": ("sample.emb", "--dtype", "int8"), "sample-pq.emb": ("sample.emb", "--pq", "10"),
+              "sample-opq.emb": ("sample.emb", "--pq", "10", "--opq")}
 # Scores as embed-query prints them: pq's are exact for the decoding (no query quantized); int8's
 # query may be quantized to int8 too (a CPU with AVX-512 VNNI), which moves a score by up to ~1e-2.
 SCORE_DELTA = {"int8": 1e-2, "pq": 1e-4}
+# An OPQ row is decoded with a matrix product (times Rᵀ): glove-convert's float32 SGEMM and
+# the package's (float64, rounded) differ in the last bits, so OPQ rows are compared within
+# these bounds, every other decoding bit for bit (or to the printed decimal).
+OPQ_RTOL, OPQ_ATOL = 1e-5, 1e-6
+
+
+def storage_of(name):
+    """The storage a COMPRESSED file's name says: int8 or pq (opq: pq storage with a rotation)."""
+    storage = name.split("-")[1].split(".")[0]
+    return "pq" if storage == "opq" else storage
 
 
 class Compressed(SameAnswers, unittest.TestCase):
@@ -535,13 +548,15 @@ class Compressed(SameAnswers, unittest.TestCase):
         for name in COMPRESSED:
             with self.subTest(file=name):
                 v = embed.open(path(name))
-                storage = name.split("-")[1].split(".")[0]
+                storage = storage_of(name)
                 self.assertEqual((v.storage, v.dtype, v.metadata["format_version"]), (storage, storage, "2"))
                 self.assertEqual(embed.open(path(name.split("-")[0] + ".emb")).storage, "dense")
                 rows = text_rows(path(name))
                 self.assertEqual(list(v.words), list(rows))
                 theirs = np.stack(list(rows.values()))
-                np.testing.assert_allclose(v.rows(list(rows)), theirs, rtol=1e-5, atol=1e-7)
+                opq = "opq" in name
+                np.testing.assert_allclose(v.rows(list(rows)), theirs, rtol=OPQ_RTOL if opq else 1e-5,
+                                           atol=OPQ_ATOL if opq else 1e-7)
                 whole = v[:]  # every row decoded
                 self.assertEqual((whole.dtype, whole.shape), (np.float32, (len(v), v.dim)))
                 np.testing.assert_array_equal(whole, v.rows(list(rows)))
@@ -583,8 +598,29 @@ class Compressed(SameAnswers, unittest.TestCase):
             similar = query_json(path(name), [], "--similarity", "king", "queen")[0]
             self.assertAlmostEqual(v.similarity("king", "queen"), similar["score"], delta=delta)
 
+    def test_opq_rows_are_turned_back(self):
+        # The file holds R, and R matters: without Rᵀ the rows would be far from glove-convert's decoding.
+        v, plain = embed.open(path("sample-opq.emb")), embed.open(path("sample-pq.emb"))
+        self.assertEqual((v.storage, v.dtype), ("pq", "pq"))
+        self.assertIn("pq.opq_rounds", v.metadata)
+        self.assertEqual((v._c.dtypes["pq.rotation"], v._c.tensors["pq.rotation"].shape), ("F32", (50, 50)))
+        self.assertNotIn("pq.rotation", plain._c.tensors)
+        rows = text_rows(path("sample-opq.emb"))
+        theirs = np.stack(list(rows.values()))
+        np.testing.assert_allclose(v[:], theirs, rtol=OPQ_RTOL, atol=OPQ_ATOL)
+        books, codes = v._c.tensors["pq.codebooks"], v._c.tensors["pq.codes"]
+        unturned = books[np.arange(books.shape[0]), codes].reshape(len(v), v.dim) * v._c.tensors["pq.scale"][:, None]
+        self.assertGreater(np.abs(unturned - theirs).max(), 0.1)
+        # embed-query's neighbours (its tsv: query, rank, word, score), the query turned as it turns it.
+        for word in ("three", "war", "king", "philosophy"):
+            with self.subTest(word=word):
+                lines = run(EQ, path("sample-opq.emb"), word, "-k", "5", "--format", "tsv").splitlines()
+                theirs = [{"word": f[2], "score": float(f[3])} for f in (line.split("\t") for line in lines)]
+                self.assertEqual([f.split("\t")[:2] for f in lines], [[word, str(r)] for r in range(1, 6)])
+                self.same(v.most_similar(word, topn=5), theirs, f"sample-opq.emb: {word}", delta=SCORE_DELTA["pq"])
+
     def test_a_search_decodes_no_row_but_the_query(self):
-        for name in ("sub-pq.emb", "sample-int8.emb"):
+        for name in ("sub-pq.emb", "sample-int8.emb", "sample-opq.emb"):
             with self.subTest(file=name):
                 v = embed.open(path(name))
                 whole = v[:].astype(np.float64)
@@ -638,17 +674,24 @@ class Compressed(SameAnswers, unittest.TestCase):
         broken("sample.emb", "says-pq.emb", meta(storage="pq", format_version="2", dtype="pq", **{"pq.m": "10"}),
                'tensor "pq.codes" is missing')
         broken("sample-int8.emb", "says-dense.emb", meta(storage="dense"), 'no 2-D F32, F16 or BF16 tensor "vectors"')
-        # A NaN among the centroids.
-        with open(path("sample-pq.emb"), "rb") as f:
-            data = bytearray(f.read())
-        n = int.from_bytes(data[:8], "little")
-        at = 8 + n + json.loads(data[8:8 + n])["pq.codebooks"]["data_offsets"][0] + 4 * 17
-        data[at:at + 4] = np.array([np.nan], dtype="<f4").tobytes()
-        with open(path("nan.emb"), "wb") as f:
-            f.write(data)
-        with self.assertRaises(embed.EmbError) as caught:
-            embed.open(path("nan.emb"))
-        self.assertIn('"pq.codebooks" holds a value that is not finite', str(caught.exception))
+        # OPQ's rotation: F32 [dim, dim] or refused (the same bytes, another shape or dtype).
+        broken("sample-opq.emb", "rotation-shape.emb", lambda h: h["pq.rotation"].update(shape=[25, 100]),
+               'tensor "pq.rotation" is F32 [25, 100], expected F32 [50, 50]')
+        broken("sample-opq.emb", "rotation-dtype.emb", lambda h: h["pq.rotation"].update(dtype="U32"),
+               'tensor "pq.rotation" is U32 [50, 50], expected F32 [50, 50]')
+        # A NaN among the centroids, and one in the rotation.
+        for source, tensor in (("sample-pq.emb", "pq.codebooks"), ("sample-opq.emb", "pq.rotation")):
+            with open(path(source), "rb") as f:
+                data = bytearray(f.read())
+            n = int.from_bytes(data[:8], "little")
+            at = 8 + n + json.loads(data[8:8 + n])[tensor]["data_offsets"][0] + 4 * 17
+            data[at:at + 4] = np.array([np.nan], dtype="<f4").tobytes()
+            p = path(f"nan-{tensor}.emb")
+            with open(p, "wb") as f:
+                f.write(data)
+            with self.assertRaises(embed.EmbError) as caught:
+                embed.open(p)
+            self.assertEqual(str(caught.exception), f'{p}: tensor "{tensor}" holds a value that is not finite')
 
     def test_without_torch_embed_still_imports(self):
         # QuantizedEmbedding is made on first use: without PyTorch, only it is refused, with how to install it.
@@ -697,22 +740,32 @@ class CompressedTorch(unittest.TestCase):
                 indices = torch.tensor([[0, 5, len(v) - 1], [v.index("war"), 3, 3]])
                 out = q(indices)
                 self.assertEqual((out.dtype, tuple(out.shape)), (torch.float32, (2, 3, v.dim)))
-                np.testing.assert_array_equal(out.numpy(), v.to_torch()[indices].numpy())
+                # OPQ: forward's float32 product on the device, the file's decoding's in float64 (rounded).
+                opq = "opq" in name
+                equal = functools.partial(np.testing.assert_allclose, rtol=OPQ_RTOL, atol=OPQ_ATOL) if opq else \
+                    np.testing.assert_array_equal
+                equal(out.numpy(), v.to_torch()[indices].numpy())
                 # Only some words, row i words[i]; an absent word a zero row, or refused by name.
                 some = v.quantized_embedding(["war", "qqqzz", "the"], missing="zeros", device="cpu")
                 self.assertEqual(some.num_embeddings, 3)
                 got = some(torch.tensor([2, 0, 1]))
-                np.testing.assert_array_equal(got[:2].numpy(), v.to_torch(["the", "war"]).numpy())
+                equal(got[:2].numpy(), v.to_torch(["the", "war"]).numpy())
                 self.assertEqual(float(got[2].abs().sum()), 0.0)
                 with self.assertRaises(embed.MissingWords) as refused:
                     v.quantized_embedding(["war", "qqqzz"])
                 self.assertEqual(refused.exception.words, ["qqqzz"])
                 self.assertEqual(sorted(q.state_dict()), ["scale", "values"] if v.storage == "int8" else
+                                 ["codebooks", "codes", "rotation", "scale"] if opq else
                                  ["codebooks", "codes", "scale"])
+                if opq:
+                    np.testing.assert_array_equal(q.rotation.numpy(), v._c.tensors["pq.rotation"])
+                    self.assertIn("opq", repr(q))
                 if torch.cuda.is_available():
                     on_gpu = q.to("cuda")
                     self.assertEqual(on_gpu.scale.device.type, "cuda")
-                    np.testing.assert_array_equal(on_gpu(indices.cuda()).cpu().numpy(), out.numpy())
+                    if opq:
+                        self.assertEqual(on_gpu.rotation.device.type, "cuda")
+                    equal(on_gpu(indices.cuda()).cpu().numpy(), out.numpy())
         with self.assertRaises(embed.EmbError) as caught:
             embed.QuantizedEmbedding(embed.open(path("sample.emb")))
         self.assertIn("holds dense f32 rows", str(caught.exception))

@@ -58,8 +58,10 @@ QuantizeSpec int8_spec() {
   return spec;
 }
 
-QuantizeSpec pq_spec(std::size_t m, unsigned threads = 1, std::uint64_t seed = 1) {
+QuantizeSpec pq_spec(std::size_t m, unsigned threads = 1, std::uint64_t seed = 1, bool opq = false) {
   QuantizeSpec spec;
+  spec.opq = opq;
+  spec.opq_training.rounds = 3;
   spec.storage = RowStorage::pq;
   spec.pq.m = m;
   spec.pq.iterations = 6;
@@ -149,8 +151,9 @@ TEST_CASE("compressed rows: the scan's products are the decodings' (pq exactly, 
   TempDir dir;
   const EmbeddingTable table = clustered_table(500, 40, 3);
   write_compressed(table, dir.file("pq.emb"), pq_spec(10));
+  write_compressed(table, dir.file("opq.emb"), pq_spec(10, 2, 1, true));
   write_compressed(table, dir.file("i8.emb"), int8_spec());
-  for (const char* name : {"pq.emb", "i8.emb"}) {
+  for (const char* name : {"pq.emb", "opq.emb", "i8.emb"}) {
     const EmbFile file = EmbFile::open(dir.file(name));
     if (!CompressedScan::takes(file)) continue;  // int8 without VNNI: decoded, searched as f32
     // 3 query rows: int8 reads the stored rows as they are; 12: it transposes them first.
@@ -195,7 +198,7 @@ TEST_CASE("compressed rows: the scan's products are the decodings' (pq exactly, 
 TEST_CASE("compressed rows: exact search finds what a search of the decoded rows finds", "[quant][query]") {
   TempDir dir;
   const EmbeddingTable table = clustered_table(400, 32, 4);
-  for (const QuantizeSpec& spec : {pq_spec(8), int8_spec()}) {
+  for (const QuantizeSpec& spec : {pq_spec(8), pq_spec(8, 2, 1, true), int8_spec()}) {
     write_compressed(table, dir.file("c.emb"), spec);
     const VectorSpace compressed = VectorSpace::from_emb(EmbFile::open(dir.file("c.emb")));
     CHECK(compressed.compressed());
@@ -216,6 +219,29 @@ TEST_CASE("compressed rows: exact search finds what a search of the decoded rows
       CHECK(got[q][0].row == want[q][0].row);
       CHECK(got[q][0].score == Approx(want[q][0].score).margin(spec.storage == RowStorage::pq ? 1e-4 : 0.01));
     }
+  }
+}
+
+TEST_CASE("pq rows with OPQ: a rotation tensor, decodings of the exact norms, the same bytes for any threads",
+          "[quant][emb]") {
+  TempDir dir;
+  const EmbeddingTable table = clustered_table(600, 24, 8);
+  write_compressed(table, dir.file("one.emb"), pq_spec(6, 1, 1, true));
+  write_compressed(table, dir.file("two.emb"), pq_spec(6, 2, 1, true));
+  CHECK(test::read_file(dir.file("one.emb")) == test::read_file(dir.file("two.emb")));
+  const EmbFile file = EmbFile::open(dir.file("one.emb"));
+  file.verify();
+  REQUIRE(file.pq_rotation().size() == 24 * 24);
+  CHECK(file.metadata().at("pq.opq_rounds") == "3");
+  std::vector<float> decoded(24);
+  for (std::uint64_t r = 0; r < file.rows(); ++r) {
+    file.row_as_f32(r, decoded.data());
+    const auto original = table.row(r);
+    CHECK(norm_of(decoded) == Approx(norm_of({original.begin(), original.end()})).epsilon(1e-4).margin(1e-12));
+  }
+  SECTION("a rotation of another shape is refused") {
+    patch(dir.file("one.emb"), "\"pq.rotation\":{\"dtype\":\"F32\",\"shape\":[24,24]", "\"pq.rotation\":{\"dtype\":\"F32\",\"shape\":[48,12]");
+    REQUIRE_ERROR_CONTAINS(EmbFile::open(dir.file("one.emb")), "tensor \"pq.rotation\" is F32 [48, 12], expected F32 [24, 24]");
   }
 }
 
