@@ -12,10 +12,12 @@ ET=$(realpath "${3:?usage: compressed_cli_test.sh EMBED_QUERY GLOVE_CONVERT EMBE
 DATA=$(realpath data)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
+# k-means iterations: fewer in the sanitizer build (EMBED_TEST_LEAN), where training is slow.
+pqi=(--pq-iterations "$(long_epochs 10 3)")
 # 2,000 words x 50 dims of GloVe text.
 "$GC" -q "$DATA/text8-sample.txt.gz" -o f32.emb || bad "convert the sample"
 "$GC" -q f32.emb -o i8.emb --dtype int8 && ok || bad "--dtype int8"
-"$GC" -q f32.emb -o pq.emb --pq 10 && ok || bad "--pq 10"
+"$GC" -q f32.emb -o pq.emb --pq 10 "${pqi[@]}" && ok || bad "--pq 10"
 size() { stat -c %s "$1"; }
 (($(size i8.emb) * 100 < $(size f32.emb) * 36)) && ok || bad "int8 is $(size i8.emb) bytes, f32 $(size f32.emb)"
 (($(size pq.emb) * 100 < $(size f32.emb) * 30)) && ok || bad "pq is $(size pq.emb) bytes, f32 $(size f32.emb)"
@@ -26,16 +28,16 @@ size() { stat -c %s "$1"; }
 "$GC" -q --verify i8.emb && "$GC" -q --verify pq.emb && ok || bad "--verify compressed files"
 
 # The same bytes for any --threads, from text or .emb, and written into a pipe.
-"$GC" -q f32.emb -o pq1.emb --pq 10 --threads 1 && cmp -s pq.emb pq1.emb && ok || bad "--pq: other bytes with --threads 1"
-"$GC" -q f32.emb -o - --pq 10 | cat > piped.emb && cmp -s pq.emb piped.emb && ok || bad "--pq into a pipe: other bytes"
+"$GC" -q f32.emb -o pq1.emb --pq 10 "${pqi[@]}" --threads 1 && cmp -s pq.emb pq1.emb && ok || bad "--pq: other bytes with --threads 1"
+"$GC" -q f32.emb -o - --pq 10 "${pqi[@]}" | cat > piped.emb && cmp -s pq.emb piped.emb && ok || bad "--pq into a pipe: other bytes"
 "$GC" -q f32.emb -o - --dtype int8 | cat > piped8.emb && cmp -s i8.emb piped8.emb && ok || bad "int8 into a pipe: other bytes"
-"$GC" -q f32.emb -o seed.emb --pq 10 --seed 7 && ! cmp -s pq.emb seed.emb && ok || bad "--seed 7 gives the same codes"
+"$GC" -q f32.emb -o seed.emb --pq 10 "${pqi[@]}" --seed 7 && ! cmp -s pq.emb seed.emb && ok || bad "--seed 7 gives the same codes"
 "$GC" f32.emb -o small.emb --pq 10 --pq-sample 500 --pq-iterations 3 2> log.txt && ok || bad "--pq-sample, --pq-iterations"
 grep -q 'k-means on 500 rows, 3 iterations, seed 1' log.txt && ok || bad "the log names the sample: $(cat log.txt)"
-"$GC" -q f32.emb -o opq.emb --pq 10 --opq --pq-iterations 4 && "$GC" -q --verify opq.emb && ok || bad "--pq 10 --opq"
+"$GC" -q f32.emb -o opq.emb --pq 10 --opq --pq-iterations 2 && "$GC" -q --verify opq.emb && ok || bad "--pq 10 --opq"
 "$GC" --info opq.emb | grep -q '^storage     pq: 10 .*, rotated (OPQ)' && ok || bad "--info names the rotation"
 "$GC" --info opq.emb | grep -q 'pq.rotation  *F32  \[50, 50\]' && ok || bad "--opq: a pq.rotation tensor"
-"$GC" -q f32.emb -o opq1.emb --pq 10 --opq --pq-iterations 4 --threads 1 && cmp -s opq.emb opq1.emb && ok ||
+"$GC" -q f32.emb -o opq1.emb --pq 10 --opq --pq-iterations 2 --threads 1 && cmp -s opq.emb opq1.emb && ok ||
   bad "--opq: other bytes with --threads 1"
 
 # Decoded back: to text, to f32 (the default for compressed input), or compressed again.
@@ -90,7 +92,7 @@ expect_error "--pq and --dtype" 2 "excludes" "$GC" f32.emb -o x.emb --pq 10 --dt
 expect_error "--pq-sample without --pq" 2 "requires --pq" "$GC" f32.emb -o x.emb --pq-sample 1000
 expect_error "--opq without --pq" 2 "requires --pq" "$GC" f32.emb -o x.emb --opq
 expect_error "--pq not dividing dim" 1 "--pq 7: the number of sub-quantizers must divide the 50 dimensions" \
-  "$GC" f32.emb -o x.emb --pq 7
+  "$GC" f32.emb -o x.emb --pq 7 "${pqi[@]}"
 expect_error "--pq into text" 1 "--pq 10 applies to .emb output" "$GC" f32.emb -o x.txt --pq 10
 expect_error "--dtype int8 into text" 1 "--dtype int8 applies to .emb output" "$GC" f32.emb -o x.txt --dtype int8
 check "nothing left behind" "$(litter)" 0

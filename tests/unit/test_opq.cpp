@@ -49,7 +49,7 @@ double quantization_error(const std::vector<float>& rows, std::size_t dim, const
 }  // namespace
 
 TEST_CASE("OPQ: an orthogonal rotation with less error than PQ, the same for any threads", "[quant]") {
-  constexpr std::size_t kRows = 3000, kDim = 24;
+  constexpr std::size_t kRows = 2000, kDim = 24;
   const std::vector<float> rows = correlated_rows(kRows, kDim, 4);
   PqTraining pq;
   pq.m = 6;
