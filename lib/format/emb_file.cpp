@@ -41,6 +41,7 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 }  // namespace
 
 std::string_view row_storage_name(RowStorage storage) { return name_in(kRowStorageNames, storage); }
+std::optional<RowStorage> parse_row_storage(std::string_view name) { return parse_in(kRowStorageNames, name); }
 
 EmbFile EmbFile::open(const std::string& path) {
   auto mapping = MappedFile::open(path);
@@ -143,7 +144,7 @@ void EmbFile::load(const std::string& name) {
 void EmbFile::load_rows(const std::string& name) {
   const auto& meta = header_.metadata;
   if (auto it = meta.find("storage"); it != meta.end()) {
-    auto storage = parse_in(kRowStorageNames, it->second);
+    auto storage = parse_row_storage(it->second);
     if (!storage) {
       fail("{}: __metadata__ \"storage\" is \"{}\", which this tool does not read (it reads dense, int8 and pq); upgrade "
            "embed",

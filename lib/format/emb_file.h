@@ -33,6 +33,8 @@ inline constexpr int kEmbDenseFormatVersion = 1;
 enum class RowStorage { dense, int8, pq };
 // "dense", "int8", "pq": __metadata__ "storage" (absent: dense).
 std::string_view row_storage_name(RowStorage storage);
+// The inverse: nullopt for any other word.
+std::optional<RowStorage> parse_row_storage(std::string_view name);
 
 class EmbFile {
  public:

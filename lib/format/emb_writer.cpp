@@ -101,7 +101,7 @@ struct EmbTrailer {
 
 namespace {
 
-EmbTrailer make_trailer(const EmbeddingTable& table, std::size_t dim, const std::vector<float>& norms,
+EmbTrailer make_trailer(const EmbeddingTable& table, std::size_t dim, std::span<const float> norms,
                         const EmbWriteOptions& options) {
   static constexpr std::byte kZeros[8] = {};
   EmbTrailer trailer;
@@ -266,15 +266,24 @@ void EmbStreamWriter::finish(const EmbeddingTable& table) {
   out_.write_at(0, make_header(trailer, vectors_crc_, options_, table.rows(), dim_, header_size_).data(), 8 + header_size_);
 }
 
+namespace {
+
+// The whole file in order, header first (its checksums known): for outputs that cannot seek
+// and for compressed rows, whose bytes are all there before the write.
+void write_in_order(const EmbeddingTable& table, std::span<const std::byte> rows, std::span<const float> norms,
+                    const EmbWriteOptions& options, AtomicOutput& out) {
+  const EmbTrailer trailer = make_trailer(table, table.dim, norms, options);
+  out.write(make_header(trailer, crc32(rows), options, table.rows(), table.dim, reserved_header_size(options)));
+  out.write(rows.data(), rows.size());
+  for (const auto& [name, tensor_bytes] : trailer.tensors) out.write(tensor_bytes.data(), tensor_bytes.size());
+}
+
+}  // namespace
+
 std::size_t write_emb(EmbeddingTable& table, const EmbWriteOptions& options, AtomicOutput& out) {
   if (options.encoded) {  // compressed rows: their bytes and norms are given
     EMBED_ASSERT(!options.normalize && options.encoded->norms.size() == table.rows());
-    const std::span<const std::byte> bytes = options.encoded->rows.bytes;
-    const std::vector<float> norms(options.encoded->norms.begin(), options.encoded->norms.end());
-    const EmbTrailer trailer = make_trailer(table, table.dim, norms, options);
-    out.write(make_header(trailer, crc32(bytes), options, table.rows(), table.dim, reserved_header_size(options)));
-    out.write(bytes.data(), bytes.size());
-    for (const auto& [name, tensor_bytes] : trailer.tensors) out.write(tensor_bytes.data(), tensor_bytes.size());
+    write_in_order(table, options.encoded->rows.bytes, options.encoded->norms, options, out);
     return 0;
   }
   if (out.seekable()) {
@@ -291,11 +300,7 @@ std::size_t write_emb(EmbeddingTable& table, const EmbWriteOptions& options, Ato
     half = to_half(table.values, table, 0, table.dim, options);
     bytes = bytes_of(half);
   }
-  const auto norms = stored_norms(table.values, half, table.dim, options.dtype, options.threads);
-  const EmbTrailer trailer = make_trailer(table, table.dim, norms, options);
-  out.write(make_header(trailer, crc32(bytes), options, table.rows(), table.dim, reserved_header_size(options)));
-  out.write(bytes.data(), bytes.size());
-  for (const auto& [name, tensor_bytes] : trailer.tensors) out.write(tensor_bytes.data(), tensor_bytes.size());
+  write_in_order(table, bytes, stored_norms(table.values, half, table.dim, options.dtype, options.threads), options, out);
   return zeros;
 }
 

@@ -266,10 +266,9 @@ TrainingRun load_checkpoint(const std::string& path) {
   if (!dtype) fail("{}: the checkpoint's dtype \"{}\" is not f32, f16 or bf16", path, excerpt(r.meta("dtype")));
   c.output.dtype = *dtype;
   if (r.has_meta("storage")) {  // older checkpoints have none: dense
-    const std::string storage = r.meta("storage");
-    if (storage == "int8") c.output.storage = RowStorage::int8;
-    else if (storage == "pq") c.output.storage = RowStorage::pq;
-    else if (storage != "dense") fail("{}: the checkpoint's storage \"{}\" is not dense, int8 or pq", path, excerpt(storage));
+    const std::optional<RowStorage> storage = parse_row_storage(r.meta("storage"));
+    if (!storage) fail("{}: the checkpoint's storage \"{}\" is not dense, int8 or pq", path, excerpt(r.meta("storage")));
+    c.output.storage = *storage;
     c.output.pq_m = r.meta_uint("pq_m");
   }
   c.output.save_context = r.meta("save_context") == "1";
