@@ -204,6 +204,12 @@ int main(int argc, char** argv) {
                  "the last, its workers waiting for it (a GPU trains far more words than a CPU between two rounds "
                  "by time); 0: by time alone [default: a 32nd of a rank's share of an epoch]")
       ->check(embed::cli::at_least(std::uint64_t{0}));
+  app.add_flag("--shard-tables", command.shard_tables,
+               "skip-gram and CBOW, under mpirun: split both tables and the optimizer's state across the ranks, each "
+               "holding about 1/N of the rows plus the --sync-rows most frequent, for a vocabulary one machine "
+               "cannot hold; a round every --sync-words words a rank fetches the rows it touches and returns their "
+               "changes [default: rounds of a 32nd of a rank's share of an epoch, at most 65,536 words, and fewer "
+               "where a round's rows would take over 4% of the rank's share of the tables]");
   embed::cli::add_version_flag(app, "embed-train", [] { return embed::mpi_description(); });
   app.get_option("--corpus")->excludes(resume);
   init->excludes(resume);

@@ -1,23 +1,27 @@
 #!/usr/bin/python3
-"""The traffic model of sharded tables (issue 70): bytes a rank moves per trained word when
-each of N ranks owns 1/N of the rows (owner = hash(id) mod N) and every rank keeps the K most
-frequent rows of both tables replicated, summed across ranks every round as the data-parallel
-rounds sum them now. ../shared/design/sharded-tables.md derives the per-touch form; this one
-counts a row once per round however often the round touches it (a round fetches each row it
-needs once and pushes one delta), which is what makes the tail cheap.
+"""The traffic model of sharded tables (issue 70, embed-train --shard-tables): bytes a rank moves
+per corpus word it trains when each of N ranks owns 1/N of the rows (owner = hash(id) mod N) and
+every rank keeps the K most frequent rows of both tables (--sync-rows) replicated, their vectors
+summed across the ranks every round. ../shared/design/sharded-tables.md derives the per-touch
+form; this one counts a row once per round however often the round touches it (a round fetches
+each row it needs once and returns one change), which is what makes the tail cheap.
 
-Per round a rank trains B words. A word touches, after subsampling (word2vec's rule, t):
-  input table:  c contexts (skip-gram: the window's words, c = window + 1 on average);
-  output table: 1 centre row and n negatives (drawn from count^0.75), shared by the window.
-Row v of a table is touched in a round with probability 1 - exp(-B * rate(v)), where rate(v)
-is its touches per trained word. A touched row that is neither owned (1/N) nor replicated
-(top K) costs 4D bytes in (its values) and 4D out (its delta). The replicated rows are summed
-as the data-parallel rounds sum them (--sync-rows K0): the top K0 every round, the next 2 K0
-every 2nd, the next 4 K0 every 4th..., so a round all-reduces K0 rows per tier (a ring
-all-reduce moves about 2 * 4D bytes a row each way), tiers = ceil(log2(K / K0 + 1)).
+Per round a rank trains B corpus words (--sync-words). Per corpus word, after subsampling
+(word2vec's rule, t), the expected touches of row v are:
+  input table:  kept(v): an occurrence is the context of some c = window + 1 centres, but
+                one occurrence needs its row once a round (counting c touches instead
+                overstated the measured rows 1.6x: bench/RESULTS.md, issue 70);
+  output table: kept(v) (centre rows) + n * noise(v) * sum(kept) (n negatives a kept word's
+                window, drawn from count^0.75),
+with kept(v) = frequency(v) * keep(v). Row v of a table is touched in a round with probability
+1 - exp(-B * rate(v)). A touched row that is neither owned (1/N) nor replicated (top K) costs
+4D bytes in (its values) and 4D out (its change); D is what goes on the wire (embed pads a
+row to 16 floats: 304 at dim 300, and an optimizer's state rides along: give its width).
+The replicated rows' vectors are summed every round: 2 tables x K rows x 4d bytes handed to
+the all-reduce (d: the vector), which a ring all-reduce moves about twice of each way.
 
-  bytes/word (each way) = 4D/B * [ sum over tables, v not in top K of (1 - 1/N)(1 - exp(-B rate(v))) ]
-                          + (N > 1) * 2 * 4D * K0 * tiers / B
+  bytes/word (each way) = 4D/B * [ sum over tables, v past the top K of (1 - 1/N)(1 - exp(-B rate(v))) ]
+                          + (N > 1) * 2 * K * 4d / B
   words/s per rank (network-bound) = link bytes/s / bytes/word; the run goes at the lesser of
   that and the compute rate.
 
@@ -27,10 +31,10 @@ vocabulary or `tr -s ' ' '\\n' < corpus | sort | uniq -c`), --corpus FILE (count
 
 Usage:
   shard_model.py (--corpus FILE | --counts FILE | --zipf S --vocab V) [--ranks 2,3,8,64,512]
-      [--cache K,...] [--round-words B] [--sync-rows K0] [--dim D] [--window W] [--negative N] [--sample T]
-      [--compute WORDS_PER_S] [--links 10,100]
-Prints a table per cache size: ranks, bytes/word each way, and words/s per rank at each link
-rate (Gb/s), capped by --compute. Needs numpy.
+      [--cache K,...] [--round-words B] [--dim D] [--vector-dim d] [--window W] [--negative N]
+      [--sample T] [--compute WORDS_PER_S] [--links 10,100]
+Prints a table per cache size: ranks, bytes/word each way (rows, hot rows' sums, both), and
+words/s per rank at each link rate (Gb/s), capped by --compute. Needs numpy.
 """
 import argparse
 import collections
@@ -66,26 +70,26 @@ def touch_rates(counts, window, negative, sample):
     frequency = counts / total
     # word2vec's subsampling: keep a word with probability (sqrt(f/t) + 1) t/f, at most 1.
     keep = np.minimum(1.0, (np.sqrt(frequency / sample) + 1) * sample / frequency) if sample > 0 else np.ones_like(frequency)
-    kept = frequency * keep
-    token = kept / kept.sum()  # a trained word's identity, after subsampling
+    kept = frequency * keep  # per corpus word: the kept occurrences of each row
     noise = counts ** 0.75
     noise /= noise.sum()
-    contexts = window + 1  # the mean of a window shrunk uniformly to 1..window, both sides
-    return contexts * token, token + negative * noise
+    # The input table: each kept occurrence is a context of about window + 1 centres (a
+    # window shrunk uniformly to 1..window, both sides), all within one round: its row is
+    # fetched once for them. The output table: the centre's row, and the window's negatives.
+    del window
+    return kept, kept + negative * noise * kept.sum()
 
 
-def bytes_per_word(rates, ranks, cache, round_words, dim, sync_rows):
-    row = 4.0 * dim
+def bytes_per_word(rates, ranks, cache, round_words, dim, vector_dim):
+    """(rows fetched, hot rows' sums) in bytes per corpus word, each way."""
     moved = 0.0
     for rate in rates:
         tail = rate[cache:]
         touched = -np.expm1(-round_words * tail)  # 1 - exp(-B rate): touched in a round
         moved += (1 - 1 / ranks) * touched.sum()
-    per_word = row * moved / round_words
-    if ranks > 1 and cache > 0:
-        tiers = int(np.ceil(np.log2(cache / sync_rows + 1)))
-        per_word += 2 * row * min(cache, sync_rows) * tiers / round_words  # the replicated rows' all-reduce
-    return per_word
+    rows = 4.0 * dim * moved / round_words
+    hot = 2 * cache * 4.0 * vector_dim / round_words if ranks > 1 else 0.0  # both tables' vectors, every round
+    return rows, hot
 
 
 def main():
@@ -99,8 +103,8 @@ def main():
     p.add_argument("--ranks", default="2,3,8,64,512")
     p.add_argument("--cache", default="0,1024,65536")
     p.add_argument("--round-words", type=float, default=100_000)
-    p.add_argument("--sync-rows", type=int, default=1024, help="K0: replicated rows summed every round")
-    p.add_argument("--dim", type=int, default=300)
+    p.add_argument("--dim", type=int, default=304, help="floats a row on the wire (the vector padded to 16, and any state)")
+    p.add_argument("--vector-dim", type=int, default=300, help="floats of a hot row's vector, summed every round")
     p.add_argument("--window", type=int, default=5)
     p.add_argument("--negative", type=int, default=5)
     p.add_argument("--sample", type=float, default=1e-4)
@@ -114,19 +118,21 @@ def main():
         sys.exit("shard_model: no words left after --min-count")
     rates = touch_rates(counts, args.window, args.negative, args.sample)
     links = [float(x) for x in args.links.split(",")]
-    print(f"vocabulary {len(counts):,} rows, dim {args.dim}, window {args.window}, negative {args.negative}, "
-          f"sample {args.sample:g}, {args.round_words:,.0f} words a round per rank, compute {args.compute:,.0f} words/s")
+    print(f"vocabulary {len(counts):,} rows, {args.dim} floats a row on the wire, window {args.window}, negative {args.negative}, "
+          f"sample {args.sample:g}, {args.round_words:,.0f} corpus words a round per rank, compute {args.compute:,.0f} words/s")
     for cache in (int(x) for x in args.cache.split(",")):
         cache = min(cache, len(counts))
         hit_in = rates[0][:cache].sum() / rates[0].sum()
         hit_out = rates[1][:cache].sum() / rates[1].sum()
         print(f"\ncache: top {cache:,} rows of each table ({cache * args.dim * 8 / 2**20:,.0f} MB), "
               f"{hit_in:.1%} of input-row touches, {hit_out:.1%} of output-row touches")
-        print(f"{'ranks':>6} {'bytes/word':>11} " + " ".join(f"{f'words/s @{g:g}G':>15}" for g in links))
+        print(f"{'ranks':>6} {'rows B/w':>9} {'hot B/w':>8} {'bytes/word':>11} " +
+              " ".join(f"{f'words/s @{g:g}G':>15}" for g in links))
         for n in (int(x) for x in args.ranks.split(",")):
-            b = bytes_per_word(rates, n, cache, args.round_words, args.dim, args.sync_rows)
+            rows, hot = bytes_per_word(rates, n, cache, args.round_words, args.dim, args.vector_dim)
+            b = rows + 2 * hot * (1 - 1 / n)  # a ring all-reduce moves 2 (N-1)/N of what it is handed
             speeds = [min(args.compute, g * 1e9 / 8 / b) if b > 0 else args.compute for g in links]
-            print(f"{n:>6} {b:>11,.0f} " + " ".join(f"{s:>15,.0f}" for s in speeds))
+            print(f"{n:>6} {rows:>9,.0f} {hot:>8,.0f} {b:>11,.0f} " + " ".join(f"{s:>15,.0f}" for s in speeds))
 
 
 if __name__ == "__main__":

@@ -91,6 +91,29 @@ interrupt_mpirun() {
   status=$?
   return $status
 }
+# planted_topics: a corpus of ten groups of 8 words (a0..a7, b0..b7, ...) that meet only their
+# own group, among filler words every group shares; 6,000 lines.
+planted_topics() {
+  awk 'BEGIN {
+    srand(7)
+    for (s = 0; s < 6000; s++) {
+      g = sprintf("%c", 97 + s % 10); line = ""
+      for (i = 0; i < 12; i++) line = line g int(rand() * 8) " filler" int(rand() * 50) " "
+      print line
+    }
+  }'
+}
+# topic_hits VECTORS: how many of the 5 nearest neighbours of a0..a4 and b0..b4 (by $EQ,
+# embed-query) are of their own group: 50 at most.
+topic_hits() {
+  local hits=0 g i
+  for g in a b; do
+    for i in 0 1 2 3 4; do
+      hits=$((hits + $("$EQ" "$1" "$g$i" -k 5 --format tsv | cut -f3 | grep -c "^$g")))
+    done
+  done
+  echo "$hits"
+}
 finish() {
   echo "$passed passed, $failed failed"
   [[ $failed -eq 0 ]]

@@ -2,7 +2,7 @@
 """The reference pages stay pages a user reads in minutes, and their links lead somewhere.
 
 Checks, for README.md and the tools' reference pages (docs/embed-train.md, embed-query.md,
-glove-convert.md, GPU.md):
+glove-convert.md, GPU.md, python.md, mpirun.md):
   - no paragraph is longer than 600 characters. A paragraph is what a reader takes in at once:
     a block of prose between blank lines, one item of a list (its continuation lines included),
     one row of a table, a heading. Fenced code blocks are not paragraphs and are not counted;
@@ -25,7 +25,7 @@ import sys
 MAX_PARAGRAPH = 600
 SIZE_LIMITS = {"docs/embed-train.md": 30_000}
 REFERENCE_PAGES = ["README.md", "docs/embed-train.md", "docs/embed-query.md", "docs/glove-convert.md", "docs/GPU.md",
-                   "docs/python.md"]
+                   "docs/python.md", "docs/mpirun.md"]
 # Subcommands whose options have their own --help (embed-query eval|map ...).
 SUBCOMMANDS = {"embed-query": ["eval", "map"]}
 

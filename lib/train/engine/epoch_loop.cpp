@@ -59,6 +59,7 @@ struct EpochWorkers {
   unsigned running;
   std::exception_ptr failure;
   std::condition_variable round_ran;  // workers waiting for a round (EpochTask::sync_items)
+  BatchLoss rounds_before;            // EpochTask::round_loss when the epoch (or resumed run) began
 };
 
 // run_epochs' run: the epochs in turn, each a thread per worker over its shard and this
@@ -111,6 +112,11 @@ class EpochRunner {
   std::pair<double, std::uint64_t> loss_so_far(const EpochWorkers& epoch) const {
     double sum = state_.epoch_loss;
     std::uint64_t examples = state_.epoch_examples;
+    if (task_.round_loss) {
+      const BatchLoss rounds = task_.round_loss();
+      sum += rounds.sum - epoch.rounds_before.sum;
+      examples += rounds.examples - epoch.rounds_before.examples;
+    }
     for (const auto& c : epoch.counters) {
       sum += c.loss.load(std::memory_order_relaxed);
       examples += c.examples.load(std::memory_order_relaxed);
@@ -125,6 +131,7 @@ class EpochRunner {
     other_ranks_items_.store(0);
     items_at_round_.store(epoch_first_item);
     EpochWorkers epoch(workers_);
+    if (task_.round_loss) epoch.rounds_before = task_.round_loss();
     std::vector<std::thread> threads;
     for (unsigned w = 0; w < workers_; ++w) threads.emplace_back([this, w, &epoch] { work(w, epoch); });
     watch(epoch, epoch_first_item);

@@ -105,6 +105,9 @@ struct EpochTask {
   // time alone). A GPU trains a rank's share of an epoch between two rounds otherwise,
   // and the ranks' summed changes over so many items overshoot (rank_averaging.h).
   std::uint64_t sync_items = 0;
+  // Optional: the loss of what sync_ranks trained itself (a sharded run's rounds train the
+  // batches the workers planned: train/shards), over the run so far.
+  std::function<BatchLoss()> round_loss;
 };
 
 // Trains from `state` until the last epoch ends (returns true) or `stop` becomes true

@@ -40,23 +40,50 @@ RowMatrix::RowMatrix(std::size_t rows, std::size_t dim, DType element)
   });
 }
 
-RowMatrix::~RowMatrix() { std::free(data_); }
+RowMatrix RowMatrix::untouched(std::size_t rows, std::size_t dim) {
+  RowMatrix m;
+  m.rows_ = rows;
+  m.dim_ = dim;
+  m.stride_ = stride_for(dim);
+  m.mapped_ = std::max<std::size_t>(rows * m.row_bytes(), 1);
+  m.data_ = ::mmap(nullptr, m.mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m.data_ == MAP_FAILED) {
+    m.data_ = nullptr;
+    m.mapped_ = 0;
+    throw std::bad_alloc();
+  }
+  return m;
+}
+
+namespace {
+void release(void* data, std::size_t mapped) {
+  if (mapped > 0) {
+    ::munmap(data, mapped);
+  } else {
+    std::free(data);
+  }
+}
+}  // namespace
+
+RowMatrix::~RowMatrix() { release(data_, mapped_); }
 
 RowMatrix::RowMatrix(RowMatrix&& other) noexcept
     : rows_(std::exchange(other.rows_, 0)),
       dim_(std::exchange(other.dim_, 0)),
       stride_(std::exchange(other.stride_, 0)),
       element_(std::exchange(other.element_, DType::f32)),
-      data_(std::exchange(other.data_, nullptr)) {}
+      data_(std::exchange(other.data_, nullptr)),
+      mapped_(std::exchange(other.mapped_, 0)) {}
 
 RowMatrix& RowMatrix::operator=(RowMatrix&& other) noexcept {
   if (this != &other) {
-    std::free(data_);
+    release(data_, mapped_);
     rows_ = std::exchange(other.rows_, 0);
     dim_ = std::exchange(other.dim_, 0);
     stride_ = std::exchange(other.stride_, 0);
     element_ = std::exchange(other.element_, DType::f32);
     data_ = std::exchange(other.data_, nullptr);
+    mapped_ = std::exchange(other.mapped_, 0);
   }
   return *this;
 }
@@ -91,17 +118,21 @@ void init_uniform(RowMatrix& matrix, std::size_t dim, std::uint64_t seed, unsign
   EMBED_ASSERT(dim <= matrix.stride());
   constexpr std::size_t kRowsPerTask = 4096;
   const std::size_t tasks = (matrix.rows() + kRowsPerTask - 1) / kRowsPerTask;
-  const float scale = 2.0f / static_cast<float>(dim);
   parallel_for(tasks, threads, [&](std::size_t task) {
     const std::size_t end = std::min(matrix.rows(), (task + 1) * kRowsPerTask);
     std::vector<float> drawn(dim);  // an f16 table's row before rounding
     for (std::size_t r = task * kRowsPerTask; r < end; ++r) {
-      Random random(seed, 0x1000000000ull + r);
       float* row = matrix.half() ? drawn.data() : matrix.row(r);
-      for (std::size_t i = 0; i < dim; ++i) row[i] = (random.uniform() - 0.5f) * scale;
+      init_uniform_row(row, dim, seed, r);
       if (matrix.half()) matrix.store_row(r, drawn.data(), dim);
     }
   });
+}
+
+void init_uniform_row(float* out, std::size_t dim, std::uint64_t seed, std::uint64_t r) {
+  const float scale = 2.0f / static_cast<float>(dim);
+  Random random(seed, 0x1000000000ull + r);
+  for (std::size_t i = 0; i < dim; ++i) out[i] = (random.uniform() - 0.5f) * scale;
 }
 
 }  // namespace embed

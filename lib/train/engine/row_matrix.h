@@ -24,6 +24,9 @@ class RowMatrix {
   RowMatrix() = default;
   // Zero-filled; `element` is f32 or f16.
   RowMatrix(std::size_t rows, std::size_t dim, DType element = DType::f32);
+  // Zero too, f32, but its pages untouched until written (anonymous mmap): a buffer sized
+  // for the worst case costs the memory of the rows used (a sharded run's round area).
+  static RowMatrix untouched(std::size_t rows, std::size_t dim);
   ~RowMatrix();
   RowMatrix(RowMatrix&& other) noexcept;
   RowMatrix& operator=(RowMatrix&& other) noexcept;
@@ -67,6 +70,7 @@ class RowMatrix {
   std::size_t rows_ = 0, dim_ = 0, stride_ = 0;
   DType element_ = DType::f32;
   void* data_ = nullptr;
+  std::size_t mapped_ = 0;  // bytes mapped from data_ (untouched()), or 0: aligned_alloc's
 };
 
 // The same rows in f32 (a run that goes on where f16 tables cannot: the CPU).
@@ -79,5 +83,8 @@ RowMatrix widened(const RowMatrix& matrix);
 void init_uniform(RowMatrix& matrix, std::uint64_t seed, unsigned threads);
 // The same for vectors of `dim` floats at the start of wider rows (an optimizer's state after them).
 void init_uniform(RowMatrix& matrix, std::size_t dim, std::uint64_t seed, unsigned threads);
+// Row `r`'s `dim` values as init_uniform draws them, into `out`: a table split across ranks
+// (train/shards) draws each row by its number in the whole table.
+void init_uniform_row(float* out, std::size_t dim, std::uint64_t seed, std::uint64_t r);
 
 }  // namespace embed

@@ -101,10 +101,11 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
   std::vector<std::uint64_t> random_words;
   for (const auto& r : state.random) random_words.insert(random_words.end(), r.begin(), r.end());
 
-  const std::uint64_t rows = run.output_table.rows(), stride = run.input.stride();
+  // A sharded run's manifest holds no rows: its tables are empty here (its shards hold them).
+  const std::uint64_t rows = corpus.vocab.size(), stride = run.input.stride();
   std::vector<TensorBlob> blobs = {
       {"input", run.input.element(), {run.input.rows(), stride}, run.input.bytes()},
-      {"output", run.output_table.element(), {rows, stride}, run.output_table.bytes()},
+      {"output", run.output_table.element(), {run.output_table.rows(), stride}, run.output_table.bytes()},
       {"counts", DType::i64, {rows}, std::as_bytes(std::span(corpus.vocab.counts))},
       {"vocab.offsets", DType::i64, {rows + 1}, std::as_bytes(std::span(words.offsets))},
       {"shards", DType::i64, {state.shards.size(), 2}, std::as_bytes(std::span(shards))},
@@ -139,6 +140,11 @@ void save_checkpoint(const std::string& path, const TrainingRun& run) {
       {"epoch_loss", fmt::format("{}", state.epoch_loss)},
       {"epoch_examples", std::to_string(state.epoch_examples)},
   });
+  if (run.shards.ranks > 0) {  // a manifest: the tables are in its shards
+    metadata["shard_ranks"] = std::to_string(run.shards.ranks);
+    metadata["shard_id"] = run.shards.id;
+    metadata["shard_hot_rows"] = std::to_string(run.shards.hot_rows);
+  }
   for (std::size_t i = 0; i < corpus.files.size(); ++i) {
     const CorpusFile& file = corpus.files[i];
     metadata[file_key(i, "path")] = file.path;
@@ -243,6 +249,11 @@ std::optional<CheckpointProgress> checkpoint_progress(const std::string& path) {
 
 CheckpointTables read_checkpoint_tables(const std::string& path) {
   const TensorFileReader r(path, kFormat, kVersion, "checkpoint");
+  if (r.has_meta("shard_ranks")) {
+    fail("{}: this checkpoint of a run with --shard-tables keeps its rows in one shard per rank; --init reads the "
+         "vectors it writes when it ends",
+         path);
+  }
   CheckpointTables c;
   c.settings = read_settings(r);
   c.vocab = read_vocabulary(r);
@@ -307,8 +318,20 @@ TrainingRun load_checkpoint(const std::string& path) {
   c.ranks = static_cast<unsigned>(ranks);
   const std::uint64_t bound = model.load_items(r, c);  // of the workers' positions
 
-  c.input = read_table(r, "input", model.input_rows(s, rows), model.table_width(s));
-  c.output_table = read_table(r, "output", rows, model.table_width(s));
+  if (r.has_meta("shard_ranks")) {
+    // A sharded run's manifest: each rank reads its rows from its shard (train_command.cpp).
+    c.shards.ranks = static_cast<unsigned>(r.meta_uint("shard_ranks"));
+    c.shards.id = r.meta("shard_id");
+    c.shards.hot_rows = r.meta_uint("shard_hot_rows");
+    const bool hex_id = !c.shards.id.empty() && c.shards.id.size() <= 16 &&
+                        c.shards.id.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (c.shards.ranks != c.ranks || !hex_id || c.shards.hot_rows > rows) {
+      fail("{}: the checkpoint's shard manifest is malformed", path);
+    }
+  } else {
+    c.input = read_table(r, "input", model.input_rows(s, rows), model.table_width(s));
+    c.output_table = read_table(r, "output", rows, model.table_width(s));
+  }
   load_init(r, rows, c);
 
   TrainState& state = c.state;

@@ -51,7 +51,9 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
   // with and without mpirun.
   if (this_job().size() == 1) {
     for (std::string_view option : {"--sync-interval", "--sync-rows", "--sync-words"}) {
-      if (has(option)) spdlog::warn("{} has no effect outside mpirun: this run has one process", option);
+      // --shard-tables in one process: the rounds and hot rows are there, with one rank.
+      const bool shards_use_it = command.shard_tables && option != "--sync-interval";
+      if (has(option) && !shards_use_it) spdlog::warn("{} has no effect outside mpirun: this run has one process", option);
     }
   }
   if (!command.resume.empty()) {
@@ -60,6 +62,7 @@ void resolve_train_command(TrainCommand& command, const std::set<std::string>& g
     };
     for (std::string_view option : kSharedSettings) warn_ignored(option);
     warn_ignored("--fasttext-bin");
+    warn_ignored("--shard-tables");
     for (std::string_view option : model_settings()) warn_ignored(option);
     for (const OptimizerParamSpec& param : optimizer_param_specs()) warn_ignored(param.option);
     return;

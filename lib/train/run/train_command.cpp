@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <csignal>
+#include <exception>
 #include <optional>
+#include <random>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -23,6 +25,7 @@
 #include "train/files/vectors_output.h"
 #include "train/gpu/gpu_plan.h"
 #include "train/ranks/rank_state.h"
+#include "train/shards/sharded_tables.h"
 #include "train/report/epoch_reporter.h"
 #include "train/report/metrics_log.h"
 #include "train/report/plot_recorder.h"
@@ -45,7 +48,38 @@ std::map<std::string, std::string> vectors_metadata(const TrainingRun& run) {
 // Saves the run's checkpoint; the files it names (spooled corpus, GloVe's records) then
 // outlive this process. Under mpirun every rank calls it (the ranks' states are gathered)
 // and rank 0 writes the job's: the tables are equal on every rank by then.
+void write_checkpoint(const std::string& path, TrainingRun& run, Cluster& job);
+
+// A sharded run's checkpoint: every rank writes its shard, named by an id rank 0 draws;
+// then rank 0 writes the manifest (the checkpoint file), which names that id; then each
+// rank removes its previous shard. Until the manifest is replaced, the previous one and
+// its shards stay whole: a rank killed while writing leaves the last checkpoint usable.
+void write_sharded_checkpoint(const std::string& path, TrainingRun& run, Cluster& job) {
+  std::uint64_t drawn[1] = {job.is_root() ? std::random_device()() * 0x100000000ull + std::random_device()() : 0};
+  job.sum(drawn);
+  const std::string id = fmt::format("{:016x}", drawn[0]);
+  const std::string shard = shard_file_path(path, job.rank(), job.size(), id);
+  run.sharded->save_shard(shard, id);
+  std::uint64_t written[1] = {1};
+  job.sum(written);  // every shard is whole before the manifest names them
+  TrainState mine = gather_rank_states(job, run.state);
+  std::swap(mine, run.state);
+  run.ranks = job.size();
+  run.shards = {job.size(), id, run.sharded->hot_rows()};
+  if (job.is_root()) save_checkpoint(path, run);
+  std::swap(mine, run.state);
+  run.ranks = 1;
+  job.sum(written);  // the manifest names the new shards: the old ones go
+  if (!run.shard_file.empty() && run.shard_file != shard) ::unlink(run.shard_file.c_str());
+  run.shard_file = shard;
+  run.keep_temporaries();
+}
+
 void write_checkpoint(const std::string& path, TrainingRun& run, Cluster& job) {
+  if (run.sharded) {
+    write_sharded_checkpoint(path, run, job);
+    return;
+  }
   if (job.size() < 2) {
     save_checkpoint(path, run);
     run.keep_temporaries();
@@ -85,6 +119,26 @@ TrainingRun resumed_run(const TrainCommand& command, Cluster& job) {
   if (run.ranks > 1) {
     run.state = rank_share(run.state, job.rank(), run.ranks);
     run.ranks = 1;
+  }
+  if (run.shards.ranks > 0) {
+    // Each rank reads its own shard, which the manifest names.
+    run.shard_file = shard_file_path(command.resume, job.rank(), job.size(), run.shards.id);
+    run.sharded = std::make_shared<ShardedTables>(job, run.corpus.vocab.size(), Word2vecLayout(run.settings), run.shards.hot_rows);
+    // The ranks agree that every shard was read before rank 0 creates the outputs: a rank
+    // that fails alone would end the job with rank 0's temporary files behind.
+    std::vector<std::uint64_t> failed(job.size(), 0);
+    std::exception_ptr error;
+    try {
+      run.sharded->load_shard(run.shard_file, run.shards.id);
+    } catch (const Error&) {
+      error = std::current_exception();
+      failed[job.rank()] = 1;
+    }
+    job.sum(failed);
+    if (error) std::rethrow_exception(error);
+    for (unsigned r = 0; r < job.size(); ++r) {
+      if (failed[r]) fail("{}: rank {} could not read its shard of the checkpoint", shard_file_path(command.resume, r, job.size(), run.shards.id), r);
+    }
   }
   if (!command.output.output.empty()) run.output.output = command.output.output;
   const TrainingModel& model = training_model(run.settings.model);
@@ -174,6 +228,18 @@ std::optional<GpuDevice> find_gpu(const TrainCommand& command, const TrainSettin
 
 // What a data-parallel run (mpirun) does not do yet, refused before anything is read.
 void check_data_parallel(const TrainCommand& command, const Cluster& job) {
+  if (command.shard_tables) {
+    auto refuse = [](const std::string& what) { fail("--shard-tables: {}", what); };
+    if (command.settings.model != Model::skipgram && command.settings.model != Model::cbow) {
+      refuse("GloVe is trained data-parallel under mpirun, each rank owning its rows' records already; --shard-tables is for skip-gram and CBOW");
+    }
+    if (command.settings.subwords) refuse("--subwords is not sharded yet: its bucket rows are shared data-parallel under mpirun");
+    if (!command.init.file.empty()) refuse("--init is not sharded yet: start from scratch, or train data-parallel");
+    if (command.gpu.device == DeviceChoice::cuda) refuse("the sharded rounds train on the CPU (--device cpu)");
+    if (command.output.storage != RowStorage::dense) {
+      refuse("the vectors are written dense (f32, f16 or bf16); compress them afterwards with glove-convert --dtype int8 or --pq M");
+    }
+  }
   if (job.size() < 2) return;
   auto refuse = [&](const std::string& what) {
     fail("under mpirun ({} ranks): {} is not data-parallel yet; run it as one process", job.size(), what);
@@ -186,7 +252,8 @@ void check_data_parallel(const TrainCommand& command, const Cluster& job) {
 // (Cluster::stop_grace_seconds): says so when the checkpoint may not fit in between
 // (a last round and the tables written at a pessimistic 200 MB/s).
 void warn_if_no_time_to_checkpoint(const TrainingRun& run, const Cluster& job) {
-  const double bytes = 2.0 * static_cast<double>(run.input.bytes().size());
+  const double bytes =
+      run.sharded ? static_cast<double>(run.sharded->held_bytes()) : 2.0 * static_cast<double>(run.input.bytes().size());
   const double needed = 0.5 + bytes / 200e6;
   const double grace = job.stop_grace_seconds();
   if (grace >= needed) return;
@@ -372,6 +439,7 @@ void write_finished_run(const TrainCommand& command, TrainingRun& run, const Tra
     write_fasttext_output(*out.fasttext, vocab, settings.dim, vectors, context, subwords ? &*subwords : nullptr, args);
   }
   if (out.plot) out.plot->write(plot_title);
+  if (run.sharded) run.sharded->end_reading();  // the other ranks stop serving rows
   spdlog::info("wrote {} ({} words x {} dims, {}{}){}{}", run.output.output, vocab.size(), settings.dim,
                run.output.storage == RowStorage::int8 ? "int8"
                : run.output.storage == RowStorage::pq ? fmt::format("pq, {} bytes a row", run.output.pq_m)
@@ -384,10 +452,25 @@ void write_finished_run(const TrainCommand& command, TrainingRun& run, const Tra
   run.release_temporaries();
 }
 
+// A finished sharded run: its shards go with the default checkpoint that named them
+// (write_finished_run removes it); those of a --checkpoint, or of a checkpoint resumed
+// from elsewhere, stay with it.
+void release_shard_file(const TrainCommand& command, TrainingRun& run, Cluster& job, const std::string& default_checkpoint) {
+  if (!run.sharded) return;
+  std::uint64_t written[1] = {1};
+  job.sum(written);  // rank 0 has written the vectors and removed the manifest
+  if (command.checkpoint.empty() && run.shard_file.starts_with(default_checkpoint + ".shard-")) ::unlink(run.shard_file.c_str());
+}
+
 int train_on_this_rank(TrainCommand command, Cluster& job) {
   check_data_parallel(command, job);  // before anything is read
-  TrainingRun run =
-      command.resume.empty() ? TrainingRun{command.settings, command.output, {}, {}, {}, {}, {}} : resumed_run(command, job);
+  TrainingRun run;
+  if (command.resume.empty()) {
+    run.settings = command.settings;
+    run.output = command.output;
+  } else {
+    run = resumed_run(command, job);
+  }
   const TrainSettings& settings = run.settings;
   const TrainingModel& model = training_model(settings.model);
   const bool root = job.is_root();  // writes the outputs
@@ -399,7 +482,12 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   // The GPU is looked for once, before the corpus is read, so that --device cuda without
   // one fails first. A count-only run trains nothing and only needs the --device cuda check.
   std::optional<GpuDevice> gpu;
-  if (!count_only || command.gpu.device == DeviceChoice::cuda) {
+  const bool sharded = command.shard_tables || run.shards.ranks > 0;  // trains on the CPU (check_data_parallel)
+  if (sharded && command.gpu.device == DeviceChoice::cuda) fail("--device cuda: the sharded rounds (--shard-tables) train on the CPU");
+  if (sharded && command.gpu.device == DeviceChoice::automatic && command.gpu_trainer.built()) {
+    spdlog::info("--device auto: --shard-tables trains on the CPU");
+  }
+  if (!sharded && (!count_only || command.gpu.device == DeviceChoice::cuda)) {
     gpu = find_gpu(command, settings, command.init.lock || run.init.lock());
   }
   // Every output is created before the corpus is read.
@@ -423,6 +511,8 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   if (gpu && placement.table == TablePlacement::host && run.output.dtype == DType::f16 && job.size() == 1) {
     command.input.host_tables = DType::f16;
   }
+  command.input.shard_tables = command.shard_tables;
+  command.input.hot_rows = command.sync_rows;
   // Until training starts there is nothing to save: Ctrl-C just ends the process (and
   // removes the temporaries). From here on it asks for a checkpoint.
   if (command.resume.empty()) model.start(command.input, run, counts_out ? &*counts_out : nullptr);
@@ -495,10 +585,13 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
                                              finished ? "training" : "training (interrupted)", model.loss_name());
   if (!finished) return keep_stopped_run(run, job, out, plot_title, items_total, command.gpu);
   if (!root) {
+    if (run.sharded) run.sharded->serve();  // rank 0 writes the vectors, asking this rank for its rows
+    release_shard_file(command, run, job, out.default_checkpoint);
     run.release_temporaries();  // this rank's own (GloVe's records file), which a checkpoint may have kept
     return 0;                   // the ranks hold equal tables after the last epoch's averaging: rank 0 writes them
   }
   write_finished_run(command, run, model, out, plot_title);
+  release_shard_file(command, run, job, out.default_checkpoint);
   return 0;
 }
 

@@ -39,6 +39,8 @@ struct TrainCommand {
   // CBOW; 0: no limit), when given (else a 32nd of a rank's share of an epoch).
   std::uint64_t sync_words = 0;
   bool sync_words_given = false;
+  // --shard-tables: skip-gram's and CBOW's tables split across the ranks (train/shards).
+  bool shard_tables = false;
 };
 
 // Exit status of a run that a signal stopped (after writing its checkpoint).

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/word_list.h"
 #include "train/run/model_registry.h"
+#include "train/shards/sharded_tables.h"
 
 namespace embed {
 
@@ -19,10 +20,12 @@ std::size_t TrainingModel::written_column(const TrainSettings& s) const {
 }
 
 RowReader TrainingModel::vector_rows(const TrainingRun& run) const {
+  if (run.sharded) return run.sharded->root_reader(true, written_column(run.settings), run.settings.dim);
   return table_rows(run.input, run.settings.dim, written_column(run.settings));
 }
 
 RowReader TrainingModel::context_rows(const TrainingRun& run) const {
+  if (run.sharded) return run.sharded->root_reader(false, written_column(run.settings), run.settings.dim);
   return table_rows(run.output_table, run.settings.dim, written_column(run.settings));
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,19 @@
 #include "train/run/train_settings.h"
 
 namespace embed {
+
+class ShardedTables;
+
+// A sharded run's checkpoint (--shard-tables): the manifest (the checkpoint file itself,
+// which holds no table rows) names its shards, one file a rank beside it, by an id.
+struct ShardManifest {
+  unsigned ranks = 0;         // 0: the checkpoint holds the tables (no sharding)
+  std::string id;             // the checkpoint's, in its shards too
+  std::size_t hot_rows = 0;   // rows every rank holds
+};
+
+// Where rank `rank` of `ranks` keeps its shard of checkpoint `id` written at `checkpoint`.
+std::string shard_file_path(const std::string& checkpoint, unsigned rank, unsigned ranks, const std::string& id);
 
 // Output options a resumed run must honour as the original would have.
 struct OutputSettings {
@@ -61,6 +75,11 @@ struct TrainingRun {
   // rank's workers, ranks x settings.threads of them (rank_state.h).
   unsigned ranks = 1;
   InitVectors init{};
+  // --shard-tables: the tables split across the ranks (input and output_table then stay
+  // empty), the checkpoint's manifest fields, and this rank's last shard file.
+  std::shared_ptr<ShardedTables> sharded{};
+  ShardManifest shards{};
+  std::string shard_file{};
 
   // The files a checkpoint names (spooled corpus, GloVe's records) outlive this process;
   // or, once the run has completed, they go with it.
@@ -78,6 +97,10 @@ struct TrainingInput {
   // rows, in one process (--table host --dtype f16): the model may then keep its host
   // tables in f16 (row_matrix.h).
   DType host_tables = DType::f32;
+  // --shard-tables (skip-gram, CBOW): the tables split across the ranks, the `hot_rows`
+  // most frequent on every rank (--sync-rows).
+  bool shard_tables = false;
+  std::size_t hot_rows = 1024;
 };
 
 }  // namespace embed

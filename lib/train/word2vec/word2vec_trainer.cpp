@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "train/corpus/corpus_shards.h"
+#include "train/shards/sharded_rounds.h"
 
 namespace embed {
 Word2vecTrainer::Word2vecTrainer(const TrainSettings& settings, const Corpus& corpus, Word2vecBackend& backend)
@@ -94,7 +95,7 @@ bool Word2vecTrainer::run(TrainState& state, const std::atomic<bool>& stop,
     // batch of twenty words at a time (measured on an H200: 100k words/s at dim 300, where
     // text8's long lines train at 41M). The sentence that fills the batch is cut there and
     // goes on in the next one, as a line longer than a batch always has been.
-    const std::size_t batch_words = backend_.max_batch_words();
+    const std::size_t batch_words = rounds_ ? round_batch_words_ : backend_.max_batch_words();
     std::size_t words = 0;
     bool read = false;
     start_batch(lr, w.batch);
@@ -104,7 +105,11 @@ bool Word2vecTrainer::run(TrainState& state, const std::atomic<bool>& stop,
       add_sentence(w.sentence, random, w.batch, w.kept);
     }
     if (!read) return ChunkDone{shard_end, 0};
-    backend_.train(w.batch, worker, loss);
+    if (rounds_) {
+      rounds_->hand_over(worker, w.batch, words);
+    } else {
+      backend_.train(w.batch, worker, loss);
+    }
     return ChunkDone{w.reader->position(), words};
   };
   task.learning_rate = [this](std::uint64_t words_done) { return learning_rate(words_done); };
@@ -113,6 +118,15 @@ bool Word2vecTrainer::run(TrainState& state, const std::atomic<bool>& stop,
   task.sync_ranks = sync_ranks_;
   task.sync_seconds = sync_seconds_;
   task.sync_items = sync_words_;
+  if (rounds_) {
+    // The workers never see the stop: the ranks agree on it at a round, which ends the
+    // workers there (and the rounds' batches are those of an uninterrupted run).
+    static const std::atomic<bool> never{false};
+    task.sync_ranks = [this, &stop](const RankReport& report) { return rounds_->round(report, stop.load()); };
+    task.sync_seconds = 1e9;  // by words alone
+    task.round_loss = [this] { return rounds_->loss(); };
+    return run_epochs(task, state, never, on_epoch, on_progress);
+  }
   return run_epochs(task, state, stop, on_epoch, on_progress);
 }
 

@@ -11,6 +11,7 @@
 // corpus, settings and seed.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -27,6 +28,8 @@
 #include "train/word2vec/word2vec_backend.h"
 
 namespace embed {
+
+class ShardedRounds;
 
 class Word2vecTrainer {
  public:
@@ -45,6 +48,16 @@ class Word2vecTrainer {
     sync_ranks_ = std::move(sync);
     sync_seconds_ = seconds;
     sync_words_ = words;
+  }
+
+  // A sharded run (train/shards): the workers hand their batches to `rounds`, which trains
+  // them at a round once this rank has planned `words` corpus words since the last (or its
+  // workers are done), its batches of at most `batch_words` words. A stop is honoured at a
+  // round, so that rounds keep their batches.
+  void train_in_rounds(ShardedRounds& rounds, std::uint64_t words, std::size_t batch_words) {
+    rounds_ = &rounds;
+    sync_words_ = words;
+    round_batch_words_ = batch_words;
   }
 
   // As run_epochs (epoch_loop.h): true when the last epoch has ended, false when
@@ -74,6 +87,8 @@ class Word2vecTrainer {
   std::function<RankAgreement(const RankReport&)> sync_ranks_;
   double sync_seconds_ = 0.1;
   std::uint64_t sync_words_ = 0;
+  ShardedRounds* rounds_ = nullptr;
+  std::size_t round_batch_words_ = 0;
 };
 
 }  // namespace embed

@@ -19,6 +19,8 @@
 #include "train/corpus/logged_corpus.h"
 #include "train/gpu/hot_rows.h"
 #include "train/ranks/rank_averaging.h"
+#include "train/shards/sharded_rounds.h"
+#include "train/shards/sharded_tables.h"
 #include "train/word2vec/subword_cpu_backend.h"
 #include "train/word2vec/summed_steps.h"
 #include "train/word2vec/word2vec_backend.h"
@@ -80,6 +82,68 @@ float sgd_rate_for_run(const SgdRateRule& rule, const RunLength& run) {
 // seeds): skip-gram 7.7% / 0.60, CBOW 8.7% / 0.62, against 4.1% / 0.41 and 2.0% / 0.34 at
 // the old 5 epochs and fixed rates (bench/RESULTS.md, issue 68). From 4M words: 5.
 constexpr double kWordsTrainedAtLeast = 20e6;
+
+// --shard-tables: the most words a rank plans between two rounds by default (fewer when a
+// 32nd of its share of an epoch is less, or when the round's rows would take more memory
+// than below). Larger rounds fetch a row once for more of its uses, and their exchanges cost
+// less a word: on text8-head x 8, 2 ranks, rounds of 16,384, 32,768 and 65,536 words fetched
+// 272, 206 and 156 bytes a word and trained at 1.26M, 1.81M and 2.00M words/s, to the same
+// analogy (4.36, 4.38, 4.38%) and WS-353 (0.465, 0.478, 0.473).
+constexpr std::uint64_t kShardRoundWords = 65536;
+constexpr std::uint64_t kShardRoundWordsAtLeast = 1024;
+// A round's rows owned elsewhere are held three times (among the tables, as fetched, and as
+// the changes other ranks return to this one's rows): at most this share of the rank's own
+// rows' bytes, or the floor where that is more. On 2.1M rows x 300, uniform (no two touches
+// of a row in a round), 3 ranks held 0.45 of the one-process tables each with rounds of
+// 16,384 words, 0.405 with a share of 0.06 (5,970 words), 0.398 with 0.04 (3,980 words),
+// against the 0.40 issue 70 asks (bench/RESULTS.md).
+constexpr double kShardRoundMemoryShare = 0.04;
+constexpr double kShardRoundMemoryFloor = 64 << 20;
+
+// The rows owned elsewhere that a round of `words` corpus words is expected to fetch, both
+// tables: a row with r touches a corpus word is touched in the round with probability
+// 1 - exp(-words r) (scripts/bench/shard_model.py's model, within 10% of what was measured:
+// bench/RESULTS.md). An input row is touched by its word's kept occurrences, an output row by
+// them as centres and by the windows' negatives, drawn from count^0.75.
+double expected_round_rows(const TrainSettings& s, const std::vector<std::int64_t>& counts, std::size_t hot_rows,
+                           unsigned ranks, double words) {
+  double total = 0, noise_total = 0, kept_total = 0;
+  for (std::int64_t c : counts) {
+    total += static_cast<double>(c);
+    noise_total += std::pow(static_cast<double>(c), 0.75);
+  }
+  std::vector<double> kept(counts.size());
+  for (std::size_t v = 0; v < counts.size(); ++v) {
+    const double f = static_cast<double>(counts[v]) / total;
+    const double keep = s.sample > 0 ? std::min(1.0, (std::sqrt(f / s.sample) + 1) * s.sample / f) : 1.0;
+    kept[v] = f * keep;
+    kept_total += kept[v];
+  }
+  const double negatives = static_cast<double>(s.negative) * (s.pair_negatives ? 2.0 * static_cast<double>(s.window) : 1.0);
+  double rows = 0;
+  for (std::size_t v = hot_rows; v < counts.size(); ++v) {
+    const double noise = std::pow(static_cast<double>(counts[v]), 0.75) / noise_total;
+    rows += -std::expm1(-words * kept[v]) - std::expm1(-words * (kept[v] + negatives * noise * kept_total));
+  }
+  return rows * (1.0 - 1.0 / ranks);
+}
+
+// The words of a sharded run's rounds, when --sync-words does not say: a 32nd of a rank's
+// share of an epoch, at most kShardRoundWords, halved until the round's rows are expected to
+// take the memory above (with a quarter more for a round's spread).
+std::uint64_t shard_round_words(const TrainSettings& s, const ShardedTables& tables, const Corpus& corpus) {
+  const unsigned ranks = tables.job().size();
+  std::uint64_t words = std::min(kShardRoundWords, corpus.words / ranks / TrainContext::kRoundsPerEpoch);
+  if (ranks < 2) return std::max(words, kShardRoundWordsAtLeast);
+  const double budget = std::max(kShardRoundMemoryShare * static_cast<double>(tables.held_bytes()), kShardRoundMemoryFloor);
+  const double row_bytes = static_cast<double>(tables.row_bytes());
+  while (words > kShardRoundWordsAtLeast &&
+         1.25 * 3 * row_bytes * expected_round_rows(s, corpus.vocab.counts, tables.hot_rows(), ranks, static_cast<double>(words)) >
+             budget) {
+    words /= 2;
+  }
+  return std::max(words, kShardRoundWordsAtLeast);
+}
 constexpr unsigned kMostEpochs = 20;
 
 class Word2vecModel final : public TrainingModel {
@@ -217,6 +281,13 @@ class Word2vecModel final : public TrainingModel {
     run.corpus = read_logged_corpus(input.corpus, run.output, run.output.output, run.settings.threads);
     const std::size_t rows = run.corpus.vocab.size();
     const Word2vecLayout layout(run.settings);
+    Cluster& job = this_job();
+    run.state = Word2vecTrainer::start_state(run.corpus, run.settings.threads, run.settings.seed, job.rank(), job.size());
+    if (input.shard_tables) {
+      run.sharded = std::make_shared<ShardedTables>(job, rows, layout, input.hot_rows);
+      run.sharded->init_fresh(run.settings.seed);
+      return;
+    }
     // f16 host tables (row_matrix.h) for the GPU's host placement: with SGD, whose rows
     // have no state, and word2vec's model (fastText's averages its rows on the CPU side).
     const DType element =
@@ -239,8 +310,6 @@ class Word2vecModel final : public TrainingModel {
       spdlog::info("--table host --dtype f16: the host tables are f16 too, {} (f32: {})", human_bytes(bytes),
                    human_bytes(2 * bytes));
     }
-    const Cluster& job = this_job();
-    run.state = Word2vecTrainer::start_state(run.corpus, run.settings.threads, run.settings.seed, job.rank(), job.size());
   }
 
   std::uint64_t items_per_epoch(const TrainingRun& run) const override { return run.corpus.words; }
@@ -257,6 +326,7 @@ class Word2vecModel final : public TrainingModel {
   }
 
   bool train(TrainingRun& run, const TrainContext& context) const override {
+    if (run.sharded) return train_sharded(run, context);
     const TrainSettings& s = run.settings;
     const SubwordRows subwords = s.subwords ? SubwordRows(run.corpus.vocab, subword_settings(s)) : SubwordRows();
     std::unique_ptr<Word2vecBackend> backend;
@@ -303,6 +373,39 @@ class Word2vecModel final : public TrainingModel {
     if (averaging) {
       spdlog::debug("{}", averaging->summary());
     }
+    return finished;
+  }
+
+  // --shard-tables: each rank trains the rows its batches touch, fetched from their owners
+  // at a round (train/shards).
+  bool train_sharded(TrainingRun& run, const TrainContext& context) const {
+    const TrainSettings& s = run.settings;
+    ShardedTables& tables = *run.sharded;
+    Cluster& job = tables.job();
+    auto backend = make_word2vec_cpu_backend(s.model, tables.input(), tables.output(), Word2vecLayout(s), s.threads, {},
+                                             summed_windows_override());
+    ShardedRounds rounds(tables, *backend, s.threads);
+    Word2vecTrainer trainer(s, run.corpus, *backend);
+    const std::uint64_t words =
+        std::max<std::uint64_t>(context.sync_words.value_or(shard_round_words(s, tables, run.corpus)), 1);
+    // Under mpirun a batch holds at most a worker's share of a round, so that a round stays
+    // near its words (its rows owned elsewhere take memory); one process keeps a plain run's
+    // batches, and its bytes.
+    const std::size_t batch_words =
+        job.size() > 1 ? std::clamp<std::uint64_t>(words / s.threads, 1000, backend->max_batch_words()) : backend->max_batch_words();
+    trainer.train_in_rounds(rounds, words, batch_words);
+    const double table_bytes = 2.0 * static_cast<double>(tables.rows()) * static_cast<double>(tables.input().row_bytes());
+    spdlog::info("training {} on {}: dim {}, window {}, negative {}{}, sample {}, {}{} epochs, lr {}, {} threads, seed {}",
+                 name(), backend->name(), s.dim, s.window, s.negative, s.pair_negatives ? " per pair" : "", s.sample,
+                 s.optimizer == Optimizer::sgd ? "" : fmt::format("optimizer {}, ", optimizer_name(s.optimizer)), s.epochs, s.lr,
+                 s.threads, s.seed);
+    spdlog::info(
+        "tables sharded over {} rank{}: each holds the {} most frequent rows and about 1/{} of the others, {} of the "
+        "tables' {}; a round after every {} words a rank plans fetches the rows it touches and returns their changes",
+        job.size(), job.size() > 1 ? "s" : "", tables.hot_rows(), job.size(), human_bytes(static_cast<double>(tables.held_bytes())),
+        human_bytes(table_bytes), words);
+    const bool finished = trainer.run(run.state, *context.stop, context.on_epoch, context.on_progress);
+    spdlog::debug("{}", rounds.summary());
     return finished;
   }
 
