@@ -208,7 +208,7 @@ int main(int argc, char** argv) {
                "skip-gram and CBOW, under mpirun: split both tables and the optimizer's state across the ranks, each "
                "holding about 1/N of the rows plus the --sync-rows most frequent, for a vocabulary one machine "
                "cannot hold; a round every --sync-words words a rank fetches the rows it touches and returns their "
-               "changes [default: rounds of a 32nd of a rank's share of an epoch, at most 65,536 words, and fewer "
+               "changes [default: rounds of a 32nd of a rank's share of an epoch, at most 65,536 / (N-1)^2 words, and fewer "
                "where a round's rows would take over 4% of the rank's share of the tables]");
   embed::cli::add_version_flag(app, "embed-train", [] { return embed::mpi_description(); });
   app.get_option("--corpus")->excludes(resume);

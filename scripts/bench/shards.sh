@@ -22,15 +22,16 @@
 #
 # Needs ../shared/data for "quality" (skipped with a message when absent), a build with MPI,
 # mpirun (Debian: openmpi-bin), GNU time, /usr/bin/python3 with numpy.
-# Environment: PARTS "quality memory" (default both), REPEAT 8, EPOCHS 1, RUNS 2,
+# Environment: PARTS "quality memory clusters" (default all three), REPEAT 8, EPOCHS 1, RUNS 2,
 #   SHAPES "1x1 dp2 sh2 sh3", ROWS 2100000, MEM_WORDS 16000000, MEM_DIM 300, MEM_RANKS "1 2 3",
-#   SYNC_ROWS 1024 (--sync-rows: the hot rows), BUILD, SHARED, BENCH_DIR, KEEP: as in lib.sh
+#   CL_ROWS 200000, CL_WORDS 10000000, SYNC_ROWS 1024 (--sync-rows: the hot rows),
+#   BUILD, SHARED, BENCH_DIR, KEEP: as in lib.sh
 # Smoke run: REPEAT=1 RUNS=1 ROWS=200000 MEM_WORDS=2000000 bash scripts/bench/shards.sh
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-PARTS=${PARTS:-quality memory}
+PARTS=${PARTS:-quality memory clusters}
 REPEAT=${REPEAT:-8}
 EPOCHS=${EPOCHS:-1}
 RUNS=${RUNS:-2}
@@ -39,6 +40,8 @@ ROWS=${ROWS:-2100000}
 MEM_WORDS=${MEM_WORDS:-16000000}
 MEM_DIM=${MEM_DIM:-300}
 MEM_RANKS=${MEM_RANKS:-1 2 3}
+CL_ROWS=${CL_ROWS:-200000}
+CL_WORDS=${CL_WORDS:-10000000}
 SYNC_ROWS=${SYNC_ROWS:-1024}
 EMBED_TRAIN=$BUILD/embed-train
 EMBED_QUERY=$BUILD/embed-query
@@ -168,11 +171,46 @@ memory_part() {
   done
 }
 
+# Part "clusters": planted clusters (bench-gen-clusters, CL_ROWS ids in clusters of 20, Zipf 1,
+# CL_WORDS words), skip-gram dim 64, 2 epochs, min-count 1, one thread a rank: the share of a
+# word's 10 nearest neighbours in its own cluster (bench-cluster-quality), one process against
+# 2 and 3 sharded ranks, seeds 1..RUNS.
+clusters_part() {
+  need_tool bench-gen-clusters "$GEN_CLUSTERS"
+  need_tool bench-cluster-quality "$BUILD/bench-cluster-quality"
+  local corpus=$work/planted.txt shape run prefix cmd share
+  "$GEN_CLUSTERS" --vocab "$CL_ROWS" --cluster-size 20 --words "$CL_WORDS" --out "$corpus" --seed 1 >/dev/null
+  echo
+  echo "== planted clusters: $CL_ROWS ids in clusters of 20, Zipf 1, $CL_WORDS words; skip-gram dim 64, 2 epochs," \
+    "min-count 1, one thread a rank; cluster share at 10 (head/middle/tail)"
+  declare -A shares
+  for ((run = 1; run <= RUNS; run++)); do
+    for shape in 1x1 sh2 sh3; do
+      prefix=$work/cl-$shape-$run
+      cmd=("$EMBED_TRAIN" --corpus "$corpus" -o "$prefix.emb" --dim 64 --epochs 2 --min-count 1 --threads 1 --seed "$run" -q)
+      case $shape in
+        sh2) cmd=("${MPIRUN[@]}" 2 "${cmd[@]}" --shard-tables) ;;
+        sh3) cmd=("${MPIRUN[@]}" 3 "${cmd[@]}" --shard-tables) ;;
+      esac
+      "${cmd[@]}" >"$prefix.log" 2>&1 || { tail -20 "$prefix.log" >&2; die "$shape failed"; }
+      "$BUILD/bench-cluster-quality" "$prefix.emb" --cluster-size 20 --seed "$run" >"$prefix.quality" ||
+        die "bench-cluster-quality failed on $prefix.emb"
+      eval "$(stats cluster-quality "$prefix.quality")"
+      # shellcheck disable=SC2154  # share, thirds: set by stats cluster-quality
+      printf '  %-4s run %-2s share %s (%s)\n' "$shape" "$run" "$share" "$thirds"
+      shares[$shape]+="$share "
+      rm -f "$prefix.emb"
+    done
+  done
+  for shape in 1x1 sh2 sh3; do printf '  %-4s share %s\n' "$shape" "$(mean_spread "${shares[$shape]}" 3)"; done
+}
+
 for part in $PARTS; do
   case $part in
     quality) quality_part ;;
     memory) memory_part ;;
-    *) die "unknown part '$part' (quality memory)" ;;
+    clusters) clusters_part ;;
+    *) die "unknown part '$part' (quality memory clusters)" ;;
   esac
 done
 echo
