@@ -329,7 +329,7 @@ case $mode in
     step gpu_train_cli 100 bash "$tests/gpu/gpu_train_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     # Two ranks under the kit's mpirun sharing the GPU (first run H100 2026-11-27: the second
     # rank asked for a GPU 1 that was not there; its 60 s cap was then spent on failures).
-    step gpu_mpi_cli 90 bash "$tests/gpu/gpu_mpi_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
+    step gpu_mpi_cli 120 bash "$tests/gpu/gpu_mpi_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     prepare_shared
     # device-rows: skip-gram's block per window with a warp per output row, the inputs without
     # the block kernel's two barriers each (whether a window's latency, which bounds 512
@@ -397,7 +397,7 @@ case $mode in
     step gpu_glove 90 "$bin/gpu_glove_tests"
     step gpu_query_cli 120 bash "$tests/gpu/gpu_query_cli_test.sh" "$bin/embed-query" "$bin/glove-convert"
     step gpu_train_cli 180 bash "$tests/gpu/gpu_train_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
-    step gpu_mpi_cli 90 bash "$tests/gpu/gpu_mpi_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
+    step gpu_mpi_cli 120 bash "$tests/gpu/gpu_mpi_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     prepare_shared
     RESERVE_S=5 bench_step bench_short 90 "${bench_env[@]}" PARTS=throughput DIMS=100 WORDS=20000000 \
       MODES="cpu device host-gather" bash "$kit/scripts/bench/gpu.sh"
@@ -485,7 +485,7 @@ case $mode in
     # sharing the GPU, whose compute mode decides whether they may, and pip's offline install.
     note "compute mode: $(nvidia-smi --query-gpu=compute_mode --format=csv,noheader 2> /dev/null || echo unknown)"
     gpu_only step python_torch 40 python3 "$tests/python/test_embed_package.py" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
-    step gpu_mpi_cli 90 bash "$tests/gpu/gpu_mpi_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
+    step gpu_mpi_cli 120 bash "$tests/gpu/gpu_mpi_cli_test.sh" "$bin/embed-train" "$bin/embed-query" "$bin/glove-convert"
     # Two ranks' quality on the GPU against one process's as their rounds grow rarer, on 4
     # and 16 copies of the corpus (H200, 2026-11-27, 4 copies: 0.44 at 20 rounds to one
     # process's 0.51; the CPU's two ranks, 100 s of this step then, matched one process), by

@@ -33,8 +33,12 @@ expect_error "--shard-tables --subwords" 1 "--shard-tables: --subwords is not sh
   "$ET" --corpus corpus.txt -o g.emb --subwords --shard-tables
 expect_error "--shard-tables --pq" 1 "compress them afterwards with glove-convert" \
   "$ET" --corpus corpus.txt -o g.emb --pq 4 --shard-tables
-expect_error "--shard-tables --device cuda" 1 "train on the CPU" \
-  "$ET" --corpus corpus.txt -o g.emb --device cuda --shard-tables
+# A GPU trains a rank's rows from its host memory: device tables and mapped transfers are
+# refused (before any GPU is looked for).
+expect_error "--shard-tables --table device" 1 "--table device does not apply" \
+  "$ET" --corpus corpus.txt -o g.emb --device auto --table device --shard-tables
+expect_error "--shard-tables --host-transfer mapped" 1 "mapped transfers would pin every row of a round" \
+  "$ET" --corpus corpus.txt -o g.emb --device auto --host-transfer mapped --shard-tables
 [[ ! -e g.emb ]] && ok || bad "a refused run wrote its output"
 
 if ! command -v mpirun > /dev/null || ! "$ET" --version | grep -q '^MPI: Open MPI'; then

@@ -3,9 +3,9 @@
 # "gpu"; exit 77, skipped, where no GPU is usable, where there is no mpirun, or in a build
 # without MPI). First a 2-rank run on the CPU, which needs no GPU: on the device kit it is
 # the check that the kit's relocated OpenMPI starts (scripts/device-kit.sh). Then, on the
-# GPU: skip-gram in device placement and in host placement, GloVe, each giving the one
-# output, the vocabulary of one process and a WS-353 sample within 0.08 of one process's
-# GPU run; and Ctrl-C to mpirun, whose checkpoint two ranks resume on the GPU.
+# GPU: skip-gram in device placement, in host placement and sharded (--shard-tables), GloVe,
+# each giving the one output, the vocabulary of one process and a WS-353 sample within 0.08
+# of one process's GPU run; and Ctrl-C to mpirun, whose checkpoint two ranks resume on the GPU.
 # Usage: gpu_mpi_cli_test.sh EMBED_TRAIN EMBED_QUERY GLOVE_CONVERT
 # The fixtures come from EMBED_DATA, by default the data/ folder two levels above this
 # script (the repository's, or the device kit's).
@@ -90,6 +90,19 @@ for placement in device host; do
   fi
   cd .. || exit 1
 done
+
+# --- --shard-tables: each rank's rows in its host memory, its GPU training the rounds' batches ---
+mkdir shards && cd shards || exit 1
+"${MPIRUN[@]}" "$ET" "${SETTINGS[@]}" --shard-tables -v -o v.emb > out.txt 2> err.txt
+status=$?
+check "--shard-tables: mpirun -np 2 --device cuda" "$status" "0"
+((status == 0)) || why_failed err.txt
+grep -q 'training skipgram on cuda' err.txt && ok || bad "--shard-tables: not on the GPU: $(grep training err.txt)"
+grep -q 'tables sharded over 2 ranks' err.txt && ok || bad "--shard-tables: not sharded: $(grep -i shard err.txt)"
+check "--shard-tables: one output" "$(ls | grep -v -e out.txt -e err.txt)" "v.emb"
+check "--shard-tables: the vocabulary of one process" "$(words v.emb)" "$one_words"
+spearman_near "--shard-tables" v.emb "$one_spearman" "one process's"
+cd .. || exit 1
 
 # --- GloVe: counted on the ranks, trained on the GPU ---
 mkdir glove && cd glove || exit 1

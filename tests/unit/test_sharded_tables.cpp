@@ -202,3 +202,65 @@ TEST_CASE("sharded tables: a shard saved is loaded whole; another checkpoint's o
   CHECK_THAT(refused, Catch::Contains("the shard is rank 1 of 2"));
   std::filesystem::remove_all(dir);
 }
+
+namespace {
+
+// A GPU backend's device rows as the rounds see them (RowHome): its own copy of the first
+// `held` rows of each table, which "training" changes there.
+class ShadowHome final : public RowHome {
+ public:
+  ShadowHome(ShardedTables& tables, std::size_t held) : held_(held) {
+    for (int t = 0; t < 2; ++t) {
+      RowMatrix& table = t == 0 ? tables.input() : tables.output();
+      shadow_[t].assign(table.row(0), table.row(0) + held * table.stride());
+      tables_[t] = &table;
+    }
+  }
+  void rows_to_host(RowMatrix& table, std::size_t first, std::size_t end) override {
+    const std::vector<float>& rows = shadow_[index(table)];
+    for (std::size_t r = first; r < std::min(end, held_); ++r) std::copy_n(&rows[r * table.stride()], table.stride(), table.row(r));
+  }
+  void add_to_rows(const RowMatrix&, std::size_t, std::size_t, std::span<const float>) override {}
+  void rows_from_host(const RowMatrix& table, std::size_t first, std::size_t end) override {
+    std::vector<float>& rows = shadow_[index(table)];
+    for (std::size_t r = first; r < std::min(end, held_); ++r) std::copy_n(table.row(r), table.stride(), &rows[r * table.stride()]);
+  }
+  float& at(int t, std::size_t row, std::size_t x) { return shadow_[t][row * tables_[t]->stride() + x]; }
+
+ private:
+  int index(const RowMatrix& table) const { return &table == tables_[0] ? 0 : 1; }
+  std::size_t held_;
+  std::vector<float> shadow_[2];
+  RowMatrix* tables_[2] = {nullptr, nullptr};
+};
+
+}  // namespace
+
+TEST_CASE("sharded tables: hot rows a GPU holds are summed from its copy and handed back to it", "[shards]") {
+  const Word2vecLayout layout(16, Optimizer::sgd);
+  const RowMatrix one = make_word2vec_table(kRows, layout, true, kSeed, 1);
+  constexpr std::size_t kHeld = 10;  // of the 16 hot rows: the others stay on the host
+  test::ThreadJob job(2);
+  std::vector<float> host_after(2), home_after(2), host_unheld(2);
+  job.run([&](Cluster& rank) {
+    ShardedTables tables(rank, kRows, layout, kHot);
+    tables.init_fresh(kSeed);
+    ShadowHome home(tables, kHeld);
+    tables.set_home(&home);
+    // The "device" trained row 3 of the input table (+1 on each rank), the host row 12 (+1);
+    // the host's stale copy of row 3 must not count.
+    home.at(0, 3, 0) += 1.0f;
+    tables.input().row(12)[0] += 1.0f;
+    std::vector<WindowBatch*> none;
+    tables.fetch(none);
+    tables.push();
+    host_after[rank.rank()] = tables.input().row(3)[0];
+    home_after[rank.rank()] = home.at(0, 3, 0);
+    host_unheld[rank.rank()] = tables.input().row(12)[0];
+  });
+  for (unsigned r = 0; r < 2; ++r) {
+    CHECK(std::abs(host_after[r] - (one.row(3)[0] + 2.0f)) < 1e-5);
+    CHECK(home_after[r] == host_after[r]);
+    CHECK(std::abs(host_unheld[r] - (one.row(12)[0] + 2.0f)) < 1e-5);
+  }
+}

@@ -235,7 +235,12 @@ void check_data_parallel(const TrainCommand& command, const Cluster& job) {
     }
     if (command.settings.subwords) refuse("--subwords is not sharded yet: its bucket rows are shared data-parallel under mpirun");
     if (!command.init.file.empty()) refuse("--init is not sharded yet: start from scratch, or train data-parallel");
-    if (command.gpu.device == DeviceChoice::cuda) refuse("the sharded rounds train on the CPU (--device cpu)");
+    if (command.gpu_options.table == TablePlacement::device) {
+      refuse("a rank's tables stay in its host memory (as --table host keeps them): --table device does not apply");
+    }
+    if (command.gpu_options.transfer == HostTransfer::mapped) {
+      refuse("the GPU gathers each batch's rows (--host-transfer gather): mapped transfers would pin every row of a round");
+    }
     if (command.output.storage != RowStorage::dense) {
       refuse("the vectors are written dense (f32, f16 or bf16); compress them afterwards with glove-convert --dtype int8 or --pq M");
     }
@@ -482,12 +487,7 @@ int train_on_this_rank(TrainCommand command, Cluster& job) {
   // The GPU is looked for once, before the corpus is read, so that --device cuda without
   // one fails first. A count-only run trains nothing and only needs the --device cuda check.
   std::optional<GpuDevice> gpu;
-  const bool sharded = command.shard_tables || run.shards.ranks > 0;  // trains on the CPU (check_data_parallel)
-  if (sharded && command.gpu.device == DeviceChoice::cuda) fail("--device cuda: the sharded rounds (--shard-tables) train on the CPU");
-  if (sharded && command.gpu.device == DeviceChoice::automatic && command.gpu_trainer.built()) {
-    spdlog::info("--device auto: --shard-tables trains on the CPU");
-  }
-  if (!sharded && (!count_only || command.gpu.device == DeviceChoice::cuda)) {
+  if (!count_only || command.gpu.device == DeviceChoice::cuda) {
     gpu = find_gpu(command, settings, command.init.lock || run.init.lock());
   }
   // Every output is created before the corpus is read.

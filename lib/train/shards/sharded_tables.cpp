@@ -255,6 +255,9 @@ void ShardedTables::push() {
 void ShardedTables::sum_hot_rows() {
   if (hot_ == 0 || job_.size() == 1) return;  // one rank: its rows are the tables
   const std::size_t dim = layout_.dim;
+  if (home_) {
+    for (int t = 0; t < 2; ++t) home_->rows_to_host(tables_[t], 0, hot_);
+  }
   hot_sums_.resize(2 * hot_ * dim);
   for (int t = 0; t < 2; ++t) {
     for (std::size_t r = 0; r < hot_; ++r) {
@@ -274,6 +277,7 @@ void ShardedTables::sum_hot_rows() {
       const float* sum = hot_sums_.data() + (t * hot_ + r) * dim;
       for (std::size_t x = 0; x < dim; ++x) row[x] = base[x] += sum[x];
     }
+    if (home_) home_->rows_from_host(tables_[t], 0, hot_);
   }
 }
 

@@ -32,6 +32,7 @@
 
 #include "cluster/cluster.h"
 #include "cluster/row_shards.h"
+#include "train/ranks/rank_averaging.h"
 #include "train/engine/row_matrix.h"
 #include "train/word2vec/window_batch.h"
 #include "train/word2vec/word2vec_layout.h"
@@ -68,6 +69,10 @@ class ShardedTables {
   std::size_t row_bytes() const { return tables_[0].row_bytes(); }
   // Bytes of this rank's hot and owned rows, both tables (the round's rows come on top).
   std::uint64_t held_bytes() const;
+
+  // The hot rows also live in `home` (a GPU backend's device rows: train/gpu), which keeps
+  // them between rounds: each round's sum reads them from it and writes them back.
+  void set_home(RowHome* home) { home_ = home; }
 
   // The round's first half: fetches the rows `batches` touch that other ranks own, and
   // rewrites every row of the batches into a local row (the input table's for inputs, the
@@ -135,6 +140,7 @@ class ShardedTables {
   std::uint64_t block_first_ = 0;
   std::vector<float> block_;
   ShardTraffic traffic_;
+  RowHome* home_ = nullptr;
 };
 
 }  // namespace embed

@@ -387,8 +387,13 @@ class Word2vecModel final : public TrainingModel {
     const TrainSettings& s = run.settings;
     ShardedTables& tables = *run.sharded;
     Cluster& job = tables.job();
-    auto backend = make_word2vec_cpu_backend(s.model, tables.input(), tables.output(), Word2vecLayout(s), s.threads, {},
-                                             summed_windows_override());
+    std::unique_ptr<Word2vecBackend> backend;
+    if (context.gpu) backend = sharded_gpu_backend(tables, s, run.output.dtype, context);
+    if (!backend) {
+      backend = make_word2vec_cpu_backend(s.model, tables.input(), tables.output(), Word2vecLayout(s), s.threads, {},
+                                          summed_windows_override());
+    }
+    tables.set_home(backend->row_home());  // a GPU's hot rows take part in the rounds' sums
     ShardedRounds rounds(tables, *backend, s.threads);
     Word2vecTrainer trainer(s, run.corpus, *backend);
     const std::uint64_t words =
@@ -454,6 +459,34 @@ class Word2vecModel final : public TrainingModel {
     spdlog::info("the f16 host tables go on in f32 here: {}", human_bytes(2 * bytes));
     run.input = widened(run.input);
     run.output_table = widened(run.output_table);
+  }
+
+  // --shard-tables on a GPU: each rank's local tables (hot, owned and the round's rows) stay
+  // in its host memory, as --table host keeps them, and the GPU gathers each batch's rows
+  // (a mapped transfer would pin every row of the round area, untouched pages too). The GPU
+  // keeps at most the hot rows every rank holds: the others change at every round's push.
+  static std::unique_ptr<Word2vecBackend> sharded_gpu_backend(ShardedTables& tables, const TrainSettings& s, DType dtype,
+                                                              const TrainContext& context) {
+    const Word2vecLayout layout(s);
+    GpuOptions options = context.gpu_options;
+    options.table = TablePlacement::host;
+    options.transfer = HostTransfer::gather;
+    options.max_hot_rows = std::min(options.max_hot_rows, tables.hot_rows());
+    GpuTrainShape shape;
+    shape.rows = tables.input().rows();
+    shape.dim = s.dim;
+    shape.stride = tables.input().stride();
+    shape.state = layout.state();
+    shape.storage = shape.state == 0 ? dtype : DType::f32;
+    shape.max_inputs_per_window = 2 * s.window;
+    shape.negatives = s.negative;
+    shape.workers = s.threads;
+    shape.summed_windows = summed_windows_on_gpu(s.optimizer);
+    GpuBackendRequest request{s.model,      &tables.input(),     &tables.output(), shape,        plan_gpu_memory(shape, options, context.gpu_budget),
+                              *context.gpu, context.gpu_traffic, s.optimizer,      layout.hyper, nullptr};
+    spdlog::info("--shard-tables on the GPU: the rank's tables stay in host memory, {} hot rows on the GPU",
+                 request.plan.hot_rows);
+    return context.gpu_trainer->make_backend(request);
   }
 
   // The GPU backend for `run` on context.gpu, within the budget; with `subwords`, fastText's
