@@ -101,6 +101,11 @@ TOPICS=(--corpus topics.txt --dim 16 --epochs 3 --threads 1 --min-count 1 --samp
 single=$(topic_hits t1.emb) ranks=$(topic_hits t2.emb)
 [[ $single -ge 45 ]] && ok || bad "one process learns the topics: $single of 50 neighbours"
 [[ $ranks -ge 45 ]] && ok || bad "2 ranks learn the topics: $ranks of 50 neighbours (one process: $single)"
+# An optimizer state that is no sum of steps (RMSprop's running mean) stays each rank's: while
+# the rounds summed it, 2 ranks learnt 0 of 50 (as did AdamW, Adadelta and Rprop; 2026-11-29).
+"${MPIRUN[@]}" 2 "$ET" "${TOPICS[@]}" -o t3.emb -q --sync-interval 0.02 --optimizer rmsprop
+ranks=$(topic_hits t3.emb)
+[[ $ranks -ge 45 ]] && ok || bad "2 ranks, --optimizer rmsprop, learn the topics: $ranks of 50 neighbours"
 
 # --- failures end the whole job, with nothing written ---
 mkdir fail && cd fail || exit 1

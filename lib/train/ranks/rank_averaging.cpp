@@ -48,8 +48,14 @@ std::function<RankAgreement(const RankReport&)> rank_sync(Cluster& job, RankAver
   };
 }
 
-RankAveraging::RankAveraging(Cluster& job, std::vector<RowMatrix*> tables, std::size_t hot_rows, std::size_t first_settled_only)
-    : job_(job), tables_(std::move(tables)), hot_rows_(hot_rows), first_settled_only_(first_settled_only) {
+RankAveraging::RankAveraging(Cluster& job, std::vector<RowMatrix*> tables, std::size_t hot_rows, std::size_t first_settled_only,
+                             std::size_t shared_floats)
+    : job_(job),
+      tables_(std::move(tables)),
+      hot_rows_(hot_rows),
+      first_settled_only_(first_settled_only),
+      shared_floats_(shared_floats > 0 ? shared_floats : tables_.at(0)->dim()) {
+  EMBED_ASSERT(shared_floats_ <= tables_[0]->dim());
   EMBED_ASSERT(!tables_.empty());
   for (const RowMatrix* t : tables_) {
     EMBED_ASSERT(t->dim() == tables_[0]->dim());
@@ -74,7 +80,7 @@ void RankAveraging::all() { average(0, most_rows(), true); }
 void RankAveraging::average(std::size_t first, std::size_t end, bool settled) {
   if (job_.size() < 2 || first >= end) return;
   const auto start = std::chrono::steady_clock::now();
-  const std::size_t dim = tables_[0]->dim();
+  const std::size_t dim = shared_floats_;
   const std::size_t tables = settled ? tables_.size() : std::min(tables_.size(), first_settled_only_);
   // Each table's rows of [first, end), and where they go in the buffers: the tables may
   // differ in rows (--subwords' input table has the buckets' after the vocabulary's).

@@ -230,14 +230,16 @@ void ShardedTables::push() {
     }
   }
   // Each asked row's state: the mean of the changes of the ranks that trained it this
-  // round, the owner among them when it did (its own change is in the row already).
+  // round, the owner among them when it did (its own change is in the row already); or
+  // their sum where the state is a sum of steps (AdaGrad's), as the vectors are summed.
+  const bool state_is_sum = optimizer_spec(layout_.optimizer).concurrent;
   for (int t = 0; t < 2; ++t) {
     for (const auto& [g, at] : asked_at_[t]) {
       float* row = tables_[t].row(hot_ + shards_->slot(g - hot_)) + padded;
       const float* sent = sent_state_[t].data() + std::size_t{at} * state;
       const float* sum = state_changes_[t].data() + std::size_t{at} * state;
       const bool owner_trained = local_of_[t][g] != kNone;
-      const float trained = static_cast<float>(changed_by_[t][at] + (owner_trained ? 1 : 0));
+      const float trained = state_is_sum ? 1.0f : static_cast<float>(changed_by_[t][at] + (owner_trained ? 1 : 0));
       for (std::size_t x = 0; x < state; ++x) row[x] = sent[x] + (row[x] - sent[x] + sum[x]) / trained;
     }
   }

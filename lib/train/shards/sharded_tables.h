@@ -17,8 +17,9 @@
 // row owned elsewhere learns in a round reaches its owner at the round's end: staleness
 // is one round. A row several ranks touch in one round takes the sum of their vectors'
 // changes (Hogwild between ranks, as between the threads of one) and the mean of their
-// optimizer states' changes: a state is no sum of steps (Adam's beta powers multiply, its
-// moments are running means), and summing three ranks' changes to it diverged.
+// optimizer states' changes, unless the state is a sum of steps (AdaGrad's): other states
+// are not (Adam's beta powers multiply, its moments are running means), and summing the
+// ranks' changes to them diverged.
 #pragma once
 
 #include <cstddef>

@@ -360,7 +360,12 @@ class Word2vecModel final : public TrainingModel {
     Word2vecTrainer trainer(s, run.corpus, *backend);
     std::optional<RankAveraging> averaging;
     if (job.size() > 1) {
-      averaging.emplace(job, std::vector<RowMatrix*>{&run.input, &run.output_table}, context.sync_rows);
+      // The vectors are summed over the ranks, and the optimizer's state too where it is a sum
+      // of steps (a rule that keeps it by atomic adds); any other state stays each rank's.
+      const Word2vecLayout layout(s);
+      const bool state_is_sum = optimizer_spec(s.optimizer).concurrent;
+      averaging.emplace(job, std::vector<RowMatrix*>{&run.input, &run.output_table}, context.sync_rows, SIZE_MAX,
+                        state_is_sum ? 0 : layout.dim);
       averaging->set_home(backend->row_home());  // a GPU's rows take part too
       // A round at least every 32nd of a rank's share of an epoch, unless --sync-words says
       // otherwise: the ranks' summed changes overshoot when each trains a large share of an
