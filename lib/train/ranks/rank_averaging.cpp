@@ -30,15 +30,20 @@ std::vector<RowSpan> rows_of_round(std::uint64_t round, std::size_t rows, std::s
   return spans;
 }
 
+RankAgreement agree(Cluster& job, const RankReport& report) {
+  std::uint64_t counters[3] = {report.workers_done ? 0u : 1u, report.stop ? 1u : 0u, report.epoch_items};
+  // A rank whose workers are done waits here for the others' next round, asleep.
+  job.sum_round(counters, report.workers_done);
+  RankAgreement agreed;
+  agreed.all_done = counters[0] == 0;
+  agreed.stop = counters[1] > 0;
+  agreed.epoch_items = counters[2];
+  return agreed;
+}
+
 std::function<RankAgreement(const RankReport&)> rank_sync(Cluster& job, RankAveraging& averaging) {
   return [&job, &averaging](const RankReport& report) {
-    std::uint64_t counters[3] = {report.workers_done ? 0u : 1u, report.stop ? 1u : 0u, report.epoch_items};
-    // A rank whose workers are done waits here for the others' next round, asleep.
-    job.sum_round(counters, report.workers_done);
-    RankAgreement agreed;
-    agreed.all_done = counters[0] == 0;
-    agreed.stop = counters[1] > 0;
-    agreed.epoch_items = counters[2];
+    const RankAgreement agreed = agree(job, report);
     if (agreed.all_done) {
       averaging.all();
     } else {

@@ -55,6 +55,10 @@ class RowHome {
   virtual void host_rows_shared() {}
 };
 
+// The ranks' agreement at a round: their reports summed (Cluster::sum_round, so that a rank
+// whose workers are done waits asleep). Collective.
+RankAgreement agree(Cluster& job, const RankReport& report);
+
 // The EpochTask::sync_ranks of a run whose tables `averaging` shares: the ranks sum their
 // reports (workers done, stop, items), then average a round's rows, or every row once all
 // workers are done.

@@ -45,16 +45,10 @@ std::map<std::string, std::string> vectors_metadata(const TrainingRun& run) {
   return metadata;
 }
 
-// Saves the run's checkpoint; the files it names (spooled corpus, GloVe's records) then
-// outlive this process. Under mpirun every rank calls it (the ranks' states are gathered)
-// and rank 0 writes the job's: the tables are equal on every rank by then.
-void write_checkpoint(const std::string& path, TrainingRun& run, Cluster& job);
-
-// A sharded run's checkpoint: every rank writes its shard, named by an id rank 0 draws;
-// then rank 0 writes the manifest (the checkpoint file), which names that id; then each
-// rank removes its previous shard. Until the manifest is replaced, the previous one and
-// its shards stay whole: a rank killed while writing leaves the last checkpoint usable.
-void write_sharded_checkpoint(const std::string& path, TrainingRun& run, Cluster& job) {
+// A sharded run's checkpoint, first half: every rank writes its shard, named by an id rank
+// 0 draws, and the manifest (the checkpoint file, write_checkpoint) will name that id.
+// Returns the shard's path.
+std::string write_shard(const std::string& path, TrainingRun& run, Cluster& job) {
   std::uint64_t drawn[1] = {job.is_root() ? std::random_device()() * 0x100000000ull + std::random_device()() : 0};
   job.sum(drawn);
   const std::string id = fmt::format("{:016x}", drawn[0]);
@@ -62,29 +56,31 @@ void write_sharded_checkpoint(const std::string& path, TrainingRun& run, Cluster
   run.sharded->save_shard(shard, id);
   std::uint64_t written[1] = {1};
   job.sum(written);  // every shard is whole before the manifest names them
-  TrainState mine = gather_rank_states(job, run.state);
-  std::swap(mine, run.state);
-  run.ranks = job.size();
   run.shards = {job.size(), id, run.sharded->hot_rows()};
-  if (job.is_root()) save_checkpoint(path, run);
-  std::swap(mine, run.state);
-  run.ranks = 1;
-  job.sum(written);  // the manifest names the new shards: the old ones go
-  if (!run.shard_file.empty() && run.shard_file != shard) ::unlink(run.shard_file.c_str());
-  run.shard_file = shard;
-  run.keep_temporaries();
+  return shard;
 }
 
+// Second half, once the manifest names `shard`: each rank removes its previous shard. Until
+// the manifest is replaced, the previous one and its shards stay whole: a rank killed while
+// writing leaves the last checkpoint usable.
+void replace_shard_file(TrainingRun& run, Cluster& job, const std::string& shard) {
+  std::uint64_t written[1] = {1};
+  job.sum(written);  // rank 0 has written the manifest
+  if (!run.shard_file.empty() && run.shard_file != shard) ::unlink(run.shard_file.c_str());
+  run.shard_file = shard;
+}
+
+// Saves the run's checkpoint; the files it names (spooled corpus, GloVe's records, a sharded
+// run's shards) then outlive this process. Under mpirun every rank calls it (the ranks'
+// states are gathered) and rank 0 writes the job's: the tables are equal on every rank by
+// then, or (sharded) each rank's are in its shard.
 void write_checkpoint(const std::string& path, TrainingRun& run, Cluster& job) {
-  if (run.sharded) {
-    write_sharded_checkpoint(path, run, job);
-    return;
-  }
-  if (job.size() < 2) {
+  if (job.size() < 2 && !run.sharded) {
     save_checkpoint(path, run);
     run.keep_temporaries();
     return;
   }
+  const std::string shard = run.sharded ? write_shard(path, run, job) : std::string();
   training_model(run.settings.model).gather_for_checkpoint(run, job);
   TrainState mine = gather_rank_states(job, run.state);
   std::swap(mine, run.state);
@@ -92,6 +88,7 @@ void write_checkpoint(const std::string& path, TrainingRun& run, Cluster& job) {
   if (job.is_root()) save_checkpoint(path, run);
   std::swap(mine, run.state);
   run.ranks = 1;
+  if (run.sharded) replace_shard_file(run, job, shard);
   run.keep_temporaries();  // each rank's own (GloVe's records file)
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/parallel.h"
 #include "core/progress.h"
+#include "train/ranks/rank_averaging.h"
 
 namespace embed {
 namespace {
@@ -32,13 +33,9 @@ void ShardedRounds::hand_over(unsigned worker, WindowBatch& batch, std::uint64_t
 }
 
 RankAgreement ShardedRounds::round(const RankReport& report, bool stop_asked) {
-  Cluster& job = tables_.job();
-  std::uint64_t counters[3] = {report.workers_done ? 0u : 1u, report.stop || stop_asked ? 1u : 0u, report.epoch_items};
-  job.sum_round(counters, report.workers_done);  // a rank whose workers are done waits here, asleep
-  RankAgreement agreed;
-  agreed.all_done = counters[0] == 0;
-  agreed.stop = counters[1] > 0;
-  agreed.epoch_items = counters[2];
+  RankReport mine = report;
+  mine.stop = report.stop || stop_asked;
+  const RankAgreement agreed = agree(tables_.job(), mine);
 
   // The batches handed over until now; a worker still planning hands its next to the next round.
   std::vector<std::vector<WindowBatch>> sealed(queues_.size());

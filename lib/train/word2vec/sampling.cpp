@@ -1,5 +1,6 @@
 #include "train/word2vec/sampling.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
@@ -48,13 +49,17 @@ std::vector<std::uint32_t> keep_thresholds(std::span<const std::int64_t> counts,
   if (sample <= 0) return thresholds;
   double total = 0;
   for (auto c : counts) total += static_cast<double>(c);
-  const double t = sample * total;
   for (std::size_t i = 0; i < counts.size(); ++i) {
-    const double c = static_cast<double>(counts[i]);
-    const double keep = (std::sqrt(c / t) + 1.0) * t / c;
+    const double keep = keep_probability(static_cast<double>(counts[i]), total, sample);
     if (keep < 1.0) thresholds[i] = static_cast<std::uint32_t>(keep * 4294967296.0);
   }
   return thresholds;
+}
+
+double keep_probability(double count, double total, double sample) {
+  if (sample <= 0) return 1.0;
+  const double t = sample * total;
+  return std::min(1.0, (std::sqrt(count / t) + 1.0) * t / count);
 }
 
 }  // namespace embed

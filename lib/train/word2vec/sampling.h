@@ -35,6 +35,9 @@ class NegativeSampler {
 // Per vocabulary row: keep the word when Random::next32() < threshold. 0xFFFFFFFF
 // (and sample == 0) means always keep.
 std::vector<std::uint32_t> keep_thresholds(std::span<const std::int64_t> counts, double sample);
+// The probability that subsampling keeps a word counted `count` times of `total`, at most 1
+// (1 when sample is 0): what keep_thresholds draws against.
+double keep_probability(double count, double total, double sample);
 inline constexpr std::uint32_t kAlwaysKeep = 0xFFFFFFFFu;
 
 }  // namespace embed

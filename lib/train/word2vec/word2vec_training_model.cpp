@@ -19,6 +19,7 @@
 #include "train/corpus/logged_corpus.h"
 #include "train/gpu/hot_rows.h"
 #include "train/ranks/rank_averaging.h"
+#include "train/shards/round_words.h"
 #include "train/shards/sharded_rounds.h"
 #include "train/shards/sharded_tables.h"
 #include "train/word2vec/subword_cpu_backend.h"
@@ -82,73 +83,6 @@ float sgd_rate_for_run(const SgdRateRule& rule, const RunLength& run) {
 // seeds): skip-gram 7.7% / 0.60, CBOW 8.7% / 0.62, against 4.1% / 0.41 and 2.0% / 0.34 at
 // the old 5 epochs and fixed rates (bench/RESULTS.md, issue 68). From 4M words: 5.
 constexpr double kWordsTrainedAtLeast = 20e6;
-
-// --shard-tables: the most words a rank plans between two rounds by default, over (N - 1)^2
-// for N ranks (fewer when a 32nd of its share of an epoch is less, or when the round's rows
-// would take more memory than below). Larger rounds fetch a row once for more of its uses,
-// and their exchanges cost less a word: on text8-head x 8, 2 ranks, rounds of 16,384, 32,768
-// and 65,536 words fetched 272, 206 and 156 bytes a word and trained at 1.26M, 1.81M and 2.00M
-// words/s, to the same analogy (4.36, 4.38, 4.38%) and WS-353 (0.465, 0.478, 0.473). But the
-// ranks' summed changes to a row they all train overshoot as rounds grow, the more so the
-// more ranks: 3 ranks learnt 4.4-5.0% and 0.49-0.51 at 16,384 words, 3.0-3.5% and 0.41-0.45
-// at 32,768, 0.4-0.9% and 0.27-0.37 at 65,536 (bench/RESULTS.md, issue 70). Averaging the hot
-// rows' changes instead gave 3.3% and 0.44 at 65,536 (and cost 2 ranks 0.3 points).
-constexpr std::uint64_t kShardRoundWords = 65536;
-constexpr std::uint64_t kShardRoundWordsAtLeast = 1024;
-// A round's rows owned elsewhere are held three times (among the tables, as fetched, and as
-// the changes other ranks return to this one's rows): at most this share of the rank's own
-// rows' bytes, or the floor where that is more. On 2.1M rows x 300, uniform (no two touches
-// of a row in a round), 3 ranks held 0.45 of the one-process tables each with rounds of
-// 16,384 words, 0.405 with a share of 0.06 (5,970 words), 0.398 with 0.04 (3,980 words),
-// against the 0.40 issue 70 asks (bench/RESULTS.md).
-constexpr double kShardRoundMemoryShare = 0.04;
-constexpr double kShardRoundMemoryFloor = 64 << 20;
-
-// The rows owned elsewhere that a round of `words` corpus words is expected to fetch, both
-// tables: a row with r touches a corpus word is touched in the round with probability
-// 1 - exp(-words r) (scripts/bench/shard_model.py's model, within 10% of what was measured:
-// bench/RESULTS.md). An input row is touched by its word's kept occurrences, an output row by
-// them as centres and by the windows' negatives, drawn from count^0.75.
-double expected_round_rows(const TrainSettings& s, const std::vector<std::int64_t>& counts, std::size_t hot_rows,
-                           unsigned ranks, double words) {
-  double total = 0, noise_total = 0, kept_total = 0;
-  for (std::int64_t c : counts) {
-    total += static_cast<double>(c);
-    noise_total += std::pow(static_cast<double>(c), 0.75);
-  }
-  std::vector<double> kept(counts.size());
-  for (std::size_t v = 0; v < counts.size(); ++v) {
-    const double f = static_cast<double>(counts[v]) / total;
-    const double keep = s.sample > 0 ? std::min(1.0, (std::sqrt(f / s.sample) + 1) * s.sample / f) : 1.0;
-    kept[v] = f * keep;
-    kept_total += kept[v];
-  }
-  const double negatives = static_cast<double>(s.negative) * (s.pair_negatives ? 2.0 * static_cast<double>(s.window) : 1.0);
-  double rows = 0;
-  for (std::size_t v = hot_rows; v < counts.size(); ++v) {
-    const double noise = std::pow(static_cast<double>(counts[v]), 0.75) / noise_total;
-    rows += -std::expm1(-words * kept[v]) - std::expm1(-words * (kept[v] + negatives * noise * kept_total));
-  }
-  return rows * (1.0 - 1.0 / ranks);
-}
-
-// The words of a sharded run's rounds, when --sync-words does not say: a 32nd of a rank's
-// share of an epoch, at most kShardRoundWords / (N - 1)^2, halved until the round's rows are expected to
-// take the memory above (with a quarter more for a round's spread).
-std::uint64_t shard_round_words(const TrainSettings& s, const ShardedTables& tables, const Corpus& corpus) {
-  const unsigned ranks = tables.job().size();
-  const std::uint64_t most = ranks > 2 ? kShardRoundWords / ((ranks - 1) * (ranks - 1)) : kShardRoundWords;
-  std::uint64_t words = std::min(most, corpus.words / ranks / TrainContext::kRoundsPerEpoch);
-  if (ranks < 2) return std::max(words, kShardRoundWordsAtLeast);
-  const double budget = std::max(kShardRoundMemoryShare * static_cast<double>(tables.held_bytes()), kShardRoundMemoryFloor);
-  const double row_bytes = static_cast<double>(tables.row_bytes());
-  while (words > kShardRoundWordsAtLeast &&
-         1.25 * 3 * row_bytes * expected_round_rows(s, corpus.vocab.counts, tables.hot_rows(), ranks, static_cast<double>(words)) >
-             budget) {
-    words /= 2;
-  }
-  return std::max(words, kShardRoundWordsAtLeast);
-}
 constexpr unsigned kMostEpochs = 20;
 
 class Word2vecModel final : public TrainingModel {
@@ -353,10 +287,7 @@ class Word2vecModel final : public TrainingModel {
       spdlog::info("subwords: n-grams of {} to {} characters in {} buckets, {:.1f} input rows per word on average", s.minn,
                    s.maxn, s.buckets, static_cast<double>(subwords.listed()) / static_cast<double>(subwords.words()));
     }
-    spdlog::info("training {} on {}: dim {}, window {}, negative {}{}, sample {}, {}{} epochs, lr {}, {} threads, seed {}",
-                 name(), backend->name(), s.dim, s.window, s.negative, s.pair_negatives ? " per pair" : "", s.sample,
-                 s.optimizer == Optimizer::sgd ? "" : fmt::format("optimizer {}, ", optimizer_name(s.optimizer)), s.epochs, s.lr,
-                 s.threads, s.seed);
+    log_training(s, *backend);
     Word2vecTrainer trainer(s, run.corpus, *backend);
     std::optional<RankAveraging> averaging;
     if (job.size() > 1) {
@@ -410,10 +341,7 @@ class Word2vecModel final : public TrainingModel {
         job.size() > 1 ? std::clamp<std::uint64_t>(words / s.threads, 1000, backend->max_batch_words()) : backend->max_batch_words();
     trainer.train_in_rounds(rounds, words, batch_words);
     const double table_bytes = 2.0 * static_cast<double>(tables.rows()) * static_cast<double>(tables.input().row_bytes());
-    spdlog::info("training {} on {}: dim {}, window {}, negative {}{}, sample {}, {}{} epochs, lr {}, {} threads, seed {}",
-                 name(), backend->name(), s.dim, s.window, s.negative, s.pair_negatives ? " per pair" : "", s.sample,
-                 s.optimizer == Optimizer::sgd ? "" : fmt::format("optimizer {}, ", optimizer_name(s.optimizer)), s.epochs, s.lr,
-                 s.threads, s.seed);
+    log_training(s, *backend);
     spdlog::info(
         "tables sharded over {} rank{}: each holds the {} most frequent rows and about 1/{} of the others, {} of the "
         "tables' {}; a round after every {} words a rank plans fetches the rows it touches and returns their changes",
@@ -466,6 +394,51 @@ class Word2vecModel final : public TrainingModel {
     run.output_table = widened(run.output_table);
   }
 
+  // The run's one line of what trains where, with which settings.
+  void log_training(const TrainSettings& s, const Word2vecBackend& backend) const {
+    spdlog::info("training {} on {}: dim {}, window {}, negative {}{}, sample {}, {}{} epochs, lr {}, {} threads, seed {}",
+                 name(), backend.name(), s.dim, s.window, s.negative, s.pair_negatives ? " per pair" : "", s.sample,
+                 s.optimizer == Optimizer::sgd ? "" : fmt::format("optimizer {}, ", optimizer_name(s.optimizer)), s.epochs, s.lr,
+                 s.threads, s.seed);
+  }
+
+  // What a GPU trains for settings `s` on host tables like `input`, `rows` vocabulary rows
+  // each, with the lines that say what the optimizer's state and the summed steps (when
+  // `summed_steps`: all but fastText's model) mean for them.
+  static GpuTrainShape gpu_train_shape(const TrainSettings& s, const RowMatrix& input, std::size_t rows, DType dtype,
+                                       bool summed_steps) {
+    const Word2vecLayout layout(s);
+    GpuTrainShape shape;
+    shape.rows = rows;
+    shape.dim = s.dim;
+    shape.stride = input.stride();
+    shape.state = layout.state();
+    // The optimizer's state needs f32: the rows stay f32 on the GPU, whatever --dtype
+    // says of the vectors written.
+    shape.storage = shape.state == 0 ? dtype : DType::f32;
+    shape.half_host_tables = input.half();
+    if (shape.state > 0 && dtype != DType::f32) {
+      spdlog::info("--optimizer {} keeps f32 rows on the GPU for its state; --dtype {} applies to the vectors written",
+                   optimizer_name(s.optimizer), vector_dtype_name(dtype));
+    }
+    // Row-wise AdaGrad is the way to a smaller table: say so where a plan is refused.
+    const std::size_t row_state = optimizer_spec(Optimizer::rowadagrad).state_floats(layout.padded());
+    if (shape.state > row_state) {
+      shape.smaller_state = fmt::format("; --optimizer rowadagrad keeps {} floats of state per row where {} keeps {}", row_state,
+                                        optimizer_name(s.optimizer), shape.state);
+    }
+    shape.max_inputs_per_window = 2 * s.window;
+    shape.negatives = s.negative;
+    shape.workers = s.threads;
+    shape.summed_windows = summed_steps ? summed_windows_on_gpu(s.optimizer) : 0;
+    if (shape.summed_windows > 0 && s.optimizer == Optimizer::asgd) {
+      spdlog::warn(
+          "--optimizer asgd trains poorly in the GPU's summed steps, which make it SGD on a run of windows' summed "
+          "gradients (docs/embed-train.md has the figures); --device cpu trains it per window");
+    }
+    return shape;
+  }
+
   // --shard-tables on a GPU: each rank's local tables (hot, owned and the round's rows) stay
   // in its host memory, as --table host keeps them, and the GPU gathers each batch's rows
   // (a mapped transfer would pin every row of the round area, untouched pages too). The GPU
@@ -477,16 +450,7 @@ class Word2vecModel final : public TrainingModel {
     options.table = TablePlacement::host;
     options.transfer = HostTransfer::gather;
     options.max_hot_rows = std::min(options.max_hot_rows, tables.hot_rows());
-    GpuTrainShape shape;
-    shape.rows = tables.input().rows();
-    shape.dim = s.dim;
-    shape.stride = tables.input().stride();
-    shape.state = layout.state();
-    shape.storage = shape.state == 0 ? dtype : DType::f32;
-    shape.max_inputs_per_window = 2 * s.window;
-    shape.negatives = s.negative;
-    shape.workers = s.threads;
-    shape.summed_windows = summed_windows_on_gpu(s.optimizer);
+    const GpuTrainShape shape = gpu_train_shape(s, tables.input(), tables.input().rows(), dtype, true);
     GpuBackendRequest request{s.model,      &tables.input(),     &tables.output(), shape,        plan_gpu_memory(shape, options, context.gpu_budget),
                               *context.gpu, context.gpu_traffic, s.optimizer,      layout.hyper, nullptr};
     spdlog::info("--shard-tables on the GPU: the rank's tables stay in host memory, {} hot rows on the GPU",
@@ -501,8 +465,8 @@ class Word2vecModel final : public TrainingModel {
     const TrainSettings& s = run.settings;
     const Word2vecLayout layout(s);
     const GpuOptions& options = context.gpu_options;
-    GpuTrainShape shape;
-    shape.rows = run.output_table.rows();  // the vocabulary's; the input table has the buckets' rows too
+    // The vocabulary's rows; with subwords the input table has the buckets' rows too.
+    GpuTrainShape shape = gpu_train_shape(s, run.input, run.output_table.rows(), run.output.dtype, subwords == nullptr);
     if (subwords) {
       shape.bucket_rows = run.input.rows() - shape.rows;
       shape.subword_ids = subwords->listed();
@@ -515,32 +479,6 @@ class Word2vecModel final : public TrainingModel {
         }
       }
       shape.negatives_per_input = s.model == Model::skipgram;
-    }
-    shape.dim = s.dim;
-    shape.stride = run.input.stride();
-    shape.state = layout.state();
-    // The optimizer's state needs f32: the rows stay f32 on the GPU, whatever --dtype
-    // says of the vectors written.
-    shape.storage = shape.state == 0 ? run.output.dtype : DType::f32;
-    shape.half_host_tables = run.input.half();
-    if (shape.state > 0 && run.output.dtype != DType::f32) {
-      spdlog::info("--optimizer {} keeps f32 rows on the GPU for its state; --dtype {} applies to the vectors written",
-                   optimizer_name(s.optimizer), vector_dtype_name(run.output.dtype));
-    }
-    // Row-wise AdaGrad is the way to a smaller table: say so where a plan is refused.
-    const std::size_t row_state = optimizer_spec(Optimizer::rowadagrad).state_floats(layout.padded());
-    if (shape.state > row_state) {
-      shape.smaller_state = fmt::format("; --optimizer rowadagrad keeps {} floats of state per row where {} keeps {}", row_state,
-                                        optimizer_name(s.optimizer), shape.state);
-    }
-    shape.max_inputs_per_window = 2 * s.window;
-    shape.negatives = s.negative;
-    shape.workers = s.threads;
-    shape.summed_windows = subwords ? 0 : summed_windows_on_gpu(s.optimizer);
-    if (shape.summed_windows > 0 && s.optimizer == Optimizer::asgd) {
-      spdlog::warn(
-          "--optimizer asgd trains poorly in the GPU's summed steps, which make it SGD on a run of windows' summed "
-          "gradients (docs/embed-train.md has the figures); --device cpu trains it per window");
     }
     const std::uint64_t table_bytes = (2 * shape.rows + shape.bucket_rows) * shape.stride * dtype_size(shape.storage);
     GpuBackendRequest request{
