@@ -60,13 +60,14 @@ std::string write_shard(const std::string& path, TrainingRun& run, Cluster& job)
   return shard;
 }
 
-// Second half, once the manifest names `shard`: each rank removes its previous shard. Until
-// the manifest is replaced, the previous one and its shards stay whole: a rank killed while
-// writing leaves the last checkpoint usable.
-void replace_shard_file(TrainingRun& run, Cluster& job, const std::string& shard) {
+// Second half, once the manifest names `shard`: each rank removes its other shards of this
+// checkpoint. Until the manifest is replaced, the previous one and its shards stay whole: a
+// rank killed while writing leaves the last checkpoint usable (and a shard no manifest
+// names, which goes at the next checkpoint or resume).
+void replace_shard_file(const std::string& path, TrainingRun& run, Cluster& job, const std::string& shard) {
   std::uint64_t written[1] = {1};
   job.sum(written);  // rank 0 has written the manifest
-  if (!run.shard_file.empty() && run.shard_file != shard) ::unlink(run.shard_file.c_str());
+  remove_stray_shards(path, job.rank(), job.size(), run.shards.id);
   run.shard_file = shard;
 }
 
@@ -88,7 +89,7 @@ void write_checkpoint(const std::string& path, TrainingRun& run, Cluster& job) {
   if (job.is_root()) save_checkpoint(path, run);
   std::swap(mine, run.state);
   run.ranks = 1;
-  if (run.sharded) replace_shard_file(run, job, shard);
+  if (run.sharded) replace_shard_file(path, run, job, shard);
   run.keep_temporaries();  // each rank's own (GloVe's records file)
 }
 
@@ -136,6 +137,7 @@ TrainingRun resumed_run(const TrainCommand& command, Cluster& job) {
     for (unsigned r = 0; r < job.size(); ++r) {
       if (failed[r]) fail("{}: rank {} could not read its shard of the checkpoint", shard_file_path(command.resume, r, job.size(), run.shards.id), r);
     }
+    remove_stray_shards(command.resume, job.rank(), job.size(), run.shards.id);
   }
   if (!command.output.output.empty()) run.output.output = command.output.output;
   const TrainingModel& model = training_model(run.settings.model);

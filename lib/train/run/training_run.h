@@ -29,6 +29,9 @@ struct ShardManifest {
 
 // Where rank `rank` of `ranks` keeps its shard of checkpoint `id` written at `checkpoint`.
 std::string shard_file_path(const std::string& checkpoint, unsigned rank, unsigned ranks, const std::string& id);
+// Removes that rank's shards at `checkpoint` of every other id: its previous checkpoint's,
+// and those of one a killed job wrote but never named in a manifest.
+void remove_stray_shards(const std::string& checkpoint, unsigned rank, unsigned ranks, const std::string& id);
 
 // Output options a resumed run must honour as the original would have.
 struct OutputSettings {
