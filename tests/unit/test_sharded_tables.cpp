@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <set>
 #include <vector>
 
 #include <catch2/catch.hpp>
 
+#include "test_util.h"
 #include "thread_cluster.h"
 #include "core/error.h"
 #include "train/shards/sharded_tables.h"
@@ -164,13 +164,12 @@ TEST_CASE("sharded tables: a round fetches the owners' rows, sums the vectors' c
 
 TEST_CASE("sharded tables: a shard saved is loaded whole; another checkpoint's or rank's is refused", "[shards]") {
   const Word2vecLayout layout(20, Optimizer::rowadagrad);
-  const auto dir = std::filesystem::temp_directory_path() / "embed_test_shards";
-  std::filesystem::create_directories(dir);
+  const test::TempDir dir;  // its own: the unit tests run once per instruction set, side by side
   test::ThreadJob job(2);
   std::vector<std::string> errors(2);
   std::vector<std::uint64_t> wrong(2, 0);
   job.run([&](Cluster& rank) {
-    const std::string path = shard_path_for_test(dir.string(), rank.rank());
+    const std::string path = shard_path_for_test(dir.path().string(), rank.rank());
     ShardedTables saved(rank, kRows, layout, kHot);
     saved.init_fresh(kSeed);
     saved.save_shard(path, "00ff");
@@ -194,13 +193,12 @@ TEST_CASE("sharded tables: a shard saved is loaded whole; another checkpoint's o
     if (!rank.is_root()) return;
     ShardedTables tables(rank, kRows, layout, kHot);
     try {
-      tables.load_shard(shard_path_for_test(dir.string(), 1), "00ff");
+      tables.load_shard(shard_path_for_test(dir.path().string(), 1), "00ff");
     } catch (const Error& e) {
       refused = e.what();
     }
   });
   CHECK_THAT(refused, Catch::Contains("the shard is rank 1 of 2"));
-  std::filesystem::remove_all(dir);
 }
 
 namespace {
