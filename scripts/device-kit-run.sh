@@ -335,8 +335,9 @@ case $mode in
     # the block kernel's two barriers each (whether a window's latency, which bounds 512
     # windows in flight, is those barriers: the kernel before issue 23 had one per window, 93M).
     # device-warp: skip-gram's warp-per-window kernel with as many warps in flight as the
-    # block kernel's (4,096 windows), beside the block kernel's 512 (device): whether one
-    # warp's longer window is paid back by more windows at once (quality: seed 1 below).
+    # block kernel's (4,096 windows, in 4 batches' kernels at once: one batch's reaches
+    # about 963), beside the block kernel's 512 (device): whether one warp's longer window
+    # is paid back by more windows at once (quality: seed 1 below).
     # device-pair: f32 pairs added by one 8-byte atomic (whether the L2's atomics bound dim 300);
     # device-lanes: two batches' kernels at once, 256 windows each (whether a batch's last
     # blocks, its tail, leave the GPU idle: 512 windows gave 58M words/s at dim 100, 1024 60M).

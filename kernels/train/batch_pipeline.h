@@ -76,8 +76,12 @@ class BatchPipeline : public RowHome {
     device_tables_.rows_from_host(is_second(table), table, first, end);
   }
   // A batch's write-back may no longer store a row whole (row_versions.h): the rounds'
-  // adds to it would be lost.
-  void host_rows_shared() override { host_.add_every_change(); }
+  // adds to it would be lost. The rounds' changes to the GPU's rows pass through a buffer
+  // made now, before training (DeviceTables::reserve_transfer).
+  void host_rows_shared() override {
+    host_.add_every_change();
+    if (first_ != nullptr) device_tables_.reserve_transfer(first_->stride());
+  }
 
  protected:
   BatchPipeline(const GpuMemoryPlan& plan, const GpuDevice& device, TableTraffic* traffic)

@@ -26,6 +26,7 @@
 #include "kernels/train/batch_pipeline.h"
 #include "kernels/train/host_tables.h"
 #include "kernels/train/kernel_clocks.h"
+#include "kernels/train/kernel_lanes.h"
 #include "kernels/train/row_sums_buffers.h"
 #include "kernels/train/subword_kernels.h"
 #include "kernels/train/summed_kernels.h"
@@ -52,6 +53,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
         shape_(request.shape),
         storage_(storage_of(request.shape.storage)),
         rule_(kernel_rule_of(request.optimizer, padded_, request.hyper)),
+        pair_atomics_(pair_atomics_chosen(request.subwords != nullptr)),
         most_touched_(request.hot_rows.has_value()),
         hot_buckets_(request.hot_rows ? request.hot_rows->input_buckets.size() : 0) {
     // Rows of the vector padded to `padded`, then the optimizer's state (Word2vecLayout),
@@ -100,7 +102,8 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
     const bool by_rows = rows_kernel();
     const std::string at_once =
         summed_windows_ > 0 ? fmt::format("steps summed over {} windows", summed_windows_)
-                            : fmt::format("{} windows at a time{}, {} each{}", kernel_blocks() * kernel_lanes(),
+                            : fmt::format("{} windows at a time{}, {} each{}",
+                                          windows_in_flight(max_blocks_, kernel_lanes(), batch_blocks()),
                                           kernel_lanes() > 1 ? fmt::format(" in {} batches' kernels", kernel_lanes()) : "",
                                           by_warp ? "a warp" : "a block", by_rows ? ", a warp per output row" : "");
     return fmt::format("cuda ({}; {}, {}{}{}; {} of GPU memory planned; {})", device_.description(), where,
@@ -303,32 +306,33 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   }
 
   // Each kernel's share of the windows in flight: all of them, or with kernel lanes a lane's.
-  unsigned kernel_blocks() const { return std::max(1u, max_blocks_ / kernel_lanes()); }
+  unsigned kernel_blocks() const { return lane_blocks(max_blocks_, kernel_lanes()); }
+  // The most blocks a full batch's kernel runs (kernel_lanes.h): a batch of at most W corpus
+  // words runs at most W / (max inputs + 1), fewer where subsampling drops words: 236 for
+  // host placement's 2,604-word batches at big_table's 1/4, 59 at 1/16's 649.
+  std::size_t batch_blocks() const { return full_batch_blocks(plan_.batch_items, shape_.max_inputs_per_window); }
 
   // How many batches' kernels run at once (batch_pipeline.h), under
   // EMBED_GPU_KERNEL_LANES, for experiments: N, or "auto", as many as the windows in flight
-  // allow full batches' kernels (a batch of at most W corpus words runs at most
-  // W / (max inputs + 1) blocks, fewer where subsampling drops words: 236 for host
-  // placement's 2,604-word batches at big_table's 1/4, 59 at 1/16's 649), at most 8.
-  // Unset: 1. Summed steps share one set of sums: 1.
+  // allow full batches' kernels, at most 8 (kernel_lanes.h). Unset: 1. Summed steps share
+  // one set of sums: 1.
   unsigned kernel_lanes_chosen() const {
-    const char* chosen = std::getenv("EMBED_GPU_KERNEL_LANES");
-    if (chosen == nullptr || summed_windows_ > 0) return 1;
-    if (std::string_view(chosen) == "auto") {
-      const std::size_t full_batch_blocks = std::max<std::size_t>(1, plan_.batch_items / (shape_.max_inputs_per_window + 1));
-      return static_cast<unsigned>(std::clamp<std::size_t>(max_blocks_ / full_batch_blocks, 1, 8));
-    }
-    return static_cast<unsigned>(std::clamp(std::atoi(chosen), 1, 16));
+    if (summed_windows_ > 0) return 1;
+    return kernel_lanes_from(std::getenv("EMBED_GPU_KERNEL_LANES"), max_blocks_, batch_blocks());
   }
 
   // EMBED_GPU_PAIR_ATOMICS=1, for experiments: f32 tables' element pairs added by one
   // 8-byte atomic on sm_90 (storage.h's SplitTable::pair_atomics). Skip-gram adds some
   // 12 rows per window with atomics: at dim 300 and 41M words/s on an H200 (text8, about
   // half the words kept) about 80 billion floats a second, at dim 100 and 58M 37 billion;
-  // whether the L2's atomics bound dim 300 is what this measures.
-  bool pair_atomics_chosen() const {
+  // whether the L2's atomics bound dim 300 is what this measures. Only the kernels of a
+  // rule without state add pairs so (skip-gram's with SGD, and fastText's, which train
+  // nothing else): CBOW's, the rules with state and the summed steps never do, and their
+  // runs do not say they did.
+  bool pair_atomics_chosen(bool subwords) const {
     const char* chosen = std::getenv("EMBED_GPU_PAIR_ATOMICS");
-    return chosen != nullptr && std::string_view(chosen) == "1" && storage_ == Storage::f32 && device_.compute_major >= 9;
+    return chosen != nullptr && std::string_view(chosen) == "1" && storage_ == Storage::f32 && device_.compute_major >= 9 &&
+           (subwords || sgd_skipgram());
   }
 
   // Skip-gram with SGD (word2vec's or fastText's): a block per window, or under
@@ -395,7 +399,7 @@ class CudaWord2vecBackend final : public Word2vecBackend, BatchPipeline<Slot, Lo
   // ended 0.5% above the CPU's loss with its analogy score, 1024 1.4% above.
   static constexpr unsigned kConcurrentWindows = 512;
   const unsigned max_blocks_ = concurrent_windows(input_.rows());
-  const bool pair_atomics_ = pair_atomics_chosen();
+  const bool pair_atomics_;
   const SkipgramKernel skipgram_kernel_ = skipgram_kernel_chosen();
   // --subwords (use_subwords): each word's rows, and device placement's copy of them.
   const SubwordRows* subwords_ = nullptr;

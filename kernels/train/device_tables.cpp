@@ -16,18 +16,17 @@ std::size_t rows_per_transfer(std::size_t stride) {
   return std::max<std::size_t>(1, kTransferBufferBytes / (stride * sizeof(float)));
 }
 
-// Calls step(first row, elements, f32 device buffer) over rows [first, end) of `stride`
-// floats in chunks of at most kTransferBufferBytes.
+}  // namespace
+
 template <typename Step>
-void in_chunks(std::size_t stride, std::size_t first, std::size_t end, Step step) {
+void DeviceTables::in_chunks(std::size_t stride, std::size_t first, std::size_t end, Step step) const {
   const std::size_t chunk_rows = rows_per_transfer(stride);
-  DeviceBuffer buffer(std::min(chunk_rows, end - first) * stride * sizeof(float), "converting a table");
+  EMBED_ASSERT(transfer_.get() != nullptr && transfer_rows_ >= std::min(chunk_rows, end - first));
+  const std::lock_guard hold(*transfer_lock_);
   for (std::size_t row = first; row < end; row += chunk_rows) {
-    step(row, std::min(chunk_rows, end - row) * stride, buffer.get<float>());
+    step(row, std::min(chunk_rows, end - row) * stride, transfer_.get<float>());
   }
 }
-
-}  // namespace
 
 DeviceTables::DeviceTables(const RowMatrix& first, const RowMatrix& second, std::size_t first_rows, std::size_t second_rows,
                            Storage storage, const char* first_name, const char* second_name,
@@ -42,8 +41,15 @@ DeviceTables::DeviceTables(const RowMatrix& first, const RowMatrix& second, std:
   EMBED_ASSERT(buckets_.empty() || (buckets_.front() >= first_rows_of(false) && buckets_.back() < first.rows()));
   first_ = DeviceBuffer(first_rows_ * row_bytes_, first_name);
   second_ = DeviceBuffer(second_rows_ * row_bytes_, second_name);
+  if (!stored_alike(first)) reserve_transfer(first.stride());
   upload(false, first);
   upload(true, second);
+}
+
+void DeviceTables::reserve_transfer(std::size_t stride) {
+  if (transfer_.get() != nullptr || rows() == 0) return;
+  transfer_rows_ = std::min(rows_per_transfer(stride), rows());
+  transfer_ = DeviceBuffer(transfer_rows_ * stride * sizeof(float), "the tables' f32 transfer buffer");
 }
 
 void DeviceTables::copy_to_host(RowMatrix& first, RowMatrix& second) const {

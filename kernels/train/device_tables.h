@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -46,6 +48,12 @@ class DeviceTables {
   void rows_to_host(bool second, RowMatrix& host, std::size_t first, std::size_t end) const;
   void rows_from_host(bool second, const RowMatrix& host, std::size_t first, std::size_t end) const;
   void add_to_rows(bool second, const float* added, std::size_t stride, std::size_t first, std::size_t end) const;
+  // Makes the f32 buffer, of up to kTransferBufferBytes, that add_to_rows passes the ranks'
+  // changes through (rows of `stride` floats), unless it is made already. Called before
+  // training: cudaFree waits for the whole device, so a buffer made and freed at every
+  // round would stall every batch's kernels in flight. The constructor makes it where the
+  // tables are converted between the host's f32 and the device's storage.
+  void reserve_transfer(std::size_t stride);
 
  private:
   // The rows of [first, end) held of the first table (`second` false) or the second (all
@@ -61,6 +69,10 @@ class DeviceTables {
   // buckets_[k, k + count) that lie in [first, end).
   template <typename Run>
   void bucket_runs(std::size_t stride, std::size_t first, std::size_t end, Run run) const;
+  // Calls step(first row, elements, the f32 transfer buffer) over rows [first, end) of
+  // `stride` floats in chunks of at most kTransferBufferBytes, one after another.
+  template <typename Step>
+  void in_chunks(std::size_t stride, std::size_t first, std::size_t end, Step step) const;
 
   // Device rows [place, place + count) of a table, to or from `rows` (count host rows of
   // `stride` elements one after another: in the storage type where `as_stored`, else f32),
@@ -74,6 +86,11 @@ class DeviceTables {
   std::vector<std::uint32_t> buckets_;  // the first table's rows held after its first rows
   std::size_t row_bytes_ = 0;           // one row in the storage type
   DeviceBuffer first_, second_;
+  DeviceBuffer transfer_;           // reserve_transfer's, or none
+  std::size_t transfer_rows_ = 0;  // of the stride it was made for
+  // One caller at a time in transfer_ (a round, a checkpoint's copy): a pointer, so that
+  // the tables move.
+  std::unique_ptr<std::mutex> transfer_lock_ = std::make_unique<std::mutex>();
 };
 
 }  // namespace embed::cuda

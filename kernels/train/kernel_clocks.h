@@ -20,9 +20,17 @@ namespace embed::cuda {
 
 // The counters: each phase's cycles summed over windows, then the windows timed, their
 // inputs, the blocks' cycles (a block's whole run of windows, from its first reading to
-// its last) and the blocks.
+// its last), the same runs in nanoseconds of the GPU's global timer, and the blocks (those
+// that trained a window).
 inline constexpr int kClockPhases = 6;
-enum KernelClockSlot : int { kClockWindows = kClockPhases, kClockInputs, kClockBlockCycles, kClockBlocks, kClockSlots };
+enum KernelClockSlot : int {
+  kClockWindows = kClockPhases,
+  kClockInputs,
+  kClockBlockCycles,
+  kClockBlockNanos,
+  kClockBlocks,
+  kClockSlots
+};
 
 // The phases of a window, as each kernel's thread 0 marks them (word2vec_kernels.cu).
 // The block kernel: listing the outputs, loading the rows, each input's scores and steps
@@ -33,9 +41,13 @@ enum KernelClockSlot : int { kClockWindows = kClockPhases, kClockInputs, kClockB
 inline constexpr const char* kBlockKernelPhases[kClockPhases] = {"lists", "loads", "scores", "steps", "loss", "outputs"};
 inline constexpr const char* kRowsKernelPhases[kClockPhases] = {"lists", "loads", "inputs", "outputs", "replay", "adds"};
 
-// One line: the windows, their inputs, a window's cycles (and µs at `clock_mhz`, the
-// GPU's peak clock) and each phase's share, a block's run of windows. Empty when no
-// window was timed.
-std::string describe_kernel_clocks(const std::uint64_t (&counters)[kClockSlots], bool rows_kernel, double clock_mhz);
+// The clock the SMs ran at while the blocks ran, in MHz: their cycles over the global
+// timer's nanoseconds; `peak_mhz` (the device's reported clock) where no time was read.
+double measured_clock_mhz(const std::uint64_t (&counters)[kClockSlots], double peak_mhz);
+
+// One line: the windows, their inputs, a window's cycles (and µs at the measured clock,
+// beside the peak) and each phase's share, a block's run of windows. Empty when no window
+// was timed.
+std::string describe_kernel_clocks(const std::uint64_t (&counters)[kClockSlots], bool rows_kernel, double peak_mhz);
 
 }  // namespace embed::cuda

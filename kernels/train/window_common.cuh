@@ -85,15 +85,21 @@ inline unsigned blocks_for(const KernelBatch& batch, unsigned max_blocks) {
 }
 
 // The block copies the vectors of `count` table rows of `width` elements (the first
-// `pairs` element pairs of each) into shared memory as f32, row k at dst[k * stride].
+// `pairs` element pairs of each) into shared memory as f32, row k at dst[k * stride], and
+// where `also` is given there too: one load from the table for both copies, so that they
+// hold the same values whatever other blocks' atomics add meanwhile.
 template <typename T>
 __device__ inline void load_rows(const SplitTable& table, const std::uint32_t* ids, std::uint32_t count, std::uint32_t width,
-                                 std::uint32_t stride, std::uint32_t pairs, float* dst) {
+                                 std::uint32_t stride, std::uint32_t pairs, float* dst, float* also = nullptr) {
   for (std::uint32_t i = threadIdx.x; i < count * pairs; i += blockDim.x) {
     const std::uint32_t k = i / pairs, e = 2 * (i % pairs);
     const float2 v = load_pair(row_at<T>(table, ids[k], width) + e);
     dst[k * stride + e] = v.x;
     dst[k * stride + e + 1] = v.y;
+    if (also != nullptr) {
+      also[k * stride + e] = v.x;
+      also[k * stride + e + 1] = v.y;
+    }
   }
 }
 

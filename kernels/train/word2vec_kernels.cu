@@ -419,8 +419,7 @@ __global__ void skipgram_rows_kernel(KernelBatch b, SplitTable input, SplitTable
     }
     const std::uint32_t n_rows = n_rows_shared;
     load_rows<T>(input, in_ids, n_in, width, stride, pairs, in_rows);
-    load_rows<T>(output, out_ids, n_rows, width, stride, pairs, out_rows);
-    load_rows<T>(output, out_ids, n_rows, width, stride, pairs, replayed);
+    load_rows<T>(output, out_ids, n_rows, width, stride, pairs, out_rows, replayed);
     __syncthreads();
     clocks.mark(1);
     const bool inputs_repeat = inputs_repeat_shared != 0;

@@ -9,9 +9,11 @@
 #               second of training: the epoch's per_second in embed-train's --metrics file)
 #               and the whole process's wall seconds. Modes: fasttext (Debian's, whole-process
 #               words/s: reading included), cpu, device (--table device), device-warp
-#               (the same with EMBED_GPU_SKIPGRAM_KERNEL=warp, a warp per window, and
+#               (the same with EMBED_GPU_SKIPGRAM_KERNEL=warp, a warp per window,
 #               EMBED_GPU_WINDOWS=WARP_WINDOWS, 4096 by default: as many warps in flight as
-#               the block kernel's 512 windows), device-pair (EMBED_GPU_PAIR_ATOMICS=1:
+#               the block kernel's 512 windows, in WARP_LANES batches' kernels at once, 4 by
+#               default: one batch's kernel runs at most a block per 11 windows, about 963,
+#               and the log's "N windows at a time" says what they reach), device-pair (EMBED_GPU_PAIR_ATOMICS=1:
 #               f32 element pairs added by one 8-byte atomic rather than two), device-lanes
 #               (EMBED_GPU_KERNEL_LANES=LANES, 2 by default: that many batches' kernels at
 #               once, each capped at its share of the windows in flight, so that one batch's
@@ -176,12 +178,12 @@ mode_args() {
   esac
 }
 
-# mode_env MODE: the environment a mode trains in (device-warp: the warp kernel, WARP_WINDOWS windows at once;
+# mode_env MODE: the environment a mode trains in (device-warp: the warp kernel, WARP_WINDOWS windows at once in WARP_LANES lanes;
 # device-pair: f32 element pairs added by one 8-byte atomic; device-lanes: LANES batches' kernels at once;
 # device-rows: a warp per output row).
 mode_env() {
   case $1 in
-    device-warp) echo "EMBED_GPU_SKIPGRAM_KERNEL=warp EMBED_GPU_WINDOWS=${WARP_WINDOWS:-4096}" ;;
+    device-warp) echo "EMBED_GPU_SKIPGRAM_KERNEL=warp EMBED_GPU_WINDOWS=${WARP_WINDOWS:-4096} EMBED_GPU_KERNEL_LANES=${WARP_LANES:-4}" ;;
     device-pair) echo "EMBED_GPU_PAIR_ATOMICS=1" ;;
     device-lanes) echo "EMBED_GPU_KERNEL_LANES=${LANES:-2}" ;;
     device-rows) echo "EMBED_GPU_SKIPGRAM_KERNEL=rows" ;;

@@ -244,6 +244,22 @@ TEST_CASE("optimizers with state train one batch on the GPU as the CPU does", "[
   }
 }
 
+TEST_CASE("only the kernels that add element pairs by one atomic say they do", "[gpu]") {
+  // EMBED_GPU_PAIR_ATOMICS=1 changes skip-gram's SGD kernels (and fastText's) on sm_90:
+  // CBOW's and the rules with state add their rows otherwise, and say nothing of it.
+  const ScopedEnvironment pairs("EMBED_GPU_PAIR_ATOMICS", "1");
+  const bool sm90 = the_device.compute_major >= 9;
+  RowMatrix input(64, 8), output(64, 8);
+  CHECK((cuda_backend(Model::skipgram, input, output, 2, 2, 1, kPlacements[0])->name().find("one atomic") !=
+         std::string::npos) == sm90);
+  CHECK(cuda_backend(Model::cbow, input, output, 2, 2, 1, kPlacements[0])->name().find("one atomic") == std::string::npos);
+  const Word2vecLayout layout(8, Optimizer::adagrad);
+  RowMatrix state_in = make_word2vec_table(64, layout, true, 1, 1), state_out = make_word2vec_table(64, layout, true, 2, 1);
+  CHECK(cuda_backend(Model::skipgram, state_in, state_out, 2, 2, 1, kPlacements[0], DType::f32, 0, layout)
+            ->name()
+            .find("one atomic") == std::string::npos);
+}
+
 TEST_CASE("f16 and bf16 tables train one batch to the CPU's result within their precision", "[gpu]") {
   for (DType storage : {DType::f16, DType::bf16}) {
     for (const Placement& placement : kPlacements) {
@@ -430,6 +446,9 @@ TEST_CASE("a round between ranks reads, adds to and sets the rows the GPU holds"
       auto backend = cuda_backend(Model::skipgram, input, output, 2, 2, 1, kQualityPlacements[which], storage);
       RowHome* home = backend->row_home();
       REQUIRE(home != nullptr);
+      // As RankAveraging::set_home does before training: the buffer the rounds' changes
+      // pass through is made now, not at each round (cudaFree would stall every kernel).
+      home->host_rows_shared();
       INFO(kQualityPlacements[which].name << ", " << dtype_name(storage));
       // Added while the rows live on the GPU, then read back: what was there plus `added`.
       std::vector<float> added(2 * input.stride(), 0.0f);

@@ -261,3 +261,22 @@ TEST_CASE("GloVe's summed steps' sums are counted in its GPU memory plan", "[gpu
   REQUIRE(with.hot_rows < without.hot_rows);
   REQUIRE(with.sum_bytes == (2 * with.hot_rows + with.max_input_rows + with.max_output_rows) * per_row);
 }
+
+TEST_CASE("under mpirun GloVe's plan counts the buffer the ranks' changes pass through", "[gpu-host]") {
+  const std::uint64_t MB = 1 << 20;
+  const GloveLayout layout(300, Optimizer::adagrad);
+  GloveGpuShape shape{71000, layout.width, 4};
+  const GpuMemoryPlan device_alone = plan_glove_gpu_memory(shape, GpuOptions{}, 8192 * MB);
+  GpuOptions host;
+  host.table = TablePlacement::host;
+  const GpuMemoryPlan host_alone = plan_glove_gpu_memory(shape, host, 256 * MB);
+  shape.rank_rounds = true;
+  const std::uint64_t row_bytes = layout.width * 4;
+  const GpuMemoryPlan device = plan_glove_gpu_memory(shape, GpuOptions{}, 8192 * MB);
+  REQUIRE(device.placement == TablePlacement::device);
+  REQUIRE(device.fixed_bytes == device_alone.fixed_bytes + std::min<std::uint64_t>(64 * MB, 71000 * row_bytes));
+  const GpuMemoryPlan host_ranks = plan_glove_gpu_memory(shape, host, 256 * MB);
+  REQUIRE(host_ranks.total_bytes() <= 256 * MB);
+  REQUIRE(host_ranks.hot_rows < host_alone.hot_rows);
+  REQUIRE(host_ranks.fixed_bytes == host_alone.fixed_bytes + std::min<std::uint64_t>(64 * MB, host_ranks.hot_rows * row_bytes));
+}

@@ -1253,3 +1253,23 @@ TEST_CASE("an epoch's GPU traffic is reported per item, and as the share of touc
   CHECK(idle.gpu_wait_share == 0);
   CHECK(peak_rss_bytes() > 1u << 20);
 }
+
+TEST_CASE("under mpirun the plan counts the buffer the ranks' changes pass through", "[gpu-host]") {
+  const std::uint64_t MB = 1 << 20;
+  // f32 hot rows need no conversion buffer alone; the data-parallel rounds add the ranks'
+  // changes through one (DeviceTables::reserve_transfer), made before training.
+  GpuOptions host;
+  host.table = TablePlacement::host;
+  GpuTrainShape shape = shape_of(2000000, 128, 4);
+  const GpuMemoryPlan alone = plan_gpu_memory(shape, host, 256 * MB);
+  shape.rank_rounds = true;
+  const GpuMemoryPlan ranks = plan_gpu_memory(shape, host, 256 * MB);
+  REQUIRE(alone.hot_rows > 0);
+  REQUIRE(ranks.total_bytes() <= 256 * MB);
+  REQUIRE(ranks.fixed_bytes == alone.fixed_bytes + std::min<std::uint64_t>(64 * MB, ranks.hot_rows * 128 * 4));
+  REQUIRE(ranks.hot_rows < alone.hot_rows);
+  // Device placement counted it already (its conversions use it too).
+  const GpuMemoryPlan device = plan_gpu_memory(shape, GpuOptions{}, 8192 * MB);
+  shape.rank_rounds = false;
+  REQUIRE(device.total_bytes() == plan_gpu_memory(shape, GpuOptions{}, 8192 * MB).total_bytes());
+}

@@ -230,6 +230,7 @@ class GloveModel final : public TrainingModel {
     GloveGpuShape shape{run.input.rows(), layout.width, s.threads};
     shape.summed_records = summed_records_on_gpu(s.optimizer);
     shape.params = layout.params;
+    shape.rank_rounds = this_job().size() > 1;
     // Row-wise AdaGrad is the way to a smaller table: say so where a plan is refused.
     const std::size_t state = layout.width - layout.params;
     const std::size_t row_state = optimizer_spec(Optimizer::rowadagrad).state_floats(layout.params);

@@ -256,8 +256,8 @@ GpuMemoryPlan plan_gpu_memory(const GpuTrainShape& shape, const GpuOptions& opti
     return sized_plan(shape, placement, options.transfer, slots, words, true);
   };
   // Hot rows converted between f32 host rows and f16/bf16 GPU rows pass through an f32
-  // buffer; f16 host tables' rows are copied as they are stored.
-  const bool converted = shape.storage != DType::f32 && !shape.half_host_tables;
+  // buffer, as the ranks' changes do; f16 host tables' rows are copied as they are stored.
+  const bool converted = (shape.storage != DType::f32 && !shape.half_host_tables) || shape.rank_rounds;
   const HotRowCost hot_cost{std::uint64_t{shape.stride} * dtype_size(shape.storage),
                             converted ? std::uint64_t{shape.stride} * sizeof(float) : 0, sum_row_bytes(shape)};
   const std::string state = shape.state == 0 ? "" : fmt::format(" with {} floats of optimizer state per row", shape.state);
@@ -282,6 +282,8 @@ GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions
     plan.table_rows = shape.rows;
     plan.hot_row_limit = shape.rows;
     plan.table_bytes = host ? 0 : 2 * shape.rows * row_bytes;
+    // The ranks' changes pass through an f32 buffer (host placement: the hot rows' cost).
+    if (!host && shape.rank_rounds) plan.fixed_bytes += std::min(kTransferBufferBytes, shape.rows * row_bytes);
     // A block of records touches at most one word row and one context row per record.
     plan.max_input_rows = host ? std::min(shape.rows, records) : 0;
     plan.max_output_rows = plan.max_input_rows;
@@ -295,7 +297,7 @@ GpuMemoryPlan plan_glove_gpu_memory(const GloveGpuShape& shape, const GpuOptions
     return plan;
   };
   return choose_plan(
-      sized, HotRowCost{row_bytes, 0, sum_bytes}, kGloveBatchRecords, kMinGloveBatchRecords, shape.workers,
+      sized, HotRowCost{row_bytes, shape.rank_rounds ? row_bytes : 0, sum_bytes}, kGloveBatchRecords, kMinGloveBatchRecords, shape.workers,
       fmt::format("the two glove tables ({} rows x {} floats with biases and optimizer state)", shape.rows, shape.width), options,
       budget, shape.smaller_state);
 }

@@ -95,6 +95,9 @@ struct GpuTrainShape {
   // keeps a sum of the padded vector's floats per row id its kernels see, and two
   // uint32 to list it (kernels/train/summed_kernels.h).
   std::size_t summed_windows = 0;
+  // Under mpirun (data parallel): the rounds add the ranks' summed changes to the rows on
+  // the GPU through an f32 buffer of up to kTransferBufferBytes, made before training.
+  bool rank_rounds = false;
 };
 
 // GloVe's tables: f32 rows of vector, bias and optimizer state (GloveLayout::width).
@@ -109,6 +112,7 @@ struct GloveGpuShape {
   // of `params` floats (GloveLayout::params) and two uint32 per row id the kernels see.
   std::size_t summed_records = 0;
   std::size_t params = 0;
+  bool rank_rounds = false;  // as GpuTrainShape's
 };
 
 struct GpuMemoryPlan {

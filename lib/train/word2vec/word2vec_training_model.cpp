@@ -467,6 +467,7 @@ class Word2vecModel final : public TrainingModel {
     const GpuOptions& options = context.gpu_options;
     // The vocabulary's rows; with subwords the input table has the buckets' rows too.
     GpuTrainShape shape = gpu_train_shape(s, run.input, run.output_table.rows(), run.output.dtype, subwords == nullptr);
+    shape.rank_rounds = this_job().size() > 1;
     if (subwords) {
       shape.bucket_rows = run.input.rows() - shape.rows;
       shape.subword_ids = subwords->listed();
