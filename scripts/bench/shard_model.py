@@ -22,8 +22,11 @@ the all-reduce (d: the vector), which a ring all-reduce moves about twice of eac
 
   bytes/word (each way) = 4D/B * [ sum over tables, v past the top K of (1 - 1/N)(1 - exp(-B rate(v))) ]
                           + (N > 1) * 2 * K * 4d / B
-  words/s per rank (network-bound) = link bytes/s / bytes/word; the run goes at the lesser of
-  that and the compute rate.
+  words/s per rank, as built (a round exchanges after its words are trained, so the link and
+  the compute take turns) = 1 / (1 / compute + bytes/word / link bytes/s); were the exchange
+  overlapped with training (not built: on one machine it is CPU work on the training's own
+  cores, bench/RESULTS.md), the lesser of compute and link bytes/s / bytes/word. Latency, and
+  the time the ranks wait for the slowest at a round, are not modelled.
 
 The vocabulary: --counts FILE (one "word count" or a count per line, e.g. from embed-train's
 vocabulary or `tr -s ' ' '\\n' < corpus | sort | uniq -c`), --corpus FILE (counted here), or
@@ -34,7 +37,7 @@ Usage:
       [--cache K,...] [--round-words B] [--dim D] [--vector-dim d] [--window W] [--negative N]
       [--sample T] [--compute WORDS_PER_S] [--links 10,100]
 Prints a table per cache size: ranks, bytes/word each way (rows, hot rows' sums, both), and
-words/s per rank at each link rate (Gb/s), capped by --compute. Needs numpy.
+words/s per rank at each link rate (Gb/s) as built and overlapped. Needs numpy.
 """
 import argparse
 import collections
@@ -127,12 +130,15 @@ def main():
         print(f"\ncache: top {cache:,} rows of each table ({cache * args.dim * 8 / 2**20:,.0f} MB), "
               f"{hit_in:.1%} of input-row touches, {hit_out:.1%} of output-row touches")
         print(f"{'ranks':>6} {'rows B/w':>9} {'hot B/w':>8} {'bytes/word':>11} " +
-              " ".join(f"{f'words/s @{g:g}G':>15}" for g in links))
+              " ".join(f"{f'words/s @{g:g}G':>15} {'overlapped':>11}" for g in links))
         for n in (int(x) for x in args.ranks.split(",")):
             rows, hot = bytes_per_word(rates, n, cache, args.round_words, args.dim, args.vector_dim)
             b = rows + 2 * hot * (1 - 1 / n)  # a ring all-reduce moves 2 (N-1)/N of what it is handed
-            speeds = [min(args.compute, g * 1e9 / 8 / b) if b > 0 else args.compute for g in links]
-            print(f"{n:>6} {rows:>9,.0f} {hot:>8,.0f} {b:>11,.0f} " + " ".join(f"{s:>15,.0f}" for s in speeds))
+            cells = []
+            for g in links:
+                link_words = g * 1e9 / 8 / b if b > 0 else float("inf")  # words/s the link alone carries
+                cells.append(f"{1 / (1 / args.compute + 1 / link_words):>15,.0f} {min(args.compute, link_words):>11,.0f}")
+            print(f"{n:>6} {rows:>9,.0f} {hot:>8,.0f} {b:>11,.0f} " + " ".join(cells))
 
 
 if __name__ == "__main__":
