@@ -121,6 +121,14 @@ std::optional<std::string> as_typed(const CLI::App& app, const std::string& mess
 }  // namespace
 
 std::optional<int> parse(CLI::App& app, int argc, char** argv) {
+  // A usage error is one line, as every other error is (run's UsageError): CLI11's own
+  // puts "Run with --help for more information." on a second line and names no tool,
+  // which a pipeline's stderr then cannot attribute.
+  app.failure_message([](const CLI::App* failed, const CLI::Error& error) {
+    const CLI::App* tool = failed;
+    while (tool->get_parent() != nullptr) tool = tool->get_parent();
+    return fmt::format("{}: error: {}; see --help\n", tool->get_name(), error.what());
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ValidationError& e) {

@@ -46,8 +46,8 @@ check "similarity with a zero row" "$("$EQ" v.emb --similarity a zero --format t
 check "--similarity twice" "$("$EQ" v.emb --similarity a b --similarity a zero --format tsv)" $'a\tb\t0.993884\na\tzero\t0.000000'
 expect_error "--similarity with three words" 2 "--similarity: takes two words each time" "$EQ" v.emb --similarity a b c
 # An out-of-range value names the option as it was typed (issue 66: -k 0 said --top).
-expect_error "-k 0" 2 "^-k: 0 is not an integer from 1 to 100000" "$EQ" v.emb a -k 0
-expect_error "--top 0" 2 "^--top: 0 is not an integer from 1 to 100000" "$EQ" v.emb a --top 0
+expect_error "-k 0" 2 "^embed-query: error: -k: 0 is not an integer from 1 to 100000" "$EQ" v.emb a -k 0
+expect_error "--top 0" 2 "^embed-query: error: --top: 0 is not an integer from 1 to 100000" "$EQ" v.emb a --top 0
 # A line that starts with + lacks a word, as one ending with + does (issue 66: "+ a" was answered as "a").
 printf '+ a\n- a\n' | "$EQ" v.emb -k 1 --format tsv > plus.tsv 2> err.txt
 check "'+ a' on stdin: exit" "$?" "3"
