@@ -7,10 +7,12 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <random>
 #include <utility>
 
 #include "core/error.h"
@@ -76,6 +78,21 @@ mode_t default_file_mode() {
 
 constexpr std::size_t kBufferSize = 1 << 20;
 
+// Six characters of [A-Za-z0-9], as mkstemp's XXXXXX, different at every call.
+std::string random_suffix() {
+  static constexpr char kCharacters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  static std::atomic<std::uint64_t> calls{0};
+  std::uint64_t bits = std::random_device{}() ^ (static_cast<std::uint64_t>(::getpid()) << 32) ^
+                       (calls.fetch_add(1) * 0x9E3779B97F4A7C15ull) ^
+                       static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  std::string suffix(6, 'X');
+  for (char& c : suffix) {
+    c = kCharacters[bits % (sizeof(kCharacters) - 1)];
+    bits /= sizeof(kCharacters) - 1;
+  }
+  return suffix;
+}
+
 }  // namespace
 
 AtomicOutput::AtomicOutput(std::string path, Streaming streaming) : path_(std::move(path)) {
@@ -97,14 +114,29 @@ AtomicOutput::AtomicOutput(std::string path, Streaming streaming) : path_(std::m
 void AtomicOutput::create_temporary(const std::string& target) {
   install_cleanup_handlers();
   target_ = target;
-  std::string templ = target_ + ".tmp-XXXXXX";
-  fd_ = ::mkostemp(templ.data(), O_CLOEXEC);
+  // As mkostemp, but the name is registered with the signal handlers before the file is
+  // created, so that no signal finds it unregistered: under mpirun a rank that fails early
+  // (a missing corpus) has the launcher SIGTERM the others while rank 0 is often creating
+  // its outputs, and a file created, then registered, was left behind (cli_mpi, under load).
+  // Blocking the signals around mkostemp would not do: another thread (MPI's) takes them.
+  for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
+    const std::string candidate = target_ + ".tmp-" + random_suffix();
+    const int slot = register_temporary(candidate);
+    fd_ = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+    const int open_errno = errno;
+    if (fd_ >= 0) {
+      temp_path_ = candidate;
+      cleanup_slot_ = slot;
+      break;
+    }
+    unregister_temporary(slot);
+    errno = open_errno;
+    if (open_errno != EEXIST) break;
+  }
   if (fd_ < 0) {
     const std::string beside = target_ == path_ ? "" : " beside " + target_;  // a link's target
     fail("{}: cannot create the output{}: {}", path_, beside, std::strerror(errno));
   }
-  temp_path_ = templ;
-  cleanup_slot_ = register_temporary(temp_path_);
   ::fchmod(fd_, default_file_mode());
 }
 
