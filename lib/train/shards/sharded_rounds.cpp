@@ -82,10 +82,11 @@ std::string ShardedRounds::summary() const {
   return fmt::format(
       "{} rounds, {:.1f}% of the rows past the hot ones that a round touched fetched from other ranks; per corpus word "
       "this rank trained ({}): {:.0f} bytes of rows fetched (and as many of changes returned), {:.0f} of the hot rows' "
-      "sums; {} sent by this rank in all ({} bytes); {:.2f} s exchanging, {:.2f} s training",
+      "sums; {} sent by this rank in all ({} bytes); {:.2f} s exchanging ({:.2f} s of it in MPI's collectives), {:.2f} s "
+      "training",
       t.rounds, 100 * share(t.rows_fetched, t.rows_touched), words_, static_cast<double>(t.rows_fetched) * row_bytes / words,
       static_cast<double>(t.hot_bytes) / words, human_bytes(static_cast<double>(t.bytes_sent)), t.bytes_sent, exchange_seconds_,
-      train_seconds_);
+      t.collective_seconds, train_seconds_);
 }
 
 }  // namespace embed

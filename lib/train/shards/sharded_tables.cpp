@@ -124,7 +124,7 @@ void ShardedTables::fetch(std::span<WindowBatch* const> batches) {
     requests[r] = bytes_of_vector(ids);
     traffic_.bytes_sent += requests[r].size();
   }
-  const std::vector<std::vector<char>> asked = job_.all_to_all(std::move(requests));
+  const std::vector<std::vector<char>> asked = timed([&] { return job_.all_to_all(std::move(requests)); });
   // The rows asked for, from this rank's own.
   std::vector<std::vector<char>> replies(ranks);
   const std::size_t padded = layout_.padded(), state = width_ - padded;
@@ -161,7 +161,7 @@ void ShardedTables::fetch(std::span<WindowBatch* const> batches) {
   }
   // The rows as fetched stay in fetched_ (one buffer an owner) until push() turns them
   // into their changes, in place.
-  fetched_ = job_.all_to_all(std::move(replies));
+  fetched_ = timed([&] { return job_.all_to_all(std::move(replies)); });
   for (unsigned r = 0; r < ranks; ++r) {
     if (r == job_.rank()) continue;
     EMBED_ASSERT(fetched_[r].size() == (wanted_[0][r].size() + wanted_[1][r].size()) * width_ * sizeof(float));
@@ -197,7 +197,7 @@ void ShardedTables::push() {
     }
     traffic_.bytes_sent += fetched_[r].size();
   }
-  const std::vector<std::vector<char>> received = job_.all_to_all(std::move(fetched_));
+  const std::vector<std::vector<char>> received = timed([&] { return job_.all_to_all(std::move(fetched_)); });
   fetched_.clear();
   // Added in rank order: the same sums on every run. The vectors' changes are added; the
   // states' are summed apart, for their mean below.
@@ -269,7 +269,10 @@ void ShardedTables::sum_hot_rows() {
       for (std::size_t x = 0; x < dim; ++x) mine[x] = row[x] - base[x];
     }
   }
-  job_.sum(hot_sums_);
+  timed([&] {
+    job_.sum(hot_sums_);
+    return 0;
+  });
   traffic_.bytes_sent += hot_sums_.size() * sizeof(float);
   traffic_.hot_bytes += hot_sums_.size() * sizeof(float);
   for (int t = 0; t < 2; ++t) {

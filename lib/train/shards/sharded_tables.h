@@ -22,6 +22,7 @@
 // ranks' changes to them diverged.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -47,6 +48,10 @@ struct ShardTraffic {
   std::uint64_t rows_fetched = 0;  // of those, the rows owned elsewhere
   std::uint64_t bytes_sent = 0;    // by this rank: ids, rows, changes and the hot rows' sums
   std::uint64_t hot_bytes = 0;     // of those, the hot rows' sums (what the all-reduce is handed)
+  // Seconds a round spent inside MPI's collectives (waiting for the other ranks, and the
+  // copies between them), the rest of its exchange being this rank's own work: what an
+  // exchange overlapped with training could hide at most.
+  double collective_seconds = 0;
 };
 
 class ShardedTables {
@@ -109,6 +114,14 @@ class ShardedTables {
   void note_touched(int t, std::uint32_t g);
   void sum_hot_rows();
   void load_block(int t, std::uint64_t first);
+  // A round's collective call, its time added to traffic_.collective_seconds.
+  template <typename Call>
+  auto timed(Call call) {
+    const auto start = std::chrono::steady_clock::now();
+    auto result = call();
+    traffic_.collective_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
 
   Cluster& job_;
   std::uint64_t rows_;
