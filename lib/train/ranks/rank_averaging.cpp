@@ -54,25 +54,26 @@ std::function<RankAgreement(const RankReport&)> rank_sync(Cluster& job, RankAver
 }
 
 RankAveraging::RankAveraging(Cluster& job, std::vector<RowMatrix*> tables, std::size_t hot_rows, std::size_t first_settled_only,
-                             std::size_t shared_floats)
+                             std::size_t shared_floats, std::size_t shared_rows)
     : job_(job),
       tables_(std::move(tables)),
       hot_rows_(hot_rows),
       first_settled_only_(first_settled_only),
-      shared_floats_(shared_floats > 0 ? shared_floats : tables_.at(0)->dim()) {
+      shared_floats_(shared_floats > 0 ? shared_floats : tables_.at(0)->dim()),
+      shared_rows_(shared_rows) {
   EMBED_ASSERT(shared_floats_ <= tables_[0]->dim());
   EMBED_ASSERT(!tables_.empty());
   for (const RowMatrix* t : tables_) {
     EMBED_ASSERT(t->dim() == tables_[0]->dim());
-    bases_.emplace_back(t->rows(), t->dim());
-    std::memcpy(bases_.back().data(), t->data(), t->span().size_bytes());
+    bases_.emplace_back(std::min(t->rows(), shared_rows_), t->dim());
+    std::memcpy(bases_.back().data(), t->data(), bases_.back().span().size_bytes());
   }
 }
 
 std::size_t RankAveraging::most_rows() const {
   std::size_t rows = 0;
   for (const RowMatrix* t : tables_) rows = std::max(rows, t->rows());
-  return rows;
+  return std::min(rows, shared_rows_);
 }
 
 void RankAveraging::round() {
@@ -91,7 +92,7 @@ void RankAveraging::average(std::size_t first, std::size_t end, bool settled) {
   // differ in rows (--subwords' input table has the buckets' after the vocabulary's).
   std::vector<std::size_t> ends(tables), at(tables + 1, 0);
   for (std::size_t t = 0; t < tables; ++t) {
-    ends[t] = std::max(first, std::min(end, tables_[t]->rows()));
+    ends[t] = std::max(first, std::min(end, bases_[t].rows()));
     at[t + 1] = at[t] + (ends[t] - first) * dim;
   }
   if (home_) {

@@ -76,8 +76,10 @@ class RankAveraging {
   // (AdaGrad's); a state that is not (a running mean, a power, a step size) stays each
   // rank's, since summing the ranks' changes to it diverges (RMSprop, AdamW, Adadelta and
   // Rprop learnt 0 of 50 planted-topic neighbours on 2 ranks so; issue 70).
+  // Only the first `shared_rows` rows of each table are shared (--shard-tables' hot rows:
+  // the rows past them are each rank's own), and only they are kept as bases.
   RankAveraging(Cluster& job, std::vector<RowMatrix*> tables, std::size_t hot_rows, std::size_t first_settled_only = SIZE_MAX,
-                std::size_t shared_floats = 0);
+                std::size_t shared_floats = 0, std::size_t shared_rows = SIZE_MAX);
 
   // The tables' rows also live in `home` (a GPU backend's), which every round reads and
   // writes through.
@@ -110,6 +112,7 @@ class RankAveraging {
   std::size_t hot_rows_;
   std::size_t first_settled_only_;
   std::size_t shared_floats_;  // of each row, from its start
+  std::size_t shared_rows_;    // of each table, from its start
   std::uint64_t round_ = 0;
   double seconds_ = 0;            // spent sharing, on the training loop's thread
   std::vector<RowMatrix> bases_;  // per table: the rows as last shared (equal on every rank)

@@ -59,7 +59,6 @@ ShardedTables::ShardedTables(Cluster& job, std::uint64_t rows, const Word2vecLay
   const std::uint64_t remote = tail_rows() - share_;
   for (int t = 0; t < 2; ++t) {
     tables_[t] = RowMatrix::untouched(hot_ + share_ + remote, width_);
-    hot_base_[t] = RowMatrix(hot_, layout_.dim);
     local_of_[t].assign(rows_, kNone);
     wanted_[t].resize(job.size());
     asked_[t].resize(job.size());
@@ -79,9 +78,13 @@ void ShardedTables::init_fresh(std::uint64_t seed) {
       for (int t = 0; t < 2; ++t) spec.init_state(tables_[t].row(local) + padded, padded);
     }
   }
-  for (int t = 0; t < 2; ++t) {
-    for (std::size_t r = 0; r < hot_; ++r) std::copy_n(tables_[t].row(r), layout_.dim, hot_base_[t].row(r));
-  }
+  share_hot_rows();
+}
+
+void ShardedTables::share_hot_rows() {
+  // The vectors alone: the optimizer's state stays each rank's (a round's mean for the
+  // rows owned elsewhere covers the others').
+  hot_sums_.emplace(job_, std::vector<RowMatrix*>{&tables_[0], &tables_[1]}, hot_, SIZE_MAX, layout_.dim, hot_);
 }
 
 void ShardedTables::note_touched(int t, std::uint32_t g) {
@@ -252,37 +255,24 @@ void ShardedTables::push() {
   ++traffic_.rounds;
 }
 
-// As RankAveraging's settled rounds: each rank sends what its hot rows' vectors learned
-// since they were last summed, and every rank adds everyone's to the same base.
+// As data-parallel ranks settle their rows (RankAveraging::all): each rank sends what its
+// hot rows' vectors learned since they were last summed, and every rank adds everyone's to
+// the same base. A GPU's copy of them is read before and set after (no worker runs).
 void ShardedTables::sum_hot_rows() {
   if (hot_ == 0 || job_.size() == 1) return;  // one rank: its rows are the tables
-  const std::size_t dim = layout_.dim;
+  EMBED_ASSERT(hot_sums_.has_value());         // init_fresh or load_shard made it
   if (home_) {
     for (int t = 0; t < 2; ++t) home_->rows_to_host(tables_[t], 0, hot_);
   }
-  hot_sums_.resize(2 * hot_ * dim);
-  for (int t = 0; t < 2; ++t) {
-    for (std::size_t r = 0; r < hot_; ++r) {
-      const float* row = tables_[t].row(r);
-      const float* base = hot_base_[t].row(r);
-      float* mine = hot_sums_.data() + (t * hot_ + r) * dim;
-      for (std::size_t x = 0; x < dim; ++x) mine[x] = row[x] - base[x];
-    }
-  }
   timed([&] {
-    job_.sum(hot_sums_);
+    hot_sums_->all();
     return 0;
   });
-  traffic_.bytes_sent += hot_sums_.size() * sizeof(float);
-  traffic_.hot_bytes += hot_sums_.size() * sizeof(float);
-  for (int t = 0; t < 2; ++t) {
-    for (std::size_t r = 0; r < hot_; ++r) {
-      float* row = tables_[t].row(r);
-      float* base = hot_base_[t].row(r);
-      const float* sum = hot_sums_.data() + (t * hot_ + r) * dim;
-      for (std::size_t x = 0; x < dim; ++x) row[x] = base[x] += sum[x];
-    }
-    if (home_) home_->rows_from_host(tables_[t], 0, hot_);
+  const std::uint64_t handed = 2 * std::uint64_t{hot_} * layout_.dim * sizeof(float);
+  traffic_.bytes_sent += handed;
+  traffic_.hot_bytes += handed;
+  if (home_) {
+    for (int t = 0; t < 2; ++t) home_->rows_from_host(tables_[t], 0, hot_);
   }
 }
 
@@ -389,9 +379,7 @@ void ShardedTables::load_shard(const std::string& path, const std::string& id) {
     }
   }
   // The hot rows are equal on every rank when a checkpoint is taken: the base for the sums.
-  for (int t = 0; t < 2; ++t) {
-    for (std::size_t r2 = 0; r2 < hot_; ++r2) std::copy_n(tables_[t].row(r2), layout_.dim, hot_base_[t].row(r2));
-  }
+  share_hot_rows();
 }
 
 }  // namespace embed

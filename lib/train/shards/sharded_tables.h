@@ -112,6 +112,7 @@ class ShardedTables {
   // Where global row g of table t sits among this rank's local rows this round (g touched).
   std::uint32_t local_row(int t, std::uint32_t g) const { return g < hot_ ? g : local_of_[t][g] - 1; }
   void note_touched(int t, std::uint32_t g);
+  void share_hot_rows();  // the tables' hot rows now are the sums' base
   void sum_hot_rows();
   void load_block(int t, std::uint64_t first);
   // A round's collective call, its time added to traffic_.collective_seconds.
@@ -131,8 +132,9 @@ class ShardedTables {
   std::optional<RowShards> shards_;  // of the rows past the hot ones; none when every row is hot
   std::uint64_t share_ = 0;
   RowMatrix tables_[2];     // input, output: hot, owned, round rows
-  RowMatrix hot_base_[2];   // the hot rows' vectors as last summed (equal on every rank)
-  std::vector<float> hot_sums_;
+  // The hot rows' vectors summed over the ranks every round, from their values as last
+  // summed (equal on every rank): made once the tables hold their first values.
+  std::optional<RankAveraging> hot_sums_;
   // Per table, per global row: 1 + its local row while a round touches it, else kNone;
   // the touched rows past the hot ones, to clear it.
   std::vector<std::uint32_t> local_of_[2];
