@@ -66,6 +66,10 @@ one_spearman=$(sample_spearman v.emb)
 one_words=$(words v.emb)
 cd .. || exit 1
 
+# last_epoch_rate NAME LOG: the run's last epoch's words/s, for the record (a small corpus:
+# a first figure for the sharded GPU path beside the data-parallel placements', issue 70).
+last_epoch_rate() { echo "  $1: $(grep -o 'epoch 5/5.*' "$2" | grep -o '[0-9.]*[kM]\? words/s' | head -1)"; }
+
 # --- skip-gram: device placement, then host placement with some rows cold ---
 # Rounds every 5 ms and after every 32nd of a rank's share of an epoch (--sync-words'
 # default): by time alone the GPU's ranks met 4 rounds an epoch and scored 0.39 to 0.42
@@ -82,6 +86,7 @@ for placement in device host; do
   grep -q 'data parallel over 2 ranks' err.txt && ok || bad "$placement: not 2 ranks: $(head -c 300 err.txt)"
   check "$placement: one output" "$(ls | grep -v -e out.txt -e err.txt)" "v.emb"
   check "$placement: logs from rank 0 only" "$(grep -c 'epoch 5/5' err.txt)" "1"
+  last_epoch_rate "$placement" err.txt
   check "$placement: the vocabulary of one process" "$(words v.emb)" "$one_words"
   spearman_near "$placement" v.emb "$one_spearman" "one process's"
   if [[ $placement == host ]]; then
@@ -102,6 +107,8 @@ grep -q 'tables sharded over 2 ranks' err.txt && ok || bad "--shard-tables: not 
 check "--shard-tables: one output" "$(ls | grep -v -e out.txt -e err.txt)" "v.emb"
 check "--shard-tables: the vocabulary of one process" "$(words v.emb)" "$one_words"
 spearman_near "--shard-tables" v.emb "$one_spearman" "one process's"
+last_epoch_rate "shards" err.txt
+grep -o 'rounds, .*' err.txt | head -1 | sed 's/^/  shards, rank 0: /'
 cd .. || exit 1
 
 # --- GloVe: counted on the ranks, trained on the GPU ---
