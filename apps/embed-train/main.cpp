@@ -202,13 +202,14 @@ int main(int argc, char** argv) {
   app.add_option("--sync-words", command.sync_words,
                  "under mpirun, skip-gram and CBOW: a round also once a rank has trained this many corpus words since "
                  "the last, its workers waiting for it (a GPU trains far more words than a CPU between two rounds "
-                 "by time); 0: by time alone [default: a 32nd of a rank's share of an epoch]")
+                 "by time); 0: by time alone [default: a 32nd of a rank's share of an epoch, at most 65536 / (N-1)^3 on N "
+                 "ranks]")
       ->check(embed::cli::at_least(std::uint64_t{0}));
   app.add_flag("--shard-tables", command.shard_tables,
                "skip-gram and CBOW, under mpirun: split both tables and the optimizer's state across the ranks, each "
                "holding about 1/N of the rows plus the --sync-rows most frequent, for a vocabulary one machine "
                "cannot hold; a round every --sync-words words a rank fetches the rows it touches and returns their "
-               "changes [default: rounds of a 32nd of a rank's share of an epoch, at most 65,536 / (N-1)^2 words, and fewer "
+               "changes [default: rounds of a 32nd of a rank's share of an epoch, at most 65,536 / (N-1)^3 words, and fewer "
                "where a round's rows would take over 4% of the rank's share of the tables]");
   embed::cli::add_version_flag(app, "embed-train", [] { return embed::mpi_description(); });
   app.get_option("--corpus")->excludes(resume);

@@ -16,6 +16,7 @@
 #include "train/files/checkpoint.h"
 #include "train/files/vectors_output.h"
 #include "train/ranks/rank_averaging.h"
+#include "train/ranks/round_length.h"
 #include "train/ranks/rank_state.h"
 #include "train/run/model_registry.h"
 #include "train/word2vec/subword_cpu_backend.h"
@@ -819,6 +820,20 @@ TEST_CASE("ranks add up their updates to shared rows, and leave an epoch with eq
   }
   CHECK(same_bits(shared[0], shared[1]));
   CHECK(same_bits(own[0], own[1]));
+}
+
+TEST_CASE("a round's words by default shrink with the cube of the ranks past one", "[mpi]") {
+  // text8-head x 8 (bench/RESULTS.md): a 32nd of a rank's share is far more than the cap.
+  const std::uint64_t corpus = 9375568;
+  CHECK(rank_round_words(1, corpus) == 65536);
+  CHECK(rank_round_words(2, corpus) == 65536);
+  CHECK(rank_round_words(3, corpus) == 8192);
+  CHECK(rank_round_words(4, corpus) == 2427);
+  CHECK(rank_round_words(5, corpus) == 1024);
+  CHECK(rank_round_words(64, corpus) == 1);  // 65,536 / 250,047: under a word, so a round a batch
+  // A small corpus: a 32nd of a rank's share, at least one word.
+  CHECK(rank_round_words(2, 64000) == 1000);
+  CHECK(rank_round_words(3, 10) == 1);
 }
 
 TEST_CASE("two ranks train their halves of a corpus into one model, equal on both", "[mpi]") {

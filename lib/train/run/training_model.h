@@ -44,9 +44,8 @@ struct TrainContext {
   double sync_seconds = 0.1;
   std::size_t sync_rows = 1024;
   // Skip-gram and CBOW: the most corpus words a rank trains between two rounds (0: no
-  // limit); unset: a 32nd of the rank's share of an epoch (kRoundsPerEpoch).
+  // limit); unset: rank_round_words (train/ranks/round_length.h).
   std::optional<std::uint64_t> sync_words;
-  static constexpr std::uint64_t kRoundsPerEpoch = 32;
   std::function<void(const TrainProgress&)> on_epoch;
   std::function<void(const TrainProgress&)> on_progress;
 };

@@ -4,23 +4,20 @@
 #include <cmath>
 #include <vector>
 
-#include "train/run/training_model.h"
+#include "train/ranks/round_length.h"
 #include "train/word2vec/sampling.h"
 
 namespace embed {
 namespace {
 
-// --shard-tables: the most words a rank plans between two rounds by default, over (N - 1)^2
-// for N ranks (fewer when a 32nd of its share of an epoch is less, or when the round's rows
-// would take more memory than below). Larger rounds fetch a row once for more of its uses,
-// and their exchanges cost less a word: on text8-head x 8, 2 ranks, rounds of 16,384, 32,768
-// and 65,536 words fetched 272, 206 and 156 bytes a word and trained at 1.26M, 1.81M and 2.00M
-// words/s, to the same analogy (4.36, 4.38, 4.38%) and WS-353 (0.465, 0.478, 0.473). But the
-// ranks' summed changes to a row they all train overshoot as rounds grow, the more so the
-// more ranks: 3 ranks learnt 4.4-5.0% and 0.49-0.51 at 16,384 words, 3.0-3.5% and 0.41-0.45
-// at 32,768, 0.4-0.9% and 0.27-0.37 at 65,536 (bench/RESULTS.md, issue 70). Averaging the hot
-// rows' changes instead gave 3.3% and 0.44 at 65,536 (and cost 2 ranks 0.3 points).
-constexpr std::uint64_t kShardRoundWords = 65536;
+// --shard-tables: a round's words by default are the ranks' (train/ranks/round_length.h,
+// which says why they shrink as the ranks grow), fewer when the round's rows would take more
+// memory than below, never fewer than this. Larger rounds fetch a row once for more of its
+// uses, and their exchanges cost less a word: on text8-head x 8, 2 ranks, rounds of 16,384,
+// 32,768 and 65,536 words fetched 272, 206 and 156 bytes a word and trained at 1.26M, 1.81M
+// and 2.00M words/s, to the same analogy (4.36, 4.38, 4.38%) and WS-353 (0.465, 0.478, 0.473).
+// Averaging the hot rows' changes instead of summing them gave 3 ranks 3.3% and 0.44 at
+// 65,536 (and cost 2 ranks 0.3 points).
 constexpr std::uint64_t kShardRoundWordsAtLeast = 1024;
 // A round's rows owned elsewhere are held three times (among the tables, as fetched, and as
 // the changes other ranks return to this one's rows): at most this share of the rank's own
@@ -62,8 +59,7 @@ double expected_round_rows(const TrainSettings& s, const std::vector<std::int64_
 
 std::uint64_t shard_round_words(const TrainSettings& s, const ShardedTables& tables, const Corpus& corpus) {
   const unsigned ranks = tables.job().size();
-  const std::uint64_t most = ranks > 2 ? kShardRoundWords / ((ranks - 1) * (ranks - 1)) : kShardRoundWords;
-  std::uint64_t words = std::min(most, corpus.words / ranks / TrainContext::kRoundsPerEpoch);
+  std::uint64_t words = rank_round_words(ranks, corpus.words);
   if (ranks < 2) return std::max(words, kShardRoundWordsAtLeast);
   const double budget = std::max(kShardRoundMemoryShare * static_cast<double>(tables.held_bytes()), kShardRoundMemoryFloor);
   const double row_bytes = static_cast<double>(tables.row_bytes());

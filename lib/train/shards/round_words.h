@@ -11,7 +11,7 @@
 
 namespace embed {
 
-// A 32nd of a rank's share of an epoch, at most 65,536 / (N - 1)^2 words, halved until the
+// A 32nd of a rank's share of an epoch, at most 65,536 / (N - 1)^3 words, halved until the
 // round's rows owned elsewhere are expected to fit 4% of the rank's share of the tables (at
 // least 64 MB); never below 1,024. The measurements behind each bound are in round_words.cpp.
 std::uint64_t shard_round_words(const TrainSettings& s, const ShardedTables& tables, const Corpus& corpus);

@@ -95,7 +95,7 @@ bool Word2vecTrainer::run(TrainState& state, const std::atomic<bool>& stop,
     // batch of twenty words at a time (measured on an H200: 100k words/s at dim 300, where
     // text8's long lines train at 41M). The sentence that fills the batch is cut there and
     // goes on in the next one, as a line longer than a batch always has been.
-    const std::size_t batch_words = rounds_ ? round_batch_words_ : backend_.max_batch_words();
+    const std::size_t batch_words = round_batch_words_ > 0 ? round_batch_words_ : backend_.max_batch_words();
     std::size_t words = 0;
     bool read = false;
     start_batch(lr, w.batch);

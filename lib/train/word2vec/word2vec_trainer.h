@@ -43,11 +43,14 @@ class Word2vecTrainer {
                                 unsigned ranks = 1);
 
   // A data-parallel run: the round between the ranks (EpochTask::sync_ranks), its period,
-  // and the most corpus words this rank trains between two rounds (0: no limit).
-  void share_with_ranks(std::function<RankAgreement(const RankReport&)> sync, double seconds, std::uint64_t words = 0) {
+  // the most corpus words this rank trains between two rounds (0: no limit), and the most
+  // words a batch holds (0: the backend's), since a round comes between batches only.
+  void share_with_ranks(std::function<RankAgreement(const RankReport&)> sync, double seconds, std::uint64_t words = 0,
+                        std::size_t batch_words = 0) {
     sync_ranks_ = std::move(sync);
     sync_seconds_ = seconds;
     sync_words_ = words;
+    round_batch_words_ = batch_words;
   }
 
   // A sharded run (train/shards): the workers hand their batches to `rounds`, which trains
@@ -88,7 +91,7 @@ class Word2vecTrainer {
   double sync_seconds_ = 0.1;
   std::uint64_t sync_words_ = 0;
   ShardedRounds* rounds_ = nullptr;
-  std::size_t round_batch_words_ = 0;
+  std::size_t round_batch_words_ = 0;  // a batch's most words under mpirun (0: the backend's)
 };
 
 }  // namespace embed

@@ -19,6 +19,7 @@
 #include "train/corpus/logged_corpus.h"
 #include "train/gpu/hot_rows.h"
 #include "train/ranks/rank_averaging.h"
+#include "train/ranks/round_length.h"
 #include "train/shards/round_words.h"
 #include "train/shards/sharded_rounds.h"
 #include "train/shards/sharded_tables.h"
@@ -276,6 +277,7 @@ class Word2vecModel final : public TrainingModel {
       widen_tables(run);
     }
     if (context.gpu) backend = gpu_backend(run, context, s.subwords ? &subwords : nullptr);
+    const bool on_gpu = backend != nullptr;
     if (!backend) {
       if (run.input.half()) widen_tables(run);  // the GPU declined (--device auto)
       backend = s.subwords
@@ -298,12 +300,18 @@ class Word2vecModel final : public TrainingModel {
       averaging.emplace(job, std::vector<RowMatrix*>{&run.input, &run.output_table}, context.sync_rows, SIZE_MAX,
                         state_is_sum ? 0 : layout.dim);
       averaging->set_home(backend->row_home());  // a GPU's rows take part too
-      // A round at least every 32nd of a rank's share of an epoch, unless --sync-words says
-      // otherwise: the ranks' summed changes overshoot when each trains a large share of an
-      // epoch between rounds, which a GPU does at any --sync-interval (bench/RESULTS.md).
-      const std::uint64_t sync_words =
-          context.sync_words.value_or(std::max<std::uint64_t>(1, run.corpus.words / job.size() / TrainContext::kRoundsPerEpoch));
-      trainer.share_with_ranks(rank_sync(job, *averaging), context.sync_seconds, sync_words);
+      // A round after every rank_round_words words a rank trains, unless --sync-words says
+      // otherwise: the ranks' summed changes overshoot when each trains many words between
+      // rounds, the more so the more ranks (round_length.h), which a GPU does at any
+      // --sync-interval (bench/RESULTS.md).
+      const std::uint64_t sync_words = context.sync_words.value_or(rank_round_words(job.size(), run.corpus.words));
+      // A round comes between batches: on the CPU a batch holds at most a worker's share of a
+      // round (at least 1,000 words), or a round would be 10,000 words whatever --sync-words
+      // says (4 ranks of text8-head x 8 diverged so). A GPU keeps its batches, which its
+      // kernels need large, and has several in flight anyway.
+      const std::size_t batch_words =
+          on_gpu || sync_words == 0 ? 0 : std::clamp<std::uint64_t>(sync_words / s.threads, 1000, backend->max_batch_words());
+      trainer.share_with_ranks(rank_sync(job, *averaging), context.sync_seconds, sync_words, batch_words);
       spdlog::info(
           "data parallel over {} ranks: each trains its share of the corpus; the {} most frequent rows are "
           "shared every {} s{}, rarer rows exponentially less often, all rows at each epoch's end",
