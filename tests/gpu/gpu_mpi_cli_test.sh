@@ -70,46 +70,36 @@ cd .. || exit 1
 # a first figure for the sharded GPU path beside the data-parallel placements', issue 70).
 last_epoch_rate() { echo "  $1: $(grep -o 'epoch 5/5.*' "$2" | grep -o '[0-9.]*[kM]\? words/s' | head -1)"; }
 
-# --- skip-gram: device placement, then host placement with some rows cold ---
-# Rounds every 5 ms and after every 32nd of a rank's share of an epoch (--sync-words'
-# default): by time alone the GPU's ranks met 4 rounds an epoch and scored 0.39 to 0.42
-# against one process's 0.51 (H200, 2026-11-27 and 28).
-for placement in device host; do
-  mkdir "$placement" && cd "$placement" || exit 1
-  flags=(--table "$placement")
-  [[ $placement == host ]] && flags+=(--gpu-memory 9M)
-  "${MPIRUN[@]}" "$ET" "${SETTINGS[@]}" "${flags[@]}" -o v.emb --sync-interval 0.005 > out.txt 2> err.txt
+# --- skip-gram: device placement, host placement with some rows cold, and sharded ---
+# Data parallel: rounds every 5 ms and after --sync-words' default words (by time alone the
+# GPU's ranks met 4 rounds an epoch and scored 0.39 to 0.42 against one process's 0.51: H200,
+# 2026-11-27 and 28). Sharded (--shard-tables): each rank's rows in its host memory, its GPU
+# training the rounds' batches.
+for mode in device host shards; do
+  mkdir "$mode" && cd "$mode" || exit 1
+  case $mode in
+    device) flags=(--table device --sync-interval 0.005) ranks='data parallel over 2 ranks' ;;
+    host) flags=(--table host --gpu-memory 9M --sync-interval 0.005) ranks='data parallel over 2 ranks' ;;
+    shards) flags=(--shard-tables -v) ranks='tables sharded over 2 ranks' ;;
+  esac
+  "${MPIRUN[@]}" "$ET" "${SETTINGS[@]}" "${flags[@]}" -o v.emb > out.txt 2> err.txt
   status=$?
-  check "$placement: mpirun -np 2 --device cuda" "$status" "0"
+  check "$mode: mpirun -np 2 --device cuda" "$status" "0"
   ((status == 0)) || why_failed err.txt
-  grep -q 'training skipgram on cuda' err.txt && ok || bad "$placement: not on the GPU: $(grep training err.txt)"
-  grep -q 'data parallel over 2 ranks' err.txt && ok || bad "$placement: not 2 ranks: $(head -c 300 err.txt)"
-  check "$placement: one output" "$(ls | grep -v -e out.txt -e err.txt)" "v.emb"
-  check "$placement: logs from rank 0 only" "$(grep -c 'epoch 5/5' err.txt)" "1"
-  last_epoch_rate "$placement" err.txt
-  check "$placement: the vocabulary of one process" "$(words v.emb)" "$one_words"
-  spearman_near "$placement" v.emb "$one_spearman" "one process's"
-  if [[ $placement == host ]]; then
+  grep -q 'training skipgram on cuda' err.txt && ok || bad "$mode: not on the GPU: $(grep training err.txt)"
+  grep -q "$ranks" err.txt && ok || bad "$mode: not '$ranks': $(grep -i -e rank -e shard err.txt | head -c 300)"
+  check "$mode: one output" "$(ls | grep -v -e out.txt -e err.txt)" "v.emb"
+  check "$mode: logs from rank 0 only" "$(grep -c 'epoch 5/5' err.txt)" "1"
+  last_epoch_rate "$mode" err.txt
+  check "$mode: the vocabulary of one process" "$(words v.emb)" "$one_words"
+  spearman_near "$mode" v.emb "$one_spearman" "one process's"
+  if [[ $mode == host ]]; then
     resident=$(grep -o 'GPU: [0-9.]*% of row touches on resident rows' err.txt | tail -1 | grep -o '[0-9.]*%')
     [[ -n $resident && $resident != 100.0% ]] && ok || bad "host: rows trained from host memory: '$resident' resident"
   fi
+  [[ $mode == shards ]] && grep -o 'rounds, .*' err.txt | head -1 | sed 's/^/  shards, rank 0: /'
   cd .. || exit 1
 done
-
-# --- --shard-tables: each rank's rows in its host memory, its GPU training the rounds' batches ---
-mkdir shards && cd shards || exit 1
-"${MPIRUN[@]}" "$ET" "${SETTINGS[@]}" --shard-tables -v -o v.emb > out.txt 2> err.txt
-status=$?
-check "--shard-tables: mpirun -np 2 --device cuda" "$status" "0"
-((status == 0)) || why_failed err.txt
-grep -q 'training skipgram on cuda' err.txt && ok || bad "--shard-tables: not on the GPU: $(grep training err.txt)"
-grep -q 'tables sharded over 2 ranks' err.txt && ok || bad "--shard-tables: not sharded: $(grep -i shard err.txt)"
-check "--shard-tables: one output" "$(ls | grep -v -e out.txt -e err.txt)" "v.emb"
-check "--shard-tables: the vocabulary of one process" "$(words v.emb)" "$one_words"
-spearman_near "--shard-tables" v.emb "$one_spearman" "one process's"
-last_epoch_rate "shards" err.txt
-grep -o 'rounds, .*' err.txt | head -1 | sed 's/^/  shards, rank 0: /'
-cd .. || exit 1
 
 # --- GloVe: counted on the ranks, trained on the GPU ---
 mkdir glove && cd glove || exit 1

@@ -834,6 +834,12 @@ TEST_CASE("a round's words by default shrink with the cube of the ranks past one
   // A small corpus: a 32nd of a rank's share, at least one word.
   CHECK(rank_round_words(2, 64000) == 1000);
   CHECK(rank_round_words(3, 10) == 1);
+  // A worker's batch: its share of the round, from 1,000 words to the backend's most.
+  CHECK(round_batch_words(8192, 1, 10000) == 8192);
+  CHECK(round_batch_words(8192, 4, 10000) == 2048);
+  CHECK(round_batch_words(2427, 16, 10000) == 1000);
+  CHECK(round_batch_words(65536, 1, 10000) == 10000);
+  CHECK(round_batch_words(8192, 16, 649) == 649);  // a GPU's smaller batch wins over the floor
 }
 
 TEST_CASE("two ranks train their halves of a corpus into one model, equal on both", "[mpi]") {

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 namespace embed {
@@ -32,6 +33,16 @@ inline std::uint64_t rank_round_words(unsigned ranks, std::uint64_t corpus_words
   const std::uint64_t n = std::max(ranks, 1u);
   const std::uint64_t most = n > 2 ? kRankRoundWords / ((n - 1) * (n - 1) * (n - 1)) : kRankRoundWords;
   return std::max<std::uint64_t>(1, std::min(most, corpus_words / n / kRoundsPerEpoch));
+}
+
+// The most words a worker's batch holds under mpirun, so that a round, which comes between
+// batches, stays near its `round_words` (else the CPU's 10,000-word batch was a round
+// whatever --sync-words said: 4 ranks of text8-head x 8 diverged so): a worker's share of
+// the round, at least 1,000 words (a batch's own costs), at most the backend's `most`,
+// which wins where it is smaller (a GPU's host placement plans batches of 649 words).
+inline std::size_t round_batch_words(std::uint64_t round_words, unsigned workers, std::size_t most) {
+  const std::uint64_t least = std::min<std::uint64_t>(1000, most);
+  return static_cast<std::size_t>(std::clamp<std::uint64_t>(round_words / std::max(workers, 1u), least, most));
 }
 
 }  // namespace embed

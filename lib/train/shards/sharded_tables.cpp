@@ -264,10 +264,7 @@ void ShardedTables::sum_hot_rows() {
   if (home_) {
     for (int t = 0; t < 2; ++t) home_->rows_to_host(tables_[t], 0, hot_);
   }
-  timed([&] {
-    hot_sums_->all();
-    return 0;
-  });
+  timed([&] { hot_sums_->all(); });
   const std::uint64_t handed = 2 * std::uint64_t{hot_} * layout_.dim * sizeof(float);
   traffic_.bytes_sent += handed;
   traffic_.hot_bytes += handed;

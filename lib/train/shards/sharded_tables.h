@@ -115,13 +115,16 @@ class ShardedTables {
   void share_hot_rows();  // the tables' hot rows now are the sums' base
   void sum_hot_rows();
   void load_block(int t, std::uint64_t first);
-  // A round's collective call, its time added to traffic_.collective_seconds.
+  // A round's collective call (returning a value or not), its time added to
+  // traffic_.collective_seconds.
   template <typename Call>
-  auto timed(Call call) {
-    const auto start = std::chrono::steady_clock::now();
-    auto result = call();
-    traffic_.collective_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return result;
+  decltype(auto) timed(Call call) {
+    struct Clock {
+      double& total;
+      std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+      ~Clock() { total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+    } clock{traffic_.collective_seconds};
+    return call();
   }
 
   Cluster& job_;

@@ -305,12 +305,10 @@ class Word2vecModel final : public TrainingModel {
       // rounds, the more so the more ranks (round_length.h), which a GPU does at any
       // --sync-interval (bench/RESULTS.md).
       const std::uint64_t sync_words = context.sync_words.value_or(rank_round_words(job.size(), run.corpus.words));
-      // A round comes between batches: on the CPU a batch holds at most a worker's share of a
-      // round (at least 1,000 words), or a round would be 10,000 words whatever --sync-words
-      // says (4 ranks of text8-head x 8 diverged so). A GPU keeps its batches, which its
-      // kernels need large, and has several in flight anyway.
+      // On the CPU a batch holds at most a worker's share of a round (round_batch_words). A
+      // GPU keeps its batches, which its kernels need large, and has several in flight anyway.
       const std::size_t batch_words =
-          on_gpu || sync_words == 0 ? 0 : std::clamp<std::uint64_t>(sync_words / s.threads, 1000, backend->max_batch_words());
+          on_gpu || sync_words == 0 ? 0 : round_batch_words(sync_words, s.threads, backend->max_batch_words());
       trainer.share_with_ranks(rank_sync(job, *averaging), context.sync_seconds, sync_words, batch_words);
       spdlog::info(
           "data parallel over {} ranks: each trains its share of the corpus; the {} most frequent rows are "
@@ -346,7 +344,7 @@ class Word2vecModel final : public TrainingModel {
     // near its words (its rows owned elsewhere take memory); one process keeps a plain run's
     // batches, and its bytes.
     const std::size_t batch_words =
-        job.size() > 1 ? std::clamp<std::uint64_t>(words / s.threads, 1000, backend->max_batch_words()) : backend->max_batch_words();
+        job.size() > 1 ? round_batch_words(words, s.threads, backend->max_batch_words()) : backend->max_batch_words();
     trainer.train_in_rounds(rounds, words, batch_words);
     const double table_bytes = 2.0 * static_cast<double>(tables.rows()) * static_cast<double>(tables.input().row_bytes());
     log_training(s, *backend);
